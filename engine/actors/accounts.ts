@@ -1,0 +1,264 @@
+/**
+ * The account actor: alone owns balances, positions, open-order reservations, fees and
+ * nonces of every wallet. It answers risk questions (equity, margin, health) from the marks
+ * the series actors publish, through a read-only MarkSource.
+ */
+import type { Hex } from '../domain/hex.ts';
+import { WAD, UINT256_MAX } from '../domain/fixed.ts';
+import type { VenueConfig } from '../config.ts';
+import { portfolioRisk, marginToCollateral, type SeriesExposure } from '../risk/margin.ts';
+import { newPortfolio, type Portfolio } from './portfolio.ts';
+import { NonceWindow } from './nonceWindow.ts';
+
+export type SeriesQuote = { readonly markWad: bigint; readonly mark: number; readonly scenarios: Float64Array; readonly spot: number; readonly spotWad: bigint };
+export type MarkSource = { quote(seriesId: Hex): SeriesQuote | null };
+
+export type FeeStats = { totalFeesPaid: bigint; makerFees: bigint; takerFees: bigint; rebatesReceived: bigint };
+export type UserTrade = {
+  readonly id: string;
+  readonly seriesId: Hex;
+  readonly portfolioId: number;
+  readonly side: 'buy' | 'sell';
+  readonly price: bigint;
+  readonly size: bigint;
+  readonly fee: bigint;
+  readonly liquidity: 'maker' | 'taker';
+  readonly ts: number; // ms
+};
+
+export type Account = {
+  readonly owner: string;
+  nextPortfolioId: number;
+  readonly portfolios: Map<number, Portfolio>;
+  isMmm: boolean;
+  mmmNonce: bigint;
+  readonly nonces: NonceWindow;
+  readonly fees: FeeStats;
+  /** Fees of the last 24 h: [ts ms, amount] (positive = paid). */
+  readonly feeLog: [number, bigint][];
+  /** Traded notional (COLLATERAL6) per UTC day index, last 30 days, for rate-limit tiers. */
+  readonly volumeDays: Map<number, bigint>;
+  readonly trades: UserTrade[];
+};
+
+export type RiskView = {
+  readonly deposit: bigint; // C6
+  readonly unrealizedPnl: bigint; // C6
+  readonly equity: bigint; // C6
+  readonly initialMargin: bigint; // C6
+  readonly initialMarginWithOrders: bigint; // C6
+  readonly maintenanceMargin: bigint; // C6
+  readonly healthRatio: bigint; // WAD
+  readonly isHealthy: boolean;
+  readonly maxWithdraw: bigint; // C6
+  readonly positionCount: number;
+};
+
+/** A prospective order for the pre-trade check. */
+export type ProspectiveOrder = { readonly seriesId: Hex; readonly isBuy: boolean; readonly size: bigint; readonly price: bigint; readonly worstFee: bigint };
+
+const TRADE_HISTORY = 10_000;
+
+export class AccountActor {
+  readonly accounts = new Map<string, Account>();
+
+  constructor(private readonly config: VenueConfig) {}
+
+  account(owner: string): Account {
+    let a = this.accounts.get(owner);
+    if (!a) {
+      a = {
+        owner,
+        nextPortfolioId: 1,
+        portfolios: new Map(),
+        isMmm: false,
+        mmmNonce: 0n,
+        nonces: new NonceWindow(this.config.nonceWindow),
+        fees: { totalFeesPaid: 0n, makerFees: 0n, takerFees: 0n, rebatesReceived: 0n },
+        feeLog: [],
+        volumeDays: new Map(),
+        trades: [],
+      };
+      this.accounts.set(owner, a);
+    }
+    return a;
+  }
+
+  /** Portfolio 0 exists for every wallet from its first use. */
+  cashPortfolio(owner: string, tsMs: number): Portfolio {
+    const a = this.account(owner);
+    let p = a.portfolios.get(0);
+    if (!p) {
+      p = newPortfolio(owner, 0, Math.floor(tsMs / 1000));
+      a.portfolios.set(0, p);
+    }
+    return p;
+  }
+
+  portfolio(owner: string, id: number): Portfolio | undefined {
+    return this.accounts.get(owner)?.portfolios.get(id);
+  }
+
+  createPortfolio(owner: string, tsMs: number): number {
+    const a = this.account(owner);
+    this.cashPortfolio(owner, tsMs);
+    const id = a.nextPortfolioId++;
+    a.portfolios.set(id, newPortfolio(owner, id, Math.floor(tsMs / 1000)));
+    return id;
+  }
+
+  /** A market maker's internal trading portfolio for a pair (ids -1, -2, ... in order of first use). */
+  internalPortfolio(owner: string, pairId: Hex, tsMs: number): Portfolio {
+    const a = this.account(owner);
+    this.cashPortfolio(owner, tsMs);
+    for (const p of a.portfolios.values()) if (p.internalPair === pairId) return p;
+    let id = -1;
+    while (a.portfolios.has(id)) id--;
+    const p = newPortfolio(owner, id, Math.floor(tsMs / 1000), pairId);
+    a.portfolios.set(id, p);
+    return p;
+  }
+
+  /** Portfolios that share one margin account: a market maker's cash portfolio and its internal ones. */
+  marginGroup(p: Portfolio): Portfolio[] {
+    const a = this.accounts.get(p.owner);
+    if (!a || !(p.id === 0 || p.internalPair !== null)) return [p];
+    const group: Portfolio[] = [];
+    for (const q of a.portfolios.values()) if (q.id === 0 || q.internalPair !== null) group.push(q);
+    return group;
+  }
+
+  /** Take cash: a market maker's internal portfolio pays first from itself, then from portfolio 0. */
+  debit(p: Portfolio, amount: bigint): void {
+    if (amount <= 0n) return this.credit(p, -amount);
+    if (p.internalPair !== null) {
+      const own = p.deposit > 0n ? (p.deposit < amount ? p.deposit : amount) : 0n;
+      p.deposit -= own;
+      const rest = amount - own;
+      if (rest > 0n) this.cashPortfolio(p.owner, 0).deposit -= rest;
+      return;
+    }
+    p.deposit -= amount;
+  }
+
+  /** Give cash: a market maker's credits always go to portfolio 0. */
+  credit(p: Portfolio, amount: bigint): void {
+    if (amount < 0n) return this.debit(p, -amount);
+    if (p.internalPair !== null) this.cashPortfolio(p.owner, 0).deposit += amount;
+    else p.deposit += amount;
+  }
+
+  risk(p: Portfolio, marks: MarkSource, extra: readonly ProspectiveOrder[] = [], exclude?: ReadonlySet<Hex>): RiskView {
+    const group = this.marginGroup(p);
+    let deposit = 0n;
+    let unrealized = 0n;
+    let positionCount = 0;
+    const bySeries = new Map<Hex, { balance: number; orders: { qty: number; price: number }[] }>();
+    const entry = (s: Hex) => {
+      let e = bySeries.get(s);
+      if (!e) bySeries.set(s, (e = { balance: 0, orders: [] }));
+      return e;
+    };
+    for (const q of group) {
+      deposit += q.deposit;
+      for (const pos of q.positions.values()) {
+        if (pos.balance === 0n && pos.premium === 0n) continue;
+        unrealized += pos.premium;
+        if (pos.balance === 0n) continue;
+        positionCount++;
+        const quote = marks.quote(pos.seriesId);
+        if (quote) unrealized += (pos.balance * quote.markWad) / 10n ** 30n;
+        entry(pos.seriesId).balance += Number(pos.balance) / 1e18;
+      }
+      for (const o of q.openOrders.values()) {
+        if (exclude?.has(o.orderId)) continue;
+        entry(o.seriesId).orders.push({ qty: (o.isBuy ? 1 : -1) * (Number(o.remaining) / 1e18), price: Number(o.price) / 1e18 });
+      }
+    }
+    let extraFees = 0n;
+    for (const o of extra) {
+      entry(o.seriesId).orders.push({ qty: (o.isBuy ? 1 : -1) * (Number(o.size) / 1e18), price: Number(o.price) / 1e18 });
+      extraFees += o.worstFee;
+    }
+    const exposures: SeriesExposure[] = [];
+    for (const [seriesId, e] of bySeries) {
+      const quote = marks.quote(seriesId);
+      if (!quote) continue; // settled series carry no risk
+      exposures.push({ balance: e.balance, mark: quote.mark, scenarios: quote.scenarios, spot: quote.spot, orders: e.orders });
+    }
+    const r = portfolioRisk(exposures, Number(this.config.shortFloorRate) / 1e18);
+    const im = marginToCollateral(r.initialMargin);
+    const imOrders = marginToCollateral(r.initialMarginWithOrders) + extraFees;
+    const equity = deposit + unrealized;
+    const mm = (im * this.config.maintenanceRate + WAD - 1n) / WAD;
+    const healthRatio = mm === 0n ? (equity >= 0n ? UINT256_MAX : 0n) : (equity * WAD) / mm;
+    const free = equity - imOrders;
+    const maxWithdraw = free <= 0n ? 0n : free < deposit ? free : deposit > 0n ? deposit : 0n;
+    return {
+      deposit,
+      unrealizedPnl: unrealized,
+      equity,
+      initialMargin: im,
+      initialMarginWithOrders: imOrders,
+      maintenanceMargin: mm,
+      healthRatio,
+      isHealthy: healthRatio >= WAD,
+      maxWithdraw,
+      positionCount,
+    };
+  }
+
+  /** Cash a buy needs: owed premium of long positions plus every open buy's premium and fee. */
+  cashNeeded(p: Portfolio, extra: readonly ProspectiveOrder[], exclude?: ReadonlySet<Hex>): { deposit: bigint; needed: bigint } {
+    let deposit = 0n;
+    let needed = 0n;
+    for (const q of this.marginGroup(p)) {
+      deposit += q.deposit;
+      for (const pos of q.positions.values()) if (pos.premium < 0n) needed -= pos.premium;
+      for (const o of q.openOrders.values()) if (o.isBuy && !exclude?.has(o.orderId)) needed += (o.remaining * o.price) / 10n ** 30n;
+    }
+    for (const o of extra) if (o.isBuy) needed += (o.size * o.price) / 10n ** 30n + o.worstFee;
+    return { deposit, needed };
+  }
+
+  recordFee(a: Account, fee: bigint, liquidity: 'maker' | 'taker', tsMs: number): void {
+    if (fee > 0n) a.fees.totalFeesPaid += fee;
+    else if (fee < 0n) a.fees.rebatesReceived += -fee;
+    if (liquidity === 'maker') a.fees.makerFees += fee;
+    else a.fees.takerFees += fee;
+    if (fee !== 0n) a.feeLog.push([tsMs, fee]);
+  }
+
+  recordTrade(a: Account, trade: UserTrade, notional: bigint): void {
+    a.trades.push(trade);
+    if (a.trades.length > TRADE_HISTORY) a.trades.splice(0, a.trades.length - TRADE_HISTORY);
+    const day = Math.floor(trade.ts / 86_400_000);
+    a.volumeDays.set(day, (a.volumeDays.get(day) ?? 0n) + notional);
+  }
+
+  fees24h(a: Account, nowMs: number): bigint {
+    let sum = 0n;
+    for (const [ts, fee] of a.feeLog) if (ts > nowMs - 86_400_000 && fee > 0n) sum += fee;
+    return sum;
+  }
+
+  volume30d(owner: string, nowMs: number): bigint {
+    const a = this.accounts.get(owner);
+    if (!a) return 0n;
+    const today = Math.floor(nowMs / 86_400_000);
+    let sum = 0n;
+    for (const [day, v] of a.volumeDays) if (day > today - 30) sum += v;
+    return sum;
+  }
+
+  /** Drop fee and volume history older than the windows that read it. */
+  prune(nowMs: number): void {
+    const today = Math.floor(nowMs / 86_400_000);
+    for (const a of this.accounts.values()) {
+      let i = 0;
+      while (i < a.feeLog.length && a.feeLog[i]![0] <= nowMs - 86_400_000) i++;
+      if (i > 0) a.feeLog.splice(0, i);
+      for (const day of a.volumeDays.keys()) if (day <= today - 30) a.volumeDays.delete(day);
+    }
+  }
+}

@@ -1,0 +1,84 @@
+/**
+ * Portfolios and positions as data, and the position arithmetic of a fill.
+ *
+ * Premium is deferred (api.md): a fill moves `premium` (COLLATERAL6; negative for a long who
+ * owes it, positive for a short who is owed it). Cash moves only when a position is reduced
+ * (the closed fraction of the deferred premium is realised into the deposit) and at
+ * settlement. All amounts are bigint; the premium of a fill is computed once and is the same
+ * amount on both sides, so cash is conserved exactly.
+ */
+import type { Hex } from '../domain/hex.ts';
+
+export type Position = {
+  readonly seriesId: Hex;
+  balance: bigint; // WAD, signed
+  premium: bigint; // COLLATERAL6, deferred premium balance
+  realized: bigint; // COLLATERAL6, realised PnL to date
+};
+
+export type OpenOrderRef = {
+  readonly orderId: Hex;
+  readonly seriesId: Hex;
+  readonly isBuy: boolean;
+  remaining: bigint; // WAD
+  readonly price: bigint; // WAD
+};
+
+export type Portfolio = {
+  readonly owner: string;
+  /** 0 = cash portfolio; 1, 2, ... trading portfolios; negative = a market maker's internal trading portfolio. */
+  readonly id: number;
+  deposit: bigint; // COLLATERAL6
+  readonly positions: Map<Hex, Position>;
+  readonly openOrders: Map<Hex, OpenOrderRef>;
+  readonly createdAt: number; // Unix seconds
+  /** For internal market-maker portfolios: the pair it trades. */
+  readonly internalPair: Hex | null;
+};
+
+export function newPortfolio(owner: string, id: number, createdAt: number, internalPair: Hex | null = null): Portfolio {
+  return { owner, id, deposit: 0n, positions: new Map(), openOrders: new Map(), createdAt, internalPair };
+}
+
+/** Result of moving a position by a fill: the cash to realise and the balance change. */
+export type PositionChange = { readonly before: bigint; readonly after: bigint; readonly realized: bigint };
+
+/**
+ * Apply a fill of `qty` (WAD, signed: + bought, - sold) for `premiumFlow` (COLLATERAL6:
+ * negative when paying, positive when receiving) to a position.
+ * When the fill reduces the position, the closed fraction of the deferred premium plus this
+ * fill's premium for the closed part is realised; the rest stays deferred.
+ */
+export function applyToPosition(p: Position, qty: bigint, premiumFlow: bigint): PositionChange {
+  const before = p.balance;
+  const after = before + qty;
+  let realized = 0n;
+  const reducing = before !== 0n && (before > 0n) !== (qty > 0n);
+  if (!reducing) {
+    p.premium += premiumFlow;
+  } else {
+    const absBefore = before < 0n ? -before : before;
+    const absQty = qty < 0n ? -qty : qty;
+    const closed = absQty < absBefore ? absQty : absBefore;
+    // Fraction of the old deferred premium that the closed contracts carried (floor toward zero
+    // keeps the split exact: released + kept = old premium).
+    const released = (p.premium * closed) / absBefore;
+    // This fill's premium splits between the closing part and any opening remainder.
+    const flowClosing = absQty === closed ? premiumFlow : (premiumFlow * closed) / absQty;
+    realized = released + flowClosing;
+    p.premium = p.premium - released + (premiumFlow - flowClosing);
+  }
+  p.balance = after;
+  p.realized += realized;
+  return { before, after, realized };
+}
+
+/** Premium of a fill in COLLATERAL6: size (WAD) x price (WAD), truncated. */
+export function premiumOf(size: bigint, price: bigint): bigint {
+  return (size * price) / 10n ** 30n;
+}
+
+/** Long open interest contributed by a balance. */
+export function longPart(balance: bigint): bigint {
+  return balance > 0n ? balance : 0n;
+}

@@ -1,0 +1,183 @@
+/**
+ * The series actor: alone owns one series' order book, its orders, recent trades, 24-hour
+ * statistics and latest marks. It matches; it knows nothing of cash or margin (the account
+ * actor's job), and reports what matching did as plain values.
+ */
+import type { Hex } from '../domain/hex.ts';
+import type { OrderBook, MatchSink, LevelView } from '../book/types.ts';
+import type { OrderStatus } from '../events.ts';
+import type { SeriesMarks } from '../commands.ts';
+
+export type SeriesSpec = {
+  readonly seriesId: Hex;
+  readonly pairId: Hex;
+  readonly pairSymbol: string;
+  readonly underlying: string;
+  readonly strike: bigint; // WAD
+  readonly expiry: number; // Unix seconds
+  readonly isCall: boolean;
+  readonly symbol: string; // canonical
+  readonly listedAt: number; // ms
+};
+
+export type OrderRecord = {
+  readonly orderId: Hex;
+  readonly seriesId: Hex;
+  readonly ref: number;
+  readonly owner: string;
+  readonly ownerIndex: number;
+  /** The portfolio named by the order, and where its fills go (differs for market makers). */
+  readonly portfolioId: number;
+  readonly routedPortfolioId: number;
+  readonly isBuy: boolean;
+  readonly tick: number;
+  readonly lots: number;
+  filledLots: number;
+  status: OrderStatus;
+  readonly expiry: number; // seconds
+  readonly createdAt: number; // ms
+};
+
+export type PublicTrade = { readonly id: string; readonly price: bigint; readonly size: bigint; readonly side: 'buy' | 'sell'; readonly ts: number };
+
+/** What one match produced, before the account actor settles cash and positions. */
+export type MatchFill = { readonly maker: OrderRecord; readonly tick: number; readonly lots: number };
+
+export type MatchOutcome = {
+  readonly fills: readonly MatchFill[];
+  readonly selfTradeCancels: readonly OrderRecord[];
+  readonly restingLots: number;
+};
+
+export class SeriesActor {
+  readonly orders = new Map<Hex, OrderRecord>();
+  private readonly byRef = new Map<number, OrderRecord>();
+  /** Book sequence for depth streams: bumps once per command that changed a level. */
+  bookSeq = 0;
+  settled = false;
+  settlementPrice: bigint | null = null;
+  marks: SeriesMarks | null = null;
+  /** Float copies of the marks for the margin kernel. */
+  markFloat = 0;
+  scenarioFloat = new Float64Array(15);
+  openInterest = 0n; // WAD, sum of long balances
+  readonly recentTrades: PublicTrade[] = [];
+  /** Trades of the last 24 hours for the statistics (pruned on every trade and clock). */
+  readonly window: PublicTrade[] = [];
+  private touchedBids = new Set<number>();
+  private touchedAsks = new Set<number>();
+
+  constructor(
+    readonly spec: SeriesSpec,
+    readonly book: OrderBook,
+    private readonly recentLimit: number,
+  ) {}
+
+  /** Match an incoming order and rest the remainder. The caller has validated it. */
+  match(order: OrderRecord): MatchOutcome {
+    const fills: MatchFill[] = [];
+    const stp: OrderRecord[] = [];
+    const byRef = this.byRef;
+    const touchOpp = order.isBuy ? this.touchedAsks : this.touchedBids;
+    const sink: MatchSink = {
+      onFill(makerRef, _owner, tick, qty) {
+        const maker = byRef.get(makerRef)!;
+        maker.filledLots += qty;
+        maker.status = maker.filledLots === maker.lots ? 'filled' : 'partial';
+        fills.push({ maker, tick, lots: qty });
+        touchOpp.add(tick);
+      },
+      onSelfTradeCancel(makerRef) {
+        const maker = byRef.get(makerRef)!;
+        maker.status = 'cancelled';
+        stp.push(maker);
+        touchOpp.add(maker.tick);
+      },
+    };
+    this.orders.set(order.orderId, order);
+    byRef.set(order.ref, order);
+    const remaining = this.book.place(order.ref, order.ownerIndex, order.isBuy, order.tick, order.lots, sink);
+    order.filledLots = order.lots - remaining;
+    order.status = remaining === 0 ? 'filled' : order.filledLots > 0 ? 'partial' : 'open';
+    if (remaining > 0) (order.isBuy ? this.touchedBids : this.touchedAsks).add(order.tick);
+    for (const f of fills) if (f.maker.status === 'filled') this.forget(f.maker);
+    for (const m of stp) this.forget(m);
+    if (remaining === 0) this.forget(order);
+    return { fills, selfTradeCancels: stp, restingLots: remaining };
+  }
+
+  /** Remove an open order from the book; returns its remaining lots. */
+  remove(order: OrderRecord, status: 'cancelled' | 'expired'): number {
+    const lots = this.book.cancel(order.ref);
+    order.status = status;
+    (order.isBuy ? this.touchedBids : this.touchedAsks).add(order.tick);
+    this.forget(order);
+    return lots;
+  }
+
+  /** Finished orders leave the live maps: they are reported by events and the account's history. */
+  private forget(order: OrderRecord): void {
+    this.orders.delete(order.orderId);
+    this.byRef.delete(order.ref);
+  }
+
+  openOrders(): IterableIterator<OrderRecord> {
+    return this.orders.values();
+  }
+
+  recordTrade(trade: PublicTrade): void {
+    this.recentTrades.push(trade);
+    if (this.recentTrades.length > this.recentLimit) this.recentTrades.splice(0, this.recentTrades.length - this.recentLimit);
+    this.window.push(trade);
+    this.pruneWindow(trade.ts);
+  }
+
+  pruneWindow(nowMs: number): void {
+    const cutoff = nowMs - 24 * 3600 * 1000;
+    let i = 0;
+    while (i < this.window.length && this.window[i]!.ts <= cutoff) i++;
+    if (i > 0) this.window.splice(0, i);
+  }
+
+  setMarks(marks: SeriesMarks): void {
+    this.marks = marks;
+    this.markFloat = Number(marks.mark) / 1e18;
+    const f = new Float64Array(15);
+    for (let i = 0; i < 15; i++) f[i] = Number(marks.scenarios[i] ?? marks.mark) / 1e18;
+    this.scenarioFloat = f;
+  }
+
+  /** Levels touched since the last call, with their current aggregate lots; clears the set. */
+  drainTouched(): { bids: LevelView[]; asks: LevelView[] } | null {
+    if (this.touchedBids.size === 0 && this.touchedAsks.size === 0) return null;
+    const bids = [...this.touchedBids].sort((a, b) => b - a).map((tick) => ({ tick, qty: this.book.levelQty(true, tick), count: 0 }));
+    const asks = [...this.touchedAsks].sort((a, b) => a - b).map((tick) => ({ tick, qty: this.book.levelQty(false, tick), count: 0 }));
+    this.touchedBids = new Set();
+    this.touchedAsks = new Set();
+    return { bids, asks };
+  }
+
+  /**
+   * Rebuild from a snapshot: records in their original map order (so a re-serialisation is
+   * identical), then the book from refs in priority order (so matching continues identically).
+   */
+  restore(records: readonly OrderRecord[], priority: readonly number[]): void {
+    for (const r of records) {
+      this.orders.set(r.orderId, r);
+      this.byRef.set(r.ref, r);
+    }
+    const crossed: MatchSink = {
+      onFill() {
+        throw new Error('restored book crossed: snapshot is inconsistent');
+      },
+      onSelfTradeCancel() {
+        throw new Error('restored book crossed: snapshot is inconsistent');
+      },
+    };
+    for (const ref of priority) {
+      const r = this.byRef.get(ref);
+      if (!r) throw new Error(`snapshot book names unknown order ref ${ref}`);
+      this.book.place(r.ref, r.ownerIndex, r.isBuy, r.tick, r.lots - r.filledLots, crossed);
+    }
+  }
+}

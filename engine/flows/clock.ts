@@ -1,0 +1,36 @@
+/**
+ * The clock command: everything that happens because time passed. Orders past their
+ * good-till time leave the book, RFQ auctions close, series at expiry settle, and new
+ * expiries are listed. The gateway sends it; the engine has no timers.
+ */
+import type { Rejection } from '../codes.ts';
+import type { VenueState } from '../state.ts';
+import type { EventSink } from './eventSink.ts';
+import { removeOrder } from './orders.ts';
+import { settleDue } from './settlement.ts';
+import { listDueSeries } from './market.ts';
+
+export function tick(state: VenueState, sink: EventSink): Rejection | null {
+  expireOrders(state, sink);
+  for (const r of state.rfq.due(state.nowSec)) {
+    state.rfq.resolve(r, 'expired');
+    sink.push({ type: 'rfq_resolved', requestId: r.requestId, status: 'expired', quoteId: null, ts: state.now });
+  }
+  settleDue(state, sink);
+  if (state.config.autoListing) listDueSeries(state, sink);
+  for (const s of state.series.values()) s.pruneWindow(state.now);
+  state.accounts.prune(state.now);
+  return null;
+}
+
+function expireOrders(state: VenueState, sink: EventSink): void {
+  const heap = state.expiryHeap;
+  while (heap.size > 0 && heap.peekKey()! <= state.nowSec) {
+    const orderId = heap.pop()!;
+    const seriesId = state.orderIndex.get(orderId);
+    const series = seriesId && state.series.get(seriesId);
+    const order = series ? series.orders.get(orderId) : undefined;
+    if (!series || !order) continue; // already gone
+    removeOrder(state, sink, series, order, 'expired', 'order_expiry');
+  }
+}

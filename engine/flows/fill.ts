@@ -1,0 +1,94 @@
+/**
+ * One fill between two portfolios, shared by the book and RFQ: positions and deferred
+ * premium, realised cash, fees, open interest, trade records and the trade event.
+ */
+import type { Hex } from '../domain/hex.ts';
+import { WAD } from '../domain/fixed.ts';
+import type { VenueState } from '../state.ts';
+import type { Portfolio } from '../actors/portfolio.ts';
+import { applyToPosition, longPart, premiumOf } from '../actors/portfolio.ts';
+import type { EventSink } from './eventSink.ts';
+import { publicPortfolioId } from './eventSink.ts';
+
+export type FillSide = { readonly portfolio: Portfolio; readonly orderId: Hex | null };
+
+export type FillParams = {
+  readonly seriesId: Hex;
+  readonly price: bigint; // WAD premium per contract
+  readonly size: bigint; // WAD
+  readonly maker: FillSide;
+  readonly taker: FillSide;
+  readonly takerIsBuy: boolean;
+  readonly source: 'book' | 'rfq';
+};
+
+/** Fees of a fill in COLLATERAL6 (api.md): taker rate x notional capped at a share of the premium; maker rate x notional. */
+export function feesOf(state: VenueState, spot: bigint, size: bigint, price: bigint): { taker: bigint; maker: bigint } {
+  const notional = (spot * size) / 10n ** 30n;
+  const premium = premiumOf(size, price);
+  const byNotional = (notional * state.config.takerFeeRate) / WAD;
+  const cap = (premium * state.config.takerFeeCapRate) / WAD;
+  return { taker: byNotional < cap ? byNotional : cap, maker: (notional * state.config.makerFeeRate) / WAD };
+}
+
+/** Apply a fill; returns the trade id. */
+export function applyFill(state: VenueState, sink: EventSink, f: FillParams): string {
+  const series = state.series.get(f.seriesId)!;
+  const spot = state.oracles.get(series.spec.pairId)!.spot;
+  const premium = premiumOf(f.size, f.price);
+  const fees = feesOf(state, spot, f.size, f.price);
+  const buyer = f.takerIsBuy ? f.taker : f.maker;
+  const seller = f.takerIsBuy ? f.maker : f.taker;
+
+  const move = (side: FillSide, qty: bigint, flow: bigint) => {
+    const p = side.portfolio;
+    let pos = p.positions.get(f.seriesId);
+    if (!pos) p.positions.set(f.seriesId, (pos = { seriesId: f.seriesId, balance: 0n, premium: 0n, realized: 0n }));
+    const change = applyToPosition(pos, qty, flow);
+    if (change.realized !== 0n) state.accounts.credit(p, change.realized);
+    if (pos.balance === 0n && pos.premium === 0n) p.positions.delete(f.seriesId);
+    sink.position(p, f.seriesId);
+    return longPart(change.after) - longPart(change.before);
+  };
+  const oiDelta = move(buyer, f.size, -premium) + move(seller, -f.size, premium);
+  series.openInterest += oiDelta;
+
+  state.accounts.debit(f.taker.portfolio, fees.taker);
+  state.accounts.debit(f.maker.portfolio, fees.maker);
+
+  const tradeId = String(state.nextTradeId++);
+  const ts = state.now;
+  const notional = (spot * f.size) / 10n ** 30n;
+  for (const [side, liquidity, fee, isBuy] of [
+    [f.maker, 'maker', fees.maker, !f.takerIsBuy],
+    [f.taker, 'taker', fees.taker, f.takerIsBuy],
+  ] as const) {
+    const account = state.accounts.account(side.portfolio.owner);
+    state.accounts.recordFee(account, fee, liquidity, ts);
+    state.accounts.recordTrade(
+      account,
+      { id: tradeId, seriesId: f.seriesId, portfolioId: publicPortfolioId(side.portfolio), side: isBuy ? 'buy' : 'sell', price: f.price, size: f.size, fee, liquidity, ts },
+      notional,
+    );
+  }
+  series.recordTrade({ id: tradeId, price: f.price, size: f.size, side: f.takerIsBuy ? 'buy' : 'sell', ts });
+  sink.push({
+    type: 'trade',
+    tradeId,
+    seriesId: f.seriesId,
+    price: f.price,
+    size: f.size,
+    takerSide: f.takerIsBuy ? 'buy' : 'sell',
+    maker: f.maker.portfolio.owner,
+    taker: f.taker.portfolio.owner,
+    makerOrderId: f.maker.orderId,
+    takerOrderId: f.taker.orderId,
+    makerPortfolioId: publicPortfolioId(f.maker.portfolio),
+    takerPortfolioId: publicPortfolioId(f.taker.portfolio),
+    makerFee: fees.maker,
+    takerFee: fees.taker,
+    ts,
+    source: f.source,
+  });
+  return tradeId;
+}

@@ -1,0 +1,266 @@
+/**
+ * Order entry: place, cancel and replace, single or batched. Every entry is validated and
+ * the whole command's risk is checked before anything is applied, so a batch or a replace
+ * is all-or-nothing (api.md "Orders").
+ */
+import type { Hex } from '../domain/hex.ts';
+import { tickToPrice } from '../domain/ticks.ts';
+import type { CancelOrder, PlaceOrder } from '../commands.ts';
+import { reject, type Rejection } from '../codes.ts';
+import type { VenueState } from '../state.ts';
+import type { Pair } from '../actors/registry.ts';
+import type { OrderRecord, SeriesActor } from '../actors/series.ts';
+import type { Portfolio } from '../actors/portfolio.ts';
+import type { ProspectiveOrder } from '../actors/accounts.ts';
+import type { EventSink } from './eventSink.ts';
+import { applyFill, feesOf } from './fill.ts';
+
+export type OrderOutcome = {
+  readonly orderId: Hex;
+  readonly status: OrderRecord['status'];
+  readonly filled: bigint;
+  readonly remaining: bigint;
+  readonly trades: readonly { readonly tradeId: string; readonly price: bigint; readonly size: bigint }[];
+};
+
+type ValidPlace = { readonly o: PlaceOrder; readonly series: SeriesActor; readonly pair: Pair; readonly portfolio: Portfolio; readonly lots: number; readonly price: bigint };
+type ValidCancel = { readonly c: CancelOrder; readonly order: OrderRecord; readonly series: SeriesActor };
+
+function validatePlace(state: VenueState, o: PlaceOrder): ValidPlace | Rejection {
+  const series = state.series.get(o.seriesId);
+  if (!series) return reject('unknown_series', { seriesId: o.seriesId });
+  const pair = state.pairs.get(series.spec.pairId)!;
+  if (series.settled) return reject('series_settled', { seriesId: o.seriesId });
+  if (series.spec.expiry <= state.nowSec) return reject('series_expired', { seriesId: o.seriesId });
+  if (o.tick <= 0) return reject('zero_price', { field: 'tick' });
+  if (o.size % pair.sizeStep !== 0n) return reject('off_size_step', { field: 'size', sizeStep: pair.sizeStep.toString() });
+  if (o.size < pair.minSize) return reject('below_min_size', { field: 'size', minSize: pair.minSize.toString() });
+  const lots = o.size / pair.sizeStep;
+  if (lots > BigInt(state.config.maxOrderLots)) return reject('size_too_large', { field: 'size' });
+  if (o.deadline < state.nowSec) return reject('deadline_passed', { deadline: o.deadline });
+  if (o.expiry <= state.nowSec) return reject('order_expiry_passed', { expiry: o.expiry });
+  const account = state.accounts.accounts.get(o.owner);
+  if (account?.nonces.isUsed(o.nonce)) return reject('nonce_used', { nonce: o.nonce.toString() });
+  if (state.orderIndex.has(o.orderId)) return reject('duplicate_order', { orderId: o.orderId });
+  let portfolio: Portfolio | undefined;
+  if (o.portfolioId === 0) {
+    if (!account?.isMmm) return reject('portfolio_reserved', { portfolioId: 0 });
+    portfolio = state.accounts.internalPortfolio(o.owner, pair.pairId, state.now);
+  } else {
+    portfolio = state.accounts.portfolio(o.owner, o.portfolioId);
+    if (!portfolio || portfolio.id < 0) return reject('unknown_portfolio', { portfolioId: o.portfolioId });
+  }
+  if (!series.marks || !state.oracles.has(pair.pairId)) return reject('no_oracle_price', { pairId: pair.pairId });
+  return { o, series, pair, portfolio, lots: Number(lots), price: tickToPrice(o.tick, pair.tickDecimals) };
+}
+
+function validateCancel(state: VenueState, c: CancelOrder): ValidCancel | Rejection {
+  const seriesId = state.orderIndex.get(c.orderId);
+  const series = seriesId && state.series.get(seriesId);
+  const order = series ? series.orders.get(c.orderId) : undefined;
+  if (!series || !order) return reject('unknown_order', { orderId: c.orderId });
+  if (order.owner !== c.owner) return reject('not_owner', { orderId: c.orderId });
+  if (c.deadline < state.nowSec) return reject('deadline_passed', { deadline: c.deadline });
+  if (state.accounts.accounts.get(c.owner)?.nonces.isUsed(c.nonce)) return reject('nonce_used', { nonce: c.nonce.toString() });
+  return { c, order, series };
+}
+
+/** Nonces and order ids must be unique within one command. */
+function checkUnique(places: readonly PlaceOrder[], cancels: readonly CancelOrder[]): Rejection | null {
+  const ids = new Set<string>();
+  const nonces = new Set<string>();
+  for (const x of [...places, ...cancels]) {
+    const n = `${x.owner}|${x.nonce}`;
+    if (nonces.has(n)) return reject('duplicate_in_batch', { nonce: x.nonce.toString() });
+    nonces.add(n);
+  }
+  for (const p of places) {
+    if (ids.has(p.orderId)) return reject('duplicate_in_batch', { orderId: p.orderId });
+    ids.add(p.orderId);
+  }
+  for (const c of cancels) {
+    if (ids.has(`cancel|${c.orderId}`)) return reject('duplicate_in_batch', { orderId: c.orderId });
+    ids.add(`cancel|${c.orderId}`);
+  }
+  return null;
+}
+
+/** Open interest a pair would reach if every new order opened its full size (a safe upper bound). */
+function checkOpenInterest(state: VenueState, places: readonly ValidPlace[]): Rejection | null {
+  const adds = new Map<string, bigint>();
+  for (const v of places) {
+    const capped = v.series.spec.isCall ? v.pair.maxCallOI : v.pair.maxPutOI;
+    if (capped === 0n) continue;
+    const balance = v.portfolio.positions.get(v.o.seriesId)?.balance ?? 0n;
+    const closable = v.o.isBuy ? (balance < 0n ? -balance : 0n) : balance > 0n ? balance : 0n;
+    const opening = v.o.size > closable ? v.o.size - closable : 0n;
+    const key = `${v.pair.pairId}|${v.series.spec.isCall}`;
+    adds.set(key, (adds.get(key) ?? 0n) + opening);
+  }
+  for (const [key, add] of adds) {
+    if (add === 0n) continue;
+    const [pairId, isCall] = key.split('|') as [Hex, string];
+    const pair = state.pairs.get(pairId)!;
+    const cap = isCall === 'true' ? pair.maxCallOI : pair.maxPutOI;
+    const current = pairOpenInterest(state, pairId, isCall === 'true');
+    if (current + add > cap) return reject('oi_cap', { pairId, cap: cap.toString(), openInterest: current.toString() });
+  }
+  return null;
+}
+
+export function pairOpenInterest(state: VenueState, pairId: Hex, isCall: boolean): bigint {
+  let sum = 0n;
+  for (const s of state.series.values()) if (s.spec.pairId === pairId && s.spec.isCall === isCall && !s.settled) sum += s.openInterest;
+  return sum;
+}
+
+/** Margin and cash for every margin account the command touches, counting every order's worst case. */
+function checkRisk(state: VenueState, places: readonly ValidPlace[], cancelled: ReadonlySet<Hex>): Rejection | null {
+  const groups = new Map<string, { portfolio: Portfolio; orders: ProspectiveOrder[] }>();
+  for (const v of places) {
+    const p = v.portfolio;
+    const key = `${p.owner}|${p.id <= 0 ? 'mm' : p.id}`;
+    let g = groups.get(key);
+    if (!g) groups.set(key, (g = { portfolio: p, orders: [] }));
+    const spot = state.oracles.get(v.pair.pairId)!.spot;
+    const fees = feesOf(state, spot, v.o.size, v.price);
+    const worstFee = fees.taker > fees.maker ? fees.taker : fees.maker;
+    g.orders.push({ seriesId: v.o.seriesId, isBuy: v.o.isBuy, size: v.o.size, price: v.price, worstFee });
+  }
+  for (const { portfolio, orders } of groups.values()) {
+    if (orders.some((o) => o.isBuy)) {
+      const cash = state.accounts.cashNeeded(portfolio, orders, cancelled);
+      if (cash.deposit < cash.needed) return reject('insufficient_cash', { deposit: cash.deposit.toString(), required: cash.needed.toString() });
+    }
+    const after = state.accounts.risk(portfolio, state.marks, orders, cancelled);
+    if (after.equity < after.initialMarginWithOrders) {
+      const before = state.accounts.risk(portfolio, state.marks, [], cancelled);
+      if (after.initialMarginWithOrders > before.initialMarginWithOrders) {
+        return reject('insufficient_margin', { equity: after.equity.toString(), required: after.initialMarginWithOrders.toString() });
+      }
+    }
+  }
+  return null;
+}
+
+function executePlace(state: VenueState, sink: EventSink, v: ValidPlace): OrderOutcome {
+  const { o, series, pair } = v;
+  state.accounts.account(o.owner).nonces.use(o.nonce);
+  const record: OrderRecord = {
+    orderId: o.orderId,
+    seriesId: o.seriesId,
+    ref: state.nextRef++,
+    owner: o.owner,
+    ownerIndex: state.internOwner(o.owner),
+    portfolioId: o.portfolioId,
+    routedPortfolioId: v.portfolio.id,
+    isBuy: o.isBuy,
+    tick: o.tick,
+    lots: v.lots,
+    filledLots: 0,
+    status: 'open',
+    expiry: Math.min(o.expiry, series.spec.expiry),
+    createdAt: state.now,
+  };
+  const outcome = series.match(record);
+  const trades: { tradeId: string; price: bigint; size: bigint }[] = [];
+  for (const fill of outcome.fills) {
+    const maker = fill.maker;
+    const makerPortfolio = state.accounts.portfolio(maker.owner, maker.routedPortfolioId)!;
+    const price = tickToPrice(fill.tick, pair.tickDecimals);
+    const size = BigInt(fill.lots) * pair.sizeStep;
+    const tradeId = applyFill(state, sink, {
+      seriesId: o.seriesId,
+      price,
+      size,
+      maker: { portfolio: makerPortfolio, orderId: maker.orderId },
+      taker: { portfolio: v.portfolio, orderId: o.orderId },
+      takerIsBuy: o.isBuy,
+      source: 'book',
+    });
+    trades.push({ tradeId, price, size });
+    const reservation = makerPortfolio.openOrders.get(maker.orderId);
+    if (reservation) reservation.remaining -= size;
+    if (maker.status === 'filled') {
+      makerPortfolio.openOrders.delete(maker.orderId);
+      state.orderIndex.delete(maker.orderId);
+    }
+    orderEvent(state, sink, maker, pair, null);
+  }
+  for (const m of outcome.selfTradeCancels) {
+    state.accounts.portfolio(m.owner, m.routedPortfolioId)?.openOrders.delete(m.orderId);
+    state.orderIndex.delete(m.orderId);
+    orderEvent(state, sink, m, pair, 'self_trade_prevention');
+  }
+  if (outcome.restingLots > 0) {
+    v.portfolio.openOrders.set(o.orderId, { orderId: o.orderId, seriesId: o.seriesId, isBuy: o.isBuy, remaining: BigInt(outcome.restingLots) * pair.sizeStep, price: v.price });
+    state.orderIndex.set(o.orderId, o.seriesId);
+    if (record.expiry < series.spec.expiry) state.expiryHeap.push(record.expiry, o.orderId);
+  }
+  sink.portfolio(v.portfolio);
+  sink.book(o.seriesId);
+  orderEvent(state, sink, record, pair, null);
+  const filled = BigInt(record.filledLots) * pair.sizeStep;
+  return { orderId: o.orderId, status: record.status, filled, remaining: BigInt(record.lots) * pair.sizeStep - filled, trades };
+}
+
+/** Take an open order off the book and release its reservation. */
+export function removeOrder(state: VenueState, sink: EventSink, series: SeriesActor, order: OrderRecord, status: 'cancelled' | 'expired', reason: string): void {
+  const pair = state.pairs.get(series.spec.pairId)!;
+  series.remove(order, status);
+  const portfolio = state.accounts.portfolio(order.owner, order.routedPortfolioId);
+  portfolio?.openOrders.delete(order.orderId);
+  state.orderIndex.delete(order.orderId);
+  if (portfolio) sink.portfolio(portfolio);
+  sink.book(series.spec.seriesId);
+  orderEvent(state, sink, order, pair, reason);
+}
+
+function orderEvent(state: VenueState, sink: EventSink, r: OrderRecord, pair: Pair, reason: string | null): void {
+  const filled = BigInt(r.filledLots) * pair.sizeStep;
+  const open = r.status === 'open' || r.status === 'partial';
+  sink.push({
+    type: 'order',
+    orderId: r.orderId,
+    owner: r.owner,
+    seriesId: r.seriesId,
+    status: r.status,
+    filled,
+    remaining: open ? BigInt(r.lots) * pair.sizeStep - filled : 0n,
+    reason,
+    ts: state.now,
+  });
+}
+
+export type OrdersResult = { readonly ok: true; readonly outcomes: OrderOutcome[] } | { readonly ok: false; readonly rejection: Rejection };
+
+/** Place, cancel or replace: validate everything, check risk once, then apply in order. */
+export function enterOrders(state: VenueState, sink: EventSink, cancels: readonly CancelOrder[], places: readonly PlaceOrder[]): OrdersResult {
+  const entries = cancels.length + places.length;
+  if (entries === 0) return { ok: false, rejection: reject('batch_empty') };
+  if (Math.max(cancels.length, places.length) > state.config.maxBatch) return { ok: false, rejection: reject('batch_too_large', { max: state.config.maxBatch }) };
+  const unique = checkUnique(places, cancels);
+  if (unique) return { ok: false, rejection: unique };
+  const validCancels: ValidCancel[] = [];
+  for (const c of cancels) {
+    const v = validateCancel(state, c);
+    if ('code' in v) return { ok: false, rejection: v };
+    validCancels.push(v);
+  }
+  const validPlaces: ValidPlace[] = [];
+  for (const o of places) {
+    const v = validatePlace(state, o);
+    if ('code' in v) return { ok: false, rejection: v };
+    validPlaces.push(v);
+  }
+  const cancelled = new Set(cancels.map((c) => c.orderId));
+  const oi = checkOpenInterest(state, validPlaces);
+  if (oi) return { ok: false, rejection: oi };
+  const risk = checkRisk(state, validPlaces, cancelled);
+  if (risk) return { ok: false, rejection: risk };
+  for (const v of validCancels) {
+    state.accounts.account(v.c.owner).nonces.use(v.c.nonce);
+    removeOrder(state, sink, v.series, v.order, 'cancelled', 'cancelled_by_owner');
+  }
+  return { ok: true, outcomes: validPlaces.map((v) => executePlace(state, sink, v)) };
+}

@@ -1,0 +1,159 @@
+/**
+ * Canonical serialisation of the whole venue state, and its hash. Pure: bytes in, bytes
+ * out. Maps are written in their iteration order and rebuilt in the same order, so that
+ * serialise(restore(serialise(s))) is byte-identical and replay can be compared by hash
+ * (architecture.md rule 2, style.md habit 6).
+ */
+import { keccak256 } from 'viem';
+import type { Hex } from './domain/hex.ts';
+import type { VenueConfig } from './config.ts';
+import { VenueState } from './state.ts';
+import { SeriesActor, type OrderRecord, type PublicTrade, type SeriesSpec } from './actors/series.ts';
+import type { Account } from './actors/accounts.ts';
+import type { Portfolio, Position, OpenOrderRef } from './actors/portfolio.ts';
+import type { Pair, OracleState } from './actors/registry.ts';
+import type { RfqRequest, QuoteRecord } from './actors/rfq.ts';
+import type { SeriesMarks } from './commands.ts';
+import { createFastBook } from './book/fastBook.ts';
+
+const FORMAT = 1;
+
+type SeriesDump = {
+  spec: SeriesSpec;
+  records: OrderRecord[];
+  priority: number[];
+  bookSeq: number;
+  settled: boolean;
+  settlementPrice: bigint | null;
+  marks: SeriesMarks | null;
+  openInterest: bigint;
+  recentTrades: PublicTrade[];
+  window: PublicTrade[];
+};
+type PortfolioDump = Omit<Portfolio, 'positions' | 'openOrders'> & { positions: Position[]; openOrders: OpenOrderRef[] };
+type AccountDump = Omit<Account, 'portfolios' | 'nonces' | 'volumeDays'> & { portfolios: PortfolioDump[]; nonceBase: bigint; nonceUsed: bigint[]; volumeDays: [number, bigint][] };
+type RfqDump = Omit<RfqRequest, 'quotes'> & { quotes: QuoteRecord[] };
+
+type Dump = {
+  format: number;
+  config: VenueConfig;
+  now: number;
+  seq: number;
+  nextRef: number;
+  nextTradeId: number;
+  pairs: Pair[];
+  oracles: [Hex, OracleState][];
+  listedExpiries: [Hex, number[]][];
+  ownerIndex: [string, number][];
+  orderIndex: [Hex, Hex][];
+  expiryHeap: [number, Hex][];
+  series: SeriesDump[];
+  accounts: AccountDump[];
+  rfq: RfqDump[];
+  rfqResolved: Hex[];
+};
+
+export function serializeState(s: VenueState): Uint8Array {
+  const dump: Dump = {
+    format: FORMAT,
+    config: s.config,
+    now: s.now,
+    seq: s.seq,
+    nextRef: s.nextRef,
+    nextTradeId: s.nextTradeId,
+    pairs: [...s.pairs.values()],
+    oracles: [...s.oracles],
+    listedExpiries: [...s.listedExpiries].map(([k, v]) => [k, [...v]]),
+    ownerIndex: [...s.ownerIndex],
+    orderIndex: [...s.orderIndex],
+    expiryHeap: s.expiryHeap.entries(),
+    series: [...s.series.values()].map((a) => ({
+      spec: a.spec,
+      records: [...a.orders.values()],
+      priority: a.book.orders().map((o) => o.ref),
+      bookSeq: a.bookSeq,
+      settled: a.settled,
+      settlementPrice: a.settlementPrice,
+      marks: a.marks,
+      openInterest: a.openInterest,
+      recentTrades: a.recentTrades,
+      window: a.window,
+    })),
+    accounts: [...s.accounts.accounts.values()].map((a) => ({
+      owner: a.owner,
+      nextPortfolioId: a.nextPortfolioId,
+      portfolios: [...a.portfolios.values()].map((p) => ({ ...p, positions: [...p.positions.values()], openOrders: [...p.openOrders.values()] })),
+      isMmm: a.isMmm,
+      mmmNonce: a.mmmNonce,
+      nonceBase: a.nonces.base,
+      nonceUsed: [...a.nonces.used],
+      fees: a.fees,
+      feeLog: a.feeLog,
+      volumeDays: [...a.volumeDays],
+      trades: a.trades,
+    })),
+    rfq: [...s.rfq.requests.values()].map((r) => ({ ...r, quotes: [...r.quotes.values()] })),
+    rfqResolved: s.rfq.resolved,
+  };
+  return new TextEncoder().encode(JSON.stringify(dump, (_k, v: unknown) => (typeof v === 'bigint' ? { $b: v.toString() } : v)));
+}
+
+export function restoreState(bytes: Uint8Array): VenueState {
+  const dump = JSON.parse(new TextDecoder().decode(bytes), (_k, v: unknown) =>
+    v !== null && typeof v === 'object' && '$b' in v && Object.keys(v).length === 1 ? BigInt((v as { $b: string }).$b) : v,
+  ) as Dump;
+  if (dump.format !== FORMAT) throw new Error(`unsupported snapshot format ${dump.format}`);
+  const s = new VenueState(dump.config);
+  s.now = dump.now;
+  s.seq = dump.seq;
+  s.nextRef = dump.nextRef;
+  s.nextTradeId = dump.nextTradeId;
+  for (const p of dump.pairs) s.pairs.set(p.pairId, p);
+  for (const [k, o] of dump.oracles) s.oracles.set(k, o);
+  for (const [k, v] of dump.listedExpiries) s.listedExpiries.set(k, new Set(v));
+  for (const [k, v] of dump.ownerIndex) s.ownerIndex.set(k, v);
+  for (const [k, v] of dump.orderIndex) s.orderIndex.set(k, v);
+  for (const [key, id] of dump.expiryHeap) s.expiryHeap.push(key, id);
+  for (const d of dump.series) {
+    const a = new SeriesActor(d.spec, createFastBook(), dump.config.recentTradesPerSeries);
+    a.restore(d.records, d.priority);
+    a.bookSeq = d.bookSeq;
+    a.settled = d.settled;
+    a.settlementPrice = d.settlementPrice;
+    if (d.marks) a.setMarks(d.marks);
+    a.openInterest = d.openInterest;
+    a.recentTrades.push(...d.recentTrades);
+    a.window.push(...d.window);
+    s.series.set(d.spec.seriesId, a);
+  }
+  for (const d of dump.accounts) {
+    const a = s.accounts.account(d.owner);
+    a.nextPortfolioId = d.nextPortfolioId;
+    a.isMmm = d.isMmm;
+    a.mmmNonce = d.mmmNonce;
+    a.nonces.base = d.nonceBase;
+    for (const n of d.nonceUsed) a.nonces.used.add(n);
+    Object.assign(a.fees, d.fees);
+    a.feeLog.push(...d.feeLog);
+    for (const [day, v] of d.volumeDays) a.volumeDays.set(day, v);
+    a.trades.push(...d.trades);
+    for (const p of d.portfolios) {
+      a.portfolios.set(p.id, {
+        owner: p.owner,
+        id: p.id,
+        deposit: p.deposit,
+        positions: new Map(p.positions.map((x) => [x.seriesId, x])),
+        openOrders: new Map(p.openOrders.map((x) => [x.orderId, x])),
+        createdAt: p.createdAt,
+        internalPair: p.internalPair,
+      });
+    }
+  }
+  for (const r of dump.rfq) s.rfq.requests.set(r.requestId, { ...r, quotes: new Map(r.quotes.map((q) => [q.quoteId, q])) });
+  s.rfq.resolved.push(...dump.rfqResolved);
+  return s;
+}
+
+export function hashBytes(bytes: Uint8Array): Hex {
+  return keccak256(bytes);
+}

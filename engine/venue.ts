@@ -1,0 +1,112 @@
+/**
+ * The venue as a reducer: `apply(command)` returns a result and the events it produced,
+ * and nothing else changes the state. No clock, no randomness, no I/O: replaying the same
+ * commands gives the same state (architecture.md rules 1 and 2).
+ */
+import type { Hex } from './domain/hex.ts';
+import type { Command } from './commands.ts';
+import type { VenueEvent } from './events.ts';
+import { reject, type Rejection } from './codes.ts';
+import { defaultVenueConfig, type VenueConfig } from './config.ts';
+import { VenueState } from './state.ts';
+import { EventSink } from './flows/eventSink.ts';
+import { enterOrders, type OrderOutcome } from './flows/orders.ts';
+import { deposit, withdraw, transfer } from './flows/cash.ts';
+import { listPair, updateOracle } from './flows/market.ts';
+import { tick } from './flows/clock.ts';
+import { createRequest, submitQuote, fillQuote } from './flows/rfq.ts';
+import { serializeState, restoreState, hashBytes } from './snapshot.ts';
+
+export type CommandValue =
+  | null
+  | { readonly portfolioId: number }
+  | { readonly outcomes: readonly OrderOutcome[] }
+  | { readonly requestId: Hex }
+  | { readonly tradeId: string };
+
+export type ApplyResult =
+  | { readonly ok: true; readonly value: CommandValue; readonly events: readonly VenueEvent[] }
+  | { readonly ok: false; readonly rejection: Rejection; readonly events: readonly VenueEvent[] };
+
+export class Venue {
+  constructor(readonly state: VenueState = new VenueState(defaultVenueConfig)) {}
+
+  static create(config: VenueConfig = defaultVenueConfig): Venue {
+    return new Venue(new VenueState(config));
+  }
+
+  static restore(bytes: Uint8Array): Venue {
+    return new Venue(restoreState(bytes));
+  }
+
+  apply(cmd: Command): ApplyResult {
+    const state = this.state;
+    state.seq = cmd.seq;
+    if (cmd.ts > state.now) state.now = cmd.ts;
+    const sink = new EventSink(state.now);
+    const outcome = this.dispatch(cmd, sink);
+    if (outcome !== null && 'code' in outcome) return { ok: false, rejection: outcome, events: [] };
+    return { ok: true, value: outcome, events: sink.finish(state) };
+  }
+
+  private dispatch(cmd: Command, sink: EventSink): CommandValue | Rejection {
+    const s = this.state;
+    switch (cmd.type) {
+      case 'list_pair':
+        return listPair(s, sink, cmd.pair);
+      case 'oracle':
+        return updateOracle(s, sink, cmd.pairId, cmd.spot, cmd.volatility, cmd.riskFreeRate, cmd.marks);
+      case 'clock':
+        return tick(s, sink);
+      case 'set_oi_caps': {
+        const pair = s.pairs.get(cmd.pairId);
+        if (!pair) return reject('unknown_pair', { pairId: cmd.pairId });
+        pair.maxCallOI = cmd.maxCallOI;
+        pair.maxPutOI = cmd.maxPutOI;
+        return null;
+      }
+      case 'set_mmm': {
+        s.accounts.account(cmd.address).isMmm = cmd.isMmm;
+        sink.push({ type: 'mmm', address: cmd.address, isMmm: cmd.isMmm, ts: s.now });
+        return null;
+      }
+      case 'create_portfolio':
+        return { portfolioId: s.accounts.createPortfolio(cmd.owner, s.now) };
+      case 'deposit':
+        return deposit(s, sink, cmd.owner, cmd.portfolioId, cmd.amount);
+      case 'withdraw':
+        return withdraw(s, sink, cmd.owner, cmd.portfolioId, cmd.amount);
+      case 'transfer':
+        return transfer(s, sink, cmd.owner, cmd.fromPortfolioId, cmd.toPortfolioId, cmd.amount);
+      case 'place':
+        return orders(enterOrders(s, sink, [], cmd.orders));
+      case 'cancel':
+        return orders(enterOrders(s, sink, cmd.cancels, []));
+      case 'replace':
+        return orders(enterOrders(s, sink, cmd.pairs.map((p) => p.cancel), cmd.pairs.map((p) => p.place)));
+      case 'rfq_request':
+        return createRequest(s, sink, cmd);
+      case 'rfq_quote':
+        return submitQuote(s, sink, cmd.requestId, cmd.quote);
+      case 'rfq_fill':
+        return fillQuote(s, sink, cmd);
+      case 'mmm_nonce_increment': {
+        s.accounts.account(cmd.mmm).mmmNonce++;
+        return null;
+      }
+    }
+  }
+
+  serialize(): Uint8Array {
+    return serializeState(this.state);
+  }
+
+  /** keccak-256 of the canonical serialisation: equal hashes mean equal venues. */
+  stateHash(): Hex {
+    return hashBytes(this.serialize());
+  }
+}
+
+function orders(r: ReturnType<typeof enterOrders>): CommandValue | Rejection {
+  return r.ok ? { outcomes: r.outcomes } : r.rejection;
+}

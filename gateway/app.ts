@@ -1,0 +1,128 @@
+/**
+ * The venue, assembled: storage and recovery, the engine behind the command pipeline,
+ * workers, read models, routes, streams, drivers. Every boundary's implementation is
+ * chosen here and only here (style.md habit 8).
+ */
+import { Venue } from '../engine/venue.ts';
+import type { Command } from '../engine/commands.ts';
+import { openStorage, memoryStorage, type Storage } from '../persistence/storage.ts';
+import { recover } from '../persistence/recover.ts';
+import { Snapshotter } from '../persistence/snapshotter.ts';
+import type { Command as StoredCommand } from '../persistence/types.ts';
+import { createPoolVerifier, createInlineVerifier } from '../workers/signatureVerifier.ts';
+import { createPoolMarkComputer, createInlineMarkComputer } from '../workers/markComputer.ts';
+import type { AppConfig } from './config.ts';
+import { CommandPipeline } from './commandPipeline.ts';
+import { MarketData } from './readModels/marketData.ts';
+import { createMetrics } from './http/metrics.ts';
+import { createHttpServer } from './http/server.ts';
+import { systemRoutes } from './http/systemRoutes.ts';
+import { createAsyncApiRegistry } from './http/asyncapi.ts';
+import { jsonLogger, type Logger } from './http/log.ts';
+import { loadUws } from './uws.ts';
+import { bootstrap, startDrivers } from './drivers.ts';
+import type { Services } from './services.ts';
+import { apiRoutes, apiInfo } from './routes/index.ts';
+
+export type AppOptions = {
+  readonly log?: Logger;
+  /** Wall clock (Unix ms); tests pass a controllable one. */
+  readonly clock?: () => number;
+  /** Run workers in process (tests; slower for heavy load, identical results). */
+  readonly inlineWorkers?: boolean;
+  /** Keep everything in memory (tests of routes that need no restart). */
+  readonly memory?: boolean;
+  /** Start the clock and oracle timers (default true). */
+  readonly drivers?: boolean;
+};
+
+export type App = {
+  readonly port: number;
+  readonly services: Services;
+  readonly storage: Storage;
+  close(): Promise<void>;
+};
+
+/** The engine as recovery and snapshots see it: commands from the journal are the engine's commands. */
+function replayable(venue: Venue) {
+  return {
+    venue,
+    apply: (c: StoredCommand) => void venue.apply(c as unknown as Command),
+    stateHash: () => venue.stateHash(),
+    serialize: () => venue.serialize(),
+  };
+}
+
+export async function startApp(config: AppConfig, options: AppOptions = {}): Promise<App> {
+  const log = options.log ?? jsonLogger(config.logLevel);
+  const clock = options.clock ?? Date.now;
+  const uws = loadUws().uws; // refuses to start on the slow pure-JS fallback
+
+  const storage = options.memory ? memoryStorage({ log }) : openStorage({ dataDir: config.dataDir, log, keyEncryptionKey: process.env.KEY_ENCRYPTION_KEY });
+  const recovered = recover({ journal: storage.journal, snapshots: storage.snapshots, create: () => replayable(Venue.create()), restore: (bytes) => replayable(Venue.restore(bytes)), log });
+  const venue = recovered.engine.venue;
+  log.info('recovered', { snapshotSeq: recovered.snapshotSeq, replayed: recovered.replayed, lastSeq: recovered.lastSeq, series: venue.state.series.size });
+
+  const metrics = createMetrics();
+  const pipeline = new CommandPipeline(venue, storage.journal, clock, metrics);
+  const market = new MarketData(venue);
+  const snapshotter = new Snapshotter({
+    snapshots: storage.snapshots,
+    journal: storage.journal,
+    source: recovered.engine,
+    clock,
+    log,
+    everyCommands: config.snapshotEveryCommands,
+    everyMs: config.snapshotEveryMs,
+    startSeq: recovered.lastSeq,
+  });
+  pipeline.onEvents((events, command) => {
+    market.onEvents(events);
+    if (command.type === 'clock') market.onClock();
+    void snapshotter.afterApply(command.seq);
+  });
+
+  const verifier = options.inlineWorkers ? createInlineVerifier() : createPoolVerifier({ threads: config.workers });
+  const marks = options.inlineWorkers ? createInlineMarkComputer() : createPoolMarkComputer();
+  const services: Services = { config, venue, pipeline, market, stores: storage.stores, verifier, marks, metrics, log };
+  metrics.gauge({ name: 'worker_pool_queue_size', help: 'Signature batches waiting for a worker.', collect() { this.set(verifier.stats().queueSize); } });
+  metrics.gauge({ name: 'worker_pool_utilization', help: 'Share of the signature pool capacity in use (0..1).', collect() { this.set(verifier.stats().utilization); } });
+
+  await bootstrap(pipeline, config, log);
+
+  const api = apiRoutes(services);
+  const asyncapi = createAsyncApiRegistry();
+  const server = createHttpServer({
+    uws,
+    routes: [...api.routes, ...systemRoutes({ apiRoutes: api.routes, info: apiInfo(config), metrics, asyncapi })],
+    ...(api.authenticate ? { authenticate: api.authenticate } : {}),
+    isAdmin: (address) => config.adminAddresses.has(address),
+    rateLimiter: api.rateLimiter,
+    metrics,
+    log,
+    clock,
+  });
+  const drivers = options.drivers === false ? null : startDrivers(pipeline, config, marks, log);
+  const port = await server.listen(config.host, config.port);
+  log.info('listening', { url: `http://${config.host}:${port}`, network: config.network, chainId: config.chainId });
+
+  let closing: Promise<void> | null = null;
+  return {
+    port,
+    services,
+    storage,
+    close() {
+      closing ??= (async () => {
+        drivers?.stop();
+        server.close();
+        await pipeline.drain();
+        const final = await snapshotter.takeNow(storage.journal.lastSeq());
+        if (!final.ok) log.warn('final snapshot failed', { error: final.error });
+        await Promise.all([verifier.close(), marks.close()]);
+        await storage.close();
+        log.info('stopped', { lastSeq: storage.journal.lastSeq() });
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,175 @@
+/**
+ * Configuration from the environment (api.md "Configuration and the embedded default"):
+ * every variable has a default that starts a working local venue, and every bad value is
+ * refused at start with a message naming the variable.
+ */
+import { availableParallelism } from 'node:os';
+import { getAddress, keccak256, toHex } from 'viem';
+import type { Address, Hex } from '../engine/domain/hex.ts';
+import type { RateLimitGroup } from './http/route.ts';
+import { defaultRateLimits, type GroupLimits } from './http/rateLimit.ts';
+
+export type Network = 'local' | 'testnet' | 'mainnet';
+export type ContractName = 'oracle' | 'quoter' | 'collateralToken' | 'positionManager' | 'seriesRegistry' | 'collateralVault' | 'orderBook' | 'rfq';
+export const contractNames: readonly ContractName[] = ['oracle', 'quoter', 'collateralToken', 'positionManager', 'seriesRegistry', 'collateralVault', 'orderBook', 'rfq'];
+
+export type PairConfig = { symbol: string; underlying: string; quote: string; tickDecimals: number; initialSpot: number; volatility: number };
+
+export type AppConfig = {
+  readonly port: number;
+  readonly host: string;
+  readonly dataDir: string;
+  readonly serviceName: string;
+  readonly network: Network;
+  readonly chainId: number;
+  readonly siweDomain: string | null;
+  readonly adminAddresses: ReadonlySet<string>;
+  readonly pairs: readonly PairConfig[];
+  readonly oracle: 'simulated' | 'manual';
+  readonly oracleSeed: number;
+  readonly oracleIntervalMs: number;
+  readonly clockIntervalMs: number;
+  readonly workers: number;
+  readonly logLevel: 'error' | 'warn' | 'info';
+  readonly snapshotEveryCommands: number;
+  readonly snapshotEveryMs: number;
+  readonly contracts: Readonly<Record<ContractName, Address>>;
+  /** Overrides of the rate-limit table (docs/rate-limits.md), from RATE_LIMITS as JSON. */
+  readonly rateLimits: Partial<Record<RateLimitGroup, Partial<GroupLimits>>>;
+};
+
+/** Well-known defaults per underlying; other pairs start at 100 with 4 tick decimals. */
+const KNOWN: Record<string, { tickDecimals: number; initialSpot: number; volatility: number }> = {
+  BTC: { tickDecimals: 2, initialSpot: 100_000, volatility: 0.55 },
+  ETH: { tickDecimals: 3, initialSpot: 3_500, volatility: 0.7 },
+};
+
+export type ConfigResult = { readonly ok: true; readonly config: AppConfig } | { readonly ok: false; readonly errors: readonly string[] };
+
+export function loadConfig(env: Record<string, string | undefined>): ConfigResult {
+  const errors: string[] = [];
+  const int = (name: string, dflt: number, min: number, max: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return dflt;
+    if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+      errors.push(`${name} must be a whole number from ${min} to ${max} (got "${raw}")`);
+      return dflt;
+    }
+    return Number(raw);
+  };
+  const oneOf = <T extends string>(name: string, dflt: T, values: readonly T[]): T => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return dflt;
+    if (!(values as readonly string[]).includes(raw)) {
+      errors.push(`${name} must be one of ${values.join(', ')} (got "${raw}")`);
+      return dflt;
+    }
+    return raw as T;
+  };
+
+  const port = int('PORT', 8080, 0, 65535);
+  const host = env.HOST || '127.0.0.1';
+  const dataDir = env.DATA_DIR || './data';
+  const serviceName = env.SERVICE_NAME || 'Diffusal';
+  if (!/^[A-Za-z0-9]{1,32}$/.test(serviceName)) errors.push(`SERVICE_NAME must be 1-32 letters or digits (got "${serviceName}")`);
+  const network = oneOf<Network>('NETWORK', 'local', ['local', 'testnet', 'mainnet']);
+  const chainId = int('CHAIN_ID', 10143, 1, 2 ** 53 - 1);
+  const siweDomain = env.SIWE_DOMAIN || null;
+
+  const adminAddresses = new Set<string>();
+  for (const a of (env.ADMIN_ADDRESSES ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
+    try {
+      adminAddresses.add(getAddress(a.toLowerCase()));
+    } catch {
+      errors.push(`ADMIN_ADDRESSES: "${a}" is not an address`);
+    }
+  }
+
+  const pairs: PairConfig[] = [];
+  for (const symbol of (env.PAIRS || 'BTC-USDC,ETH-USDC').split(',').map((s) => s.trim()).filter(Boolean)) {
+    const m = /^([A-Z0-9]{2,10})-([A-Z0-9]{2,10})$/.exec(symbol);
+    if (!m) {
+      errors.push(`PAIRS: "${symbol}" is not of the form UNDERLYING-QUOTE (uppercase)`);
+      continue;
+    }
+    const known = KNOWN[m[1]!] ?? { tickDecimals: 4, initialSpot: 100, volatility: 0.8 };
+    pairs.push({ symbol, underlying: m[1]!, quote: m[2]!, ...known });
+  }
+  if (pairs.length === 0) errors.push('PAIRS must name at least one pair');
+  if (new Set(pairs.map((p) => p.quote)).size > 1) errors.push('PAIRS must all be quoted in the same collateral stablecoin');
+
+  const oracle = oneOf('ORACLE', 'simulated', ['simulated', 'manual'] as const);
+  const workers = int('WORKERS', Math.max(1, availableParallelism() - 1), 1, 256);
+  const logLevel = oneOf('LOG_LEVEL', 'info', ['error', 'warn', 'info'] as const);
+
+  const rateLimits = parseRateLimits(env.RATE_LIMITS, errors);
+
+  const config: AppConfig = {
+    port,
+    host,
+    dataDir,
+    serviceName,
+    network,
+    chainId,
+    siweDomain,
+    adminAddresses,
+    pairs,
+    oracle,
+    oracleSeed: int('ORACLE_SEED', 1, 0, 2 ** 31 - 1),
+    oracleIntervalMs: int('ORACLE_INTERVAL_MS', 5_000, 100, 3_600_000),
+    clockIntervalMs: int('CLOCK_INTERVAL_MS', 1_000, 10, 60_000),
+    workers,
+    logLevel,
+    snapshotEveryCommands: int('SNAPSHOT_EVERY_COMMANDS', 100_000, 1, 2 ** 31 - 1),
+    snapshotEveryMs: int('SNAPSHOT_EVERY_MS', 10 * 60_000, 1_000, 2 ** 31 - 1),
+    contracts: contractAddresses(serviceName, chainId),
+    rateLimits,
+  };
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, config };
+}
+
+/**
+ * Contract addresses are fixed per deployment (api.md): the last 20 bytes of
+ * keccak256("<SERVICE_NAME>:<chainId>:<contract name>"), EIP-55 checksummed.
+ */
+export function contractAddresses(serviceName: string, chainId: number): Record<ContractName, Address> {
+  const out = {} as Record<ContractName, Address>;
+  for (const name of contractNames) {
+    const hash: Hex = keccak256(toHex(`${serviceName}:${chainId}:${name}`));
+    out[name] = getAddress(`0x${hash.slice(26)}`);
+  }
+  return out;
+}
+
+/** RATE_LIMITS='{"markets":{"anonymous":1200},"orders":{"tier1":1000}}': per-minute limits, null = unlimited. */
+function parseRateLimits(raw: string | undefined, errors: string[]): Partial<Record<RateLimitGroup, Partial<GroupLimits>>> {
+  if (raw === undefined || raw === '') return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    errors.push('RATE_LIMITS must be JSON, e.g. {"markets":{"anonymous":1200}}');
+    return {};
+  }
+  const out: Partial<Record<RateLimitGroup, Partial<GroupLimits>>> = {};
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    errors.push('RATE_LIMITS must be a JSON object of groups');
+    return out;
+  }
+  for (const [group, limits] of Object.entries(parsed)) {
+    if (!(group in defaultRateLimits)) {
+      errors.push(`RATE_LIMITS: unknown group "${group}" (groups: ${Object.keys(defaultRateLimits).join(', ')})`);
+      continue;
+    }
+    const entry: Record<string, number | null> = {};
+    for (const [who, n] of Object.entries((limits ?? {}) as Record<string, unknown>)) {
+      if (!['anonymous', 'tier1', 'tier2', 'tier3'].includes(who) || !(n === null || (Number.isInteger(n) && (n as number) > 0))) {
+        errors.push(`RATE_LIMITS.${group}.${who} must be anonymous|tier1|tier2|tier3 with a positive integer or null`);
+        continue;
+      }
+      entry[who] = n as number | null;
+    }
+    out[group as RateLimitGroup] = entry as Partial<GroupLimits>;
+  }
+  return out;
+}

@@ -1,0 +1,90 @@
+/**
+ * Time and prices come from outside the engine (architecture.md "Threads"): a clock
+ * command every second, and on ORACLE=simulated a price step per pair with its marks
+ * recomputed in a worker. Listing the configured pairs on a fresh venue is done here too.
+ */
+import { WAD } from '../engine/domain/fixed.ts';
+import { pairIdOf } from '../engine/domain/ids.ts';
+import type { Hex } from '../engine/domain/hex.ts';
+import type { MarkInput } from '../engine/flows/marks.ts';
+import type { AppConfig } from './config.ts';
+import type { CommandPipeline } from './commandPipeline.ts';
+import type { MarkComputer } from '../workers/markComputer.ts';
+import type { Logger } from './http/log.ts';
+import { SimulatedFeed } from './oracle/simulatedFeed.ts';
+
+const toWad = (x: number): bigint => BigInt(Math.round(x * 1e8)) * (WAD / 100_000_000n);
+
+/** On a fresh venue: list the configured pairs, give them a first price, list their series. */
+export async function bootstrap(pipeline: CommandPipeline, config: AppConfig, log: Logger): Promise<void> {
+  const state = pipeline.venue.state;
+  let listed = 0;
+  for (const p of config.pairs) {
+    const pairId = pairIdOf(p.symbol);
+    if (state.pairs.has(pairId)) continue;
+    const step = WAD / 100n;
+    await pipeline.submit({ type: 'list_pair', pair: { symbol: p.symbol, underlying: p.underlying, quote: p.quote, tickDecimals: p.tickDecimals, minSize: step, sizeStep: step, maxCallOI: 0n, maxPutOI: 0n } });
+    await pipeline.submit({ type: 'oracle', pairId, spot: toWad(p.initialSpot), volatility: toWad(p.volatility), riskFreeRate: WAD / 20n, marks: [] });
+    listed++;
+  }
+  if (listed > 0) {
+    await pipeline.submit({ type: 'clock' });
+    log.info('listed pairs', { pairs: config.pairs.map((p) => p.symbol), series: state.series.size });
+  }
+}
+
+/** The inputs to recompute every live series of a pair at a new oracle state. */
+export function markInputs(pipeline: CommandPipeline, pairId: Hex, spot: bigint, volatility: bigint, riskFreeRate: bigint, nowMs: number): MarkInput[] {
+  const out: MarkInput[] = [];
+  for (const s of pipeline.venue.state.series.values()) {
+    if (s.spec.pairId !== pairId || s.settled) continue;
+    out.push({ seriesId: s.spec.seriesId, isCall: s.spec.isCall, strike: s.spec.strike, expiry: s.spec.expiry, spot, volatility, riskFreeRate, nowMs });
+  }
+  return out;
+}
+
+/** Submit an oracle update with the marks of every live series computed off the event loop. */
+export async function submitOracle(pipeline: CommandPipeline, marks: MarkComputer, pairId: Hex, spot: bigint, volatility: bigint, riskFreeRate: bigint) {
+  const computed = await marks.compute(markInputs(pipeline, pairId, spot, volatility, riskFreeRate, pipeline.now()));
+  return pipeline.submit({ type: 'oracle', pairId, spot, volatility, riskFreeRate, marks: computed });
+}
+
+export type Drivers = { stop(): void };
+
+export function startDrivers(pipeline: CommandPipeline, config: AppConfig, marks: MarkComputer, log: Logger): Drivers {
+  const timers: NodeJS.Timeout[] = [];
+  let clockBusy = false;
+  timers.push(
+    setInterval(() => {
+      if (clockBusy) return;
+      clockBusy = true;
+      pipeline
+        .submit({ type: 'clock' })
+        .catch((e: unknown) => log.error('clock command failed', { error: String(e) }))
+        .finally(() => (clockBusy = false));
+    }, config.clockIntervalMs),
+  );
+  if (config.oracle === 'simulated') {
+    const feed = new SimulatedFeed(config.oracleSeed);
+    const vols = new Map(config.pairs.map((p) => [pairIdOf(p.symbol), p.volatility]));
+    let oracleBusy = false;
+    timers.push(
+      setInterval(() => {
+        if (oracleBusy) return;
+        oracleBusy = true;
+        const run = async () => {
+          for (const [pairId, o] of pipeline.venue.state.oracles) {
+            const volatility = vols.get(pairId) ?? Number(o.volatility) / 1e18;
+            const spot = feed.step({ spot: Number(o.spot) / 1e18, volatility }, config.oracleIntervalMs / 1000);
+            await submitOracle(pipeline, marks, pairId, toWad(spot), o.volatility, o.riskFreeRate);
+          }
+        };
+        run()
+          .catch((e: unknown) => log.error('oracle update failed', { error: String(e) }))
+          .finally(() => (oracleBusy = false));
+      }, config.oracleIntervalMs),
+    );
+  }
+  for (const t of timers) t.unref();
+  return { stop: () => timers.forEach(clearInterval) };
+}

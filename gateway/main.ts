@@ -1,0 +1,38 @@
+/**
+ * `npm start`: the venue with its embedded defaults (api.md), configured by environment
+ * variables. Stops gracefully on SIGTERM/SIGINT: no new requests, in-flight writes
+ * finished, a final snapshot, exit 0.
+ */
+import { loadConfig } from './config.ts';
+import { startApp } from './app.ts';
+import { jsonLogger } from './http/log.ts';
+
+const loaded = loadConfig(process.env);
+if (!loaded.ok) {
+  for (const e of loaded.errors) process.stderr.write(`config: ${e}\n`);
+  process.exit(2);
+}
+const config = loaded.config;
+const log = jsonLogger(config.logLevel);
+
+try {
+  const app = await startApp(config, { log });
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info('stopping', { signal });
+    app.close().then(
+      () => process.exit(0),
+      (e: unknown) => {
+        log.error('shutdown failed', { error: String(e) });
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+} catch (e) {
+  log.error('failed to start', { error: e instanceof Error ? e.message : String(e) });
+  process.exit(1);
+}

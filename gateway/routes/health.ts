@@ -1,0 +1,22 @@
+/** Health (interface.md "Health"): current form ISO timestamp, earlier form Unix ms. */
+import { Type } from '@sinclair/typebox';
+import { defineRoute, type Route } from '../http/route.ts';
+
+export function healthRoutes(): Route[] {
+  const current = Type.Object({ status: Type.Literal('ok'), timestamp: Type.String({ description: 'ISO 8601' }) });
+  return [
+    ...['/api/health-signal', '/api/health'].map((path) =>
+      defineRoute({ method: 'GET', path, group: 'health', auth: 'none', summary: 'Liveness', responses: { 200: current }, handler: ({ now }) => ({ body: { status: 'ok' as const, timestamp: new Date(now).toISOString() } }) }),
+    ),
+    defineRoute({
+      method: 'GET',
+      path: '/health',
+      forms: ['earlier'],
+      group: 'health',
+      auth: 'none',
+      summary: 'Liveness (earlier form)',
+      responses: { 200: Type.Object({ status: Type.Literal('ok'), timestamp: Type.Integer({ description: 'Unix milliseconds' }) }) },
+      handler: ({ now }) => ({ body: { status: 'ok' as const, timestamp: now } }),
+    }),
+  ];
+}

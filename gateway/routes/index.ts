@@ -1,0 +1,35 @@
+/** Every API route of the venue, with the authenticator and rate limiter they run behind. */
+import { getAddress } from 'viem';
+import type { Route } from '../http/route.ts';
+import type { Authenticator } from '../http/auth.ts';
+import { createRateLimiter, type RateLimiter, type Tier } from '../http/rateLimit.ts';
+import type { OpenApiInfo } from '../http/openapi.ts';
+import type { AppConfig } from '../config.ts';
+import type { Services } from '../services.ts';
+import { healthRoutes } from './health.ts';
+import { marketRoutes } from './markets.ts';
+import { helperRoutes } from './helpers.ts';
+
+/** 30-day traded notional (COLLATERAL6) at which a wallet reaches tiers 2 and 3 (interface.md "Limits"). */
+const TIER2 = 100_000n * 1_000_000n;
+const TIER3 = 1_000_000n * 1_000_000n;
+
+export type ApiRoutes = { routes: Route[]; authenticate?: Authenticator; rateLimiter: RateLimiter };
+
+export function apiRoutes(s: Services): ApiRoutes {
+  const tierOf = (wallet: string): Tier => {
+    const volume = s.venue.state.accounts.volume30d(getAddress(wallet), s.pipeline.now());
+    return volume >= TIER3 ? 3 : volume >= TIER2 ? 2 : 1;
+  };
+  const rateLimiter = createRateLimiter({ clock: () => s.pipeline.now(), tierOf, limits: s.config.rateLimits });
+  return { routes: [...healthRoutes(), ...marketRoutes(s), ...helperRoutes(s)], rateLimiter };
+}
+
+export function apiInfo(config: AppConfig): OpenApiInfo {
+  return {
+    title: `${config.serviceName} options venue`,
+    version: '1.0.0',
+    description: `Options on ${config.pairs.map((p) => p.symbol).join(', ')}, network \`${config.network}\` (chain id ${config.chainId}). Money values are integer strings in fixed point: WAD (18 decimals) for prices, sizes and Greeks, COLLATERAL6 (6 decimals) for cash.`,
+    servers: [{ url: `http://${config.host}:${config.port}` }],
+  };
+}

@@ -1,0 +1,211 @@
+/** Public market data (interface.md "Public market data"), both forms. */
+import { Type } from '@sinclair/typebox';
+import { defineRoute, type Route } from '../http/route.ts';
+import { errorReply } from '../http/errors.ts';
+import type { Hex } from '../../engine/domain/hex.ts';
+import type { Services } from '../services.ts';
+import { findSeries } from '../readModels/seriesLookup.ts';
+import { seriesJson } from '../readModels/marketData.ts';
+import { contractNames } from '../config.ts';
+import { orderBookAbi, rfqAbi } from '../abi.ts';
+import { SeriesSchema, OrderBookSchema, TickerSchema, TradeSchema, OpenInterestSchema, bytes32, Bytes32, WadString, Nullable } from './schemas.ts';
+
+const both = ['current', 'earlier'] as const;
+const symbolParam = Type.Object({ symbol: Type.String({ minLength: 1, maxLength: 100, description: 'canonical or user-facing symbol, or seriesId' }) });
+const pairParam = Type.Object({ pairId: bytes32('pairId') });
+
+const notFoundSeries = (symbol: string) => errorReply('not_found', `Series not found: ${symbol}`, { symbol });
+
+export function marketRoutes(s: Services): Route[] {
+  const state = s.venue.state;
+  const pairOr404 = (pairId: string) => (state.pairs.has(pairId.toLowerCase() as Hex) ? (pairId.toLowerCase() as Hex) : null);
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/api/markets',
+      forms: both,
+      group: 'markets',
+      auth: 'none',
+      summary: 'List option series',
+      description: 'Series ordered by pair, expiry, strike, call before put. `cursor` is the `nextCursor` of the previous page. Filters: `pairId`, `expiry` (Unix seconds), `isCall`, `settled`. Unknown parameters are ignored.',
+      query: Type.Object({
+        limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, errorMessage: 'limit must be greater than 0 and at most 100' })),
+        cursor: Type.Optional(Type.String({ maxLength: 200 })),
+        pairId: Type.Optional(bytes32('pairId')),
+        expiry: Type.Optional(Type.Integer({ minimum: 0 })),
+        isCall: Type.Optional(Type.Boolean()),
+        settled: Type.Optional(Type.Boolean()),
+      }),
+      responses: { 200: Type.Object({ markets: Type.Array(SeriesSchema), total: Type.Integer(), hasMore: Type.Boolean(), nextCursor: Nullable(Type.String()) }) },
+      handler: ({ query }) => {
+        const pairOrder = [...state.pairs.keys()];
+        const pairId = query.pairId?.toLowerCase();
+        const all = [...state.series.values()]
+          .filter((x) => (pairId === undefined || x.spec.pairId === pairId) && (query.expiry === undefined || x.spec.expiry === query.expiry) && (query.isCall === undefined || x.spec.isCall === query.isCall) && (query.settled === undefined || x.settled === query.settled))
+          .sort((a, b) => pairOrder.indexOf(a.spec.pairId) - pairOrder.indexOf(b.spec.pairId) || a.spec.expiry - b.spec.expiry || (a.spec.strike < b.spec.strike ? -1 : a.spec.strike > b.spec.strike ? 1 : 0) || (a.spec.isCall === b.spec.isCall ? 0 : a.spec.isCall ? -1 : 1));
+        const limit = query.limit ?? 20;
+        let start = 0;
+        if (query.cursor !== undefined) {
+          const i = all.findIndex((x) => x.spec.seriesId === query.cursor);
+          if (i < 0) return errorReply('invalid_argument', 'cursor is not a cursor of this list', { field: 'cursor' });
+          start = i + 1;
+        }
+        const page = all.slice(start, start + limit);
+        const hasMore = start + limit < all.length;
+        return { body: { markets: page.map(seriesJson), total: all.length, hasMore, nextCursor: hasMore ? page[page.length - 1]!.spec.seriesId : null } };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/markets/pairs',
+      forms: both,
+      group: 'markets',
+      auth: 'none',
+      summary: 'List trading pairs',
+      description: 'Current form: an array of pairs. Earlier form: `{ pairs }` with `baseCurrency` and `quoteCurrency`.',
+      responses: {
+        200: Type.Array(Type.Object({ pairId: Bytes32, symbol: Type.String(), underlying: Type.String(), quote: Type.String(), tickDecimals: Type.Integer(), minSize: WadString, sizeStep: WadString })),
+      },
+      earlier: {
+        responses: { 200: Type.Object({ pairs: Type.Array(Type.Object({ pairId: Bytes32, symbol: Type.String(), baseCurrency: Type.String(), quoteCurrency: Type.String() }, { additionalProperties: true })) }) },
+      },
+      handler: ({ form }) => {
+        const pairs = [...state.pairs.keys()].map((id) => s.market.pairJson(id, form));
+        return form === 'current' ? { body: pairs as never } : { raw: JSON.stringify({ pairs }) };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/markets/orderbook/:symbol',
+      forms: both,
+      group: 'markets',
+      auth: 'none',
+      summary: 'Order book of a series',
+      description: 'Aggregated levels, best first. `depth` levels per side: default 20, at most 500.',
+      params: symbolParam,
+      query: Type.Object({ depth: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 20, errorMessage: 'depth must be from 1 to 500' })) }),
+      responses: { 200: OrderBookSchema },
+      handler: ({ params, query, now }) => {
+        const series = findSeries(s.venue, params.symbol);
+        if (!series) return notFoundSeries(params.symbol);
+        return { raw: s.market.orderbookJson(series, query.depth ?? 20, now) };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/markets/ticker/:symbol',
+      forms: both,
+      group: 'markets',
+      auth: 'none',
+      summary: 'Ticker with Black-Scholes mark and Greeks',
+      description: 'Greeks in WAD: delta and gamma per unit of the underlying, vega per 1.00 of volatility, theta per year, rho per 1.00 of rate (docs/pricing.md). `iv` is the implied volatility of the book mid when both sides are quoted, else the oracle volatility.',
+      params: symbolParam,
+      responses: { 200: TickerSchema },
+      handler: ({ params }) => {
+        const series = findSeries(s.venue, params.symbol);
+        if (!series) return notFoundSeries(params.symbol);
+        return { raw: s.market.tickerJson(series) };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/markets/trades/:symbol',
+      forms: both,
+      group: 'markets',
+      auth: 'none',
+      summary: 'Recent public trades of a series',
+      description: 'Newest first. `before` is a Unix-seconds timestamp (trades strictly older) or a `nextCursor` value (`<timestamp>:<tradeId>`, pages exactly). The venue keeps the last 1,000 trades per series.',
+      params: symbolParam,
+      query: Type.Object({
+        limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, errorMessage: 'limit must be greater than 0 and at most 100' })),
+        before: Type.Optional(Type.String({ pattern: '^[0-9]{1,15}(:[0-9]{1,20})?$', errorMessage: 'before must be a Unix timestamp or a nextCursor value' })),
+      }),
+      responses: { 200: Type.Object({ trades: Type.Array(TradeSchema), nextCursor: Nullable(Type.String()) }) },
+      handler: ({ params, query }) => {
+        const series = findSeries(s.venue, params.symbol);
+        if (!series) return notFoundSeries(params.symbol);
+        const limit = query.limit ?? 20;
+        const [beforeTs, beforeId] = (query.before ?? '').split(':');
+        const older = (t: { ts: number; id: string }) => {
+          if (query.before === undefined) return true;
+          const sec = Math.floor(t.ts / 1000);
+          if (beforeId === undefined) return sec < Number(beforeTs);
+          return BigInt(t.id) < BigInt(beforeId);
+        };
+        const out: { id: string; price: string; size: string; side: 'buy' | 'sell'; timestamp: number }[] = [];
+        const trades = series.recentTrades;
+        let i = trades.length - 1;
+        for (; i >= 0 && out.length < limit; i--) {
+          const t = trades[i]!;
+          if (older(t)) out.push({ id: t.id, price: t.price.toString(), size: t.size.toString(), side: t.side, timestamp: Math.floor(t.ts / 1000) });
+        }
+        const lastOut = out[out.length - 1];
+        const more = lastOut !== undefined && trades.some((t) => BigInt(t.id) < BigInt(lastOut.id));
+        return { body: { trades: out, nextCursor: more && lastOut ? `${lastOut.timestamp}:${lastOut.id}` : null } };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/markets/oracle/:pairId',
+      forms: both,
+      group: 'markets',
+      auth: 'none',
+      summary: 'Oracle data of a pair',
+      params: pairParam,
+      responses: { 200: Type.Object({ pairId: Bytes32, symbol: Type.String(), spotPrice: WadString, volatility: WadString, riskFreeRate: WadString, lastUpdate: Type.Integer() }) },
+      handler: ({ params }) => {
+        const pairId = pairOr404(params.pairId);
+        const o = pairId && state.oracles.get(pairId);
+        if (!pairId || !o) return errorReply('not_found', `Pair not found: ${params.pairId}`, { pairId: params.pairId });
+        return { body: { pairId, symbol: state.pairs.get(pairId)!.symbol, spotPrice: o.spot.toString(), volatility: o.volatility.toString(), riskFreeRate: o.riskFreeRate.toString(), lastUpdate: o.lastUpdate } };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/markets/contracts',
+      forms: both,
+      group: 'markets',
+      auth: 'none',
+      summary: 'Contract addresses of this deployment',
+      description: 'Addresses are derived from SERVICE_NAME and the chain id (docs/api-decisions.md).',
+      responses: { 200: Type.Object({ chainId: Type.Integer(), contracts: Type.Object(Object.fromEntries(contractNames.map((n) => [n, Type.String()]))) }) },
+      handler: () => ({ body: { chainId: s.config.chainId, contracts: { ...s.config.contracts } } }),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/markets/contracts/abi',
+      forms: both,
+      group: 'markets',
+      auth: 'none',
+      summary: 'ABIs of the order book and RFQ contracts',
+      responses: { 200: Type.Object({ orderBook: Type.Array(Type.Unknown()), rfq: Type.Array(Type.Unknown()) }) },
+      handler: () => ({ body: { orderBook: orderBookAbi as unknown as unknown[], rfq: rfqAbi as unknown as unknown[] } }),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/markets/open-interest',
+      forms: both,
+      group: 'markets',
+      auth: 'none',
+      summary: 'Open interest of every pair',
+      description: 'Open interest is the sum of long balances. A cap of 0 is unlimited; its remaining capacity reads as 2^256-1.',
+      responses: { 200: Type.Object({ pairs: Type.Array(OpenInterestSchema) }) },
+      handler: () => ({ body: { pairs: [...state.pairs.keys()].map((id) => s.market.openInterest(id)) } }),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/markets/open-interest/:pairId',
+      forms: both,
+      group: 'markets',
+      auth: 'none',
+      summary: 'Open interest of one pair',
+      params: pairParam,
+      responses: { 200: Type.Object({ data: OpenInterestSchema }) },
+      handler: ({ params }) => {
+        const pairId = pairOr404(params.pairId);
+        if (!pairId) return errorReply('not_found', `Pair not found: ${params.pairId}`, { pairId: params.pairId });
+        return { body: { data: s.market.openInterest(pairId) } };
+      },
+    }),
+  ];
+}

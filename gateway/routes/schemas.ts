@@ -1,0 +1,70 @@
+/** TypeBox schemas shared by several routes (wire shapes of interface.md). */
+import { Type, type TSchema } from '@sinclair/typebox';
+
+/** A bytes32 field; the message names the field (`seriesId must be a hex string`). */
+export const bytes32 = (field: string) =>
+  Type.String({ pattern: '^0x[0-9a-fA-F]{64}$', description: 'bytes32 hex (0x + 64 hex characters)', errorMessage: `${field} must be a hex string (0x + 64 hex characters)` });
+export const Bytes32 = Type.String({ pattern: '^0x[0-9a-fA-F]{64}$', description: 'bytes32 hex (0x + 64 hex characters)' });
+export const AddressSchema = Type.String({ pattern: '^0x[0-9a-fA-F]{40}$', description: 'address (0x + 40 hex characters)', errorMessage: 'Invalid wallet address' });
+export const WadString = Type.String({ pattern: '^-?[0-9]+$', description: 'WAD: 18-decimal fixed point as an integer string' });
+export const C6String = Type.String({ pattern: '^-?[0-9]+$', description: 'COLLATERAL6: 6-decimal fixed point as an integer string' });
+export const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
+
+export const SeriesSchema = Type.Object({
+  seriesId: Bytes32,
+  symbol: Type.String({ description: 'canonical symbol UNDERLYING-STRIKE-TYPE-EXPIRY' }),
+  pairId: Bytes32,
+  pairSymbol: Type.String(),
+  strike: WadString,
+  expiry: Type.Integer({ description: 'Unix seconds (08:00 UTC)' }),
+  isCall: Type.Boolean(),
+  isSettled: Type.Boolean(),
+  settlementPrice: Nullable(WadString),
+});
+
+export const LevelSchema = Type.Object({ price: WadString, size: WadString, orderCount: Type.Integer() });
+export const OrderBookSchema = Type.Object({
+  symbol: Type.String(),
+  seriesId: Bytes32,
+  bids: Type.Array(LevelSchema, { description: 'best first' }),
+  asks: Type.Array(LevelSchema, { description: 'best first' }),
+  timestamp: Type.Integer({ description: 'Unix milliseconds' }),
+  seq: Type.Integer({ description: 'book sequence; equals the depth stream seq' }),
+});
+
+export const TickerSchema = Type.Object({
+  symbol: Type.String(),
+  seriesId: Bytes32,
+  markPrice: WadString,
+  indexPrice: WadString,
+  bestBid: Nullable(WadString),
+  bestAsk: Nullable(WadString),
+  delta: WadString,
+  gamma: WadString,
+  vega: Type.String({ description: 'WAD, per 1.00 of volatility' }),
+  theta: Type.String({ description: 'WAD, per year' }),
+  rho: Type.String({ description: 'WAD, per 1.00 of rate' }),
+  iv: WadString,
+  volume24h: WadString,
+  trades24h: Type.Integer(),
+  priceChange24h: WadString,
+  high24h: Nullable(WadString),
+  low24h: Nullable(WadString),
+  openInterest: WadString,
+  lastTradeAt: Nullable(Type.Integer()),
+  isSettled: Type.Boolean(),
+  settlementPrice: Nullable(WadString),
+});
+
+export const TradeSchema = Type.Object({ id: Type.String(), price: WadString, size: WadString, side: Type.Union([Type.Literal('buy'), Type.Literal('sell')]), timestamp: Type.Integer() });
+
+export const OpenInterestSchema = Type.Object({
+  pairId: Bytes32,
+  symbol: Type.String(),
+  callOI: WadString,
+  putOI: WadString,
+  maxCallOI: WadString,
+  maxPutOI: WadString,
+  callsRemaining: WadString,
+  putsRemaining: WadString,
+});

@@ -1,0 +1,72 @@
+/**
+ * Seeded random command streams over a listed venue: deposits, orders around the mark,
+ * cancels, replaces, oracle moves and clock ticks that cross an expiry. Used by the
+ * determinism and snapshot tests.
+ */
+import type { Command, CommandBody } from '../../../engine/commands.ts';
+import type { Hex } from '../../../engine/domain/hex.ts';
+import { WAD } from '../../../engine/domain/fixed.ts';
+import { Harness, listedVenue, BTC, ETH, usdc } from './venueFixture.ts';
+
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const WALLETS = Array.from({ length: 6 }, (_, i) => `0x${(i + 1).toString(16).padStart(40, '0')}`);
+
+/** Generate `n` commands against a live harness (each is applied as it is generated). */
+export function randomStream(seed: number, n: number): { harness: Harness; commands: Command[] } {
+  const h = listedVenue();
+  const rnd = prng(seed);
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
+  for (const w of WALLETS) h.fund(w, usdc(5_000_000));
+  const seriesPool = (): Hex[] => {
+    const live = [...h.venue.state.series.values()].filter((s) => !s.settled && s.spec.expiry * 1000 > h.ts);
+    live.sort((a, b) => a.spec.expiry - b.spec.expiry || Number(a.spec.strike - b.spec.strike));
+    const near = live.filter((s) => s.spec.expiry === live[0]!.spec.expiry);
+    return near.slice(Math.floor(near.length / 2) - 3, Math.floor(near.length / 2) + 3).map((s) => s.spec.seriesId);
+  };
+  let pool = seriesPool();
+  const spots = new Map<Hex, number>([[BTC, 100_000], [ETH, 3_500]]);
+  for (let i = 0; i < n; i++) {
+    const x = rnd();
+    const owner = pick(WALLETS);
+    let body: CommandBody;
+    if (x < 0.55) {
+      const seriesId = pick(pool);
+      const s = h.venue.state.series.get(seriesId)!;
+      const mark = Number(s.marks!.mark) / 1e18;
+      const isBuy = rnd() < 0.5;
+      const price = Math.max(0.01, mark * (1 + (rnd() - 0.5) * 0.2));
+      const dec = h.venue.state.pairs.get(s.spec.pairId)!.tickDecimals;
+      body = { type: 'place', orders: [h.order(owner, seriesId, isBuy, Math.round(price * 10 ** Math.min(dec, 1)) / 10 ** Math.min(dec, 1), 0.01 * (1 + Math.floor(rnd() * 50)))] };
+    } else if (x < 0.75) {
+      const open = [...h.venue.state.orderIndex.keys()];
+      if (open.length === 0) continue;
+      const orderId = pick(open);
+      const rec = h.venue.state.series.get(h.venue.state.orderIndex.get(orderId)!)!.orders.get(orderId)!;
+      const cancel = { orderId, owner: rec.owner, nonce: h.nextNonce(rec.owner), deadline: Math.floor(h.ts / 1000) + 60 };
+      body = rnd() < 0.5 ? { type: 'cancel', cancels: [cancel] } : { type: 'replace', pairs: [{ cancel, place: h.order(rec.owner, rec.seriesId, rec.isBuy, (rec.tick + 1) / 100, 0.05) }] };
+    } else if (x < 0.78) {
+      const pairId = rnd() < 0.5 ? BTC : ETH;
+      const spot = spots.get(pairId)! * Math.exp((rnd() - 0.5) * 0.01);
+      spots.set(pairId, spot);
+      body = { type: 'oracle', pairId, spot: BigInt(Math.round(spot * 100)) * (WAD / 100n), volatility: (6n * WAD) / 10n, riskFreeRate: WAD / 20n, marks: [] };
+    } else if (x < 0.97) {
+      body = { type: 'clock' };
+    } else {
+      body = { type: 'deposit', owner, portfolioId: 1, amount: usdc(1000) };
+    }
+    // Time moves on so that the stream crosses at least one daily expiry and settles it.
+    h.run(body, Math.floor(rnd() * 60_000));
+    if (i % 200 === 0) pool = seriesPool();
+  }
+  return { harness: h, commands: h.log };
+}

@@ -1,0 +1,305 @@
+import t from 'tap';
+import { listedVenue, BTC, ETH, ALICE, BOB, CAROL, MM, usdc, wad, T0 } from './support/venueFixture.ts';
+import { listingExpiries } from '../../engine/domain/expiries.ts';
+import { WAD } from '../../engine/domain/fixed.ts';
+import type { OrderEvent, TradeEvent } from '../../engine/events.ts';
+
+t.test('listing: every scheduled expiry on a +-30% strike grid, priced', async (t) => {
+  const h = listedVenue();
+  const s = h.venue.state;
+  const expiries = new Set([...s.series.values()].filter((a) => a.spec.pairId === BTC).map((a) => a.spec.expiry));
+  t.same([...expiries].sort(), listingExpiries(Math.floor(h.ts / 1000)), 'expiries follow the schedule');
+  for (const a of s.series.values()) {
+    const spot = s.oracles.get(a.spec.pairId)!.spot;
+    t.ok(a.spec.strike >= (spot * 7n) / 10n && a.spec.strike <= (spot * 13n) / 10n, 'strike within 30% of spot');
+    t.ok(a.marks && a.marks.mark >= 0n && a.marks.scenarios.length === 15, 'series has marks and 15 scenarios');
+    if (t.passing() === false) break;
+  }
+  const again = h.ok({ type: 'clock' }, 1000);
+  t.equal(again.events.filter((e) => e.type === 'series_listed').length, 0, 'a second clock lists nothing new');
+});
+
+t.test('cash: deposit, withdraw, transfer and their refusals', async (t) => {
+  const h = listedVenue();
+  h.fund(ALICE, usdc(1000));
+  const p1 = () => h.venue.state.accounts.portfolio(ALICE, 1)!;
+  t.equal(p1().deposit, usdc(1000));
+  t.equal((h.run({ type: 'deposit', owner: ALICE, portfolioId: 1, amount: 0n }) as { rejection: { code: string } }).rejection.code, 'bad_amount');
+  t.equal((h.run({ type: 'deposit', owner: ALICE, portfolioId: 7, amount: 1n }) as { rejection: { code: string } }).rejection.code, 'unknown_portfolio');
+  t.equal((h.run({ type: 'withdraw', owner: ALICE, portfolioId: 1, amount: usdc(1001) }) as { rejection: { code: string } }).rejection.code, 'insufficient_funds');
+  h.ok({ type: 'withdraw', owner: ALICE, portfolioId: 1, amount: usdc(100) });
+  t.equal(p1().deposit, usdc(900));
+  h.ok({ type: 'transfer', owner: ALICE, fromPortfolioId: 1, toPortfolioId: 0, amount: usdc(400) });
+  t.equal(h.venue.state.accounts.portfolio(ALICE, 0)!.deposit, usdc(400));
+  t.equal((h.run({ type: 'transfer', owner: ALICE, fromPortfolioId: 1, toPortfolioId: 1, amount: 1n }) as { rejection: { code: string } }).rejection.code, 'same_portfolio');
+  t.equal((h.run({ type: 'transfer', owner: BOB, fromPortfolioId: 0, toPortfolioId: 1, amount: 1n }) as { rejection: { code: string } }).rejection.code, 'unknown_portfolio', 'another wallet has no portfolio 1');
+});
+
+t.test('matching: cross, partial fill, premium, fees, positions, open interest', async (t) => {
+  const h = listedVenue();
+  const call = h.atm(BTC, true);
+  h.fund(ALICE, usdc(100_000));
+  h.fund(BOB, usdc(100_000));
+  const ask = h.order(ALICE, call, false, 2000, 1);
+  const placed = h.ok({ type: 'place', orders: [ask] });
+  t.match(placed.value, { outcomes: [{ status: 'open', filled: 0n, remaining: wad(1) }] });
+  const bid = h.order(BOB, call, true, 2100, 0.4);
+  const r = h.ok({ type: 'place', orders: [bid] });
+  t.match(r.value, { outcomes: [{ status: 'filled', filled: wad(0.4), remaining: 0n, trades: [{ price: 2000n * WAD, size: wad(0.4) }] }] });
+  const trade = r.events.find((e): e is TradeEvent => e.type === 'trade')!;
+  t.equal(trade.price, 2000n * WAD, 'fills at the maker price');
+  t.equal(trade.takerFee, usdc(12), 'taker fee = 0.03% x 100,000 x 0.4 (under the 12.5% premium cap)');
+  t.equal(trade.makerFee, 0n);
+  const makerEvent = r.events.find((e): e is OrderEvent => e.type === 'order' && e.orderId === ask.orderId)!;
+  t.equal(makerEvent.status, 'partial');
+  t.equal(makerEvent.remaining, wad(0.6));
+  const a = h.venue.state.accounts;
+  t.equal(a.portfolio(BOB, 1)!.positions.get(call)!.balance, wad(0.4));
+  t.equal(a.portfolio(BOB, 1)!.positions.get(call)!.premium, -usdc(800), 'long owes the deferred premium');
+  t.equal(a.portfolio(ALICE, 1)!.positions.get(call)!.premium, usdc(800), 'short is owed it');
+  t.equal(a.portfolio(BOB, 1)!.deposit, usdc(100_000) - usdc(12), 'only the fee moved cash');
+  t.equal(h.venue.state.series.get(call)!.openInterest, wad(0.4));
+  t.ok(r.events.some((e) => e.type === 'depth' && e.seriesId === call), 'depth change published');
+});
+
+t.test('price-time priority and self-trade prevention', async (t) => {
+  const h = listedVenue();
+  const put = h.atm(BTC, false);
+  for (const w of [ALICE, BOB, CAROL]) h.fund(w, usdc(200_000));
+  const first = h.order(ALICE, put, false, 1500, 1);
+  const second = h.order(BOB, put, false, 1500, 1);
+  const better = h.order(CAROL, put, false, 1490, 1);
+  h.ok({ type: 'place', orders: [first, second, better] });
+  const take = h.ok({ type: 'place', orders: [h.order(CAROL, put, true, 1500, 1.5)] });
+  const trades = take.events.filter((e): e is TradeEvent => e.type === 'trade');
+  t.same(trades.map((x) => x.maker), [ALICE, BOB].slice(0, 1).concat(trades.length > 1 ? [BOB] : []), 'own order skipped; then time priority');
+  t.equal(trades[0]!.maker, ALICE, 'first in time at the level fills first');
+  const stp = take.events.find((e): e is OrderEvent => e.type === 'order' && e.orderId === better.orderId)!;
+  t.equal(stp.status, 'cancelled', 'the taker\'s own resting order is cancelled, not matched');
+  t.equal(stp.reason, 'self_trade_prevention');
+  t.equal(trades.reduce((s, x) => s + x.size, 0n), wad(1.5));
+});
+
+t.test('cancel, replace and their refusals', async (t) => {
+  const h = listedVenue();
+  const call = h.atm(ETH, true);
+  h.fund(ALICE, usdc(50_000));
+  h.fund(BOB, usdc(50_000));
+  const o = h.order(ALICE, call, true, 50, 1);
+  h.ok({ type: 'place', orders: [o] });
+  const cancelBy = (owner: string, orderId = o.orderId) => ({ orderId, owner, nonce: h.nextNonce(owner), deadline: Math.floor(h.ts / 1000) + 60 });
+  const foreign = h.run({ type: 'replace', pairs: [{ cancel: cancelBy(BOB), place: h.order(BOB, call, true, 51, 1) }] });
+  t.equal(!foreign.ok && foreign.rejection.code, 'not_owner', 'replace of another owner\'s order');
+  t.ok(h.venue.state.orderIndex.has(o.orderId), 'refused replace changed nothing');
+  const unknown = h.run({ type: 'cancel', cancels: [cancelBy(ALICE, ('0x' + '1'.repeat(64)) as `0x${string}`)] });
+  t.equal(!unknown.ok && unknown.rejection.code, 'unknown_order');
+  const replacement = h.order(ALICE, call, true, 52, 2);
+  const rep = h.ok({ type: 'replace', pairs: [{ cancel: cancelBy(ALICE), place: replacement }] });
+  t.match(rep.value, { outcomes: [{ orderId: replacement.orderId, status: 'open' }] });
+  t.notOk(h.venue.state.orderIndex.has(o.orderId), 'old order gone');
+  const c = h.ok({ type: 'cancel', cancels: [cancelBy(ALICE, replacement.orderId)] });
+  t.ok(c.events.some((e) => e.type === 'order' && e.status === 'cancelled'));
+  t.equal(h.venue.state.accounts.portfolio(ALICE, 1)!.openOrders.size, 0, 'reservation released');
+  const again = h.run({ type: 'cancel', cancels: [cancelBy(ALICE, replacement.orderId)] });
+  t.equal(!again.ok && again.rejection.code, 'unknown_order', 'a finished order cannot be cancelled');
+});
+
+t.test('order validation refusals', async (t) => {
+  const h = listedVenue();
+  const call = h.atm(BTC, true);
+  h.fund(ALICE, usdc(100_000));
+  const code = (o: Parameters<typeof h.order>[5], price = 1000, size = 1) => {
+    const r = h.run({ type: 'place', orders: [h.order(ALICE, call, true, price, size, o)] });
+    return r.ok ? 'ok' : r.rejection.code;
+  };
+  t.equal(code({ size: wad(1) + 1n }), 'off_size_step', 'size off the size step');
+  t.equal(code({ size: 0n }), 'below_min_size');
+  t.equal(code({ size: wad(0.005) }), 'off_size_step');
+  t.equal(code({ tick: 0 }), 'zero_price');
+  t.equal(code({ seriesId: ('0x' + 'ab'.repeat(32)) as `0x${string}` }), 'unknown_series');
+  t.equal(code({ deadline: Math.floor(h.ts / 1000) - 1 }), 'deadline_passed');
+  t.equal(code({ expiry: Math.floor(h.ts / 1000) - 1 }), 'order_expiry_passed');
+  t.equal(code({ portfolioId: 0 }), 'portfolio_reserved', 'portfolio 0 holds cash only for non-MMM wallets');
+  t.equal(code({ portfolioId: 9 }), 'unknown_portfolio');
+  const used = h.order(ALICE, call, true, 1000, 1);
+  h.ok({ type: 'place', orders: [used] });
+  t.equal(code({ nonce: used.nonce }), 'nonce_used', 'a nonce is single-use');
+  const batch = Array.from({ length: 51 }, () => h.order(ALICE, call, true, 1000, 0.01));
+  const big = h.run({ type: 'place', orders: batch });
+  t.equal(!big.ok && big.rejection.code, 'batch_too_large');
+  const mixed = [h.order(ALICE, call, true, 1000, 0.01), h.order(ALICE, call, true, 1000, 0.015)];
+  const before = h.venue.stateHash();
+  const m = h.run({ type: 'place', orders: mixed });
+  t.equal(!m.ok && m.rejection.code, 'off_size_step', 'one bad entry rejects the batch');
+  t.equal(h.venue.stateHash() === before || h.venue.state.orderIndex.has(mixed[0]!.orderId) === false, true, 'nothing of the batch applied');
+});
+
+t.test('margin, cash and open-interest refusals', async (t) => {
+  const h = listedVenue();
+  const call = h.atm(BTC, true);
+  h.fund(ALICE, usdc(100));
+  const short = h.run({ type: 'place', orders: [h.order(ALICE, call, false, 2000, 1)] });
+  t.equal(!short.ok && short.rejection.code, 'insufficient_margin', 'an uncovered short needs margin');
+  const buy = h.run({ type: 'place', orders: [h.order(ALICE, call, true, 2000, 1)] });
+  t.equal(!buy.ok && buy.rejection.code, 'insufficient_cash', 'a buy needs cash for its premium and fee');
+  h.ok({ type: 'place', orders: [h.order(ALICE, call, true, 50, 1)] });
+  h.ok({ type: 'set_oi_caps', pairId: BTC, maxCallOI: wad(1), maxPutOI: 0n });
+  h.fund(BOB, usdc(1_000_000));
+  h.fund(CAROL, usdc(1_000_000));
+  const over = h.run({ type: 'place', orders: [h.order(BOB, call, false, 1000, 2)] });
+  t.equal(!over.ok && over.rejection.code, 'oi_cap', 'an order that could open beyond the cap is refused');
+  h.ok({ type: 'place', orders: [h.order(BOB, call, false, 1000, 1)] });
+  h.ok({ type: 'place', orders: [h.order(CAROL, call, true, 1000, 1)] });
+  t.equal(h.venue.state.series.get(call)!.openInterest, wad(1));
+  const more = h.run({ type: 'place', orders: [h.order(CAROL, call, true, 1000, 0.5)] });
+  t.equal(!more.ok && more.rejection.code, 'oi_cap', 'the cap is reached');
+  const reduce = h.run({ type: 'place', orders: [h.order(CAROL, call, false, 900, 0.5)] });
+  t.ok(reduce.ok, 'closing is allowed at the cap');
+});
+
+t.test('risk view: equity, margin, health, maxWithdraw', async (t) => {
+  const h = listedVenue();
+  const call = h.atm(BTC, true);
+  h.fund(ALICE, usdc(100_000));
+  h.fund(BOB, usdc(100_000));
+  h.ok({ type: 'place', orders: [h.order(ALICE, call, false, 2000, 1)] });
+  h.ok({ type: 'place', orders: [h.order(BOB, call, true, 2000, 1)] });
+  const s = h.venue.state;
+  const r = s.accounts.risk(s.accounts.portfolio(ALICE, 1)!, s.marks);
+  const mark = s.series.get(call)!.marks!.mark;
+  t.equal(r.unrealizedPnl, (-1n * mark) / 10n ** 12n + usdc(2000), 'unrealized = balance x mark + premium');
+  t.equal(r.equity, r.deposit + r.unrealizedPnl);
+  t.ok(r.initialMargin >= usdc(10_000), 'at least the 10% short floor');
+  t.equal(r.maintenanceMargin, (r.initialMargin * 8n + 9n) / 10n, 'maintenance = 80% of initial');
+  t.equal(r.healthRatio, (r.equity * WAD) / r.maintenanceMargin);
+  t.equal(r.maxWithdraw, r.equity - r.initialMarginWithOrders < r.deposit ? r.equity - r.initialMarginWithOrders : r.deposit);
+  const empty = s.accounts.risk(s.accounts.cashPortfolio(CAROL, h.ts), s.marks);
+  t.ok(empty.healthRatio > 10n ** 60n && empty.isHealthy, 'no margin: a large finite health ratio');
+});
+
+t.test('closing realises PnL into cash', async (t) => {
+  const h = listedVenue();
+  const call = h.atm(BTC, true);
+  h.fund(ALICE, usdc(100_000));
+  h.fund(BOB, usdc(100_000));
+  h.ok({ type: 'place', orders: [h.order(ALICE, call, false, 1000, 1)] });
+  h.ok({ type: 'place', orders: [h.order(BOB, call, true, 1000, 1)] });
+  const bobBefore = h.venue.state.accounts.portfolio(BOB, 1)!.deposit;
+  h.ok({ type: 'place', orders: [h.order(ALICE, call, true, 1100, 0.5)] });
+  h.ok({ type: 'place', orders: [h.order(BOB, call, false, 1100, 0.5)] });
+  const bob = h.venue.state.accounts.portfolio(BOB, 1)!;
+  const pos = bob.positions.get(call)!;
+  t.equal(pos.balance, wad(0.5));
+  t.equal(pos.realized, usdc(50), 'sold half at 1100 bought at 1000: +50');
+  t.equal(pos.premium, -usdc(500), 'the rest of the premium stays deferred');
+  const fee = h.venue.state.accounts.account(BOB).fees.takerFees;
+  t.equal(bob.deposit, bobBefore + usdc(50) - (fee - usdc(30)), 'cash moved by the realised PnL less the new taker fee');
+});
+
+t.test('good-till expiry leaves the book at the next clock', async (t) => {
+  const h = listedVenue();
+  const call = h.atm(BTC, true);
+  h.fund(ALICE, usdc(100_000));
+  const o = h.order(ALICE, call, true, 100, 1, { expiry: Math.floor(h.ts / 1000) + 10 });
+  h.ok({ type: 'place', orders: [o] });
+  t.ok(h.ok({ type: 'clock' }, 5_000).events.every((e) => e.type !== 'order'), 'not yet');
+  const r = h.ok({ type: 'clock' }, 6_000);
+  const ev = r.events.find((e): e is OrderEvent => e.type === 'order')!;
+  t.equal(ev.status, 'expired');
+  t.notOk(h.venue.state.orderIndex.has(o.orderId));
+});
+
+t.test('settlement at 08:00 UTC with the 30-minute TWAP', async (t) => {
+  const h = listedVenue();
+  const s = h.venue.state;
+  const call = h.atm(BTC, true);
+  const series = s.series.get(call)!;
+  h.fund(ALICE, usdc(200_000));
+  h.fund(BOB, usdc(200_000));
+  h.ok({ type: 'place', orders: [h.order(ALICE, call, false, 1000, 1)] });
+  h.ok({ type: 'place', orders: [h.order(BOB, call, true, 1000, 1)] });
+  const resting = h.order(BOB, call, true, 500, 1);
+  h.ok({ type: 'place', orders: [resting] });
+  const expiryMs = series.spec.expiry * 1000;
+  // Spot at strike+1000 for the first half of the window, strike+3000 for the second.
+  const k = series.spec.strike;
+  h.ts = expiryMs - 40 * 60_000;
+  h.ok({ type: 'oracle', pairId: BTC, spot: k + 1000n * WAD, volatility: (6n * WAD) / 10n, riskFreeRate: WAD / 20n, marks: [] }, 0);
+  h.ts = expiryMs - 15 * 60_000;
+  h.ok({ type: 'oracle', pairId: BTC, spot: k + 3000n * WAD, volatility: (6n * WAD) / 10n, riskFreeRate: WAD / 20n, marks: [] }, 0);
+  const bobCash = s.accounts.portfolio(BOB, 1)!.deposit;
+  const aliceCash = s.accounts.portfolio(ALICE, 1)!.deposit;
+  h.ts = expiryMs;
+  const r = h.ok({ type: 'clock' }, 0);
+  t.ok(series.settled, 'series settled');
+  t.equal(series.settlementPrice, k + 2000n * WAD, 'TWAP of the last 30 minutes');
+  t.ok(r.events.some((e) => e.type === 'series_settled'));
+  t.ok(r.events.some((e) => e.type === 'order' && e.orderId === resting.orderId && e.status === 'expired'), 'open orders expire');
+  t.equal(s.accounts.portfolio(BOB, 1)!.deposit - bobCash, usdc(2000) - usdc(1000), 'long: intrinsic 2000 less the deferred premium 1000');
+  t.equal(s.accounts.portfolio(ALICE, 1)!.deposit - aliceCash, -usdc(2000) + usdc(1000), 'short pays intrinsic and receives its premium');
+  t.notOk(s.accounts.portfolio(BOB, 1)!.positions.has(call), 'position closed');
+  const after = h.run({ type: 'place', orders: [h.order(BOB, call, true, 500, 1)] });
+  t.equal(!after.ok && after.rejection.code, 'series_settled');
+  t.ok([...s.series.values()].some((a) => !a.settled && a.spec.expiry > series.spec.expiry), 'later expiries remain listed');
+});
+
+t.test('market makers: cash in portfolio 0, positions routed to an internal portfolio', async (t) => {
+  const h = listedVenue();
+  const call = h.atm(BTC, true);
+  h.ok({ type: 'set_mmm', address: MM, isMmm: true });
+  h.ok({ type: 'deposit', owner: MM, portfolioId: 0, amount: usdc(500_000) });
+  h.fund(BOB, usdc(100_000));
+  h.ok({ type: 'place', orders: [h.order(MM, call, false, 1000, 1, { portfolioId: 0 })] });
+  const r = h.ok({ type: 'place', orders: [h.order(BOB, call, true, 1000, 1)] });
+  const a = h.venue.state.accounts.account(MM);
+  const internal = [...a.portfolios.values()].find((p) => p.internalPair === BTC)!;
+  t.ok(internal && internal.id < 0, 'an internal trading portfolio for the pair');
+  t.equal(internal.positions.get(call)!.balance, -wad(1));
+  t.equal(a.portfolios.get(0)!.positions.size, 0, 'portfolio 0 holds cash only');
+  t.ok(r.events.some((e) => e.type === 'position' && e.owner === MM && e.portfolioId === 0), 'shown to clients as portfolio 0');
+  t.ok(h.venue.state.accounts.risk(a.portfolios.get(0)!, h.venue.state.marks).initialMargin > 0n, 'margin counted on the cash portfolio');
+});
+
+t.test('RFQ: request, quote at the MMM nonce, fill; nonce increment cancels quotes', async (t) => {
+  const h = listedVenue();
+  const call = h.atm(BTC, true);
+  h.ok({ type: 'set_mmm', address: MM, isMmm: true });
+  h.ok({ type: 'deposit', owner: MM, portfolioId: 0, amount: usdc(500_000) });
+  h.fund(ALICE, usdc(100_000));
+  const nowSec = () => Math.floor(h.ts / 1000);
+  const req = h.ok({ type: 'rfq_request', taker: ALICE, portfolioId: 1, seriesId: call, size: wad(1), takerIsBuying: true, expiresAt: nowSec() + 10 });
+  const requestId = (req.value as { requestId: `0x${string}` }).requestId;
+  t.ok(req.events.some((e) => e.type === 'rfq_created'));
+  const quote = (n: number, extra = {}) => ({ quoteId: (`0x${String(n).padStart(64, '0')}`) as `0x${string}`, mmm: MM, taker: ALICE, seriesId: call, takerIsBuying: true, price: 1500n * WAD, size: wad(1), nonce: 0n, quoteExpiry: nowSec() + 20, ...extra });
+  const notMmm = h.run({ type: 'rfq_quote', requestId, quote: quote(1, { mmm: BOB }) });
+  t.equal(!notMmm.ok && notMmm.rejection.code, 'not_mmm');
+  const stale = h.run({ type: 'rfq_quote', requestId, quote: quote(2, { nonce: 5n }) });
+  t.equal(!stale.ok && stale.rejection.code, 'quote_invalid_nonce');
+  const far = h.run({ type: 'rfq_quote', requestId, quote: quote(3, { quoteExpiry: nowSec() + 31 }) });
+  t.equal(!far.ok && far.rejection.code, 'quote_expired', 'quoteExpiry at most 30 s ahead');
+  const wrong = h.run({ type: 'rfq_quote', requestId, quote: quote(4, { takerIsBuying: false }) });
+  t.equal(!wrong.ok && wrong.rejection.code, 'quote_mismatch');
+  h.ok({ type: 'rfq_quote', requestId, quote: quote(5) });
+  h.ok({ type: 'rfq_quote', requestId, quote: quote(6, { price: 1400n * WAD }) });
+  h.ok({ type: 'mmm_nonce_increment', mmm: MM });
+  const cancelled = h.run({ type: 'rfq_fill', requestId, quoteId: quote(5).quoteId, taker: ALICE, portfolioId: 1, fillSize: wad(1), nonce: 1n, deadline: nowSec() + 60 });
+  t.equal(!cancelled.ok && cancelled.rejection.code, 'quote_invalid_nonce', 'InvalidNonce after the increment');
+  h.ok({ type: 'rfq_quote', requestId, quote: quote(7, { nonce: 1n, price: 1450n * WAD }) });
+  const fill = h.ok({ type: 'rfq_fill', requestId, quoteId: quote(7).quoteId, taker: ALICE, portfolioId: 1, fillSize: wad(1), nonce: 2n, deadline: nowSec() + 60 });
+  const trade = fill.events.find((e): e is TradeEvent => e.type === 'trade')!;
+  t.equal(trade.price, 1450n * WAD);
+  t.equal(trade.source, 'rfq');
+  t.ok(fill.events.some((e) => e.type === 'rfq_resolved' && e.status === 'filled'));
+  t.equal(h.venue.state.accounts.portfolio(ALICE, 1)!.positions.get(call)!.balance, wad(1));
+  const r2 = h.ok({ type: 'rfq_request', taker: ALICE, portfolioId: 1, seriesId: call, size: wad(1), takerIsBuying: true, expiresAt: nowSec() + 10 });
+  const expired = h.ok({ type: 'clock' }, 11_000);
+  t.ok(expired.events.some((e) => e.type === 'rfq_resolved' && e.status === 'expired' && e.requestId === (r2.value as { requestId: string }).requestId));
+});
+
+t.test('clock never moves backwards', async (t) => {
+  const h = listedVenue();
+  const now = h.venue.state.now;
+  h.ts = T0;
+  h.ok({ type: 'clock' }, 0);
+  t.equal(h.venue.state.now, now);
+});
