@@ -95,7 +95,7 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
   const server = createHttpServer({
     uws,
     routes: [...api.routes, ...systemRoutes({ apiRoutes: api.routes, info: apiInfo(config), metrics, asyncapi })],
-    ...(api.authenticate ? { authenticate: api.authenticate } : {}),
+    authenticate: api.authenticate,
     isAdmin: (address) => config.adminAddresses.has(address),
     rateLimiter: api.rateLimiter,
     metrics,

@@ -9,12 +9,13 @@ import type { Services } from '../services.ts';
 import { healthRoutes } from './health.ts';
 import { marketRoutes } from './markets.ts';
 import { helperRoutes } from './helpers.ts';
+import { createAuthenticator } from '../auth/authenticator.ts';
 
 /** 30-day traded notional (COLLATERAL6) at which a wallet reaches tiers 2 and 3 (interface.md "Limits"). */
 const TIER2 = 100_000n * 1_000_000n;
 const TIER3 = 1_000_000n * 1_000_000n;
 
-export type ApiRoutes = { routes: Route[]; authenticate?: Authenticator; rateLimiter: RateLimiter };
+export type ApiRoutes = { routes: Route[]; authenticate: Authenticator; rateLimiter: RateLimiter };
 
 export function apiRoutes(s: Services): ApiRoutes {
   const tierOf = (wallet: string): Tier => {
@@ -22,7 +23,13 @@ export function apiRoutes(s: Services): ApiRoutes {
     return volume >= TIER3 ? 3 : volume >= TIER2 ? 2 : 1;
   };
   const rateLimiter = createRateLimiter({ clock: () => s.pipeline.now(), tierOf, limits: s.config.rateLimits });
-  return { routes: [...healthRoutes(), ...marketRoutes(s), ...helperRoutes(s)], rateLimiter };
+  const authenticate = createAuthenticator(s.stores, () => s.pipeline.now());
+  const routes: Route[] = [
+    ...healthRoutes(),
+    ...marketRoutes(s),
+    ...helperRoutes(s),
+  ];
+  return { routes, authenticate, rateLimiter };
 }
 
 export function apiInfo(config: AppConfig): OpenApiInfo {

@@ -1,0 +1,73 @@
+/**
+ * Start the real venue on a free port with a temporary data directory, a controllable
+ * clock and no timers, for gateway tests; and small request helpers.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { getAddress } from 'viem';
+import { loadConfig } from '../../../gateway/config.ts';
+import { startApp, type App } from '../../../gateway/app.ts';
+import { silentLogger, type Logger } from '../../../gateway/http/log.ts';
+import { hashToken } from '../../../persistence/stores.ts';
+
+export type TestClock = { now: number; advance(ms: number): void };
+
+export type TestApp = {
+  readonly url: string;
+  readonly app: App;
+  readonly clock: TestClock;
+  readonly dataDir: string;
+  /** A login session issued directly (for tests of other layers; test/gateway/auth does real SIWE logins). */
+  session(address: string, form?: 'current' | 'earlier'): Promise<string>;
+  close(): Promise<void>;
+};
+
+export type TestAppOptions = { env?: Record<string, string>; log?: Logger; memory?: boolean; dataDir?: string; startAt?: number };
+
+export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'venue-test-'));
+  const loaded = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, WORKERS: '1', ...options.env });
+  if (!loaded.ok) throw new Error(loaded.errors.join('; '));
+  const clock: TestClock = {
+    now: options.startAt ?? Date.now(),
+    advance(ms) {
+      this.now += ms;
+    },
+  };
+  const app = await startApp(loaded.config, { log: options.log ?? silentLogger, clock: () => clock.now, inlineWorkers: true, drivers: false, memory: options.memory ?? false });
+  return {
+    url: `http://127.0.0.1:${app.port}`,
+    app,
+    clock,
+    dataDir,
+    async session(address, form = 'current') {
+      const token = randomBytes(32).toString('hex');
+      const user = await app.services.stores.users.getOrCreate(getAddress(address), clock.now);
+      await app.services.stores.sessions.put(hashToken(token), { userId: user.id, address, createdAt: clock.now, expiresAt: clock.now + 24 * 3600_000, form });
+      return token;
+    },
+    async close() {
+      await app.close();
+      if (options.dataDir === undefined) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export type JsonResponse = { status: number; body: any; headers: Headers };
+
+export async function request(url: string, init: { method?: string; body?: unknown; token?: string; headers?: Record<string, string> } = {}): Promise<JsonResponse> {
+  const headers: Record<string, string> = { ...init.headers };
+  if (init.body !== undefined) headers['content-type'] = 'application/json';
+  if (init.token !== undefined) headers['authorization'] = `Bearer ${init.token}`;
+  const res = await fetch(url, { method: init.method ?? (init.body === undefined ? 'GET' : 'POST'), headers, ...(init.body !== undefined ? { body: typeof init.body === 'string' ? init.body : JSON.stringify(init.body, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)) } : {}) });
+  const text = await res.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    /* not JSON: keep the text */
+  }
+  return { status: res.status, body, headers: res.headers };
+}
