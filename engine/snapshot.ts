@@ -120,7 +120,7 @@ export function restoreState(bytes: Uint8Array): VenueState {
     a.bookSeq = d.bookSeq;
     a.settled = d.settled;
     a.settlementPrice = d.settlementPrice;
-    if (d.marks) a.setMarks(d.marks);
+    if (d.marks) a.setMarks(d.marks, dump.oracles.find(([k]) => k === d.spec.pairId)![1].spot);
     a.openInterest = d.openInterest;
     a.recentTrades.push(...d.recentTrades);
     a.window.push(...d.window);

@@ -52,9 +52,6 @@ export class VenueState {
   /** Marks of a live series for the risk engine; null once settled (no risk left). */
   private quote(seriesId: Hex): SeriesQuote | null {
     const s = this.series.get(seriesId);
-    if (!s || s.settled || !s.marks) return null;
-    const oracle = this.oracles.get(s.spec.pairId);
-    if (!oracle) return null;
-    return { markWad: s.marks.mark, mark: s.markFloat, scenarios: s.scenarioFloat, spot: Number(oracle.spot) / 1e18, spotWad: oracle.spot };
+    return s && !s.settled ? s.riskQuote : null;
   }
 }

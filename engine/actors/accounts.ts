@@ -6,8 +6,8 @@
 import type { Hex } from '../domain/hex.ts';
 import { WAD, UINT256_MAX } from '../domain/fixed.ts';
 import type { VenueConfig } from '../config.ts';
-import { portfolioRisk, marginToCollateral, type SeriesExposure } from '../risk/margin.ts';
-import { newPortfolio, type Portfolio } from './portfolio.ts';
+import { portfolioRisk, marginToCollateral } from '../risk/margin.ts';
+import { newPortfolio, collateralOf, type Portfolio } from './portfolio.ts';
 import { NonceWindow } from './nonceWindow.ts';
 
 export type SeriesQuote = { readonly markWad: bigint; readonly mark: number; readonly scenarios: Float64Array; readonly spot: number; readonly spotWad: bigint };
@@ -153,40 +153,40 @@ export class AccountActor {
     let deposit = 0n;
     let unrealized = 0n;
     let positionCount = 0;
-    const bySeries = new Map<Hex, { balance: number; orders: { qty: number; price: number }[] }>();
-    const entry = (s: Hex) => {
-      let e = bySeries.get(s);
-      if (!e) bySeries.set(s, (e = { balance: 0, orders: [] }));
+    // One exposure per series: the position and the open orders (plus prospective ones) on it.
+    const exposures = new Map<Hex, { balance: number; mark: number; scenarios: Float64Array; spot: number; orders: { qty: number; price: number }[] }>();
+    const exposure = (seriesId: Hex) => {
+      let e = exposures.get(seriesId);
+      if (e === undefined) {
+        const quote = marks.quote(seriesId);
+        if (quote === null) return null; // settled series carry no risk
+        e = { balance: 0, mark: quote.mark, scenarios: quote.scenarios, spot: quote.spot, orders: [] };
+        exposures.set(seriesId, e);
+      }
       return e;
     };
     for (const q of group) {
       deposit += q.deposit;
       for (const pos of q.positions.values()) {
-        if (pos.balance === 0n && pos.premium === 0n) continue;
         unrealized += pos.premium;
         if (pos.balance === 0n) continue;
         positionCount++;
         const quote = marks.quote(pos.seriesId);
-        if (quote) unrealized += (pos.balance * quote.markWad) / 10n ** 30n;
-        entry(pos.seriesId).balance += Number(pos.balance) / 1e18;
+        if (quote === null) continue;
+        unrealized += collateralOf(pos.balance, quote.markWad);
+        exposure(pos.seriesId)!.balance += Number(pos.balance) / 1e18;
       }
       for (const o of q.openOrders.values()) {
         if (exclude?.has(o.orderId)) continue;
-        entry(o.seriesId).orders.push({ qty: (o.isBuy ? 1 : -1) * (Number(o.remaining) / 1e18), price: Number(o.price) / 1e18 });
+        exposure(o.seriesId)?.orders.push({ qty: (o.isBuy ? 1 : -1) * (Number(o.remaining) / 1e18), price: Number(o.price) / 1e18 });
       }
     }
     let extraFees = 0n;
     for (const o of extra) {
-      entry(o.seriesId).orders.push({ qty: (o.isBuy ? 1 : -1) * (Number(o.size) / 1e18), price: Number(o.price) / 1e18 });
+      exposure(o.seriesId)?.orders.push({ qty: (o.isBuy ? 1 : -1) * (Number(o.size) / 1e18), price: Number(o.price) / 1e18 });
       extraFees += o.worstFee;
     }
-    const exposures: SeriesExposure[] = [];
-    for (const [seriesId, e] of bySeries) {
-      const quote = marks.quote(seriesId);
-      if (!quote) continue; // settled series carry no risk
-      exposures.push({ balance: e.balance, mark: quote.mark, scenarios: quote.scenarios, spot: quote.spot, orders: e.orders });
-    }
-    const r = portfolioRisk(exposures, Number(this.config.shortFloorRate) / 1e18);
+    const r = portfolioRisk([...exposures.values()], Number(this.config.shortFloorRate) / 1e18);
     const im = marginToCollateral(r.initialMargin);
     const imOrders = marginToCollateral(r.initialMarginWithOrders) + extraFees;
     const equity = deposit + unrealized;
@@ -215,9 +215,9 @@ export class AccountActor {
     for (const q of this.marginGroup(p)) {
       deposit += q.deposit;
       for (const pos of q.positions.values()) if (pos.premium < 0n) needed -= pos.premium;
-      for (const o of q.openOrders.values()) if (o.isBuy && !exclude?.has(o.orderId)) needed += (o.remaining * o.price) / 10n ** 30n;
+      for (const o of q.openOrders.values()) if (o.isBuy && !exclude?.has(o.orderId)) needed += collateralOf(o.remaining, o.price);
     }
-    for (const o of extra) if (o.isBuy) needed += (o.size * o.price) / 10n ** 30n + o.worstFee;
+    for (const o of extra) if (o.isBuy) needed += collateralOf(o.size, o.price) + o.worstFee;
     return { deposit, needed };
   }
 

@@ -73,9 +73,14 @@ export function applyToPosition(p: Position, qty: bigint, premiumFlow: bigint): 
   return { before, after, realized };
 }
 
-/** Premium of a fill in COLLATERAL6: size (WAD) x price (WAD), truncated. */
-export function premiumOf(size: bigint, price: bigint): bigint {
-  return (size * price) / 10n ** 30n;
+const WAD_TIMES_WAD_PER_C6 = 10n ** 30n;
+
+/**
+ * The product of two WAD values (a size and a price, a balance and a mark) in COLLATERAL6,
+ * truncated toward zero: a premium, a notional, a payout.
+ */
+export function collateralOf(a: bigint, b: bigint): bigint {
+  return (a * b) / WAD_TIMES_WAD_PER_C6;
 }
 
 /** Long open interest contributed by a balance. */

@@ -7,6 +7,7 @@ import type { Hex } from '../domain/hex.ts';
 import type { OrderBook, MatchSink, LevelView } from '../book/types.ts';
 import type { OrderStatus } from '../events.ts';
 import type { SeriesMarks } from '../commands.ts';
+import type { SeriesQuote } from './accounts.ts';
 
 export type SeriesSpec = {
   readonly seriesId: Hex;
@@ -57,9 +58,8 @@ export class SeriesActor {
   settled = false;
   settlementPrice: bigint | null = null;
   marks: SeriesMarks | null = null;
-  /** Float copies of the marks for the margin kernel. */
-  markFloat = 0;
-  scenarioFloat = new Float64Array(15);
+  /** The marks as the risk engine reads them (floats for the scenario kernel), built once per oracle update. */
+  riskQuote: SeriesQuote | null = null;
   openInterest = 0n; // WAD, sum of long balances
   readonly recentTrades: PublicTrade[] = [];
   /** Trades of the last 24 hours for the statistics (pruned on every trade and clock). */
@@ -139,12 +139,12 @@ export class SeriesActor {
     if (i > 0) this.window.splice(0, i);
   }
 
-  setMarks(marks: SeriesMarks): void {
+  /** New marks, priced at oracle spot `spot` (WAD). */
+  setMarks(marks: SeriesMarks, spot: bigint): void {
     this.marks = marks;
-    this.markFloat = Number(marks.mark) / 1e18;
-    const f = new Float64Array(15);
-    for (let i = 0; i < 15; i++) f[i] = Number(marks.scenarios[i] ?? marks.mark) / 1e18;
-    this.scenarioFloat = f;
+    const scenarios = new Float64Array(15);
+    for (let i = 0; i < 15; i++) scenarios[i] = Number(marks.scenarios[i] ?? marks.mark) / 1e18;
+    this.riskQuote = { markWad: marks.mark, mark: Number(marks.mark) / 1e18, scenarios, spot: Number(spot) / 1e18, spotWad: spot };
   }
 
   /** Levels touched since the last call, with their current aggregate lots; clears the set. */

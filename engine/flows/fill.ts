@@ -6,7 +6,7 @@ import type { Hex } from '../domain/hex.ts';
 import { WAD } from '../domain/fixed.ts';
 import type { VenueState } from '../state.ts';
 import type { Portfolio } from '../actors/portfolio.ts';
-import { applyToPosition, longPart, premiumOf } from '../actors/portfolio.ts';
+import { applyToPosition, longPart, collateralOf } from '../actors/portfolio.ts';
 import type { EventSink } from './eventSink.ts';
 import { publicPortfolioId } from './eventSink.ts';
 
@@ -24,8 +24,8 @@ export type FillParams = {
 
 /** Fees of a fill in COLLATERAL6 (api.md): taker rate x notional capped at a share of the premium; maker rate x notional. */
 export function feesOf(state: VenueState, spot: bigint, size: bigint, price: bigint): { taker: bigint; maker: bigint } {
-  const notional = (spot * size) / 10n ** 30n;
-  const premium = premiumOf(size, price);
+  const notional = collateralOf(spot, size);
+  const premium = collateralOf(size, price);
   const byNotional = (notional * state.config.takerFeeRate) / WAD;
   const cap = (premium * state.config.takerFeeCapRate) / WAD;
   return { taker: byNotional < cap ? byNotional : cap, maker: (notional * state.config.makerFeeRate) / WAD };
@@ -35,7 +35,7 @@ export function feesOf(state: VenueState, spot: bigint, size: bigint, price: big
 export function applyFill(state: VenueState, sink: EventSink, f: FillParams): string {
   const series = state.series.get(f.seriesId)!;
   const spot = state.oracles.get(series.spec.pairId)!.spot;
-  const premium = premiumOf(f.size, f.price);
+  const premium = collateralOf(f.size, f.price);
   const fees = feesOf(state, spot, f.size, f.price);
   const buyer = f.takerIsBuy ? f.taker : f.maker;
   const seller = f.takerIsBuy ? f.maker : f.taker;
@@ -58,7 +58,7 @@ export function applyFill(state: VenueState, sink: EventSink, f: FillParams): st
 
   const tradeId = String(state.nextTradeId++);
   const ts = state.now;
-  const notional = (spot * f.size) / 10n ** 30n;
+  const notional = collateralOf(spot, f.size);
   for (const [side, liquidity, fee, isBuy] of [
     [f.maker, 'maker', fees.maker, !f.takerIsBuy],
     [f.taker, 'taker', fees.taker, f.takerIsBuy],

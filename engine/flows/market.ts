@@ -56,7 +56,7 @@ export function updateOracle(
   const given = new Map(marks.map((m) => [m.seriesId, m]));
   for (const s of state.series.values()) {
     if (s.spec.pairId !== pairId || s.settled) continue;
-    s.setMarks(given.get(s.spec.seriesId) ?? marksFor(state, s));
+    s.setMarks(given.get(s.spec.seriesId) ?? marksFor(state, s), spot);
   }
   sink.push({ type: 'oracle', pairId, spot, volatility, riskFreeRate, ts: state.now });
   return null;
@@ -85,7 +85,7 @@ export function listDueSeries(state: VenueState, sink: EventSink): void {
             state.config.recentTradesPerSeries,
           );
           state.series.set(seriesId, actor);
-          actor.setMarks(marksFor(state, actor));
+          actor.setMarks(marksFor(state, actor), oracle.spot);
           sink.push({ type: 'series_listed', seriesId, ts: state.now });
         }
       }

@@ -5,6 +5,7 @@
  * marked settled and stays readable with its settlement price.
  */
 import type { SeriesActor } from '../actors/series.ts';
+import { collateralOf } from '../actors/portfolio.ts';
 import { twap } from '../actors/registry.ts';
 import type { VenueState } from '../state.ts';
 import type { EventSink } from './eventSink.ts';
@@ -32,7 +33,7 @@ function settle(state: VenueState, sink: EventSink, s: SeriesActor): void {
     for (const p of account.portfolios.values()) {
       const pos = p.positions.get(s.spec.seriesId);
       if (!pos) continue;
-      const payout = (pos.balance * value) / 10n ** 30n + pos.premium;
+      const payout = collateralOf(pos.balance, value) + pos.premium;
       state.accounts.credit(p, payout);
       pos.realized += payout;
       pos.balance = 0n;
