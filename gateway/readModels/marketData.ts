@@ -13,6 +13,7 @@ import { impliedVol } from '../../engine/pricing/impliedVol.ts';
 import { SECONDS_PER_YEAR } from '../../engine/flows/marks.ts';
 import { pairOpenInterest } from '../../engine/flows/orders.ts';
 import type { Form } from '../http/route.ts';
+import { findSeries } from './seriesLookup.ts';
 
 export type SeriesJson = { seriesId: Hex; symbol: string; pairId: Hex; pairSymbol: string; strike: string; expiry: number; isCall: boolean; isSettled: boolean; settlementPrice: string | null };
 
@@ -33,6 +34,7 @@ export function seriesJson(s: SeriesActor): SeriesJson {
 export class MarketData {
   private readonly books = new Map<string, string>();
   private readonly tickers = new Map<Hex, string>();
+  private readonly lookups = new Map<string, SeriesActor>();
 
   constructor(private readonly venue: Venue) {}
 
@@ -66,7 +68,25 @@ export class MarketData {
     for (const key of this.books.keys()) if (key.startsWith(seriesId)) this.books.delete(key);
   }
 
+  /**
+   * Resolve a symbol or seriesId, remembering hits: resolving a symbol hashes (keccak) and
+   * a hot read path should not. Only found series are remembered, so the map is bounded by
+   * the forms clients actually use for listed series.
+   */
+  find(text: string): SeriesActor | null {
+    const hit = this.lookups.get(text);
+    if (hit !== undefined) return hit;
+    const found = findSeries(this.venue, text);
+    if (found && this.lookups.size < 100_000) this.lookups.set(text, found);
+    return found;
+  }
+
+  /** The book reply; the levels are cached until the book changes, the timestamp is the request's. */
   orderbookJson(s: SeriesActor, depth: number, nowMs: number): string {
+    return `${this.orderbookPrefix(s, depth)},"timestamp":${nowMs}}`;
+  }
+
+  private orderbookPrefix(s: SeriesActor, depth: number): string {
     const key = `${s.spec.seriesId}|${depth}`;
     const cached = this.books.get(key);
     if (cached !== undefined) return cached;
@@ -81,9 +101,8 @@ export class MarketData {
       seriesId: s.spec.seriesId,
       bids: s.book.depth(true, depth).map(level),
       asks: s.book.depth(false, depth).map(level),
-      timestamp: nowMs,
       seq: s.bookSeq,
-    });
+    }).slice(0, -1);
     this.books.set(key, json);
     return json;
   }

@@ -4,7 +4,6 @@ import { defineRoute, type Route } from '../http/route.ts';
 import { errorReply } from '../http/errors.ts';
 import type { Hex } from '../../engine/domain/hex.ts';
 import type { Services } from '../services.ts';
-import { findSeries } from '../readModels/seriesLookup.ts';
 import { seriesJson } from '../readModels/marketData.ts';
 import { contractNames } from '../config.ts';
 import { orderBookAbi, rfqAbi } from '../abi.ts';
@@ -86,7 +85,7 @@ export function marketRoutes(s: Services): Route[] {
       query: Type.Object({ depth: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 20, errorMessage: 'depth must be from 1 to 500' })) }),
       responses: { 200: OrderBookSchema },
       handler: ({ params, query, now }) => {
-        const series = findSeries(s.venue, params.symbol);
+        const series = s.market.find(params.symbol);
         if (!series) return notFoundSeries(params.symbol);
         return { raw: s.market.orderbookJson(series, query.depth ?? 20, now) };
       },
@@ -102,7 +101,7 @@ export function marketRoutes(s: Services): Route[] {
       params: symbolParam,
       responses: { 200: TickerSchema },
       handler: ({ params }) => {
-        const series = findSeries(s.venue, params.symbol);
+        const series = s.market.find(params.symbol);
         if (!series) return notFoundSeries(params.symbol);
         return { raw: s.market.tickerJson(series) };
       },
@@ -122,7 +121,7 @@ export function marketRoutes(s: Services): Route[] {
       }),
       responses: { 200: Type.Object({ trades: Type.Array(TradeSchema), nextCursor: Nullable(Type.String()) }) },
       handler: ({ params, query }) => {
-        const series = findSeries(s.venue, params.symbol);
+        const series = s.market.find(params.symbol);
         if (!series) return notFoundSeries(params.symbol);
         const limit = query.limit ?? 20;
         const [beforeTs, beforeId] = (query.before ?? '').split(':');

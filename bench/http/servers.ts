@@ -1,0 +1,36 @@
+/**
+ * The server side of bench/http, run in a child process so that the load generator does
+ * not share its event loop: the venue on uWebSockets.js (its real routes) and, in the same
+ * process, the same read-model handlers on fastify. Prints one JSON line with both ports
+ * and a series symbol, then serves until killed.
+ */
+import Fastify from 'fastify';
+import { loadConfig } from '../../gateway/config.ts';
+import { startApp } from '../../gateway/app.ts';
+import { silentLogger } from '../../gateway/http/log.ts';
+
+const loaded = loadConfig({ PORT: '0', WORKERS: '1', LOG_LEVEL: 'error', RATE_LIMITS: JSON.stringify({ markets: { anonymous: null } }) });
+if (!loaded.ok) throw new Error(loaded.errors.join('; '));
+const app = await startApp(loaded.config, { log: silentLogger, memory: true, inlineWorkers: true, drivers: false });
+const s = app.services;
+const series = [...s.venue.state.series.values()][Math.floor(s.venue.state.series.size / 4)]!;
+
+// The same handlers as gateway/routes/markets.ts: resolve the series, answer the cached JSON.
+const fastify = Fastify({ logger: false });
+fastify.get<{ Params: { symbol: string } }>('/api/markets/ticker/:symbol', (req, reply) => {
+  const found = s.market.find(req.params.symbol);
+  if (!found) return reply.code(404).send({ code: 'not_found', message: `Series not found: ${req.params.symbol}`, details: null });
+  return reply.type('application/json; charset=utf-8').send(s.market.tickerJson(found));
+});
+fastify.get<{ Params: { symbol: string }; Querystring: { depth?: string } }>('/api/markets/orderbook/:symbol', (req, reply) => {
+  const found = s.market.find(req.params.symbol);
+  if (!found) return reply.code(404).send({ code: 'not_found', message: `Series not found: ${req.params.symbol}`, details: null });
+  return reply.type('application/json; charset=utf-8').send(s.market.orderbookJson(found, Number(req.query.depth ?? 20), Date.now()));
+});
+await fastify.listen({ host: '127.0.0.1', port: 0 });
+const address = fastify.server.address();
+const fastifyPort = typeof address === 'object' && address ? address.port : 0;
+process.stdout.write(JSON.stringify({ uwsPort: app.port, fastifyPort, symbol: series.spec.symbol }) + '\n');
+process.on('SIGTERM', () => {
+  void Promise.all([app.close(), fastify.close()]).then(() => process.exit(0));
+});
