@@ -29,6 +29,7 @@ import { createFastBook } from '../engine/book/fastBook.ts';
 import type { MatchSink } from '../engine/book/types.ts';
 import { report } from './lib/report.ts';
 import { percentile } from './lib/stats.ts';
+import { runSeriesActor } from './lib/seriesActorSubject.ts';
 
 export const OP_PLACE = 0;
 export const OP_PLACE_IOC = 1;
@@ -281,7 +282,7 @@ type Subject = { name: string; run: (s: OpStream) => number };
  * Further subjects measured on the same stream, alternating with the two above, and reported in
  * `extra` as `<name>_ops_per_s` (the place for "through the series actor").
  */
-const alsoMeasured: Subject[] = [];
+const alsoMeasured: Subject[] = [{ name: 'series actor', run: runSeriesActor }];
 
 async function main(): Promise<void> {
   const timedOps = Number(process.env['BOOK_BENCH_OPS'] ?? 200_000);

@@ -67,6 +67,7 @@ function validateCancel(state: VenueState, c: CancelOrder): ValidCancel | Reject
 
 /** Nonces and order ids must be unique within one command. */
 function checkUnique(places: readonly PlaceOrder[], cancels: readonly CancelOrder[]): Rejection | null {
+  if (places.length + cancels.length < 2) return null;
   const ids = new Set<string>();
   const nonces = new Set<string>();
   for (const x of [...places, ...cancels]) {
