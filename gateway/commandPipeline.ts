@@ -21,6 +21,8 @@ export type EventListener = (events: readonly VenueEvent[], command: Command, re
 
 export class CommandPipeline {
   private lastTs = 0;
+  /** Added to the wall clock by `advance` (local devnet time travel). */
+  private offsetMs = 0;
   private readonly listeners: EventListener[] = [];
   private readonly applied;
   private readonly applySeconds;
@@ -44,9 +46,24 @@ export class CommandPipeline {
     this.listeners.push(listener);
   }
 
-  /** The venue clock for the next command: wall time, never behind the last command. */
+  /** Wall time without the local devnet's advance-time offset (authentication windows use it). */
+  wallNow(): number {
+    return this.clock();
+  }
+
+  /** The venue clock for the next command: wall time (plus any `advance`), never behind the last command. */
   now(): number {
-    return Math.max(this.clock(), this.lastTs);
+    return Math.max(this.clock() + this.offsetMs, this.lastTs);
+  }
+
+  /**
+   * Move the venue clock forward by `ms` from now on, as a local devnet's time travel does
+   * (NETWORK=local's `POST /api/admin/advance-time`). In memory only: after a restart the
+   * clock resumes from wall time and holds at the last command's time until wall time passes it.
+   */
+  advance(ms: number): void {
+    if (!Number.isSafeInteger(ms) || ms < 0) throw new RangeError(`advance: ms must be a non-negative integer, got ${ms}`);
+    this.offsetMs += ms;
   }
 
   async submit(body: CommandBody): Promise<ApplyResult> {

@@ -16,6 +16,7 @@ import { hashToken, type Stores } from '../../persistence/stores.ts';
 
 export const ALL_SCOPES = ['read', 'trade', 'withdraw'] as const;
 export const API_KEY_SKEW_MS = 30_000;
+const KEY_ID = /^ok_[0-9a-f]{24}$/;
 /** lastUsedAt is written at most this often per key, so that a busy key is not an LMDB write per request. */
 const TOUCH_EVERY_MS = 60_000;
 
@@ -54,7 +55,8 @@ export function createAuthenticator(stores: Stores, clock: () => number): Authen
       const now = clock();
       const ts = Number(timestamp);
       if (Math.abs(now - ts) > API_KEY_SKEW_MS) return invalid('X-API-Timestamp is more than 30 seconds from server time');
-      const key = stores.apiKeys.get(keyId);
+      // Only ids of our own shape reach the store: junk in X-API-Key costs no lookup.
+      const key = KEY_ID.test(keyId) ? stores.apiKeys.get(keyId) : null;
       if (!key) return invalid('Invalid API key');
       if (!sameHex(hmacHex(key.secret, timestamp), signature)) return invalid('Invalid API key signature');
       if (!stores.seenRequests.markSeen(keyId, ts, now)) return invalid('API key signature already used (send a new timestamp)');

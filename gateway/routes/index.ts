@@ -10,6 +10,13 @@ import { healthRoutes } from './health.ts';
 import { marketRoutes } from './markets.ts';
 import { helperRoutes } from './helpers.ts';
 import { createAuthenticator } from '../auth/authenticator.ts';
+import { authRoutes } from './auth.ts';
+import { keyRoutes } from './keys.ts';
+import { accountRoutes } from './account.ts';
+import { portfolioRoutes } from './portfolio.ts';
+import { adminRoutes } from './admin.ts';
+import { orderRoutes } from './orders.ts';
+import { rfqRoutes } from './rfq.ts';
 
 /** 30-day traded notional (COLLATERAL6) at which a wallet reaches tiers 2 and 3 (interface.md "Limits"). */
 const TIER2 = 100_000n * 1_000_000n;
@@ -23,11 +30,18 @@ export function apiRoutes(s: Services): ApiRoutes {
     return volume >= TIER3 ? 3 : volume >= TIER2 ? 2 : 1;
   };
   const rateLimiter = createRateLimiter({ clock: () => s.pipeline.now(), tierOf, limits: s.config.rateLimits });
-  const authenticate = createAuthenticator(s.stores, () => s.pipeline.now());
+  const authenticate = createAuthenticator(s.stores, () => s.pipeline.wallNow());
   const routes: Route[] = [
     ...healthRoutes(),
     ...marketRoutes(s),
     ...helperRoutes(s),
+    ...authRoutes(s),
+    ...keyRoutes(s),
+    ...accountRoutes(s),
+    ...portfolioRoutes(s),
+    ...adminRoutes(s),
+    ...orderRoutes(s),
+    ...rfqRoutes(s),
   ];
   return { routes, authenticate, rateLimiter };
 }

@@ -1,0 +1,118 @@
+/**
+ * API keys (interface.md "API key endpoints", api.md "Auth"). Only a login session
+ * (bearer token or cookie) may list, create, rotate or revoke keys: a leaked key cannot
+ * mint more keys or lock its owner out. A key belongs to the wallet that created it and
+ * acts as that wallet with its scopes; a wallet never sees, rotates or revokes another
+ * wallet's keys (an unknown and a foreign keyId both answer 404).
+ */
+import { Type } from '@sinclair/typebox';
+import { getAddress } from 'viem';
+import { defineRoute, scopes as allScopes, type Route } from '../http/route.ts';
+import { errorReply } from '../http/errors.ts';
+import type { UserAuth } from '../http/auth.ts';
+import type { Services } from '../services.ts';
+import type { ApiKeyRecord } from '../../persistence/stores.ts';
+import { KEY_ID_PATTERN, MAX_KEYS_PER_WALLET, newKeyId, newSecret, normaliseScopes } from '../auth/apiKeys.ts';
+
+const ScopeSchema = Type.Union(allScopes.map((s) => Type.Literal(s)), { description: '`read` account data; `trade` orders, RFQ and portfolio moves; `withdraw` withdrawals' });
+const keyIdParam = Type.Object({ keyId: Type.String({ maxLength: 64, description: '`ok_` + 24 hex characters' }) });
+const SecretReply = Type.Object({
+  keyId: Type.String({ pattern: KEY_ID_PATTERN }),
+  secret: Type.String({ pattern: '^[0-9a-f]{64}$', description: 'Shown once. The HMAC-SHA256 key, as this string.' }),
+  label: Type.String(),
+  scopes: Type.Array(ScopeSchema),
+});
+const KeyInfo = Type.Object({
+  keyId: Type.String(),
+  label: Type.String(),
+  scopes: Type.Array(ScopeSchema),
+  createdAt: Type.String({ description: 'ISO 8601' }),
+  lastUsedAt: Type.Union([Type.String({ description: 'ISO 8601, updated at most once a minute' }), Type.Null()]),
+});
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const sessionsOnly = ['bearer', 'cookie'] as const;
+
+export function keyRoutes(s: Services): Route[] {
+  const owner = (auth: UserAuth) => getAddress(auth.address).toLowerCase();
+  /** The caller's own key, or null: someone else's key is "not found" too, so ids cannot be probed. */
+  const ownKey = (auth: UserAuth, keyId: string): ApiKeyRecord | null => {
+    const key = s.stores.apiKeys.get(keyId);
+    return key !== null && key.owner.toLowerCase() === owner(auth) ? key : null;
+  };
+  const notFound = (keyId: string) => errorReply('not_found', `API key not found: ${keyId}`, { keyId });
+
+  return [
+    defineRoute({
+      method: 'POST',
+      path: '/api/keys',
+      group: 'account',
+      auth: 'required',
+      accepts: sessionsOnly,
+      summary: 'Create an API key',
+      description: `Returns the secret once. Sign requests with \`X-API-Key\`, \`X-API-Timestamp\` (Unix ms, within 30 s) and \`X-API-Signature\` (lowercase hex HMAC-SHA256 of the timestamp string keyed with the secret). At most ${MAX_KEYS_PER_WALLET} active keys per wallet. Needs a login session, not a key.`,
+      body: Type.Object({
+        label: Type.String({ minLength: 1, maxLength: 64, errorMessage: 'label must be a string of 1 to 64 characters' }),
+        scopes: Type.Array(ScopeSchema, { minItems: 1, maxItems: 3, errorMessage: 'scopes must be a non-empty array of read, trade, withdraw' }),
+      }),
+      responses: { 200: SecretReply },
+      handler: async ({ auth, body }) => {
+        if (s.stores.apiKeys.list(owner(auth)).length >= MAX_KEYS_PER_WALLET) {
+          return errorReply('failed_precondition', `At most ${MAX_KEYS_PER_WALLET} API keys per wallet; revoke one first`, { reason: 'too_many_keys', limit: MAX_KEYS_PER_WALLET });
+        }
+        const record: ApiKeyRecord = { keyId: newKeyId(), owner: owner(auth), label: body.label, scopes: normaliseScopes(body.scopes), createdAt: s.pipeline.wallNow(), lastUsedAt: null, secret: newSecret() };
+        await s.stores.apiKeys.put(record);
+        return { body: { keyId: record.keyId, secret: record.secret, label: record.label, scopes: [...record.scopes] as never } };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/keys',
+      group: 'account',
+      auth: 'required',
+      accepts: sessionsOnly,
+      summary: 'List your active API keys',
+      description: 'Oldest first, without secrets.',
+      responses: { 200: Type.Object({ keys: Type.Array(KeyInfo) }) },
+      handler: ({ auth }) => ({
+        body: {
+          keys: s.stores.apiKeys.list(owner(auth)).map((k) => ({ keyId: k.keyId, label: k.label, scopes: [...k.scopes] as never, createdAt: iso(k.createdAt), lastUsedAt: k.lastUsedAt === null ? null : iso(k.lastUsedAt) })),
+        },
+      }),
+    }),
+    defineRoute({
+      method: 'DELETE',
+      path: '/api/keys/:keyId',
+      group: 'account',
+      auth: 'required',
+      accepts: sessionsOnly,
+      summary: 'Revoke an API key',
+      description: 'Requests signed with it answer 401 from then on (on public routes they fall back to IP limits).',
+      params: keyIdParam,
+      responses: { 200: Type.Object({ success: Type.Boolean(), keyId: Type.String() }) },
+      handler: async ({ auth, params }) => {
+        if (ownKey(auth, params.keyId) === null) return notFound(params.keyId);
+        await s.stores.apiKeys.revoke(params.keyId);
+        return { body: { success: true, keyId: params.keyId } };
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/keys/:keyId/rotate',
+      group: 'account',
+      auth: 'required',
+      accepts: sessionsOnly,
+      summary: 'Rotate the secret of an API key',
+      description: 'Same keyId, label and scopes; a new secret, shown once. The old secret stops working at once.',
+      params: keyIdParam,
+      responses: { 200: SecretReply },
+      handler: async ({ auth, params }) => {
+        const key = ownKey(auth, params.keyId);
+        if (key === null) return notFound(params.keyId);
+        const rotated: ApiKeyRecord = { ...key, secret: newSecret() };
+        await s.stores.apiKeys.put(rotated);
+        return { body: { keyId: rotated.keyId, secret: rotated.secret, label: rotated.label, scopes: [...rotated.scopes] as never } };
+      },
+    }),
+  ];
+}
