@@ -1,0 +1,238 @@
+/**
+ * The OpenAPI 3.1 document, generated from the route declarations (style.md habit 10),
+ * never written by hand. Every route appears once per form it has; operations of the
+ * earlier form of a route are tagged `Earlier form` and carry `x-form: earlier`. Error
+ * responses (both shapes), rate-limit headers and security requirements are derived
+ * from each route's `auth`, `scope`, inputs and group.
+ */
+import { stringify } from 'yaml';
+import { earlierErrorCodes, errorCodes } from './errors.ts';
+import { toJsonSchema, type JsonSchema } from './jsonSchema.ts';
+import { defaultRateLimits } from './rateLimit.ts';
+import { forms, pathForForm, type Form, type Route } from './route.ts';
+
+export type OpenApiInfo = {
+  readonly title: string;
+  readonly version: string;
+  /** Markdown; the generator appends sections on forms, authentication, errors and limits. */
+  readonly description?: string;
+  readonly servers?: ReadonlyArray<{ readonly url: string; readonly description?: string }>;
+};
+
+export type OpenApiDocument = { readonly openapi: '3.1.0'; readonly [key: string]: unknown };
+
+/** Tag of the duplicated earlier-form operations. */
+export const earlierFormTag = 'Earlier form';
+
+const schemaRef = '#/components/schemas/';
+
+const errorDescriptions: Record<number, string> = {
+  400: 'Invalid input (the message names the field) or a failed precondition',
+  401: 'Missing, invalid or expired credentials',
+  403: 'Authenticated but not allowed (scope, admin, credential kind)',
+  404: 'Not found',
+  405: 'Method not allowed on this path',
+  413: 'Request body too large',
+  429: 'Rate limit exceeded; see Retry-After',
+  500: 'Unexpected server error (generic message, never a stack trace)',
+  503: 'Service not ready',
+};
+
+const generatedDescription = `
+## Two forms
+
+Every route is served in its current form under \`/api\` (bearer tokens or API keys; errors \`{ code, message, details }\`).
+Routes that also have the earlier form are served at the same path without \`/api\` (session cookie; errors
+\`{ error, message, details? }\`); those operations are tagged \`${earlierFormTag}\`.
+
+## Authentication
+
+- \`Authorization: Bearer <token>\` from SIWE sign-in (current form).
+- Cookie \`session\` set by the earlier form's SIWE verify.
+- API keys: \`X-API-Key\` (key id), \`X-API-Timestamp\` (Unix ms, within 30 s), \`X-API-Signature\`
+  (lowercase hex HMAC-SHA256 of the timestamp string keyed with the secret). On public routes invalid
+  API-key headers are ignored and the request is limited by IP.
+
+## Errors and limits
+
+See the \`Error\` and \`EarlierError\` schemas. Rate limits are per group and caller (API key, else wallet, else IP);
+authenticated current-form replies carry \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and \`X-RateLimit-Reset\`
+(Unix seconds); 429 replies carry \`Retry-After\` (seconds) and \`details: { limit, resetAt }\` (Unix ms).
+`;
+
+function openApiPath(path: string): string {
+  return path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+}
+
+function operationId(method: string, path: string, form: Form, used: Set<string>): string {
+  const words = path.split(/[/:_.-]+/).filter((w) => w !== '');
+  let id = method.toLowerCase() + words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join('') + (form === 'earlier' ? 'Earlier' : '');
+  for (let n = 2; used.has(id); n++) id = id.replace(/\d*$/, String(n));
+  used.add(id);
+  return id;
+}
+
+function securityFor(route: Route, form: Form): Array<Record<string, string[]>> {
+  if (route.auth === 'none') return [];
+  const bearer = { bearerAuth: [] };
+  const cookie = { sessionCookie: [] };
+  const apiKey = { apiKey: [], apiTimestamp: [], apiSignature: [] };
+  const byKind = { bearer, cookie, apikey: apiKey };
+  const order = form === 'current' ? (['bearer', 'apikey', 'cookie'] as const) : (['cookie', 'bearer', 'apikey'] as const);
+  const accepted = order.filter((k) => route.accepts === undefined || route.accepts.includes(k)).map((k) => byKind[k]);
+  return route.auth === 'optional' ? [{}, ...accepted] : accepted;
+}
+
+function errorResponse(form: Form, status: number): JsonSchema {
+  return { $ref: `#/components/responses/${form === 'current' ? 'Error' : 'EarlierError'}${status}` };
+}
+
+function limited(route: Route): boolean {
+  return Object.values(defaultRateLimits[route.group]).some((n) => n !== null);
+}
+
+function parameters(route: Route, components: Record<string, JsonSchema>): JsonSchema[] {
+  const out: JsonSchema[] = [];
+  for (const [location, schema] of [['path', route.params], ['query', route.query]] as const) {
+    if (schema === undefined) continue;
+    const json = toJsonSchema(schema, components, schemaRef);
+    const props = (json['properties'] ?? {}) as Record<string, JsonSchema>;
+    const required = new Set((json['required'] ?? []) as string[]);
+    for (const [name, prop] of Object.entries(props)) {
+      const p: JsonSchema = { name, in: location, required: location === 'path' || required.has(name), schema: prop };
+      if (typeof prop['description'] === 'string') p['description'] = prop['description'];
+      out.push(p);
+    }
+  }
+  return out;
+}
+
+function operation(route: Route, form: Form, components: Record<string, JsonSchema>, used: Set<string>): JsonSchema {
+  const path = pathForForm(route, form)!;
+  const duplicated = form === 'earlier' && route.forms.includes('current');
+  const tags = [...(route.tags ?? [route.group]), ...(duplicated ? [earlierFormTag] : [])];
+  const op: JsonSchema = {
+    operationId: operationId(route.method, path, form, used),
+    summary: route.summary,
+    tags,
+    'x-form': form,
+    'x-rate-limit-group': route.group,
+  };
+  const notes: string[] = [];
+  if (route.description !== undefined) notes.push(route.description);
+  if (duplicated) notes.push(`Earlier form of \`${route.method} ${openApiPath(route.path)}\`.`);
+  if (route.scope !== undefined) notes.push(`Requires scope \`${route.scope}\`.`);
+  if (route.auth === 'admin') notes.push('Requires an admin wallet.');
+  if (notes.length > 0) op['description'] = notes.join('\n\n');
+  if (route.scope !== undefined) op['x-scope'] = route.scope;
+  const params = parameters(route, components);
+  if (params.length > 0) op['parameters'] = params;
+  if (route.body !== undefined) {
+    op['requestBody'] = { required: true, content: { 'application/json': { schema: toJsonSchema(route.body, components, schemaRef) } } };
+  }
+  const responses: JsonSchema = {};
+  const declared = form === 'earlier' ? (route.earlier?.responses ?? route.responses) : route.responses;
+  const produces = route.produces ?? 'application/json';
+  for (const [status, schema] of Object.entries(declared)) {
+    const r: JsonSchema = { description: status === '200' ? 'OK' : (errorDescriptions[Number(status)] ?? 'Reply'), content: { [produces]: { schema: toJsonSchema(schema, components, schemaRef) } } };
+    // Sent to authenticated callers of the current form (an API key on a public route counts).
+    if (form === 'current' && limited(route)) {
+      r['headers'] = {
+        'X-RateLimit-Limit': { $ref: '#/components/headers/X-RateLimit-Limit' },
+        'X-RateLimit-Remaining': { $ref: '#/components/headers/X-RateLimit-Remaining' },
+        'X-RateLimit-Reset': { $ref: '#/components/headers/X-RateLimit-Reset' },
+      };
+    }
+    responses[status] = r;
+  }
+  const errors = new Set<number>([500]);
+  if (route.params !== undefined || route.query !== undefined || route.body !== undefined) errors.add(400);
+  if (route.auth === 'required' || route.auth === 'admin') errors.add(401);
+  if (route.scope !== undefined || route.auth === 'admin' || route.accepts !== undefined) errors.add(403);
+  if (route.body !== undefined) errors.add(413);
+  if (limited(route)) errors.add(429);
+  for (const status of [...errors].sort((a, b) => a - b)) if (responses[String(status)] === undefined) responses[String(status)] = errorResponse(form, status);
+  op['responses'] = responses;
+  op['security'] = securityFor(route, form);
+  return op;
+}
+
+function errorComponents(): { schemas: Record<string, JsonSchema>; responses: Record<string, JsonSchema> } {
+  const schemas: Record<string, JsonSchema> = {
+    Error: {
+      type: 'object',
+      description: 'Current-form error body.',
+      required: ['code', 'message', 'details'],
+      properties: {
+        code: { type: 'string', enum: Object.keys(errorCodes) },
+        message: { type: 'string' },
+        details: { anyOf: [{ type: 'object' }, { type: 'null' }] },
+      },
+    },
+    EarlierError: {
+      type: 'object',
+      description: 'Earlier-form error body.',
+      required: ['error', 'message'],
+      properties: {
+        error: { type: 'string', enum: Object.keys(earlierErrorCodes) },
+        message: { type: 'string' },
+        details: { type: 'object' },
+      },
+    },
+  };
+  const responses: Record<string, JsonSchema> = {};
+  for (const status of Object.keys(errorDescriptions)) {
+    const description = errorDescriptions[Number(status)]!;
+    responses[`Error${status}`] = { description, content: { 'application/json': { schema: { $ref: `${schemaRef}Error` } } } };
+    responses[`EarlierError${status}`] = { description, content: { 'application/json': { schema: { $ref: `${schemaRef}EarlierError` } } } };
+  }
+  const retryAfter = { description: 'Seconds to wait (429 only)', schema: { type: 'integer' } };
+  responses['Error429'] = { ...responses['Error429'], headers: { 'Retry-After': retryAfter } };
+  responses['EarlierError429'] = { ...responses['EarlierError429'], headers: { 'Retry-After': retryAfter } };
+  return { schemas, responses };
+}
+
+/** Build the document from every route (API and system routes alike). */
+export function buildOpenApi(routes: readonly Route[], info: OpenApiInfo): OpenApiDocument {
+  const { schemas, responses } = errorComponents();
+  const paths: Record<string, Record<string, JsonSchema>> = {};
+  const used = new Set<string>();
+  const tagNames = new Set<string>();
+  for (const route of routes) {
+    for (const form of forms) {
+      const path = pathForForm(route, form);
+      if (path === null) continue;
+      const op = operation(route, form, schemas, used);
+      for (const tag of op['tags'] as string[]) tagNames.add(tag);
+      (paths[openApiPath(path)] ??= {})[route.method.toLowerCase()] = op;
+    }
+  }
+  const doc: Record<string, unknown> = {
+    openapi: '3.1.0',
+    info: { title: info.title, version: info.version, description: `${info.description ?? ''}\n${generatedDescription}`.trim() },
+  };
+  if (info.servers !== undefined) doc['servers'] = info.servers.map((s) => ({ ...s }));
+  doc['tags'] = [...tagNames].sort((a, b) => (a === earlierFormTag ? 1 : b === earlierFormTag ? -1 : a.localeCompare(b))).map((name) => ({ name }));
+  doc['paths'] = paths;
+  doc['components'] = {
+    schemas,
+    responses,
+    headers: {
+      'X-RateLimit-Limit': { description: 'Requests allowed per minute in this group', schema: { type: 'integer' } },
+      'X-RateLimit-Remaining': { description: 'Requests left right now', schema: { type: 'integer' } },
+      'X-RateLimit-Reset': { description: 'Unix seconds when Remaining is back at Limit', schema: { type: 'integer' } },
+    },
+    securitySchemes: {
+      bearerAuth: { type: 'http', scheme: 'bearer', description: 'Token from POST /api/auth/siwe/verify' },
+      sessionCookie: { type: 'apiKey', in: 'cookie', name: 'session', description: 'Earlier form session cookie' },
+      apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'API key id' },
+      apiTimestamp: { type: 'apiKey', in: 'header', name: 'X-API-Timestamp', description: 'Unix ms, within 30 s of server time' },
+      apiSignature: { type: 'apiKey', in: 'header', name: 'X-API-Signature', description: 'Lowercase hex HMAC-SHA256 of the timestamp string, keyed with the secret' },
+    },
+  };
+  return doc as OpenApiDocument;
+}
+
+export function openApiYaml(doc: OpenApiDocument): string {
+  return stringify(doc, { aliasDuplicateObjects: false });
+}

@@ -1,0 +1,153 @@
+/**
+ * Per-group request rate limits (api.md "Rate limits", docs/rate-limits.md).
+ *
+ * Algorithm: a token bucket per (group, key) of capacity `limit` refilled at
+ * `limit / window`, implemented as GCRA: one number per key, the "theoretical arrival
+ * time" (tat). A request at `now` is allowed when the bucket, after taking one token,
+ * is not over capacity: `max(tat, now) + interval - now <= window`. So `limit` requests
+ * at the same instant pass and the next one gets 429; afterwards one token comes back
+ * every `window / limit` ms. A key whose tat is in the past has a full bucket and holds
+ * no information, which is what makes eviction safe.
+ *
+ * Keys: API key, else wallet, else IP. The limit depends on the group and, for keys and
+ * wallets, on the wallet's tier (an injected `tierOf`).
+ */
+import type { RateIdentity } from './auth.ts';
+import type { RateLimitGroup } from './route.ts';
+
+export type Tier = 1 | 2 | 3;
+
+/** Requests per window (default one minute); null = unlimited. */
+export type GroupLimits = {
+  readonly anonymous: number | null;
+  readonly tier1: number | null;
+  readonly tier2: number | null;
+  readonly tier3: number | null;
+};
+
+function flat(n: number | null): GroupLimits {
+  return { anonymous: n, tier1: n, tier2: n, tier3: n };
+}
+
+/**
+ * The tier table (interface.md "Limits") for markets ("data") and for orders/account
+ * ("orders"); the current reference table for helpers, auth and platform. Anonymous
+ * callers of orders/account routes (public RFQ reads, 401s) get the tier-1 figure by IP,
+ * since the table gives none. The earlier-form tables are not applied: both forms share
+ * one budget per caller (docs/rate-limits.md).
+ */
+export const defaultRateLimits: Readonly<Record<RateLimitGroup, GroupLimits>> = {
+  markets: { anonymous: 600, tier1: 300, tier2: 600, tier3: 1000 },
+  orders: { anonymous: 600, tier1: 600, tier2: 1200, tier3: 2400 },
+  account: { anonymous: 600, tier1: 600, tier2: 1200, tier3: 2400 },
+  helpers: flat(120),
+  auth: flat(20),
+  platform: flat(600),
+  admin: flat(600),
+  health: flat(null),
+  docs: flat(120),
+};
+
+export type RateDecision = {
+  readonly allowed: boolean;
+  readonly limit: number;
+  /** Requests still allowed right now after this one. */
+  readonly remaining: number;
+  /** Unix ms when the bucket is full again (Remaining back at Limit). */
+  readonly resetAt: number;
+  /** Unix ms when the next request will be accepted (= now when tokens remain). */
+  readonly retryAt: number;
+};
+
+export type RateLimiter = {
+  /** Take one request from the caller's bucket for the group; null when the group is unlimited for it. */
+  take(group: RateLimitGroup, identity: RateIdentity): RateDecision | null;
+  /** The limit that applies, without taking (null = unlimited). */
+  limitFor(group: RateLimitGroup, identity: RateIdentity): number | null;
+  /** Number of keys held (bounded by `maxKeys`). */
+  size(): number;
+};
+
+export type RateLimiterOptions = {
+  /** Unix ms; tests pass a fake clock. */
+  readonly clock: () => number;
+  /** Tier of a wallet (lowercased address); default every wallet is tier 1. */
+  readonly tierOf?: (wallet: string) => Tier;
+  /** Overrides per group, merged over `defaultRateLimits`. */
+  readonly limits?: Partial<Record<RateLimitGroup, Partial<GroupLimits>>>;
+  readonly windowMs?: number;
+  /** Hard bound on keys held; beyond it the oldest key is dropped (default 100,000). */
+  readonly maxKeys?: number;
+};
+
+/** Float slack so that `limit` requests of `window / limit` each fit the window exactly. */
+const epsilon = 1e-6;
+/** Keys examined for idleness per request: amortised eviction with no timer. */
+const sweepPerTake = 2;
+
+export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
+  const clock = options.clock;
+  const tierOf = options.tierOf ?? (() => 1 as Tier);
+  const windowMs = options.windowMs ?? 60_000;
+  const maxKeys = options.maxKeys ?? 100_000;
+  if (!(windowMs > 0) || !(maxKeys > 0)) throw new Error('rate limiter: windowMs and maxKeys must be positive');
+  const limits = {} as Record<RateLimitGroup, GroupLimits>;
+  for (const group of Object.keys(defaultRateLimits) as RateLimitGroup[]) {
+    const merged = { ...defaultRateLimits[group], ...options.limits?.[group] };
+    for (const n of Object.values(merged)) {
+      if (n !== null && !(Number.isInteger(n) && n > 0)) throw new Error(`rate limiter: limit for ${group} must be a positive integer or null`);
+    }
+    limits[group] = merged;
+  }
+  const tat = new Map<string, number>();
+  let sweeper: IterableIterator<[string, number]> = tat.entries();
+
+  function limitFor(group: RateLimitGroup, identity: RateIdentity): number | null {
+    const l = limits[group];
+    if (identity.kind === 'ip') return l.anonymous;
+    const tier = tierOf(identity.address.toLowerCase());
+    return tier === 3 ? l.tier3 : tier === 2 ? l.tier2 : l.tier1;
+  }
+
+  function keyOf(group: RateLimitGroup, identity: RateIdentity): string {
+    if (identity.kind === 'apikey') return `${group}|k|${identity.keyId}`;
+    if (identity.kind === 'wallet') return `${group}|w|${identity.address.toLowerCase()}`;
+    return `${group}|i|${identity.ip}`;
+  }
+
+  function sweep(now: number): void {
+    for (let i = 0; i < sweepPerTake; i++) {
+      const next = sweeper.next();
+      if (next.done === true) {
+        sweeper = tat.entries();
+        return;
+      }
+      if (next.value[1] <= now) tat.delete(next.value[0]);
+    }
+  }
+
+  function take(group: RateLimitGroup, identity: RateIdentity): RateDecision | null {
+    const limit = limitFor(group, identity);
+    if (limit === null) return null;
+    const now = clock();
+    sweep(now);
+    const interval = windowMs / limit;
+    const key = keyOf(group, identity);
+    const stored = tat.get(key);
+    const start = stored === undefined || stored < now ? now : stored;
+    const next = start + interval;
+    if (next - now <= windowMs + epsilon) {
+      if (stored === undefined && tat.size >= maxKeys) {
+        // Over the bound: drop the oldest key (it regains a full bucket) rather than grow.
+        const oldest = tat.keys().next();
+        if (oldest.done !== true) tat.delete(oldest.value);
+      }
+      tat.set(key, next);
+      const remaining = Math.max(0, Math.floor((windowMs - (next - now)) / interval + epsilon));
+      return { allowed: true, limit, remaining, resetAt: Math.ceil(next), retryAt: remaining > 0 ? now : Math.ceil(next - windowMs + interval) };
+    }
+    return { allowed: false, limit, remaining: 0, resetAt: Math.ceil(start), retryAt: Math.ceil(start - windowMs + interval) };
+  }
+
+  return { take, limitFor, size: () => tat.size };
+}
