@@ -1,0 +1,146 @@
+/**
+ * Login sessions (bearer tokens of the current form, `session` cookies of the earlier form).
+ * Keyed by the SHA-256 of the token, never the token: a copy of DATA_DIR cannot be used to
+ * sign in. The key is checked to look like a SHA-256 hex digest so that a raw token passed
+ * by mistake is refused instead of stored.
+ */
+import { createHash } from 'node:crypto';
+import type { RootDatabase } from 'lmdb';
+import type { Logger } from '../types.ts';
+import { getFramed, openBinaryDb, putFramed } from '../framedDb.ts';
+
+export type SessionForm = 'current' | 'earlier';
+export type SessionRecord = {
+  readonly userId: string;
+  /** Lowercased by the store. */
+  readonly address: string;
+  readonly createdAt: number;
+  readonly expiresAt: number;
+  readonly form: SessionForm;
+};
+
+export type SessionStore = {
+  put(tokenHash: string, record: SessionRecord): Promise<void>;
+  /** null when unknown, revoked or expired (now >= expiresAt). */
+  get(tokenHash: string, now: number): SessionRecord | null;
+  /** true when there was a session to revoke. */
+  revoke(tokenHash: string): Promise<boolean>;
+  /** Revokes every session of the wallet; returns how many. */
+  revokeAllFor(address: string): Promise<number>;
+  /** Deletes expired sessions; returns how many. */
+  sweep(now: number): Promise<number>;
+};
+
+/** The store key for a token: lowercase hex SHA-256 of its UTF-8 bytes. */
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex');
+}
+
+const HASH = /^[0-9a-f]{64}$/;
+function checkHash(tokenHash: string): void {
+  if (!HASH.test(tokenHash)) throw new TypeError('sessions: the key must be hashToken(token), 64 lowercase hex characters');
+}
+
+function normal(r: SessionRecord): SessionRecord {
+  return { userId: r.userId, address: r.address.toLowerCase(), createdAt: r.createdAt, expiresAt: r.expiresAt, form: r.form };
+}
+
+function isSession(v: unknown): v is SessionRecord {
+  const r = v as SessionRecord | null;
+  return (
+    typeof r === 'object' &&
+    r !== null &&
+    typeof r.userId === 'string' &&
+    typeof r.address === 'string' &&
+    typeof r.createdAt === 'number' &&
+    typeof r.expiresAt === 'number' &&
+    (r.form === 'current' || r.form === 'earlier')
+  );
+}
+
+export function memorySessionStore(): SessionStore {
+  const sessions = new Map<string, SessionRecord>();
+  const revokeWhere = (pred: (r: SessionRecord) => boolean): number => {
+    let n = 0;
+    for (const [k, r] of sessions) if (pred(r) && sessions.delete(k)) n++;
+    return n;
+  };
+  return {
+    async put(tokenHash, record) {
+      checkHash(tokenHash);
+      sessions.set(tokenHash, normal(record));
+    },
+    get(tokenHash, now) {
+      const r = sessions.get(tokenHash);
+      return r !== undefined && now < r.expiresAt ? { ...r } : null;
+    },
+    revoke(tokenHash) {
+      return Promise.resolve(sessions.delete(tokenHash));
+    },
+    revokeAllFor(address) {
+      const a = address.toLowerCase();
+      return Promise.resolve(revokeWhere((r) => r.address === a));
+    },
+    sweep(now) {
+      return Promise.resolve(revokeWhere((r) => now >= r.expiresAt));
+    },
+  };
+}
+
+export function lmdbSessionStore(env: RootDatabase, log: Logger): SessionStore {
+  const db = openBinaryDb(env, 'sessions');
+  // [address, tokenHash] -> empty: finds a wallet's sessions without scanning all of them.
+  const byAddress = openBinaryDb(env, 'sessions-by-address');
+  const EMPTY = Buffer.alloc(1);
+  const onCorrupt = (reason: string): void => log.error(`stores: a session record failed its check (${reason}); treated as absent`);
+  const read = (tokenHash: string): SessionRecord | null => {
+    const v = getFramed(db, tokenHash, onCorrupt);
+    return isSession(v) ? v : null;
+  };
+  const removeIn = (tokenHash: string): boolean => {
+    const r = read(tokenHash);
+    const existed = db.removeSync(tokenHash);
+    if (r !== null) byAddress.removeSync([r.address, tokenHash]);
+    return existed;
+  };
+  return {
+    async put(tokenHash, record) {
+      checkHash(tokenHash);
+      const r = normal(record);
+      byAddress.put([r.address, tokenHash], EMPTY);
+      await putFramed(db, tokenHash, r);
+    },
+    get(tokenHash, now) {
+      const r = read(tokenHash);
+      return r !== null && now < r.expiresAt ? r : null;
+    },
+    revoke(tokenHash) {
+      return db.transaction(() => removeIn(tokenHash));
+    },
+    revokeAllFor(address) {
+      const a = address.toLowerCase();
+      return db.transaction(() => {
+        const keys = [...byAddress.getKeys({ start: [a], end: [a, '\uffff'] })];
+        let n = 0;
+        for (const key of keys) {
+          const tokenHash = (key as [string, string])[1];
+          if (db.removeSync(tokenHash)) n++;
+          byAddress.removeSync(key);
+        }
+        return n;
+      });
+    },
+    sweep(now) {
+      return db.transaction(() => {
+        let n = 0;
+        for (const key of [...db.getKeys()]) {
+          const r = read(key as string);
+          if (r === null || now >= r.expiresAt) {
+            if (removeIn(key as string)) n++;
+          }
+        }
+        return n;
+      });
+    },
+  };
+}
