@@ -49,29 +49,28 @@ export async function submitOracle(pipeline: CommandPipeline, marks: MarkCompute
   return pipeline.submit({ type: 'oracle', pairId, spot, volatility, riskFreeRate, marks: computed });
 }
 
-export type Drivers = { stop(): void };
+/** `stop` clears the timers and resolves once a clock or oracle update already under way has been submitted. */
+export type Drivers = { stop(): Promise<void> };
 
 export function startDrivers(pipeline: CommandPipeline, config: AppConfig, marks: MarkComputer, log: Logger): Drivers {
   const timers: NodeJS.Timeout[] = [];
-  let clockBusy = false;
+  let clockRun: Promise<unknown> | null = null;
+  let oracleRun: Promise<unknown> | null = null;
   timers.push(
     setInterval(() => {
-      if (clockBusy) return;
-      clockBusy = true;
-      pipeline
+      if (clockRun) return;
+      clockRun = pipeline
         .submit({ type: 'clock' })
         .catch((e: unknown) => log.error('clock command failed', { error: String(e) }))
-        .finally(() => (clockBusy = false));
+        .finally(() => (clockRun = null));
     }, config.clockIntervalMs),
   );
   if (config.oracle === 'simulated') {
     const feed = new SimulatedFeed(config.oracleSeed);
     const vols = new Map(config.pairs.map((p) => [pairIdOf(p.symbol), p.volatility]));
-    let oracleBusy = false;
     timers.push(
       setInterval(() => {
-        if (oracleBusy) return;
-        oracleBusy = true;
+        if (oracleRun) return;
         const run = async () => {
           for (const [pairId, o] of pipeline.venue.state.oracles) {
             const volatility = vols.get(pairId) ?? Number(o.volatility) / 1e18;
@@ -79,12 +78,17 @@ export function startDrivers(pipeline: CommandPipeline, config: AppConfig, marks
             await submitOracle(pipeline, marks, pairId, toWad(spot), o.volatility, o.riskFreeRate);
           }
         };
-        run()
+        oracleRun = run()
           .catch((e: unknown) => log.error('oracle update failed', { error: String(e) }))
-          .finally(() => (oracleBusy = false));
+          .finally(() => (oracleRun = null));
       }, config.oracleIntervalMs),
     );
   }
   for (const t of timers) t.unref();
-  return { stop: () => timers.forEach(clearInterval) };
+  return {
+    async stop() {
+      timers.forEach(clearInterval);
+      await Promise.all([clockRun, oracleRun]);
+    },
+  };
 }

@@ -1,0 +1,80 @@
+/**
+ * `npm start`'s entry point as a process: it starts on a fresh DATA_DIR with the defaults,
+ * serves, stops gracefully on SIGTERM (exit 0, final snapshot), recovers the same state on
+ * restart, refuses a second process on the same DATA_DIR, and refuses bad configuration.
+ */
+import t from 'tap';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const main = fileURLToPath(new URL('../../gateway/main.ts', import.meta.url));
+const dataDir = mkdtempSync(join(tmpdir(), 'venue-main-'));
+t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+
+type Started = { child: ChildProcess; port: number; lines: Record<string, unknown>[]; exited: Promise<number | null> };
+
+function start(env: Record<string, string>): Promise<Started> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', main], { env: { ...process.env, PORT: '0', DATA_DIR: dataDir, WORKERS: '1', ORACLE_INTERVAL_MS: '200', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const lines: Record<string, unknown>[] = [];
+    let buf = '';
+    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    child.stderr!.on('data', (d: Buffer) => {
+      buf += d.toString();
+      const parts = buf.split('\n');
+      buf = parts.pop()!;
+      for (const p of parts) {
+        try {
+          const line = JSON.parse(p) as Record<string, unknown>;
+          lines.push(line);
+          if (line.msg === 'listening') resolve({ child, port: Number(new URL(String(line.url)).port), lines, exited });
+        } catch {
+          lines.push({ raw: p });
+        }
+      }
+    });
+    void exited.then((code) => reject(new Error(`exited with ${code} before listening: ${JSON.stringify(lines).slice(0, 2000)}`)));
+  });
+}
+
+t.test('start, serve, stop on SIGTERM, recover', async (t) => {
+  const first = await start({});
+  const health = await fetch(`http://127.0.0.1:${first.port}/api/health`);
+  t.equal(health.status, 200);
+  const pairs = (await (await fetch(`http://127.0.0.1:${first.port}/api/markets/pairs`)).json()) as unknown[];
+  t.equal(pairs.length, 2, 'BTC-USDC and ETH-USDC listed');
+  await new Promise((r) => setTimeout(r, 600)); // a few simulated oracle updates and clock ticks
+  first.child.kill('SIGTERM');
+  t.equal(await first.exited, 0, 'exit 0 on SIGTERM');
+  const stopped = first.lines.find((l) => l.msg === 'stopped');
+  t.ok(stopped, 'logged a clean stop');
+  t.ok(first.lines.some((l) => typeof l.msg === 'string' && l.msg.startsWith('snapshots: saved')), 'final snapshot taken');
+
+  const second = await start({});
+  const recovered = second.lines.find((l) => l.msg === 'recovered');
+  t.equal(recovered?.lastSeq, stopped?.lastSeq, 'recovered to the last command before the stop');
+  t.equal(recovered?.replayed, 0, 'from the final snapshot, nothing left to replay');
+  t.notOk(second.lines.some((l) => l.msg === 'listed pairs'), 'pairs are not listed twice');
+
+  const third = spawn(process.execPath, ['--import', 'tsx', main], { env: { ...process.env, PORT: '0', DATA_DIR: dataDir }, stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  third.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  const code = await new Promise<number | null>((r) => third.once('exit', r));
+  t.not(code, 0, 'a second process on the same DATA_DIR refuses to start');
+  t.match(err, /in use by pid/);
+  second.child.kill('SIGTERM');
+  t.equal(await second.exited, 0);
+});
+
+t.test('bad configuration stops with a message naming the variable', async (t) => {
+  const child = spawn(process.execPath, ['--import', 'tsx', main], { env: { ...process.env, NETWORK: 'moon', PORT: 'x' }, stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  const code = await new Promise<number | null>((r) => child.once('exit', r));
+  t.equal(code, 2);
+  t.match(err, /NETWORK must be one of local, testnet, mainnet/);
+  t.match(err, /PORT must be a whole number/);
+});
