@@ -23,6 +23,7 @@ import { loadUws } from './uws.ts';
 import { bootstrap, startDrivers } from './drivers.ts';
 import type { Services } from './services.ts';
 import { apiRoutes, apiInfo } from './routes/index.ts';
+import { attachStreams } from './streams/index.ts';
 
 export type AppOptions = {
   readonly log?: Logger;
@@ -102,6 +103,8 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
     log,
     clock,
   });
+  // Streams seed their depth mirror from the books: attach before the drivers can put commands in flight.
+  const streams = attachStreams(server.app, services, api.authenticate, asyncapi);
   const drivers = options.drivers === false ? null : startDrivers(pipeline, config, marks, log);
   const port = await server.listen(config.host, config.port);
   log.info('listening', { url: `http://${config.host}:${port}`, network: config.network, chainId: config.chainId });
@@ -113,7 +116,8 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
     storage,
     close() {
       closing ??= (async () => {
-        drivers?.stop();
+        await drivers?.stop();
+        streams.close();
         server.close();
         await pipeline.drain();
         const final = await snapshotter.takeNow(storage.journal.lastSeq());

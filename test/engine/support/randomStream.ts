@@ -6,7 +6,7 @@
 import type { Command, CommandBody } from '../../../engine/commands.ts';
 import type { Hex } from '../../../engine/domain/hex.ts';
 import { WAD } from '../../../engine/domain/fixed.ts';
-import { Harness, listedVenue, BTC, ETH, usdc } from './venueFixture.ts';
+import { Harness, BTC, ETH, usdc } from './venueFixture.ts';
 
 export function prng(seed: number): () => number {
   let a = seed >>> 0;
@@ -21,12 +21,32 @@ export function prng(seed: number): () => number {
 
 const WALLETS = Array.from({ length: 6 }, (_, i) => `0x${(i + 1).toString(16).padStart(40, '0')}`);
 
-/** Generate `n` commands against a live harness (each is applied as it is generated). */
-export function randomStream(seed: number, n: number): { harness: Harness; commands: Command[] } {
-  const h = listedVenue();
+/** The commands that list and price the two pairs of `listedVenue` and fund the wallets. */
+function* setupBodies(): Generator<{ body: CommandBody; advance: number }> {
+  for (const [symbol, underlying, tickDecimals] of [
+    ['BTC-USDC', 'BTC', 2],
+    ['ETH-USDC', 'ETH', 3],
+  ] as const) {
+    yield { body: { type: 'list_pair', pair: { symbol, underlying, quote: 'USDC', tickDecimals, minSize: WAD / 100n, sizeStep: WAD / 100n, maxCallOI: 0n, maxPutOI: 0n } }, advance: 1 };
+  }
+  yield { body: { type: 'oracle', pairId: BTC, spot: 100_000n * WAD, volatility: (6n * WAD) / 10n, riskFreeRate: WAD / 20n, marks: [] }, advance: 1 };
+  yield { body: { type: 'oracle', pairId: ETH, spot: 3_500n * WAD, volatility: (7n * WAD) / 10n, riskFreeRate: WAD / 20n, marks: [] }, advance: 1 };
+  yield { body: { type: 'clock' }, advance: 1 };
+  for (const owner of WALLETS) {
+    yield { body: { type: 'create_portfolio', owner }, advance: 1 };
+    yield { body: { type: 'deposit', owner, portfolioId: 1, amount: usdc(5_000_000) }, advance: 1 };
+  }
+}
+
+/**
+ * A seeded stream of command bodies for a harness that starts empty: the setup of
+ * `listedVenue`, funded wallets, then `n` random commands. The caller applies each body
+ * (with `h.run(body, advance)`) before taking the next: later choices read the state.
+ */
+export function* randomBodies(h: Harness, seed: number, n: number): Generator<{ body: CommandBody; advance: number }> {
+  yield* setupBodies();
   const rnd = prng(seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
-  for (const w of WALLETS) h.fund(w, usdc(5_000_000));
   const seriesPool = (): Hex[] => {
     const live = [...h.venue.state.series.values()].filter((s) => !s.settled && s.spec.expiry * 1000 > h.ts);
     live.sort((a, b) => a.spec.expiry - b.spec.expiry || Number(a.spec.strike - b.spec.strike));
@@ -36,37 +56,41 @@ export function randomStream(seed: number, n: number): { harness: Harness; comma
   let pool = seriesPool();
   const spots = new Map<Hex, number>([[BTC, 100_000], [ETH, 3_500]]);
   for (let i = 0; i < n; i++) {
+    if (i % 200 === 0) pool = seriesPool();
     const x = rnd();
     const owner = pick(WALLETS);
-    let body: CommandBody;
+    // Time moves on so that a long stream crosses a daily expiry and settles it.
+    const advance = Math.floor(rnd() * 60_000);
     if (x < 0.55) {
       const seriesId = pick(pool);
       const s = h.venue.state.series.get(seriesId)!;
       const mark = Number(s.marks!.mark) / 1e18;
       const isBuy = rnd() < 0.5;
-      const price = Math.max(0.01, mark * (1 + (rnd() - 0.5) * 0.2));
-      const dec = h.venue.state.pairs.get(s.spec.pairId)!.tickDecimals;
-      body = { type: 'place', orders: [h.order(owner, seriesId, isBuy, Math.round(price * 10 ** Math.min(dec, 1)) / 10 ** Math.min(dec, 1), 0.01 * (1 + Math.floor(rnd() * 50)))] };
+      const price = Math.max(0.1, Math.round(mark * (1 + (rnd() - 0.5) * 0.2) * 10) / 10);
+      yield { body: { type: 'place', orders: [h.order(owner, seriesId, isBuy, price, 0.01 * (1 + Math.floor(rnd() * 50)))] }, advance };
     } else if (x < 0.75) {
       const open = [...h.venue.state.orderIndex.keys()];
       if (open.length === 0) continue;
       const orderId = pick(open);
       const rec = h.venue.state.series.get(h.venue.state.orderIndex.get(orderId)!)!.orders.get(orderId)!;
       const cancel = { orderId, owner: rec.owner, nonce: h.nextNonce(rec.owner), deadline: Math.floor(h.ts / 1000) + 60 };
-      body = rnd() < 0.5 ? { type: 'cancel', cancels: [cancel] } : { type: 'replace', pairs: [{ cancel, place: h.order(rec.owner, rec.seriesId, rec.isBuy, (rec.tick + 1) / 100, 0.05) }] };
+      yield { body: rnd() < 0.5 ? { type: 'cancel', cancels: [cancel] } : { type: 'replace', pairs: [{ cancel, place: h.order(rec.owner, rec.seriesId, rec.isBuy, (rec.tick + 1) / 100, 0.05) }] }, advance };
     } else if (x < 0.78) {
       const pairId = rnd() < 0.5 ? BTC : ETH;
       const spot = spots.get(pairId)! * Math.exp((rnd() - 0.5) * 0.01);
       spots.set(pairId, spot);
-      body = { type: 'oracle', pairId, spot: BigInt(Math.round(spot * 100)) * (WAD / 100n), volatility: (6n * WAD) / 10n, riskFreeRate: WAD / 20n, marks: [] };
+      yield { body: { type: 'oracle', pairId, spot: BigInt(Math.round(spot * 100)) * (WAD / 100n), volatility: (6n * WAD) / 10n, riskFreeRate: WAD / 20n, marks: [] }, advance };
     } else if (x < 0.97) {
-      body = { type: 'clock' };
+      yield { body: { type: 'clock' }, advance };
     } else {
-      body = { type: 'deposit', owner, portfolioId: 1, amount: usdc(1000) };
+      yield { body: { type: 'deposit', owner, portfolioId: 1, amount: usdc(1000) }, advance };
     }
-    // Time moves on so that the stream crosses at least one daily expiry and settles it.
-    h.run(body, Math.floor(rnd() * 60_000));
-    if (i % 200 === 0) pool = seriesPool();
   }
+}
+
+/** Generate and apply a whole stream on a fresh harness; returns it with its command log. */
+export function randomStream(seed: number, n: number): { harness: Harness; commands: Command[] } {
+  const h = new Harness();
+  for (const { body, advance } of randomBodies(h, seed, n)) h.run(body, advance);
   return { harness: h, commands: h.log };
 }

@@ -1,0 +1,379 @@
+/**
+ * WebSocket fan-out benchmark (performance.md): N subscribers (default 5,000; FANOUT_SUBSCRIBERS
+ * from 1,000 to 10,000) on one book's depth channel of the real venue while the book changes;
+ * messages delivered per second and delivery latency, against the same feed served with the
+ * `ws` package in the same run, rounds alternating.
+ *
+ * - Feed: place and cancel commands on one series through the real command pipeline (memory
+ *   journal, inline workers). Each command changes one level, so each publishes one depth delta.
+ *   Ours: the streams layer as the venue runs it (uWS pub/sub). Peer: a `ws` WebSocketServer fed
+ *   by a pipeline listener that serialises the same frame once and sends it to every client.
+ * - Counting: the clients are raw TCP sockets in a separate process (the server keeps its own
+ *   core). They do the WebSocket handshake by hand and count frames by parsing only frame
+ *   headers (payloads are skipped, except on every 50th socket, which reads the seq).
+ * - Flow control: the producer keeps at most WINDOW updates per subscriber undelivered (from the
+ *   clients' counts, reported every 2 ms), so the rate measured is what the server delivers, not
+ *   what piles up in buffers.
+ * - Latency (p50/p99): in a separate paced round at 10 updates/s (less if the best rate is under
+ *   40/s), from just before the command is submitted (engine, journal, publish, kernel) to its
+ *   frame's arrival at 20 probe subscribers in a third, nearly idle process (the bulk client,
+ *   busy with N sockets, would measure itself; its figures are in `extra`). CLOCK_MONOTONIC in all
+ *   processes (process.hrtime is system-wide). Writing one update to N sockets is N sends: a
+ *   subscriber waits for its turn, so latency grows with N.
+ * - CPU: server and client CPU time per delivered message are reported too (extra): on a shared
+ *   machine they say more about capacity than the wall-clock rate does.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { connect as tcpConnect, type Socket } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { randomBytes } from 'node:crypto';
+
+const N = Number(process.env['FANOUT_SUBSCRIBERS'] ?? 5000);
+if (!Number.isInteger(N) || N < 1000 || N > 10_000) throw new Error('FANOUT_SUBSCRIBERS must be a whole number from 1000 to 10000');
+const WINDOW = 32;
+const ROUND_MS = 2500;
+const LATENCY_MS = 2000;
+const ROUNDS = 2;
+const SAMPLE_EVERY = 50;
+/** Probe subscribers in their own, nearly idle process: their latency is the server's and the kernel's, not a busy client's. */
+const PROBES = 20;
+const nowUs = (): number => Number(process.hrtime.bigint() / 1000n);
+
+type ToClient = { cmd: 'connect'; target: 'uws' | 'ws'; port: number; path: string; n: number } | { cmd: 'send'; target: 'uws'; text: string; expectFrames: number } | { cmd: 'reset' } | { cmd: 'samples' } | { cmd: 'cpu' } | { cmd: 'exit' };
+type FromClient = { t: 'done'; cpuUs?: number } | { t: 'progress'; uws: number; ws: number } | { t: 'samples'; samples: [number, number][] };
+const cpuUs = (): number => {
+  const u = process.cpuUsage();
+  return u.user + u.system;
+};
+
+// ---------------------------------------------------------------- client process
+
+function runClient(sampleEvery: number): void {
+  const counts = { uws: 0, ws: 0 };
+  const sockets: Record<'uws' | 'ws', Socket[]> = { uws: [], ws: [] };
+  let samples: [number, number][] = [];
+  let waitFrames = 0;
+  let onFrames: (() => void) | null = null;
+  const send = (m: FromClient) => process.send!(m);
+  const maskedText = (text: string): Buffer => {
+    const payload = Buffer.from(text);
+    const head = payload.length < 126 ? Buffer.from([0x81, 0x80 | payload.length]) : Buffer.from([0x81, 0x80 | 126, payload.length >> 8, payload.length & 255]);
+    return Buffer.concat([head, Buffer.alloc(4), payload]); // mask key 0: payload unchanged (RFC 6455 allows any key)
+  };
+
+  /** Counts server frames in a TCP stream by their headers; answers pings; sampled sockets read each seq. */
+  function attach(s: Socket, target: 'uws' | 'ws', sampled: boolean): void {
+    let head = Buffer.alloc(0);
+    let skip = 0;
+    let text: Buffer[] | null = null;
+    let opcode = 0;
+    s.on('data', (chunk: Buffer) => {
+      let buf = head.length > 0 ? Buffer.concat([head, chunk]) : chunk;
+      head = Buffer.alloc(0);
+      let i = 0;
+      while (i < buf.length) {
+        if (skip > 0) {
+          const n = Math.min(skip, buf.length - i);
+          if (text) text.push(buf.subarray(i, i + n));
+          skip -= n;
+          i += n;
+          if (skip === 0) finish();
+          continue;
+        }
+        if (buf.length - i < 2) break;
+        const b1 = buf[i + 1]! & 127;
+        const hl = b1 === 126 ? 4 : b1 === 127 ? 10 : 2;
+        if (buf.length - i < hl) break;
+        opcode = buf[i]! & 15;
+        const len = b1 === 126 ? buf.readUInt16BE(i + 2) : b1 === 127 ? Number(buf.readBigUInt64BE(i + 2)) : b1;
+        i += hl;
+        text = (sampled && opcode === 1) || opcode === 9 ? [] : null;
+        skip = len;
+        if (len === 0) finish();
+      }
+      if (i < buf.length) head = Buffer.from(buf.subarray(i));
+      buf = Buffer.alloc(0);
+    });
+    function finish(): void {
+      if (opcode === 1) {
+        counts[target]++;
+        if (text) {
+          const m = /"seq":(\d+)/.exec(Buffer.concat(text).toString());
+          if (m) samples.push([Number(m[1]), nowUs()]);
+        }
+        if (waitFrames > 0 && --waitFrames === 0) onFrames?.();
+      } else if (opcode === 9) {
+        const p = Buffer.concat(text ?? []);
+        s.write(Buffer.concat([Buffer.from([0x8a, 0x80 | p.length]), Buffer.alloc(4), p])); // pong
+      }
+      text = null;
+    }
+  }
+
+  function open(port: number, path: string): Promise<Socket> {
+    return new Promise((resolve, reject) => {
+      const s = tcpConnect(port, '127.0.0.1', () => s.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\n\r\n`));
+      s.setNoDelay(true);
+      s.on('error', reject);
+      let got = '';
+      const onData = (d: Buffer) => {
+        got += d.toString('latin1');
+        const end = got.indexOf('\r\n\r\n');
+        if (end < 0) return;
+        s.off('data', onData);
+        if (!got.startsWith('HTTP/1.1 101')) return reject(new Error(got.split('\r\n')[0]));
+        resolve(s);
+      };
+      s.on('data', onData);
+    });
+  }
+
+  process.on('message', async (m: ToClient) => {
+    if (m.cmd === 'connect') {
+      for (let i = 0; i < m.n; i += 250) {
+        const batch = await Promise.all(Array.from({ length: Math.min(250, m.n - i) }, () => open(m.port, m.path)));
+        for (const s of batch) {
+          attach(s, m.target, sockets[m.target].length % sampleEvery === 0);
+          sockets[m.target].push(s);
+        }
+      }
+      send({ t: 'done' });
+    } else if (m.cmd === 'send') {
+      waitFrames = m.expectFrames;
+      onFrames = () => send({ t: 'done' });
+      const frame = maskedText(m.text);
+      for (const s of sockets[m.target]) s.write(frame);
+    } else if (m.cmd === 'reset') {
+      counts.uws = 0;
+      counts.ws = 0;
+      samples = [];
+      send({ t: 'done', cpuUs: cpuUs() });
+    } else if (m.cmd === 'samples') {
+      send({ t: 'samples', samples });
+    } else if (m.cmd === 'cpu') {
+      send({ t: 'done', cpuUs: cpuUs() });
+    } else {
+      for (const s of [...sockets.uws, ...sockets.ws]) s.destroy();
+      process.exit(0);
+    }
+  });
+  // Never outlive the server process.
+  process.on('disconnect', () => process.exit(0));
+  let last = -1;
+  setInterval(() => {
+    if (counts.uws + counts.ws === last) return;
+    last = counts.uws + counts.ws;
+    send({ t: 'progress', uws: counts.uws, ws: counts.ws });
+  }, 2).unref();
+}
+
+// ---------------------------------------------------------------- server process
+
+async function runServer(): Promise<void> {
+  process.env['WS_CONNECTIONS_PER_MINUTE'] = '1000000';
+  process.env['WS_MESSAGES_PER_MINUTE'] = '1000000';
+  // The venue is imported here rather than at the top so that the client process stays light.
+  const [{ loadConfig }, { startApp }, { silentLogger }, { WebSocketServer }, viem, fixed, drivers, streamPayloads, publisher, stats, rep] = await Promise.all([
+    import('../gateway/config.ts'),
+    import('../gateway/app.ts'),
+    import('../gateway/http/log.ts'),
+    import('ws'),
+    import('viem'),
+    import('../engine/domain/fixed.ts'),
+    import('../gateway/drivers.ts'),
+    import('../gateway/streams/payloads.ts'),
+    import('../gateway/streams/publisher.ts'),
+    import('./lib/stats.ts'),
+    import('./lib/report.ts'),
+  ]);
+  const dataDir = mkdtempSync(join(tmpdir(), 'fanout-'));
+  const loaded = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, WORKERS: '1', ORACLE: 'manual' });
+  if (!loaded.ok) throw new Error(loaded.errors.join('; '));
+  const app = await startApp(loaded.config, { log: silentLogger, inlineWorkers: true, drivers: false, memory: true });
+  const s = app.services;
+  const pairId = viem.keccak256(viem.toBytes('BTC-USDC'));
+  const o = s.venue.state.oracles.get(pairId)!;
+  await drivers.submitOracle(s.pipeline, s.marks, pairId, o.spot, o.volatility, o.riskFreeRate);
+  const owner = viem.getAddress('0x00000000000000000000000000000000000fa170');
+  await s.pipeline.submit({ type: 'create_portfolio', owner });
+  await s.pipeline.submit({ type: 'deposit', owner, portfolioId: 1, amount: 10n ** 9n * 10n ** 6n });
+  const series = [...s.venue.state.series.values()].find((x) => x.spec.pairId === pairId && x.spec.isCall && x.marks && x.spec.strike >= o.spot)!;
+  const channel = `${series.spec.symbol}@depth`;
+  const baseTick = Math.max(100, Math.round((Number(series.marks!.mark) / 1e18) * 50)); // half the mark, in ticks (2 decimals)
+
+  // The peer: the same frames from the same pipeline events, sent with `ws` to each client.
+  const wss = new WebSocketServer({ host: '127.0.0.1', port: 0, perMessageDeflate: false });
+  await new Promise((r) => wss.once('listening', r));
+  let peerActive = false;
+  s.pipeline.onEvents((events) => {
+    if (!peerActive) return;
+    for (const e of events) {
+      if (e.type !== 'depth' || e.seriesId !== series.spec.seriesId) continue;
+      const msg = Buffer.from(publisher.frame(channel, JSON.stringify(streamPayloads.depthDelta(e))));
+      for (const c of wss.clients) c.send(msg, { binary: false });
+    }
+  });
+
+  // The feed: one-level changes (buy orders below the mark, placed and cancelled).
+  let nonce = 0n;
+  let k = 0;
+  const open: `0x${string}`[] = [];
+  const sent = new Map<number, number>();
+  const next = () => {
+    const nowSec = Math.floor(s.pipeline.now() / 1000);
+    nonce++;
+    if (open.length >= 64) return { type: 'cancel' as const, cancels: [{ orderId: open.shift()!, owner, nonce, deadline: nowSec + 300 }] };
+    const orderId = viem.keccak256(viem.toHex(`fanout-${++k}`));
+    open.push(orderId);
+    return { type: 'place' as const, orders: [{ orderId, owner, portfolioId: 1, seriesId: series.spec.seriesId, isBuy: true, tick: baseTick + (k % 40), size: fixed.WAD / 100n, expiry: series.spec.expiry, nonce, deadline: nowSec + 300 }] };
+  };
+
+  type Client = { readonly child: ChildProcess; progress: { uws: number; ws: number }; ask(m: ToClient): Promise<FromClient> };
+  let progressWaiter: (() => void) | null = null;
+  const client = (role: 'bulk' | 'probe'): Client => {
+    const child = fork(fileURLToPath(import.meta.url), ['client', role], { execArgv: process.execArgv, stdio: 'inherit' });
+    let waiter: ((m: FromClient) => void) | null = null;
+    const c: Client = { child, progress: { uws: 0, ws: 0 }, ask: (m) => new Promise<FromClient>((resolve) => ((waiter = resolve), child.send(m))) };
+    child.on('message', (m: FromClient) => {
+      if (m.t !== 'progress') return waiter?.(m);
+      c.progress = m;
+      if (role === 'bulk') {
+        progressWaiter?.();
+        progressWaiter = null;
+      }
+    });
+    return c;
+  };
+  const bulk = client('bulk');
+  const probe = client('probe');
+  const both = (m: ToClient, probeMsg: ToClient = m) => Promise.all([bulk.ask(m), probe.ask(probeMsg)]);
+  const samplesOf = async (c: Client) => ((await c.ask({ cmd: 'samples' })) as { t: 'samples'; samples: [number, number][] }).samples;
+
+  const tc = performance.now();
+  const wsPort = (wss.address() as { port: number }).port;
+  await both({ cmd: 'connect', target: 'uws', port: app.port, path: '/ws/public', n: N }, { cmd: 'connect', target: 'uws', port: app.port, path: '/ws/public', n: PROBES });
+  await both({ cmd: 'connect', target: 'ws', port: wsPort, path: '/', n: N }, { cmd: 'connect', target: 'ws', port: wsPort, path: '/', n: PROBES });
+  console.log(`# ${N} subscribers on ${channel} (uWS) and ${wss.clients.size} on the ws peer, connected in ${Math.round(performance.now() - tc)} ms; load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores`);
+
+  type RoundResult = { rate: number; updates: number; serverCpuUsPerMsg: number; clientCpuUsPerMsg: number };
+  /**
+   * One round on one server. Closed loop (`pacedUpdatesPerS` null): at most WINDOW updates per
+   * subscriber undelivered, to measure throughput. Paced: a steady update rate, to measure latency.
+   */
+  async function round(target: 'uws' | 'ws', pacedUpdatesPerS: number | null = null, ms = ROUND_MS): Promise<RoundResult> {
+    const subscribe = JSON.stringify({ method: 'SUBSCRIBE', params: [channel], id: 1 });
+    if (target === 'uws') await both({ cmd: 'send', target: 'uws', text: subscribe, expectFrames: 2 * N }, { cmd: 'send', target: 'uws', text: subscribe, expectFrames: 2 * PROBES });
+    peerActive = target === 'ws';
+    const clientCpu0 = ((await both({ cmd: 'reset' }))[0] as { cpuUs: number }).cpuUs;
+    const serverCpu0 = cpuUs();
+    bulk.progress = { uws: 0, ws: 0 };
+    const progress = () => bulk.progress[target];
+    let published = 0;
+    const t0 = performance.now();
+    while (performance.now() - t0 < ms) {
+      const room = pacedUpdatesPerS === null ? WINDOW - Math.ceil(published - progress() / N) : Math.floor(((performance.now() - t0) / 1000) * pacedUpdatesPerS) - published;
+      if (pacedUpdatesPerS !== null && room <= 0) {
+        await new Promise((r) => setTimeout(r, 2));
+        continue;
+      }
+      if (room <= 0) {
+        await new Promise<void>((r) => (progressWaiter = r));
+        continue;
+      }
+      const wave: Promise<unknown>[] = [];
+      for (let i = 0; i < room; i++) {
+        const before = series.bookSeq;
+        const t = nowUs();
+        wave.push(s.pipeline.submit(next()));
+        if (series.bookSeq !== before) {
+          sent.set(series.bookSeq, t);
+          published++;
+        }
+      }
+      await Promise.all(wave);
+    }
+    // Drain: wait until everything published has arrived.
+    const drainUntil = performance.now() + 12_000;
+    while (progress() < published * N && performance.now() < drainUntil) await new Promise<void>((r) => ((progressWaiter = r), setTimeout(r, 5)));
+    if (progress() < published * N) console.log(`# ${target}: ${published * N - progress()} messages still undelivered after the drain`);
+    const seconds = (performance.now() - t0) / 1000;
+    const serverCpu = cpuUs() - serverCpu0;
+    const clientCpu = ((await bulk.ask({ cmd: 'cpu' })) as { cpuUs: number }).cpuUs - clientCpu0;
+    peerActive = false;
+    const unsubscribe = JSON.stringify({ method: 'UNSUBSCRIBE', params: [channel], id: 2 });
+    if (target === 'uws') await both({ cmd: 'send', target: 'uws', text: unsubscribe, expectFrames: N }, { cmd: 'send', target: 'uws', text: unsubscribe, expectFrames: PROBES });
+    const delivered = Math.max(1, progress());
+    return { rate: delivered / seconds, updates: published / seconds, serverCpuUsPerMsg: serverCpu / delivered, clientCpuUsPerMsg: clientCpu / delivered };
+  }
+
+  const latenciesOf = (samples: [number, number][]): number[] => samples.flatMap(([seq, at]) => (sent.has(seq) ? [at - sent.get(seq)!] : []));
+  const saturated: number[] = [];
+  const results = { uws: [] as RoundResult[], ws: [] as RoundResult[] };
+  for (let r = 0; r < ROUNDS; r++) {
+    results.uws.push(await round('uws'));
+    saturated.push(...latenciesOf(await samplesOf(probe)));
+    results.ws.push(await round('ws'));
+    const [u, w] = [results.uws[r]!, results.ws[r]!];
+    console.log(`# round ${r + 1}: uWS ${Math.round(u.rate)} msg/s (server ${u.serverCpuUsPerMsg.toFixed(3)} us cpu/msg, client ${u.clientCpuUsPerMsg.toFixed(3)}), ws ${Math.round(w.rate)} msg/s (server ${w.serverCpuUsPerMsg.toFixed(3)}, client ${w.clientCpuUsPerMsg.toFixed(3)})`);
+  }
+  // Latency at a steady 10 updates/s (a busy option book), or a quarter of the best rate if that
+  // is lower. Not "half the best rate": at a low rate each update costs one send per socket on its
+  // own, while at saturation several updates share a send, so half the updates is far more than
+  // half the work.
+  const best = (xs: RoundResult[]) => xs.reduce((a, b) => (b.rate > a.rate ? b : a));
+  const ours = best(results.uws);
+  const peer = best(results.ws);
+  const pacedRate = Math.max(1, Math.min(10, Math.round(ours.updates / 4)));
+  const paced = await round('uws', pacedRate, LATENCY_MS);
+  const latencies = latenciesOf(await samplesOf(probe));
+  const bulkLatencies = latenciesOf(await samplesOf(bulk));
+  console.log(`# latency round: ${pacedRate} updates/s (${Math.round(paced.rate)} msg/s), ${latencies.length} probe samples`);
+  for (const c of [bulk, probe]) c.child.send({ cmd: 'exit' } satisfies ToClient);
+  wss.close();
+  await app.close();
+  rmSync(dataDir, { recursive: true, force: true });
+
+  rep.report({
+    bench: 'fanout',
+    metric: `messages_per_s_delivered_to_${N}_subscribers`,
+    unit: 'msg/s',
+    value: ours.rate,
+    peer: 'ws',
+    peerValue: peer.rate,
+    ratio: ours.rate / peer.rate,
+    p50_us: stats.percentile(latencies, 50),
+    p99_us: stats.percentile(latencies, 99),
+    extra: {
+      subscribers: N,
+      updates_per_s: Math.round(ours.updates),
+      server_cpu_us_per_msg: Number(ours.serverCpuUsPerMsg.toFixed(3)),
+      msgs_per_server_cpu_s: Math.round(1e6 / ours.serverCpuUsPerMsg),
+      peer_msgs_per_server_cpu_s: Math.round(1e6 / peer.serverCpuUsPerMsg),
+      peer_server_cpu_us_per_msg: Number(peer.serverCpuUsPerMsg.toFixed(3)),
+      cpu_ratio: Number((peer.serverCpuUsPerMsg / ours.serverCpuUsPerMsg).toFixed(2)),
+      client_cpu_us_per_msg: Number(ours.clientCpuUsPerMsg.toFixed(3)),
+      peer_updates_per_s: Math.round(peer.updates),
+      budget_msgs_per_s: 1_000_000,
+      budget_ratio: 5,
+      rounds: ROUNDS,
+      round_ms: ROUND_MS,
+      window_updates: WINDOW,
+      latency_samples: latencies.length,
+      latency_updates_per_s: pacedRate,
+      latency_from: `command submit (engine + journal + publish) to frame arrival at ${PROBES} probe subscribers in their own process, at ${pacedRate} updates/s`,
+      bulk_client_p50_us: Math.round(stats.percentile(bulkLatencies, 50)),
+      bulk_client_p99_us: Math.round(stats.percentile(bulkLatencies, 99)),
+      saturated_p50_us: Math.round(stats.percentile(saturated, 50)),
+      saturated_p99_us: Math.round(stats.percentile(saturated, 99)),
+      counting: 'raw TCP clients in a child process, frames counted from WebSocket headers',
+      loadavg_1m: Number(loadavg()[0]!.toFixed(2)),
+      cores: availableParallelism(),
+    },
+  });
+}
+
+if (process.argv[2] === 'client') runClient(process.argv[3] === 'probe' ? 1 : SAMPLE_EVERY);
+else await runServer();

@@ -1,0 +1,62 @@
+/**
+ * The WebSocket streams, attached to the gateway's uWS app (docs/streams.md):
+ *
+ *   /ws/public    market data, no auth          publicStream.ts
+ *   /ws/private   own account events, AUTH      privateStream.ts
+ *   /ws/rfq/mm    RFQ requests for MMMs, AUTH   rfqStream.ts
+ *
+ * Events come from the command pipeline after each durable command (publisher.ts) and are
+ * fanned out with uWS pub/sub (hub.ts). Call before the server listens; `close()` before
+ * the server closes.
+ */
+import type { TemplatedApp } from 'uWebSockets.js';
+import type { Authenticator } from '../http/auth.ts';
+import type { AsyncApiRegistry } from '../http/asyncapi.ts';
+import type { Services } from '../services.ts';
+import { streamLimitsFromEnv, type StreamLimits } from './config.ts';
+import { KeyedRateWindows } from './rateWindow.ts';
+import { createStreamMetrics } from './streamMetrics.ts';
+import { Hub } from './hub.ts';
+import { DepthMirror } from './depthMirror.ts';
+import { Publisher } from './publisher.ts';
+import { attachPublicStream } from './publicStream.ts';
+import { attachPrivateStream } from './privateStream.ts';
+import { attachRfqStream } from './rfqStream.ts';
+import { registerStreamsAsyncApi } from './streamsAsyncApi.ts';
+import type { StreamDeps } from './socketSetup.ts';
+
+export type Streams = {
+  readonly limits: StreamLimits;
+  readonly hub: Hub;
+  readonly mirror: DepthMirror;
+  /** Close every stream socket (code 1001). */
+  close(): void;
+};
+
+export function attachStreams(app: TemplatedApp, services: Services, authenticate: Authenticator, asyncapi: AsyncApiRegistry, limits: StreamLimits = streamLimitsFromEnv(process.env)): Streams {
+  const metrics = createStreamMetrics(services.metrics);
+  const hub = new Hub(app, limits, metrics, services.log);
+  // Seeded now, while no command is in flight (before the server listens and drivers run).
+  const mirror = new DepthMirror(services.venue);
+  const deps: StreamDeps = {
+    hub,
+    limits,
+    metrics,
+    connections: new KeyedRateWindows(limits.connectionsPerMinute, 60_000),
+    now: () => services.pipeline.now(),
+  };
+  const rfq = attachRfqStream(app, deps, authenticate, services);
+  const publisher = new Publisher(services.venue, services.market, hub, mirror, { onMmmRevoked: (address) => rfq.revoke(address) });
+  attachPublicStream(app, deps, services.venue, mirror);
+  attachPrivateStream(app, deps, authenticate, publisher);
+  services.pipeline.onEvents((events) => {
+    // A listener's exception would reach the submitter of the command: log it, never throw.
+    try {
+      publisher.onEvents(events);
+    } catch (err) {
+      services.log.error('stream publish failed', { error: err instanceof Error ? err.message : String(err), stack: err instanceof Error ? err.stack : undefined });
+    }
+  });
+  registerStreamsAsyncApi(asyncapi, services.config);
+  return { limits, hub, mirror, close: () => hub.closeAll() };
+}

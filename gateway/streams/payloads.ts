@@ -1,0 +1,138 @@
+/**
+ * Event -> payload: what each channel's `data` carries (shapes in schemas.ts, decisions in
+ * docs/streams.md). Pure functions of an event and the venue's state; the publisher
+ * serialises each result once and fans it out.
+ */
+import type { Venue } from '../../engine/venue.ts';
+import type { Hex } from '../../engine/domain/hex.ts';
+import type { DepthEvent, OracleEvent, OrderEvent, PositionEvent, RfqEvent, TradeEvent } from '../../engine/events.ts';
+import type { Portfolio } from '../../engine/actors/portfolio.ts';
+import { WAD_PER_C6 } from '../../engine/domain/fixed.ts';
+import type { DepthLevels } from './depthMirror.ts';
+
+export function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+const level = (l: readonly [bigint, bigint]): [string, string] => [l[0].toString(), l[1].toString()];
+
+export function depthDelta(e: DepthEvent) {
+  return { type: 'delta' as const, seq: e.seq, prevSeq: e.prevSeq, bids: e.bids.map(level), asks: e.asks.map(level), timestamp: iso(e.ts) };
+}
+
+export function depthSnapshot(symbol: string, seriesId: Hex, levels: DepthLevels, nowMs: number) {
+  return { type: 'snapshot' as const, symbol, seriesId, seq: levels.seq, bids: levels.bids, asks: levels.asks, timestamp: iso(nowMs) };
+}
+
+export function publicTrade(e: TradeEvent, symbol: string) {
+  return { id: e.tradeId, seriesId: e.seriesId, symbol, price: e.price.toString(), size: e.size.toString(), side: e.takerSide, timestamp: iso(e.ts) };
+}
+
+export function indexUpdate(e: OracleEvent, pairSymbol: string) {
+  return { pairId: e.pairId, symbol: pairSymbol, price: e.spot.toString(), volatility: e.volatility.toString(), riskFreeRate: e.riskFreeRate.toString(), timestamp: iso(e.ts) };
+}
+
+export function rfqPublic(e: Extract<RfqEvent, { type: 'rfq_created' | 'rfq_resolved' }>) {
+  return e.type === 'rfq_created'
+    ? { type: e.type, requestId: e.requestId, pairId: e.pairId, seriesId: e.seriesId, expiresAt: iso(e.expiresAt * 1000), timestamp: iso(e.ts) }
+    : { type: e.type, requestId: e.requestId, status: e.status, quoteId: e.quoteId, timestamp: iso(e.ts) };
+}
+
+/** The message every connected MMM receives when a taker asks for a quote (interface.md "RFQ market-maker stream"). */
+export function rfqRequestMessage(venue: Venue, e: Extract<RfqEvent, { type: 'rfq_created' }>) {
+  const spec = venue.state.series.get(e.seriesId)?.spec;
+  return {
+    type: 'rfq_request' as const,
+    requestId: e.requestId,
+    pairId: e.pairId,
+    seriesId: e.seriesId,
+    strike: (spec?.strike ?? 0n).toString(),
+    optionExpiry: spec?.expiry ?? 0,
+    isCall: spec?.isCall ?? false,
+    size: e.size.toString(),
+    takerIsBuying: e.takerIsBuying,
+    expiresAt: iso(e.expiresAt * 1000),
+  };
+}
+
+export function rfqResolvedMessage(e: Extract<RfqEvent, { type: 'rfq_resolved' }>) {
+  return { type: e.type, requestId: e.requestId, status: e.status, quoteId: e.quoteId };
+}
+
+/**
+ * A trade as each side's `account@fills` sees it. The taker gets the interface's trader
+ * payload; the maker the market-maker payload (`side: 'maker'`), to which `direction`
+ * adds the maker's own buy or sell so that nothing is lost. Both carry extensions
+ * (seriesId or symbol, portfolioId, orderId, liquidity, source).
+ */
+export function fills(e: TradeEvent, symbol: string) {
+  const common = { tradeId: e.tradeId, size: e.size.toString(), price: e.price.toString(), timestamp: iso(e.ts), symbol, seriesId: e.seriesId, source: e.source };
+  return {
+    taker: { ...common, side: e.takerSide, fee: e.takerFee.toString(), portfolioId: e.takerPortfolioId, orderId: e.takerOrderId, liquidity: 'taker' as const },
+    maker: {
+      ...common,
+      side: 'maker' as const,
+      direction: e.takerSide === 'buy' ? ('sell' as const) : ('buy' as const),
+      fee: e.makerFee.toString(),
+      portfolioId: e.makerPortfolioId,
+      orderId: e.makerOrderId,
+      liquidity: 'maker' as const,
+    },
+  };
+}
+
+export function orderUpdate(e: OrderEvent, symbol: string) {
+  return { orderId: e.orderId, seriesId: e.seriesId, symbol, status: e.status, filled: e.filled.toString(), remaining: e.remaining.toString(), reason: e.reason, timestamp: iso(e.ts) };
+}
+
+/**
+ * The engine portfolio that holds a position shown under a public portfolio id: a market
+ * maker's positions live in its internal portfolio for the series' pair, shown as 0.
+ */
+function holder(venue: Venue, owner: string, portfolioId: number, seriesId: Hex): Portfolio | undefined {
+  const account = venue.state.accounts.accounts.get(owner);
+  if (!account) return undefined;
+  if (portfolioId === 0) {
+    const pairId = venue.state.series.get(seriesId)?.spec.pairId;
+    for (const p of account.portfolios.values()) if (p.internalPair !== null && p.internalPair === pairId) return p;
+  }
+  return account.portfolios.get(portfolioId);
+}
+
+/** `account@positions`: the balance after the change and the position's unrealized PnL (COLLATERAL6) at the current mark. */
+export function positionUpdate(venue: Venue, e: PositionEvent, symbol: string) {
+  const pos = holder(venue, e.owner, e.portfolioId, e.seriesId)?.positions.get(e.seriesId);
+  let unrealized = 0n;
+  if (pos) {
+    unrealized = pos.premium;
+    const quote = venue.state.marks.quote(e.seriesId);
+    if (quote) unrealized += (pos.balance * quote.markWad) / 10n ** 30n;
+  }
+  return { portfolioId: e.portfolioId, seriesId: e.seriesId, symbol, size: e.balance.toString(), unrealizedPnl: unrealized.toString(), timestamp: iso(e.ts) };
+}
+
+/**
+ * `account@portfolios` (api.md): the portfolio's risk from the engine's account actor at the
+ * time of publishing. Cash in COLLATERAL6, margins and the health ratio in WAD. A market
+ * maker's portfolio 0 is its whole margin account (cash and internal portfolios).
+ */
+export function portfolioUpdate(venue: Venue, owner: string, portfolioId: number, nowMs: number) {
+  const state = venue.state;
+  const p = state.accounts.portfolio(owner, portfolioId);
+  if (!p) return null;
+  const r = state.accounts.risk(p, state.marks);
+  return {
+    portfolioId,
+    deposit: r.deposit.toString(),
+    equity: r.equity.toString(),
+    unrealizedPnl: r.unrealizedPnl.toString(),
+    initialMargin: (r.initialMargin * WAD_PER_C6).toString(),
+    maintenanceMargin: (r.maintenanceMargin * WAD_PER_C6).toString(),
+    healthRatio: r.healthRatio.toString(),
+    isHealthy: r.isHealthy,
+    isLiquidatable: !r.isHealthy,
+    maxWithdraw: r.maxWithdraw.toString(),
+    positionCount: r.positionCount,
+    timestamp: iso(nowMs),
+  };
+}

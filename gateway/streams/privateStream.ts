@@ -1,0 +1,66 @@
+/**
+ * `/ws/private`: a wallet's own fills, positions, portfolios and orders, after AUTH
+ * (interface.md "Private stream"). Each channel is a topic per wallet
+ * (`acct:<address>:<kind>`), so a socket can only ever hear its own wallet's events.
+ */
+import type { TemplatedApp } from 'uWebSockets.js';
+import type { Authenticator } from '../http/auth.ts';
+import type { Publisher } from './publisher.ts';
+import type { SocketData, Ws } from './hub.ts';
+import { handleControl, parseInbound, replies, type ControlContext } from './control.ts';
+import { resolveAccountChannel, wsErrorCodes } from './channels.ts';
+import { createAuthFlow } from './authFlow.ts';
+import { baseBehavior, upgradeHandler, type StreamDeps } from './socketSetup.ts';
+
+export function attachPrivateStream(app: TemplatedApp, deps: StreamDeps, authenticate: Authenticator, publisher: Publisher): void {
+  const { hub, limits, metrics } = deps;
+
+  const auth = createAuthFlow({
+    hub,
+    authenticate,
+    policy: { route: { method: 'GET', path: '/ws/private', form: 'current', group: 'account', auth: 'required', scope: 'read' }, scope: 'read' },
+    timeoutMs: limits.authTimeoutMs,
+    onAuthenticated: () => {},
+  });
+
+  const address = (ws: Ws): string => ws.getUserData().user!.address;
+  const control: ControlContext = {
+    hub,
+    limits,
+    resolve: (ws, raw) => resolveAccountChannel(address(ws), raw),
+    onSubscribed: (ws, c) => {
+      if (c.kind === 'portfolios') publisher.watchPortfolios(address(ws), 1);
+    },
+    onUnsubscribed: (ws, c) => {
+      if (c.kind === 'portfolios') publisher.watchPortfolios(address(ws), -1);
+    },
+  };
+
+  app.ws<SocketData>('/ws/private', {
+    ...baseBehavior(limits),
+    upgrade: upgradeHandler(deps, 'private', limits.messagesPerMinute, false),
+    open: (ws) => {
+      hub.opened(ws);
+      auth.open(ws);
+    },
+    message: (ws, message, isBinary) => {
+      metrics.received('private');
+      const d = ws.getUserData();
+      const inbound = parseInbound(message, isBinary);
+      const id = inbound.ok ? inbound.id : null;
+      if (!d.inbound.take(deps.now())) return hub.send(ws, replies.error(wsErrorCodes.limit, 'message rate limit exceeded', id));
+      if (!inbound.ok) {
+        // Before AUTH anything unreadable is refused like any other non-AUTH frame.
+        if (d.user === null) return void auth.message(ws, {}, null);
+        return hub.send(ws, replies.error(wsErrorCodes.badRequest, inbound.error, null));
+      }
+      if (auth.message(ws, inbound.msg, id)) return;
+      handleControl(control, ws, inbound.msg, id);
+    },
+    close: (ws) => {
+      const d = ws.getUserData();
+      if (d.user !== null && d.channels.has('account@portfolios')) publisher.watchPortfolios(d.user.address, -1);
+      hub.closed(ws);
+    },
+  });
+}

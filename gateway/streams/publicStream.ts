@@ -1,0 +1,49 @@
+/**
+ * `/ws/public`: market data without authentication (interface.md "Public stream").
+ * Channels resolve through channels.ts; a depth subscription is answered with a snapshot
+ * from the published-book mirror right after its ack.
+ */
+import type { TemplatedApp } from 'uWebSockets.js';
+import type { Venue } from '../../engine/venue.ts';
+import type { DepthMirror } from './depthMirror.ts';
+import type { SocketData, Ws } from './hub.ts';
+import { handleControl, parseInbound, replies, type ControlContext, type ResolvedChannel } from './control.ts';
+import { resolvePublicChannel, wsErrorCodes } from './channels.ts';
+import { depthSnapshot } from './payloads.ts';
+import { frame } from './publisher.ts';
+import { baseBehavior, upgradeHandler, type StreamDeps } from './socketSetup.ts';
+
+export function attachPublicStream(app: TemplatedApp, deps: StreamDeps, venue: Venue, mirror: DepthMirror): void {
+  const { hub, limits, metrics } = deps;
+
+  const sendSnapshot = (ws: Ws, c: ResolvedChannel): void => {
+    if (c.kind !== 'depth' || c.seriesId === undefined) return;
+    const series = venue.state.series.get(c.seriesId);
+    if (!series) return;
+    const data = depthSnapshot(series.spec.symbol, c.seriesId, mirror.levels(c.seriesId), deps.now());
+    hub.send(ws, frame(c.name, JSON.stringify(data)));
+  };
+
+  const control: ControlContext = {
+    hub,
+    limits,
+    resolve: (_ws, raw) => resolvePublicChannel(venue, raw),
+    afterSubscribe: sendSnapshot,
+  };
+
+  app.ws<SocketData>('/ws/public', {
+    ...baseBehavior(limits),
+    upgrade: upgradeHandler(deps, 'public', limits.messagesPerMinute, false),
+    open: (ws) => hub.opened(ws),
+    message: (ws, message, isBinary) => {
+      metrics.received('public');
+      const inbound = parseInbound(message, isBinary);
+      const id = inbound.ok ? inbound.id : null;
+      // The limit counts every frame, well-formed or not; the connection stays open.
+      if (!ws.getUserData().inbound.take(deps.now())) return hub.send(ws, replies.error(wsErrorCodes.limit, 'message rate limit exceeded', id));
+      if (!inbound.ok) return hub.send(ws, replies.error(wsErrorCodes.badRequest, inbound.error, null));
+      handleControl(control, ws, inbound.msg, id);
+    },
+    close: (ws) => hub.closed(ws),
+  });
+}

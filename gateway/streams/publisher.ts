@@ -1,0 +1,191 @@
+/**
+ * Venue events -> topics. Runs as a command-pipeline listener, so it sees every durable
+ * command's events once, in sequence order (gateway/commandPipeline.ts step 5).
+ *
+ * - Depth deltas, trades, index prices, RFQ events, fills, positions and order updates are
+ *   published as they come: each is serialised once per update and fanned out by uWS.
+ *   The depth mirror moves with each delta (depthMirror.ts).
+ * - Tickers and portfolio risk are coalesced per event-loop turn: a burst of commands on a
+ *   series sends its ticker once, computed after the burst (and from the read model's
+ *   cache, so usually without serialising at all).
+ * Nothing is built for a topic without subscribers.
+ */
+import type { Venue } from '../../engine/venue.ts';
+import type { Hex } from '../../engine/domain/hex.ts';
+import type { VenueEvent } from '../../engine/events.ts';
+import type { MarketData } from '../readModels/marketData.ts';
+import { publicPortfolioId } from '../../engine/flows/eventSink.ts';
+import type { Hub } from './hub.ts';
+import type { DepthMirror } from './depthMirror.ts';
+import { accountTopic, indexChannelName, RFQ_CHANNEL, RFQ_MM_TOPIC, seriesChannelName, type SeriesChannelKind } from './channels.ts';
+import * as payloads from './payloads.ts';
+
+/** A data frame around an already serialised payload: the payload is never re-serialised per channel. */
+export function frame(channel: string, dataJson: string): string {
+  return `{"channel":${JSON.stringify(channel)},"data":${dataJson}}`;
+}
+
+export type PublisherHooks = {
+  /** A wallet lost its MMM status: its RFQ sockets must go. */
+  onMmmRevoked(address: string): void;
+};
+
+export class Publisher {
+  private readonly tickers = new Set<Hex>();
+  private readonly portfolios = new Map<string, { owner: string; portfolioId: number }>();
+  /** Wallets (lowercased) with an account@portfolios subscriber, and how many: oracle moves refresh them. */
+  private readonly portfolioWatchers = new Map<string, { address: string; count: number }>();
+
+  constructor(
+    private readonly venue: Venue,
+    private readonly market: MarketData,
+    private readonly hub: Hub,
+    private readonly mirror: DepthMirror,
+    private readonly hooks: PublisherHooks,
+  ) {
+    hub.onTurnEnd(() => this.flush());
+  }
+
+  watchPortfolios(address: string, delta: 1 | -1): void {
+    const key = address.toLowerCase();
+    const w = this.portfolioWatchers.get(key) ?? { address, count: 0 };
+    w.count += delta;
+    if (w.count <= 0) this.portfolioWatchers.delete(key);
+    else this.portfolioWatchers.set(key, w);
+  }
+
+  onEvents(events: readonly VenueEvent[]): void {
+    if (events.length === 0) return;
+    for (const e of events) this.onEvent(e);
+    if (this.tickers.size > 0 || this.portfolios.size > 0) this.hub.endTurn();
+  }
+
+  private symbolOf(seriesId: Hex): string {
+    return this.venue.state.series.get(seriesId)?.spec.symbol ?? seriesId;
+  }
+
+  /** Publish one payload on a series channel and its earlier-form alias, serialising only if someone listens. */
+  private seriesPublish(seriesId: Hex, kind: SeriesChannelKind, build: () => unknown): void {
+    const symbol = this.symbolOf(seriesId);
+    const current = seriesChannelName(symbol, kind);
+    const earlier = seriesChannelName(symbol, kind, true);
+    const a = this.hub.hasSubscribers(current);
+    const b = this.hub.hasSubscribers(earlier);
+    if (!a && !b) return;
+    const json = JSON.stringify(build());
+    if (a) this.hub.publish(current, frame(current, json), 'public');
+    if (b) this.hub.publish(earlier, frame(earlier, json), 'public');
+  }
+
+  private accountPublish(owner: string, kind: 'fills' | 'positions' | 'orders' | 'portfolios', build: () => unknown): void {
+    const topic = accountTopic(owner, kind);
+    if (!this.hub.hasSubscribers(topic)) return;
+    this.hub.publish(topic, frame(`account@${kind}`, JSON.stringify(build())), 'private');
+  }
+
+  private onEvent(e: VenueEvent): void {
+    switch (e.type) {
+      case 'depth':
+        this.mirror.apply(e);
+        this.seriesPublish(e.seriesId, 'depth', () => payloads.depthDelta(e));
+        this.tickers.add(e.seriesId); // best bid / ask may have moved
+        return;
+      case 'trade': {
+        const symbol = this.symbolOf(e.seriesId);
+        this.seriesPublish(e.seriesId, 'trades', () => payloads.publicTrade(e, symbol));
+        const fills = this.hub.hasSubscribers(accountTopic(e.maker, 'fills')) || this.hub.hasSubscribers(accountTopic(e.taker, 'fills')) ? payloads.fills(e, symbol) : null;
+        if (fills) {
+          this.accountPublish(e.taker, 'fills', () => fills.taker);
+          this.accountPublish(e.maker, 'fills', () => fills.maker);
+        }
+        this.tickers.add(e.seriesId);
+        return;
+      }
+      case 'order':
+        this.accountPublish(e.owner, 'orders', () => payloads.orderUpdate(e, this.symbolOf(e.seriesId)));
+        return;
+      case 'position':
+        this.accountPublish(e.owner, 'positions', () => payloads.positionUpdate(this.venue, e, this.symbolOf(e.seriesId)));
+        return;
+      case 'portfolio':
+        if (this.hub.hasSubscribers(accountTopic(e.owner, 'portfolios'))) this.portfolios.set(`${e.owner}|${e.portfolioId}`, { owner: e.owner, portfolioId: e.portfolioId });
+        return;
+      case 'oracle': {
+        const pair = this.venue.state.pairs.get(e.pairId);
+        if (!pair) return;
+        const channel = indexChannelName(pair.symbol);
+        if (this.hub.hasSubscribers(channel)) this.hub.publish(channel, frame(channel, JSON.stringify(payloads.indexUpdate(e, pair.symbol))), 'public');
+        // Marks moved: every ticker of the pair and the risk of watched portfolios holding it.
+        for (const s of this.venue.state.series.values()) if (s.spec.pairId === e.pairId && !s.settled) this.tickers.add(s.spec.seriesId);
+        this.markWatchedPortfolios(e.pairId);
+        return;
+      }
+      case 'series_settled':
+        this.tickers.add(e.seriesId);
+        return;
+      case 'rfq_created':
+        if (this.hub.hasSubscribers(RFQ_CHANNEL)) this.hub.publish(RFQ_CHANNEL, frame(RFQ_CHANNEL, JSON.stringify(payloads.rfqPublic(e))), 'public');
+        if (this.hub.hasSubscribers(RFQ_MM_TOPIC)) this.hub.publish(RFQ_MM_TOPIC, JSON.stringify(payloads.rfqRequestMessage(this.venue, e)), 'rfq');
+        return;
+      case 'rfq_resolved':
+        if (this.hub.hasSubscribers(RFQ_CHANNEL)) this.hub.publish(RFQ_CHANNEL, frame(RFQ_CHANNEL, JSON.stringify(payloads.rfqPublic(e))), 'public');
+        if (this.hub.hasSubscribers(RFQ_MM_TOPIC)) this.hub.publish(RFQ_MM_TOPIC, JSON.stringify(payloads.rfqResolvedMessage(e)), 'rfq');
+        return;
+      case 'mmm':
+        if (!e.isMmm) this.hooks.onMmmRevoked(e.address);
+        return;
+      default:
+        return;
+    }
+  }
+
+  private markWatchedPortfolios(pairId: Hex): void {
+    for (const w of this.portfolioWatchers.values()) {
+      const account = this.venue.state.accounts.accounts.get(w.address);
+      if (!account) continue;
+      for (const p of account.portfolios.values()) {
+        let holds = false;
+        for (const seriesId of p.positions.keys()) {
+          if (this.venue.state.series.get(seriesId)?.spec.pairId === pairId) {
+            holds = true;
+            break;
+          }
+        }
+        if (holds) {
+          const portfolioId = publicPortfolioId(p);
+          this.portfolios.set(`${account.owner}|${portfolioId}`, { owner: account.owner, portfolioId });
+        }
+      }
+    }
+  }
+
+  /** End of turn: coalesced tickers and portfolio risk. */
+  private flush(): void {
+    if (this.tickers.size > 0) {
+      const tickers = [...this.tickers];
+      this.tickers.clear();
+      for (const seriesId of tickers) {
+        const s = this.venue.state.series.get(seriesId);
+        if (!s) continue;
+        const current = seriesChannelName(s.spec.symbol, 'ticker');
+        const earlier = seriesChannelName(s.spec.symbol, 'ticker', true);
+        const a = this.hub.hasSubscribers(current);
+        const b = this.hub.hasSubscribers(earlier);
+        if (!a && !b) continue;
+        const json = this.market.tickerJson(s);
+        if (a) this.hub.publish(current, frame(current, json), 'public');
+        if (b) this.hub.publish(earlier, frame(earlier, json), 'public');
+      }
+    }
+    if (this.portfolios.size > 0) {
+      const due = [...this.portfolios.values()];
+      this.portfolios.clear();
+      const now = this.venue.state.now;
+      for (const p of due) {
+        if (!this.hub.hasSubscribers(accountTopic(p.owner, 'portfolios'))) continue;
+        const data = payloads.portfolioUpdate(this.venue, p.owner, p.portfolioId, now);
+        if (data) this.accountPublish(p.owner, 'portfolios', () => data);
+      }
+    }
+  }
+}

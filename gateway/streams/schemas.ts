@@ -1,0 +1,231 @@
+/**
+ * Wire shapes of every WebSocket message, as TypeBox schemas: the AsyncAPI document at
+ * `/asyncapi/json` is generated from them (streamsAsyncApi.ts) and the tests validate
+ * the frames the server really sends against the same schemas.
+ *
+ * Amounts are integer strings in fixed point (WAD or COLLATERAL6, api.md "Wire
+ * conventions"); WebSocket timestamps are ISO 8601 (interface.md "Conventions").
+ */
+import { Type, type TSchema } from '@sinclair/typebox';
+import { AddressSchema, Bytes32, C6String, Nullable, TickerSchema, WadString } from '../routes/schemas.ts';
+
+const Iso = Type.String({ format: 'date-time', description: 'ISO 8601' });
+const Side = Type.Union([Type.Literal('buy'), Type.Literal('sell')]);
+const RequestId = Type.Union([Type.Number(), Type.String(), Type.Null()], { description: 'the `id` the client sent, or null' });
+const Level = Type.Tuple([WadString, WadString], { description: '[price WAD, size WAD]; size "0" removes the level' });
+
+/** A data frame on a public or private channel. */
+export function dataFrame(channel: TSchema, data: TSchema): TSchema {
+  return Type.Object({ channel, data }, { description: 'data frame' });
+}
+
+export const channelString = (pattern: string, description: string) => Type.String({ pattern, description });
+
+// ---- control (every stream) -------------------------------------------------------------
+
+export const SubscribeMessage = Type.Object({
+  method: Type.Union([Type.Literal('SUBSCRIBE'), Type.Literal('UNSUBSCRIBE')]),
+  params: Type.Array(Type.String(), { minItems: 1, description: 'channel names (case-insensitive)' }),
+  id: Type.Optional(RequestId),
+});
+export const ListMessage = Type.Object({ method: Type.Literal('LIST_SUBSCRIPTIONS'), id: Type.Optional(RequestId) });
+export const PingMessage = Type.Object({ method: Type.Literal('PING'), id: Type.Optional(RequestId) });
+
+export const AckReply = Type.Object({
+  result: Type.Null(),
+  id: RequestId,
+  channels: Type.Optional(Type.Array(Type.String(), { description: 'canonical names of the channels the request named (extension)' })),
+});
+export const ListReply = Type.Object({ result: Type.Array(Type.String(), { description: 'canonical channel names' }), id: RequestId });
+export const PongReply = Type.Object({ result: Type.Literal('PONG'), id: RequestId });
+export const ErrorReply = Type.Object({
+  error: Type.Object({ code: Type.Integer({ description: '4000 bad request, 4001 unauthenticated, 4003 forbidden, 4004 unknown channel, 4029 limit' }), msg: Type.String() }),
+  id: RequestId,
+});
+
+// ---- public channels --------------------------------------------------------------------
+
+export const DepthSnapshot = Type.Object({
+  type: Type.Literal('snapshot'),
+  symbol: Type.String(),
+  seriesId: Bytes32,
+  seq: Type.Integer({ minimum: 0, description: 'book sequence; the next delta has prevSeq = seq' }),
+  bids: Type.Array(Level, { description: 'best first, every level' }),
+  asks: Type.Array(Level, { description: 'best first, every level' }),
+  timestamp: Iso,
+});
+export const DepthDelta = Type.Object({
+  type: Type.Literal('delta'),
+  seq: Type.Integer({ minimum: 1 }),
+  prevSeq: Type.Integer({ minimum: 0, description: 'seq of the previous delta (or of the snapshot); a mismatch means a gap: re-subscribe' }),
+  bids: Type.Array(Level, { description: 'changed levels with their new size' }),
+  asks: Type.Array(Level, { description: 'changed levels with their new size' }),
+  timestamp: Iso,
+});
+export const TickerData = TickerSchema;
+export const TradeData = Type.Object({
+  id: Type.String(),
+  seriesId: Bytes32,
+  symbol: Type.String(),
+  price: WadString,
+  size: WadString,
+  side: Type.Union([Type.Literal('buy'), Type.Literal('sell')], { description: "the taker's side" }),
+  timestamp: Iso,
+});
+export const IndexData = Type.Object({
+  pairId: Bytes32,
+  symbol: Type.String(),
+  price: WadString,
+  volatility: WadString,
+  riskFreeRate: WadString,
+  timestamp: Iso,
+});
+export const RfqCreatedData = Type.Object({
+  type: Type.Literal('rfq_created'),
+  requestId: Bytes32,
+  pairId: Bytes32,
+  seriesId: Bytes32,
+  expiresAt: Iso,
+  timestamp: Iso,
+});
+export const RfqResolvedData = Type.Object({
+  type: Type.Literal('rfq_resolved'),
+  requestId: Bytes32,
+  status: Type.Union([Type.Literal('filled'), Type.Literal('expired'), Type.Literal('cancelled')]),
+  quoteId: Nullable(Bytes32),
+  timestamp: Iso,
+});
+
+// ---- authentication (/ws/private, /ws/rfq/mm) -----------------------------------------------
+
+export const AuthTokenMessage = Type.Object({ type: Type.Literal('AUTH'), token: Type.String({ description: 'bearer token from the SIWE login' }) });
+export const AuthApiKeyMessage = Type.Object({
+  type: Type.Literal('AUTH'),
+  apiKey: Type.String({ description: 'key id' }),
+  timestamp: Type.Union([Type.Integer(), Type.String({ pattern: '^[0-9]+$' })], { description: 'Unix milliseconds, within 30 s of server time' }),
+  signature: Type.String({ description: 'lowercase hex HMAC-SHA256 of the timestamp string, keyed with the secret' }),
+});
+export const AuthSuccess = Type.Object({ type: Type.Literal('AUTH_SUCCESS'), userId: Type.String(), address: AddressSchema });
+export const AuthFailed = Type.Object({
+  type: Type.Literal('AUTH_FAILED'),
+  code: Type.Union([Type.Literal('unauthenticated'), Type.Literal('permission_denied')]),
+  message: Type.String(),
+});
+
+// ---- private channels -----------------------------------------------------------------------
+
+export const TraderFill = Type.Object({
+  tradeId: Type.String(),
+  symbol: Type.String(),
+  side: Side,
+  size: WadString,
+  price: WadString,
+  fee: C6String,
+  timestamp: Iso,
+  seriesId: Bytes32,
+  portfolioId: Type.Integer(),
+  orderId: Nullable(Bytes32),
+  liquidity: Type.Literal('taker'),
+  source: Type.Union([Type.Literal('book'), Type.Literal('rfq')]),
+});
+export const MakerFill = Type.Object({
+  tradeId: Type.String(),
+  seriesId: Bytes32,
+  size: WadString,
+  price: WadString,
+  side: Type.Literal('maker'),
+  timestamp: Iso,
+  symbol: Type.String(),
+  direction: Type.Union([Type.Literal('buy'), Type.Literal('sell')], { description: "the maker's own side (extension)" }),
+  fee: C6String,
+  portfolioId: Type.Integer(),
+  orderId: Nullable(Bytes32),
+  liquidity: Type.Literal('maker'),
+  source: Type.Union([Type.Literal('book'), Type.Literal('rfq')]),
+});
+export const PositionData = Type.Object({
+  portfolioId: Type.Integer(),
+  seriesId: Bytes32,
+  symbol: Type.String(),
+  size: Type.String({ pattern: '^-?[0-9]+$', description: 'signed WAD balance after the change' }),
+  unrealizedPnl: C6String,
+  timestamp: Iso,
+});
+export const PortfolioData = Type.Object({
+  portfolioId: Type.Integer(),
+  deposit: C6String,
+  equity: C6String,
+  unrealizedPnl: C6String,
+  initialMargin: WadString,
+  maintenanceMargin: WadString,
+  healthRatio: WadString,
+  isHealthy: Type.Boolean(),
+  isLiquidatable: Type.Boolean(),
+  maxWithdraw: C6String,
+  positionCount: Type.Integer(),
+  timestamp: Iso,
+});
+export const OrderData = Type.Object({
+  orderId: Bytes32,
+  seriesId: Bytes32,
+  symbol: Type.String(),
+  status: Type.Union(['open', 'partial', 'filled', 'cancelled', 'expired'].map((s) => Type.Literal(s))),
+  filled: WadString,
+  remaining: WadString,
+  reason: Nullable(Type.String({ description: 'why it was cancelled or expired' })),
+  timestamp: Iso,
+});
+
+// ---- RFQ market-maker stream ------------------------------------------------------------------
+
+export const RfqRequestMessage = Type.Object({
+  type: Type.Literal('rfq_request'),
+  requestId: Bytes32,
+  pairId: Bytes32,
+  seriesId: Bytes32,
+  strike: WadString,
+  optionExpiry: Type.Integer({ description: 'Unix seconds' }),
+  isCall: Type.Boolean(),
+  size: WadString,
+  takerIsBuying: Type.Boolean(),
+  expiresAt: Iso,
+});
+export const RfqResolvedMessage = Type.Object({
+  type: Type.Literal('rfq_resolved'),
+  requestId: Bytes32,
+  status: Type.Union([Type.Literal('filled'), Type.Literal('expired'), Type.Literal('cancelled')]),
+  quoteId: Nullable(Bytes32),
+});
+export const RfqResponseMessage = Type.Object({
+  type: Type.Literal('rfq_response'),
+  requestId: Bytes32,
+  quote: Type.Object({
+    mmm: AddressSchema,
+    taker: AddressSchema,
+    seriesId: Bytes32,
+    takerIsBuying: Type.Boolean(),
+    price: WadString,
+    size: WadString,
+    nonce: Type.String({ pattern: '^[0-9]+$' }),
+    quoteExpiry: Type.Integer({ description: 'Unix seconds, at most 30 s ahead' }),
+    pairId: Bytes32,
+    strike: WadString,
+    optionExpiry: Type.Integer(),
+    isCall: Type.Boolean(),
+  }),
+  signature: Type.String({ pattern: '^0x[0-9a-fA-F]+$', description: 'EIP-712 signature of the RfqQuote by the MMM' }),
+});
+export const RfqResponseAck = Type.Object({
+  type: Type.Literal('rfq_response_ack'),
+  requestId: Bytes32,
+  quoteId: Bytes32,
+  status: Type.Literal('active'),
+  expiresAt: Iso,
+});
+export const RfqErrorMessage = Type.Object({
+  type: Type.Literal('error'),
+  code: Type.String({ description: 'an error code of the REST API (invalid_argument, failed_precondition, permission_denied, not_found, unavailable, ...)' }),
+  message: Type.String(),
+  requestId: Nullable(Type.String()),
+  details: Type.Optional(Nullable(Type.Object({}, { additionalProperties: true }))),
+});

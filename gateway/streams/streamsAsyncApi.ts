@@ -1,0 +1,125 @@
+/**
+ * The streams' part of the AsyncAPI 3.0 document served at `/asyncapi/json`: the three
+ * servers (one per WebSocket path) and every channel with every message, from the
+ * schemas the server's frames are tested against (schemas.ts). `send` messages are what
+ * the server sends; `receive` what it accepts.
+ */
+import type { AsyncApiRegistry, MessageDefinition } from '../http/asyncapi.ts';
+import type { AppConfig } from '../config.ts';
+import * as S from './schemas.ts';
+
+const SYMBOL_PATTERN = '^[A-Za-z0-9_.:-]+';
+const symbolParam = { symbol: 'a series: canonical symbol (BTC-82000-C-1767254400), user-facing symbol (BTC-01JAN26-82000-C) or seriesId; case-insensitive' };
+
+function data(channelPattern: string, description: string, payload: Parameters<typeof S.dataFrame>[1], summary: string): MessageDefinition {
+  return { summary, payload: S.dataFrame(S.channelString(channelPattern, description), payload) };
+}
+
+export function registerStreamsAsyncApi(registry: AsyncApiRegistry, config: Pick<AppConfig, 'host' | 'port'>): void {
+  const host = `${config.host}:${config.port}`;
+  registry.addServer('public', { host, protocol: 'ws', pathname: '/ws/public', description: 'Public market data (no authentication). Channels: depth, ticker, trades, index, rfq and the earlier-form aliases.' });
+  registry.addServer('private', { host, protocol: 'ws', pathname: '/ws/private', description: 'Private account stream: the first message must be AUTH. Channels: account@fills, account@positions, account@portfolios, account@orders.' });
+  registry.addServer('rfqMm', { host, protocol: 'ws', pathname: '/ws/rfq/mm', description: 'RFQ market-maker stream for authorised MMMs: AUTH (frame or Authorization header at connect), then rfq_request in, rfq_response out.' });
+
+  const controlReplies = {
+    ack: { summary: 'Acknowledgement of SUBSCRIBE or UNSUBSCRIBE', payload: S.AckReply },
+    subscriptions: { summary: 'Answer to LIST_SUBSCRIPTIONS', payload: S.ListReply },
+    pong: { summary: 'Answer to PING', payload: S.PongReply },
+    error: { summary: 'Error frame (4000 bad request, 4001 unauthenticated, 4003 forbidden, 4004 unknown channel, 4029 rate or subscription limit)', payload: S.ErrorReply },
+  };
+  registry.addChannel('control', {
+    address: 'control',
+    title: 'Control messages',
+    description: 'Sent on the connection itself, on /ws/public and (after AUTH) /ws/private. PING and the error frames also apply to /ws/rfq/mm.',
+    receives: {
+      subscribe: { summary: 'SUBSCRIBE or UNSUBSCRIBE channels (all or nothing)', payload: S.SubscribeMessage },
+      listSubscriptions: { summary: 'List the canonical names of the current subscriptions', payload: S.ListMessage },
+      ping: { summary: 'Application-level ping', payload: S.PingMessage },
+    },
+    sends: controlReplies,
+  });
+
+  const seriesChannel = (id: string, address: string, title: string, description: string, messages: Record<string, MessageDefinition>) =>
+    registry.addChannel(id, { address, title, description, parameters: symbolParam, sends: messages });
+  const depthMessages = (pattern: string) => ({
+    depthSnapshot: data(pattern, 'canonical channel name', S.DepthSnapshot, 'Full book with its seq, sent on every SUBSCRIBE'),
+    depthDelta: data(pattern, 'canonical channel name', S.DepthDelta, 'Changed levels; prevSeq is the previous seq'),
+  });
+  seriesChannel('depth', '{symbol}@depth', 'Order book depth', 'A full snapshot with seq on subscribe, then deltas with seq and prevSeq; size "0" removes a level. A client that sees prevSeq differ from its last seq re-subscribes.', depthMessages(`${SYMBOL_PATTERN}@depth$`));
+  seriesChannel('ticker', '{symbol}@ticker', 'Ticker', 'The ticker with Greeks, at most once per series per event-loop turn, when the book, a trade or the oracle changed it.', {
+    ticker: data(`${SYMBOL_PATTERN}@ticker$`, 'canonical channel name', S.TickerData, 'Ticker'),
+  });
+  seriesChannel('trades', '{symbol}@trades', 'Public trades', 'Every trade of the series.', { trade: data(`${SYMBOL_PATTERN}@trades$`, 'canonical channel name', S.TradeData, 'Trade') });
+  seriesChannel('orderbookEarlier', 'orderbook:{symbol}', 'Order book (earlier name)', 'Alias of {symbol}@depth; frames carry orderbook:<SYMBOL> as channel.', depthMessages('^orderbook:'));
+  seriesChannel('tickerEarlier', 'ticker:{symbol}', 'Ticker (earlier name)', 'Alias of {symbol}@ticker.', { ticker: data('^ticker:', 'canonical channel name', S.TickerData, 'Ticker') });
+  seriesChannel('tradesEarlier', 'trades:{symbol}', 'Trades (earlier name)', 'Alias of {symbol}@trades.', { trade: data('^trades:', 'canonical channel name', S.TradeData, 'Trade') });
+  registry.addChannel('index', {
+    address: '{pair}@index',
+    title: 'Index price',
+    description: 'The oracle spot and volatility of a pair, on every oracle update.',
+    parameters: { pair: 'pair symbol, lowercase in frames (btc-usdc); case-insensitive when subscribing' },
+    sends: { index: data('^[a-z0-9]+-[a-z0-9]+@index$', 'canonical channel name', S.IndexData, 'Index update') },
+  });
+  registry.addChannel('rfq', {
+    address: 'global@rfq',
+    title: 'RFQ auctions',
+    description: 'An auction was created (rfq_created) or ended (rfq_resolved: filled, expired or cancelled).',
+    sends: {
+      rfqCreated: data('^global@rfq$', 'global@rfq', S.RfqCreatedData, 'Auction created'),
+      rfqResolved: data('^global@rfq$', 'global@rfq', S.RfqResolvedData, 'Auction ended'),
+    },
+  });
+
+  registry.addChannel('auth', {
+    address: 'auth',
+    title: 'Authentication',
+    description: 'On /ws/private and /ws/rfq/mm the first message must be AUTH; anything else, or bad credentials, gets AUTH_FAILED and the socket is closed with 4001 (4003 when the credentials are valid but lack a scope or MMM membership).',
+    receives: {
+      authToken: { summary: 'AUTH with the bearer token of a SIWE login', payload: S.AuthTokenMessage },
+      authApiKey: { summary: 'AUTH with an API key signed like the X-API-* headers', payload: S.AuthApiKeyMessage },
+    },
+    sends: {
+      authSuccess: { summary: 'Authenticated', payload: S.AuthSuccess },
+      authFailed: { summary: 'Refused; the socket is closed next', payload: S.AuthFailed },
+    },
+  });
+  registry.addChannel('accountFills', {
+    address: 'account@fills',
+    title: 'Own fills',
+    description: "The caller's fills. As taker: the trader payload (side buy or sell). As maker: the market-maker payload (side 'maker', with direction).",
+    sends: {
+      traderFill: data('^account@fills$', 'account@fills', S.TraderFill, 'Fill as taker'),
+      makerFill: data('^account@fills$', 'account@fills', S.MakerFill, 'Fill as maker'),
+    },
+  });
+  registry.addChannel('accountPositions', {
+    address: 'account@positions',
+    title: 'Own positions',
+    description: 'A position after each change (fill or settlement).',
+    sends: { position: data('^account@positions$', 'account@positions', S.PositionData, 'Position') },
+  });
+  registry.addChannel('accountPortfolios', {
+    address: 'account@portfolios',
+    title: 'Own portfolios',
+    description: "A portfolio's cash and risk after a change (cash, fills, orders) and when the oracle moves a pair it holds; at most once per portfolio per event-loop turn.",
+    sends: { portfolio: data('^account@portfolios$', 'account@portfolios', S.PortfolioData, 'Portfolio') },
+  });
+  registry.addChannel('accountOrders', {
+    address: 'account@orders',
+    title: 'Own orders',
+    description: "Status changes of the caller's orders: open, partial, filled, cancelled, expired.",
+    sends: { order: data('^account@orders$', 'account@orders', S.OrderData, 'Order update') },
+  });
+  registry.addChannel('rfqMm', {
+    address: 'rfq/mm',
+    title: 'RFQ market-maker messages',
+    description: 'After AUTH an MMM receives rfq_request for every new auction (and for auctions still open when it connects) and rfq_resolved when one ends; it answers with rfq_response.',
+    sends: {
+      rfqRequest: { summary: 'A taker asks for a quote', payload: S.RfqRequestMessage },
+      rfqResolved: { summary: 'An auction ended', payload: S.RfqResolvedMessage },
+      rfqResponseAck: { summary: 'The quote was accepted', payload: S.RfqResponseAck },
+      error: { summary: 'The rfq_response was refused', payload: S.RfqErrorMessage },
+    },
+    receives: { rfqResponse: { summary: 'A signed quote for an auction', payload: S.RfqResponseMessage } },
+  });
+}

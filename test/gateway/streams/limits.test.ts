@@ -1,0 +1,107 @@
+/**
+ * Stream limits against the real server (interface.md "Public WebSocket limits"): new
+ * connections per IP per minute (the next is closed silently), inbound messages per
+ * connection per minute (4029, the connection stays open), subscriptions per connection
+ * (4029), and the stream metrics. The windows follow the venue clock, which the test moves.
+ */
+import t from 'tap';
+import { startTestApp, request } from '../support/testApp.ts';
+import { wsEnv, connect, asyncApiValidator, type Client } from './support.ts';
+
+wsEnv({ WS_CONNECTIONS_PER_MINUTE: '10' });
+const app = await startTestApp({ memory: true });
+t.teardown(() => app.close());
+const api = await asyncApiValidator(app);
+const nextMinute = () => app.clock.advance(61_000);
+const open: Client[] = [];
+t.afterEach(() => {
+  for (const c of open.splice(0)) c.close();
+});
+
+t.test('10 new connections per minute per IP; the 11th is closed silently; the window slides', async (t) => {
+  nextMinute();
+  for (let i = 0; i < 10; i++) open.push(await connect(app, i % 3 === 0 ? '/ws/private' : '/ws/public'));
+  const refused = await connect(app, '/ws/public').then(
+    () => 'opened',
+    (e: Error) => e.message,
+  );
+  t.match(refused, /closed before open|unexpected response/, 'the 11th connection is dropped without a reply');
+  await t.rejects(connect(app, '/ws/rfq/mm'), 'the limit is per IP over all three streams');
+  t.equal(open.filter((c) => c.isClosed()).length, 0, 'the ten admitted connections are untouched');
+  app.clock.advance(30_000);
+  await t.rejects(connect(app, '/ws/public'), 'still refused 30 s later');
+  nextMinute();
+  open.push(await connect(app, '/ws/public'));
+  t.pass('accepted again once the minute has passed');
+  const metrics = (await request(`${app.url}/metrics`)).body as string;
+  t.match(metrics, /ws_connections_refused_total\{stream="public",reason="connection_rate"\} 2/);
+  t.match(metrics, /ws_connections_refused_total\{stream="rfq",reason="connection_rate"\} 1/);
+  t.match(metrics, /ws_connections\{stream="public"\} \d+/);
+});
+
+t.test('60 inbound messages per minute per connection: 4029 beyond, the connection stays open', async (t) => {
+  nextMinute();
+  const c = await connect(app, '/ws/public');
+  open.push(c);
+  for (let i = 0; i < 60; i++) c.send({ method: 'PING', id: i });
+  await c.next((f) => f['id'] === 59, 'the 60th pong');
+  c.send({ method: 'PING', id: 60 });
+  const limited = await c.next((f) => f['id'] === 60, 'reply to the 61st message');
+  t.same(limited, { error: { code: 4029, msg: 'message rate limit exceeded' }, id: 60 });
+  t.equal(api.check('control.error', limited), null, 'validates');
+  c.send('garbage');
+  t.same(await c.next((f) => f['error']?.code === 4029 && f['id'] === null, 'limited garbage'), { error: { code: 4029, msg: 'message rate limit exceeded' }, id: null }, 'every frame counts');
+  t.equal(c.isClosed(), false, 'still open');
+  t.equal(c.frames.filter((f) => f['result'] === 'PONG').length, 60, 'exactly 60 answered');
+  nextMinute();
+  c.send({ method: 'PING', id: 61 });
+  t.same(await c.next((f) => f['id'] === 61), { result: 'PONG', id: 61 }, 'answered again after the window');
+  // The private stream counts its messages too, AUTH included.
+  nextMinute();
+  const p = await connect(app, '/ws/private');
+  open.push(p);
+  const token = await app.session('0x00000000000000000000000000000000000000c1');
+  p.send({ type: 'AUTH', token });
+  await p.next((f) => f['type'] === 'AUTH_SUCCESS');
+  for (let i = 0; i < 59; i++) p.send({ method: 'PING', id: i });
+  await p.next((f) => f['id'] === 58);
+  p.send({ method: 'PING', id: 99 });
+  t.equal((await p.next((f) => f['id'] === 99))['error'].code, 4029, '/ws/private: the 61st message (AUTH was the first) is refused');
+});
+
+t.test('25 subscriptions per connection: 4029 beyond, all or nothing', async (t) => {
+  nextMinute();
+  const c = await connect(app, '/ws/public');
+  open.push(c);
+  const symbols = [...app.app.services.venue.state.series.values()].slice(0, 30).map((s) => s.spec.symbol);
+  c.send({ method: 'SUBSCRIBE', params: symbols.slice(0, 24).map((s) => `${s}@ticker`), id: 1 });
+  t.equal((await c.next((f) => f['id'] === 1))['result'], null, '24 subscriptions');
+  c.send({ method: 'SUBSCRIBE', params: [`${symbols[24]}@ticker`, `${symbols[25]}@ticker`], id: 2 });
+  const refused = await c.next((f) => f['id'] === 2);
+  t.same(refused, { error: { code: 4029, msg: 'subscription limit exceeded (max 25)' }, id: 2 }, 'two more would make 26: refused');
+  c.send({ method: 'LIST_SUBSCRIPTIONS', id: 3 });
+  t.equal((await c.next((f) => f['id'] === 3))['result'].length, 24, 'nothing of the refused request was added');
+  c.send({ method: 'SUBSCRIBE', params: [`${symbols[24]}@ticker`, `${symbols[0]}@ticker`], id: 4 });
+  t.equal((await c.next((f) => f['id'] === 4))['result'], null, 'the 25th (and one already held) is accepted');
+  c.send({ method: 'SUBSCRIBE', params: [`${symbols[26]}@trades`], id: 5 });
+  t.equal((await c.next((f) => f['id'] === 5))['error'].msg, 'subscription limit exceeded (max 25)', 'the 26th is refused');
+  c.send({ method: 'UNSUBSCRIBE', params: [`${symbols[0]}@ticker`], id: 6 });
+  await c.next((f) => f['id'] === 6);
+  c.send({ method: 'SUBSCRIBE', params: [`${symbols[26]}@trades`], id: 7 });
+  t.equal((await c.next((f) => f['id'] === 7))['result'], null, 'after an UNSUBSCRIBE there is room again');
+  t.equal(c.isClosed(), false, 'still open');
+});
+
+t.test('metrics: connections by stream, messages sent and received', async (t) => {
+  nextMinute();
+  const c = await connect(app, '/ws/public');
+  open.push(c);
+  c.send({ method: 'PING', id: 1 });
+  await c.next((f) => f['id'] === 1);
+  const text = (await request(`${app.url}/metrics`)).body as string;
+  const value = (re: RegExp) => Number(re.exec(text)?.[1] ?? NaN);
+  t.ok(value(/ws_connections\{stream="public"\} (\d+)/) >= 1, 'open public connections');
+  t.ok(value(/ws_messages_received_total\{stream="public"\} (\d+)/) >= 60, 'messages received');
+  t.ok(value(/ws_messages_sent_total\{stream="public"\} (\d+)/) >= 60, 'messages sent');
+  t.match(text, /ws_slow_consumer_closes_total/, 'slow-consumer closes are exported');
+});
