@@ -45,7 +45,7 @@ export type App = {
 };
 
 /** The engine as recovery and snapshots see it: commands from the journal are the engine's commands. */
-function replayable(venue: Venue) {
+export function replayable(venue: Venue) {
   return {
     venue,
     apply: (c: StoredCommand) => void venue.apply(c as unknown as Command),
