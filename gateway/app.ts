@@ -88,6 +88,8 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
   const services: Services = { config, venue, pipeline, market, stores: storage.stores, verifier, marks, metrics, log };
   metrics.gauge({ name: 'worker_pool_queue_size', help: 'Signature batches waiting for a worker.', collect() { this.set(verifier.stats().queueSize); } });
   metrics.gauge({ name: 'worker_pool_utilization', help: 'Share of the signature pool capacity in use (0..1).', collect() { this.set(verifier.stats().utilization); } });
+  metrics.gauge({ name: 'marks_pool_queue_size', help: 'Mark recomputations waiting for the pricing worker.', collect() { this.set(marks.stats().queueSize); } });
+  metrics.counter({ name: 'marks_pool_completed_total', help: 'Mark recomputations (one per oracle update) finished by the pricing worker.', collect() { this.reset(); this.inc(marks.stats().completed); } });
 
   await bootstrap(pipeline, config, log);
 

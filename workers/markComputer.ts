@@ -10,7 +10,7 @@ import marksTask from './marks.task.ts';
 
 export type MarkComputer = {
   compute(inputs: readonly MarkInput[]): Promise<SeriesMarks[]>;
-  stats(): { readonly queueSize: number; readonly utilization: number; readonly completed: number };
+  stats(): { readonly queueSize: number; readonly completed: number };
   close(): Promise<void>;
 };
 
@@ -21,7 +21,7 @@ export function createInlineMarkComputer(): MarkComputer {
       completed++;
       return marksTask(inputs);
     },
-    stats: () => ({ queueSize: 0, utilization: 0, completed }),
+    stats: () => ({ queueSize: 0, completed }),
     close: async () => {},
   };
 }
@@ -33,7 +33,7 @@ export function createPoolMarkComputer(threads = 1): MarkComputer {
   const pool = new Piscina<readonly MarkInput[], SeriesMarks[]>({ filename: taskUrl.href, minThreads: threads, maxThreads: threads, idleTimeout: 60 * 60 * 1000, execArgv });
   return {
     compute: (inputs) => pool.run(inputs),
-    stats: () => ({ queueSize: pool.queueSize, utilization: pool.utilization, completed: pool.completed }),
+    stats: () => ({ queueSize: pool.queueSize, completed: pool.completed }),
     close: () => pool.destroy(),
   };
 }

@@ -29,7 +29,7 @@ export function apiRoutes(s: Services): ApiRoutes {
     const volume = s.venue.state.accounts.volume30d(getAddress(wallet), s.pipeline.now());
     return volume >= TIER3 ? 3 : volume >= TIER2 ? 2 : 1;
   };
-  const rateLimiter = createRateLimiter({ clock: () => s.pipeline.now(), tierOf, limits: s.config.rateLimits });
+  const rateLimiter = createRateLimiter({ clock: () => s.pipeline.wallNow(), tierOf, limits: s.config.rateLimits });
   const authenticate = createAuthenticator(s.stores, () => s.pipeline.wallNow());
   const routes: Route[] = [
     ...healthRoutes(),

@@ -1,0 +1,65 @@
+/**
+ * Order nonces handed out in typed-data replies (api.md "Orders": single-use per wallet,
+ * increasing). The engine knows which nonces are used (`nonces.next()` is one above the
+ * highest used); typed data handed out but not yet signed is known only here, so a
+ * per-wallet counter keeps two unsigned requests from getting the same nonce. The next
+ * value is the largest of the two and the wallet's starting point. The counter lives in
+ * memory: after a restart it starts again from the engine, which only re-offers nonces
+ * nobody has used.
+ *
+ * Starting point: a PlaceOrder does not name its signer, so two wallets signing the same
+ * order with the same nonce would sign the same orderId, and the second would be refused
+ * as a duplicate. Market makers quoting the same grid do sign identical orders; so each
+ * wallet's server-assigned nonces start at a 64-bit value derived from its address
+ * (keccak256 of the address, its first 8 bytes with the low 24 bits cleared): runs of
+ * nonces of different wallets do not meet in practice.
+ *
+ * Order, cancel and RFQ-fill nonces share one space per wallet, as in the engine.
+ */
+import { keccak256 } from 'viem';
+import type { VenueState } from '../../engine/state.ts';
+
+/** Wallets remembered; past this the map starts over (the engine's floor still holds). */
+const MAX_WALLETS = 100_000;
+
+export class NonceAllocator {
+  private readonly handedOut = new Map<string, bigint>();
+  private readonly starts = new Map<string, bigint>();
+
+  constructor(private readonly state: VenueState) {}
+
+  /** The first nonce the server offers a wallet (see above). */
+  start(owner: string): bigint {
+    let s = this.starts.get(owner);
+    if (s === undefined) {
+      if (this.starts.size >= MAX_WALLETS) this.starts.clear();
+      s = BigInt(keccak256(owner.toLowerCase() as `0x${string}`).slice(0, 18)) & ~0xffffffn;
+      this.starts.set(owner, s);
+    }
+    return s;
+  }
+
+  /** The engine's next unused nonce for a wallet; never creates the account. */
+  private engineNext(owner: string): bigint {
+    return this.state.accounts.accounts.get(owner)?.nonces.next() ?? 0n;
+  }
+
+  /** What `take` would return, without taking it. */
+  peek(owner: string): bigint {
+    const engine = this.engineNext(owner);
+    const mine = this.handedOut.get(owner) ?? this.start(owner);
+    return mine > engine ? mine : engine;
+  }
+
+  /** A fresh nonce: above every used one and every one handed out before. */
+  take(owner: string): bigint {
+    const n = this.peek(owner);
+    if (this.handedOut.size >= MAX_WALLETS && !this.handedOut.has(owner)) this.handedOut.clear();
+    this.handedOut.set(owner, n + 1n);
+    return n;
+  }
+
+  isUsed(owner: string, nonce: bigint): boolean {
+    return this.state.accounts.accounts.get(owner)?.nonces.isUsed(nonce) ?? false;
+  }
+}

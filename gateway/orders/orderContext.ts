@@ -1,0 +1,78 @@
+/**
+ * What order entry and RFQ share, built once per running venue: the two EIP-712 domains,
+ * the nonce allocator, the read models fed by the engine's events, and signature checks
+ * batched through the worker pool. The REST routes and the WebSocket quote path take the
+ * same context (`orderContext(services)`), so both apply the same checks.
+ */
+import { getAddress, type Address } from 'viem';
+import type { Hex } from '../../engine/domain/hex.ts';
+import { domainSeparator } from '../../workers/eip712/digest.ts';
+import { orderBookDomain, rfqDomain, type Eip712Domain } from '../../workers/eip712/types.ts';
+import { createMicroBatcher, type MicroBatcher, type SingleVerifyRequest } from '../../workers/microBatcher.ts';
+import type { SignatureVerifier } from '../../workers/signatureVerifier.ts';
+import type { VerifyResult } from '../../workers/verifyBatch.ts';
+import type { Services } from '../services.ts';
+import { NonceAllocator } from './nonceAllocator.ts';
+import { OrderHistory } from './orderHistory.ts';
+import { QuoteBook } from './quoteBook.ts';
+
+export type SigningDomain = { readonly domain: Eip712Domain; readonly separator: Uint8Array; readonly address: Address };
+
+export type OrderContext = {
+  readonly services: Services;
+  readonly orderBook: SigningDomain;
+  readonly rfq: SigningDomain;
+  readonly nonces: NonceAllocator;
+  readonly history: OrderHistory;
+  readonly quotes: QuoteBook;
+  /** Recover one signer; requests made in the same event-loop turn share a worker task. */
+  verify(request: SingleVerifyRequest): Promise<VerifyResult>;
+  /** The EIP-55 form of a wallet address (the engine keys accounts by it). */
+  wallet(address: string): Address;
+};
+
+const contexts = new WeakMap<Services, OrderContext>();
+const batchers = new WeakMap<SignatureVerifier, MicroBatcher>();
+
+function signingDomain(domain: Eip712Domain): SigningDomain {
+  return { domain, separator: domainSeparator(domain), address: domain.verifyingContract };
+}
+
+export function orderContext(services: Services): OrderContext {
+  const existing = contexts.get(services);
+  if (existing) return existing;
+  const { config, venue, pipeline } = services;
+  const history = new OrderHistory(venue.state);
+  const quotes = new QuoteBook();
+  pipeline.onEvents((events) => {
+    history.onEvents(events);
+    quotes.onEvents(events);
+  });
+  const wallets = new Map<string, Address>();
+  const ctx: OrderContext = {
+    services,
+    orderBook: signingDomain(orderBookDomain(config.serviceName, config.chainId, config.contracts.orderBook)),
+    rfq: signingDomain(rfqDomain(config.serviceName, config.chainId, config.contracts.rfq)),
+    nonces: new NonceAllocator(venue.state),
+    history,
+    quotes,
+    verify(request) {
+      // Looked up per call: the verifier is the app's choice (pool, inline, or a benchmark's peer).
+      const verifier = services.verifier;
+      let batcher = batchers.get(verifier);
+      if (!batcher) batchers.set(verifier, (batcher = createMicroBatcher(verifier)));
+      return batcher.verify(request);
+    },
+    wallet(address) {
+      let w = wallets.get(address);
+      if (w === undefined) {
+        if (wallets.size >= 100_000) wallets.clear();
+        w = getAddress(address.toLowerCase() as Hex);
+        wallets.set(address, w);
+      }
+      return w;
+    },
+  };
+  contexts.set(services, ctx);
+  return ctx;
+}

@@ -1,0 +1,239 @@
+/**
+ * Order entry, top to bottom (issue 7, "Checks, in this order"):
+ *
+ *   1. parse      the body's entries (orderEntries.ts; 400 OrderValidationError naming the field)
+ *   2. check      per entry, cheapest first: portfolio -> series -> tick/size -> deadline -> nonce
+ *   3. phase one  unsigned: fill in nonce, deadline, expiry, portfolioId; reply typed data
+ *   4. verify     signed: every signature recovered in the worker pool (micro-batched); the
+ *                 signer must be the authenticated wallet
+ *   5. submit     one engine command (place, cancel or replace: all-or-nothing), which the
+ *                 engine checks again for margin, cash, OI cap and self-trade prevention;
+ *                 it resolves after the journal commit, and only then is the relay reply built
+ *
+ * Authentication and the `trade` scope are the HTTP framework's (route declarations).
+ */
+import type { Hex } from '../../engine/domain/hex.ts';
+import type { CancelOrder, PlaceOrder } from '../../engine/commands.ts';
+import type { OrderOutcome } from '../../engine/flows/orders.ts';
+import { placeOrderDigestHex } from '../../workers/eip712/digest.ts';
+import type { CancelOrderMessage, PlaceOrderMessage } from '../../workers/eip712/types.ts';
+import type { SingleVerifyRequest } from '../../workers/microBatcher.ts';
+import type { SignatureField } from './fields.ts';
+import { fieldPath } from './fields.ts';
+import type { CancelEntry, PlaceEntry } from './orderEntries.ts';
+import type { OrderContext } from './orderContext.ts';
+import {
+  checkCancelTarget,
+  checkDeadline,
+  checkDistinctNonces,
+  checkExpiry,
+  checkNonce,
+  checkPortfolio,
+  checkPrice,
+  checkSeries,
+  checkSize,
+  checkTick,
+  deadlineSeconds,
+  type Check,
+} from './orderChecks.ts';
+import { orderEngineError, orderValidation } from './orderErrors.ts';
+
+/** Default signature lifetime of typed data handed out (api.md: now + 5 minutes). */
+export const DEFAULT_DEADLINE_SEC = 300;
+
+/** What a request asks for: cancels, places, or replacements (cancel i pairs with place i). */
+export type OrderRequest = {
+  readonly signed: boolean;
+  readonly cancels: readonly CancelEntry[];
+  readonly places: readonly PlaceEntry[];
+  readonly paired: boolean;
+};
+
+/** One order as the relay reply reports it (api.md "Orders"); amounts already WAD strings. */
+export type OrderResult = {
+  readonly orderId: Hex;
+  readonly status: string;
+  readonly filled: string;
+  readonly remaining: string;
+  readonly trades: readonly { readonly tradeId: string; readonly price: string; readonly size: string }[];
+};
+
+export type Draft<M> = { readonly path: string; readonly message: M; readonly signature: SignatureField | null };
+
+export type EntryOutcome =
+  | { readonly mode: 'typed_data'; readonly cancels: readonly CancelOrderMessage[]; readonly places: readonly { readonly message: PlaceOrderMessage; readonly orderId: Hex }[] }
+  | {
+      readonly mode: 'relay';
+      readonly cancels: readonly Draft<CancelOrderMessage>[];
+      readonly places: readonly Draft<PlaceOrderMessage>[];
+      /** The new orders, in request order. */
+      readonly orders: readonly OrderResult[];
+      /** The orders the request cancelled, in request order. */
+      readonly cancelled: readonly OrderResult[];
+    };
+
+/** Step 2 for a place entry. An unsigned entry's nonce is left at -1 until every entry has passed. */
+function checkPlace(ctx: OrderContext, owner: string, e: PlaceEntry, nowSec: number): Check<Draft<PlaceOrderMessage>> {
+  const portfolio = checkPortfolio(ctx, owner, e.signed ? e.message.portfolioId : e.portfolioId, e.path);
+  if (!portfolio.ok) return portfolio;
+  const live = checkSeries(ctx, e.signed ? e.message.seriesId : e.seriesId, nowSec);
+  if (!live.ok) return live;
+  const { series, pair } = live.value;
+  if (e.signed) {
+    const m = e.message;
+    const tick = checkTick(m.tick, e.path);
+    if (!tick.ok) return tick;
+    const size = checkSize(ctx, pair, m.size, e.path);
+    if (!size.ok) return size;
+    const deadline = checkDeadline(m.deadline, nowSec, e.path);
+    if (!deadline.ok) return deadline;
+    const expiry = checkExpiry(m.expiry, nowSec, e.path);
+    if (!expiry.ok) return expiry;
+    const nonce = checkNonce(ctx, owner, m.nonce, e.path);
+    if (!nonce.ok) return nonce;
+    return { ok: true, value: { path: e.path, message: m, signature: e.signature } };
+  }
+  const tick = checkPrice(pair, e.price, e.path);
+  if (!tick.ok) return tick;
+  const size = checkSize(ctx, pair, e.size, e.path);
+  if (!size.ok) return size;
+  const deadline = checkDeadline(e.deadline ?? BigInt(nowSec + DEFAULT_DEADLINE_SEC), nowSec, e.path);
+  if (!deadline.ok) return deadline;
+  const expiry = checkExpiry(e.expiry ?? series.spec.expiry, nowSec, e.path);
+  if (!expiry.ok) return expiry;
+  const message: PlaceOrderMessage = {
+    seriesId: e.seriesId,
+    portfolioId: BigInt(portfolio.value),
+    isBuy: e.isBuy,
+    tick: tick.value,
+    size: size.value,
+    expiry: expiry.value,
+    nonce: -1n,
+    deadline: deadline.value,
+  };
+  return { ok: true, value: { path: e.path, message, signature: null } };
+}
+
+/** Step 2 for a cancel entry: the order must be the caller's and open. */
+function checkCancel(ctx: OrderContext, owner: string, e: CancelEntry, nowSec: number): Check<Draft<CancelOrderMessage>> {
+  const orderId = e.signed ? e.message.orderId : e.orderId;
+  const target = checkCancelTarget(ctx, owner, orderId);
+  if (!target.ok) return target;
+  const deadline = checkDeadline(e.signed ? e.message.deadline : (e.deadline ?? BigInt(nowSec + DEFAULT_DEADLINE_SEC)), nowSec, e.path);
+  if (!deadline.ok) return deadline;
+  const given = e.signed ? e.message.nonce : e.nonce;
+  if (given !== null) {
+    const nonce = checkNonce(ctx, owner, given, e.path);
+    if (!nonce.ok) return nonce;
+  }
+  return { ok: true, value: { path: e.path, message: { orderId, nonce: given ?? -1n, deadline: deadline.value }, signature: e.signed ? e.signature : null } };
+}
+
+function checkAll(ctx: OrderContext, owner: string, req: OrderRequest, nowSec: number): Check<{ cancels: Draft<CancelOrderMessage>[]; places: Draft<PlaceOrderMessage>[] }> {
+  const cancels: Draft<CancelOrderMessage>[] = [];
+  const places: Draft<PlaceOrderMessage>[] = [];
+  const seenOrders = new Set<Hex>();
+  for (const e of req.cancels) {
+    const c = checkCancel(ctx, owner, e, nowSec);
+    if (!c.ok) return c;
+    if (seenOrders.has(c.value.message.orderId)) {
+      const field = fieldPath(e.path, 'orderId');
+      return { ok: false, error: orderValidation(`${field}: order ${c.value.message.orderId} is named twice in this request`, { field, reason: 'duplicate_in_batch' }) };
+    }
+    seenOrders.add(c.value.message.orderId);
+    cancels.push(c.value);
+  }
+  for (const e of req.places) {
+    const p = checkPlace(ctx, owner, e, nowSec);
+    if (!p.ok) return p;
+    places.push(p.value);
+  }
+  const given = [...cancels, ...places].filter((d) => d.message.nonce >= 0n).map((d) => ({ nonce: d.message.nonce, field: fieldPath(d.path, 'nonce') }));
+  const distinct = checkDistinctNonces(given);
+  if (!distinct.ok) return distinct;
+  return { ok: true, value: { cancels, places } };
+}
+
+/** Step 4: every signature must recover to the caller. Resolves with the digests (orderIds for places). */
+async function verifyAll(ctx: OrderContext, owner: string, cancels: readonly Draft<CancelOrderMessage>[], places: readonly Draft<PlaceOrderMessage>[]): Promise<Check<Hex[]>> {
+  const requests: { field: string; request: SingleVerifyRequest }[] = [];
+  const domain = ctx.orderBook.domain;
+  for (const c of cancels) requests.push({ field: fieldPath(c.path, 'signature'), request: { kind: 'cancel', domain, message: c.message, signature: c.signature!.raw } });
+  for (const p of places) requests.push({ field: fieldPath(p.path, 'signature'), request: { kind: 'place', domain, message: p.message, signature: p.signature!.raw } });
+  // Issued in one turn: the micro-batcher sends them to the pool as one task per kind.
+  const results = await Promise.all(requests.map((r) => ctx.verify(r.request)));
+  const wanted = owner.toLowerCase();
+  for (let i = 0; i < results.length; i++) {
+    const r = results[i]!;
+    const field = requests[i]!.field;
+    if (r.signer === null) return { ok: false, error: orderValidation(`${field} is not a valid signature of this message: ${r.error ?? 'invalid'}`, { field, reason: 'bad_signature' }) };
+    if (r.signer.toLowerCase() !== wanted) {
+      return { ok: false, error: orderValidation(`${field} was made by ${r.signer}, not by the authenticated wallet ${owner}`, { field, reason: 'wrong_signer', signer: r.signer, expected: owner }) };
+    }
+  }
+  return { ok: true, value: results.slice(cancels.length).map((r) => r.digest!) };
+}
+
+function outcomeJson(o: OrderOutcome): OrderResult {
+  return { orderId: o.orderId, status: o.status, filled: o.filled.toString(), remaining: o.remaining.toString(), trades: o.trades.map((t) => ({ tradeId: t.tradeId, price: t.price.toString(), size: t.size.toString() })) };
+}
+
+/** Steps 2 to 5 for one request. `owner` is the authenticated wallet, EIP-55. */
+export async function enterOrders(ctx: OrderContext, owner: string, req: OrderRequest): Promise<Check<EntryOutcome>> {
+  const nowSec = Math.floor(ctx.services.pipeline.now() / 1000);
+  const checked = checkAll(ctx, owner, req, nowSec);
+  if (!checked.ok) return checked;
+  const { cancels, places } = checked.value;
+
+  if (!req.signed) {
+    // Phase one: nonces are handed out only once every entry has passed, in request order.
+    const withNonce = <M extends { nonce: bigint }>(d: Draft<M>): M => (d.message.nonce >= 0n ? d.message : { ...d.message, nonce: ctx.nonces.take(owner) });
+    const cancelMessages: CancelOrderMessage[] = [];
+    const placeMessages: PlaceOrderMessage[] = [];
+    const order = req.paired ? cancels.flatMap((c, i) => [c, places[i]!]) : [...cancels, ...places];
+    for (const d of order) {
+      if ('orderId' in d.message) cancelMessages.push(withNonce(d as Draft<CancelOrderMessage>));
+      else placeMessages.push(withNonce(d as Draft<PlaceOrderMessage>));
+    }
+    return { ok: true, value: { mode: 'typed_data', cancels: cancelMessages, places: placeMessages.map((m) => ({ message: m, orderId: placeOrderDigestHex(ctx.orderBook.separator, m) })) } };
+  }
+
+  const verified = await verifyAll(ctx, owner, cancels, places);
+  if (!verified.ok) return verified;
+  const orderIds = verified.value;
+
+  const cancelCommands: CancelOrder[] = cancels.map((c) => ({ orderId: c.message.orderId, owner, nonce: c.message.nonce, deadline: deadlineSeconds(c.message.deadline) }));
+  const placeCommands: PlaceOrder[] = places.map((p, i) => ({
+    orderId: orderIds[i]!,
+    owner,
+    portfolioId: Number(p.message.portfolioId),
+    seriesId: p.message.seriesId,
+    isBuy: p.message.isBuy,
+    tick: p.message.tick,
+    size: p.message.size,
+    expiry: p.message.expiry,
+    nonce: p.message.nonce,
+    deadline: deadlineSeconds(p.message.deadline),
+  }));
+  for (const p of placeCommands) ctx.history.register(p);
+  const result = await ctx.services.pipeline.submit(
+    req.paired
+      ? { type: 'replace', pairs: cancelCommands.map((cancel, i) => ({ cancel, place: placeCommands[i]! })) }
+      : placeCommands.length === 0
+        ? { type: 'cancel', cancels: cancelCommands }
+        : { type: 'place', orders: placeCommands },
+  );
+  if (!result.ok) {
+    for (const p of placeCommands) ctx.history.unregister(p.orderId);
+    return { ok: false, error: orderEngineError(result.rejection) };
+  }
+  const outcomes = result.value !== null && 'outcomes' in result.value ? result.value.outcomes : [];
+  const cancelledIds = new Set(cancelCommands.map((c) => c.orderId));
+  const cancelled: OrderResult[] = [];
+  for (const e of result.events) {
+    if (e.type === 'order' && e.status === 'cancelled' && cancelledIds.has(e.orderId) && e.reason === 'cancelled_by_owner') {
+      cancelled.push({ orderId: e.orderId, status: e.status, filled: e.filled.toString(), remaining: e.remaining.toString(), trades: [] });
+    }
+  }
+  return { ok: true, value: { mode: 'relay', cancels, places, orders: outcomes.map(outcomeJson), cancelled } };
+}

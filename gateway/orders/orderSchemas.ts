@@ -1,0 +1,121 @@
+/**
+ * Wire schemas of order entry and RFQ, for the OpenAPI document.
+ *
+ * Request bodies of the two-phase routes are declared with `docsOnly`: the document shows
+ * both phases' shapes, but the framework does not validate them, because every refusal of
+ * an order body must carry `details.error: 'OrderValidationError'` (api.md), which the
+ * framework's generic 400 does not. orderEntries.ts validates them completely instead.
+ */
+import { Type, type TSchema } from '@sinclair/typebox';
+import { Bytes32, Nullable, WadString, AddressSchema } from '../routes/schemas.ts';
+
+/**
+ * A body schema shown in the documents but accepting any JSON value at runtime (see
+ * above). `type: 'object'` is kept on unions too, so that an empty body reads as `{}` and
+ * its missing fields are reported by name.
+ */
+export function docsOnly(schema: TSchema): TSchema {
+  return Type.Unknown({ type: 'object', ...(JSON.parse(JSON.stringify(schema)) as Record<string, unknown>) });
+}
+
+const UintString = (description: string) => Type.String({ pattern: '^[0-9]+$', description });
+const IdNumberOrString = (description: string) => Type.Union([Type.Integer({ minimum: 0 }), UintString('')], { description });
+const Signature = Type.String({ pattern: '^0x[0-9a-fA-F]{128}([0-9a-fA-F]{2})?$', description: 'EIP-712 signature by the authenticated wallet: 65 bytes r||s||v (v 27/28 or 0/1) or 64 bytes EIP-2098; low s' });
+
+export const UnsignedPlaceSchema = Type.Object(
+  {
+    seriesId: Bytes32,
+    isBuy: Type.Boolean(),
+    size: Type.String({ description: 'contracts in human units, e.g. "1.5"; a multiple of the pair size step' }),
+    price: Type.String({ description: 'premium per contract in human units, e.g. "0.05"; a whole number of ticks' }),
+    portfolioId: Type.Optional(IdNumberOrString('required except for MMM wallets, which trade from portfolio 0')),
+    expiry: Type.Optional(Type.Integer({ description: 'good-till, Unix seconds; default the series expiry' })),
+    deadline: Type.Optional(UintString('signature deadline, Unix seconds; default now + 300')),
+  },
+  { title: 'Unsigned place (phase one)' },
+);
+
+export const SignedPlaceSchema = Type.Object(
+  {
+    seriesId: Bytes32,
+    portfolioId: IdNumberOrString('uint256'),
+    isBuy: Type.Boolean(),
+    tick: Type.Integer({ minimum: 1, maximum: 4294967295, description: 'price x 10^tickDecimals (uint32)' }),
+    size: WadString,
+    expiry: Type.Integer({ minimum: 0, maximum: 4294967295, description: 'good-till, Unix seconds (uint32)' }),
+    nonce: UintString('uint256, unused by this wallet'),
+    deadline: UintString('uint256, Unix seconds'),
+    signature: Signature,
+  },
+  { title: 'Signed place (phase two): the PlaceOrder message plus its signature' },
+);
+
+export const UnsignedCancelSchema = Type.Object(
+  { orderId: Bytes32, nonce: Type.Optional(UintString('default: filled in by the server')), deadline: Type.Optional(UintString('default: now + 300')) },
+  { title: 'Unsigned cancel (phase one)' },
+);
+export const SignedCancelSchema = Type.Object({ orderId: Bytes32, nonce: UintString('uint256'), deadline: UintString('uint256'), signature: Signature }, { title: 'Signed cancel (phase two)' });
+
+export const PlaceBody = Type.Union([UnsignedPlaceSchema, SignedPlaceSchema]);
+export const CancelEntrySchema = Type.Union([UnsignedCancelSchema, SignedCancelSchema]);
+export const ReplaceBody = Type.Union([
+  Type.Object({ cancel: UnsignedCancelSchema, place: UnsignedPlaceSchema }, { title: 'Unsigned replace' }),
+  Type.Object({ cancel: SignedCancelSchema, place: SignedPlaceSchema }, { title: 'Signed replace (both signatures)' }),
+]);
+
+const TypeField = Type.Object({ name: Type.String(), type: Type.String() });
+export const TypedDataSchema = Type.Object({
+  domain: Type.Object({ name: Type.String(), version: Type.String(), chainId: Type.Integer(), verifyingContract: AddressSchema }),
+  types: Type.Record(Type.String(), Type.Array(TypeField), { description: 'without EIP712Domain (add it for a raw eth_signTypedData_v4)' }),
+  primaryType: Type.String(),
+  message: Type.Record(Type.String(), Type.Unknown(), { description: 'uint32 fields as numbers, wider integers as decimal strings' }),
+});
+
+export const RelaySchema = Type.Object({
+  to: AddressSchema,
+  calldata: Type.String({ pattern: '^0x[0-9a-f]*$' }),
+  value: Type.Literal('0'),
+  chainId: Type.Integer(),
+  functionName: Type.String(),
+});
+
+const TradeResult = Type.Object({ tradeId: Type.String(), price: WadString, size: WadString });
+export const OrderResultSchema = Type.Object({
+  orderId: Bytes32,
+  status: Type.Union(['open', 'partial', 'filled', 'cancelled', 'expired'].map((s) => Type.Literal(s))),
+  filled: WadString,
+  remaining: WadString,
+  trades: Type.Array(TradeResult),
+});
+
+export const relayReply = (operation: string, extra: Record<string, TSchema> = {}) =>
+  Type.Object(
+    {
+      mode: Type.Literal('relay'),
+      operation: Type.Literal(operation),
+      contractAddress: AddressSchema,
+      relay: RelaySchema,
+      orders: Type.Array(OrderResultSchema, { description: 'what the engine did, after the journal commit' }),
+      ...extra,
+    },
+    { title: 'Relay reply (phase two)' },
+  );
+
+export const typedDataReply = (operation: string, fields: Record<string, TSchema>) =>
+  Type.Object({ mode: Type.Literal('typed_data'), operation: Type.Literal(operation), contractAddress: AddressSchema, ...fields }, { title: 'Typed-data reply (phase one)' });
+
+export const OrderViewSchema = Type.Object({
+  orderId: Bytes32,
+  seriesId: Bytes32,
+  symbol: Type.String(),
+  portfolioId: Type.Integer(),
+  side: Type.Union([Type.Literal('buy'), Type.Literal('sell')]),
+  price: WadString,
+  size: WadString,
+  filled: WadString,
+  remaining: WadString,
+  status: Type.String({ description: 'open, partial, filled, cancelled or expired' }),
+  createdAt: Type.Integer({ description: 'Unix seconds' }),
+  expiry: Type.Integer({ description: 'good-till, Unix seconds' }),
+  reason: Nullable(Type.String({ description: 'why a finished order left the book' })),
+});
