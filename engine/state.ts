@@ -30,9 +30,12 @@ export class VenueState {
   nextRef = 1;
   nextTradeId = 1;
   readonly marks: MarkSource;
+  /** config.maxOrderLots as a bigint, for the order check. */
+  readonly maxOrderLots: bigint;
 
   constructor(readonly config: VenueConfig) {
     this.accounts = new AccountActor(config);
+    this.maxOrderLots = BigInt(config.maxOrderLots);
     this.marks = { quote: (seriesId) => this.quote(seriesId) };
   }
 

@@ -19,7 +19,9 @@ type Prepared = { venue: Venue; commands: Command[]; prefill: number };
 
 function prepare(s: OpStream): Prepared {
   const h = listedVenue();
-  const wallets = Array.from({ length: Math.max(...s.owner) + 1 }, (_, i) => `0x${(i + 1).toString(16).padStart(40, '0')}`);
+  let owners = 0;
+  for (let i = 0; i < s.length; i++) owners = Math.max(owners, s.owner[i]! + 1);
+  const wallets = Array.from({ length: owners }, (_, i) => `0x${(i + 1).toString(16).padStart(40, '0')}`);
   for (const w of wallets) h.fund(w, usdc(1_000_000_000_000));
   const series = h.atm(BTC, true);
   const lot = WAD / 100n;

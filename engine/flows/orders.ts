@@ -36,7 +36,7 @@ function validatePlace(state: VenueState, o: PlaceOrder): ValidPlace | Rejection
   if (o.size % pair.sizeStep !== 0n) return reject('off_size_step', { field: 'size', sizeStep: pair.sizeStep.toString() });
   if (o.size < pair.minSize) return reject('below_min_size', { field: 'size', minSize: pair.minSize.toString() });
   const lots = o.size / pair.sizeStep;
-  if (lots > BigInt(state.config.maxOrderLots)) return reject('size_too_large', { field: 'size' });
+  if (lots > state.maxOrderLots) return reject('size_too_large', { field: 'size' });
   if (o.deadline < state.nowSec) return reject('deadline_passed', { deadline: o.deadline });
   if (o.expiry <= state.nowSec) return reject('order_expiry_passed', { expiry: o.expiry });
   const account = state.accounts.accounts.get(o.owner);

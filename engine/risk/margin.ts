@@ -33,9 +33,14 @@ export type RiskResult = {
  * would cause if filled at their limit price (and nothing when filling would gain), and the
  * floor counts the short balance that would result if every open sell filled.
  */
+// Scratch vectors reused by every call: the engine is single-threaded and portfolioRisk
+// never re-enters, so no allocation is needed on this hot path.
+const pnl = new Float64Array(SCENARIOS);
+const pnlWithOrders = new Float64Array(SCENARIOS);
+
 export function portfolioRisk(exposures: readonly SeriesExposure[], shortFloorRate: number): RiskResult {
-  const pnl = new Float64Array(SCENARIOS);
-  const pnlWithOrders = new Float64Array(SCENARIOS);
+  pnl.fill(0);
+  pnlWithOrders.fill(0);
   let floor = 0;
   let floorWithOrders = 0;
   for (const e of exposures) {
