@@ -9,7 +9,7 @@
  * (docs/auth.md). Wallet addresses are returned EIP-55 checksummed, as the engine keys them.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { getAddress } from 'viem';
+import { checksumAddress } from '../../workers/secp256k1.ts';
 import type { Authenticator, AuthResult } from '../http/auth.ts';
 import { sessionCookie } from '../http/auth.ts';
 import { hashToken, type Stores } from '../../persistence/stores.ts';
@@ -32,11 +32,14 @@ function sameHex(a: string, b: string): boolean {
 
 const invalid = (message: string): AuthResult => ({ kind: 'invalid', message });
 
+/** EIP-55 form of a stored (lowercase) address, memoised: checksumming hashes, and this runs on every request. */
+const eip55 = (address: string): string => checksumAddress(address.slice(2).toLowerCase());
+
 export function createAuthenticator(stores: Stores, clock: () => number): Authenticator {
   const session = (token: string, via: 'bearer' | 'cookie'): AuthResult => {
     const record = stores.sessions.get(hashToken(token), clock());
     if (!record) return invalid('Invalid or expired token');
-    return { kind: 'user', userId: record.userId, address: getAddress(record.address), scopes: ALL_SCOPES, via };
+    return { kind: 'user', userId: record.userId, address: eip55(record.address), scopes: ALL_SCOPES, via };
   };
 
   return (headers, cookies) => {
@@ -61,7 +64,7 @@ export function createAuthenticator(stores: Stores, clock: () => number): Authen
       if (!sameHex(hmacHex(key.secret, timestamp), signature)) return invalid('Invalid API key signature');
       if (!stores.seenRequests.markSeen(keyId, ts, now)) return invalid('API key signature already used (send a new timestamp)');
       if (key.lastUsedAt === null || now - key.lastUsedAt >= TOUCH_EVERY_MS) void stores.apiKeys.touch(keyId, now);
-      const owner = getAddress(key.owner);
+      const owner = eip55(key.owner);
       const user = stores.users.byAddress(owner);
       return { kind: 'user', userId: user?.id ?? owner, address: owner, scopes: key.scopes, via: 'apikey', keyId };
     }
