@@ -3,57 +3,12 @@
  * these (viem `encodeFunctionData`) so that a relayer could submit the same orders to a
  * chain, and `GET /api/markets/contracts/abi` serves them.
  */
-const placeOrder = {
-  type: 'tuple',
-  components: [
-    { name: 'seriesId', type: 'bytes32' },
-    { name: 'portfolioId', type: 'uint256' },
-    { name: 'isBuy', type: 'bool' },
-    { name: 'tick', type: 'uint32' },
-    { name: 'size', type: 'uint128' },
-    { name: 'expiry', type: 'uint32' },
-    { name: 'nonce', type: 'uint256' },
-    { name: 'deadline', type: 'uint256' },
-  ],
-} as const;
-
-const cancelOrder = {
-  type: 'tuple',
-  components: [
-    { name: 'orderId', type: 'bytes32' },
-    { name: 'nonce', type: 'uint256' },
-    { name: 'deadline', type: 'uint256' },
-  ],
-} as const;
-
-const rfqQuote = {
-  type: 'tuple',
-  components: [
-    { name: 'mmm', type: 'address' },
-    { name: 'taker', type: 'address' },
-    { name: 'seriesId', type: 'bytes32' },
-    { name: 'takerIsBuying', type: 'bool' },
-    { name: 'price', type: 'uint256' },
-    { name: 'size', type: 'uint256' },
-    { name: 'nonce', type: 'uint256' },
-    { name: 'quoteExpiry', type: 'uint256' },
-    { name: 'pairId', type: 'bytes32' },
-    { name: 'strike', type: 'uint256' },
-    { name: 'optionExpiry', type: 'uint256' },
-    { name: 'isCall', type: 'bool' },
-  ],
-} as const;
-
-const fillQuote = {
-  type: 'tuple',
-  components: [
-    { name: 'quoteId', type: 'bytes32' },
-    { name: 'portfolioId', type: 'uint256' },
-    { name: 'fillSize', type: 'uint256' },
-    { name: 'nonce', type: 'uint256' },
-    { name: 'deadline', type: 'uint256' },
-  ],
-} as const;
+import { placeOrderTypes, cancelOrderTypes, rfqQuoteTypes, fillQuoteTypes } from '../workers/eip712/types.ts';
+// The tuples are the EIP-712 types themselves (same fields, same order): one definition.
+const placeOrder = { type: 'tuple', components: placeOrderTypes.PlaceOrder } as const;
+const cancelOrder = { type: 'tuple', components: cancelOrderTypes.CancelOrder } as const;
+const rfqQuote = { type: 'tuple', components: rfqQuoteTypes.RfqQuote } as const;
+const fillQuote = { type: 'tuple', components: fillQuoteTypes.FillQuote } as const;
 
 const fn = <const I extends readonly object[]>(name: string, inputs: I) => ({ type: 'function', name, stateMutability: 'nonpayable', inputs, outputs: [] }) as const;
 
