@@ -4,7 +4,8 @@
  * serialise(restore(serialise(s))) is byte-identical and replay can be compared by hash
  * (architecture.md rule 2, style.md habit 6).
  */
-import { keccak256 } from 'viem';
+import { bytesToHex } from 'viem';
+import { keccak256 } from './domain/keccak256.ts';
 import type { Hex } from './domain/hex.ts';
 import type { VenueConfig } from './config.ts';
 import { VenueState } from './state.ts';
@@ -155,5 +156,5 @@ export function restoreState(bytes: Uint8Array): VenueState {
 }
 
 export function hashBytes(bytes: Uint8Array): Hex {
-  return keccak256(bytes);
+  return bytesToHex(keccak256(bytes));
 }

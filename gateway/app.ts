@@ -4,6 +4,7 @@
  * chosen here and only here (style.md habit 8).
  */
 import { Venue } from '../engine/venue.ts';
+import { hashBytes } from '../engine/snapshot.ts';
 import type { Command } from '../engine/commands.ts';
 import { openStorage, memoryStorage, type Storage } from '../persistence/storage.ts';
 import { recover } from '../persistence/recover.ts';
@@ -44,13 +45,26 @@ export type App = {
   close(): Promise<void>;
 };
 
-/** The engine as recovery and snapshots see it: commands from the journal are the engine's commands. */
+/**
+ * The engine as recovery and snapshots see it: commands from the journal are the engine's
+ * commands. A snapshot asks for the state and then its hash at the same sequence number;
+ * the serialisation is made once for both.
+ */
 export function replayable(venue: Venue) {
+  let last: { seq: number; bytes: Uint8Array } | null = null;
   return {
     venue,
     apply: (c: StoredCommand) => void venue.apply(c as unknown as Command),
-    stateHash: () => venue.stateHash(),
-    serialize: () => venue.serialize(),
+    serialize: () => {
+      const bytes = venue.serialize();
+      last = { seq: venue.state.seq, bytes };
+      return bytes;
+    },
+    stateHash: () => {
+      const bytes = last !== null && last.seq === venue.state.seq ? last.bytes : venue.serialize();
+      last = null;
+      return hashBytes(bytes);
+    },
   };
 }
 

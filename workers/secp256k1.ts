@@ -15,7 +15,7 @@
  */
 import { createRequire } from 'node:module';
 import type { Address } from 'viem';
-import { keccak256Into } from './keccak256.ts';
+import { keccak256Into } from '../engine/domain/keccak256.ts';
 
 /** The part of the package's API we use (the same for its native and its elliptic build). */
 type Secp256k1Api = {

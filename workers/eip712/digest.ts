@@ -15,7 +15,7 @@
  * for callers holding already-validated messages and throw a RangeError otherwise.
  */
 import type { Hex } from 'viem';
-import { keccak256, keccak256Into } from '../keccak256.ts';
+import { keccak256, keccak256Into } from '../../engine/domain/keccak256.ts';
 import { writeAddress, writeBool, writeBytes32, writeSmallUint, writeUint } from './abiWords.ts';
 import type { CancelOrderMessage, Eip712Domain, FillQuoteMessage, PlaceOrderMessage, RfqQuoteMessage } from './types.ts';
 

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { bytesToHex, keccak256 as viemKeccak } from 'viem';
-import { keccak256, keccak256Into } from '../../workers/keccak256.ts';
-import { rng } from './helpers/fixtures.ts';
+import { keccak256, keccak256Into } from '../../../engine/domain/keccak256.ts';
+import { rng } from '../../workers/helpers/fixtures.ts';
 
 t.test('equals viem keccak256 on every length 0..600 (all block boundaries) with random content', async (t) => {
   const next = rng(1);

@@ -9,7 +9,7 @@
  *
  * Lanes are kept as 32-bit (lo, hi) halves in local variables; the round body was
  * generated (theta, rho+pi, chi, unrolled) and is checked against viem's keccak256 on
- * every input length from 0 to 600 bytes in test/workers/keccak256.test.ts.
+ * every input length from 0 to 600 bytes in test/engine/domain/keccak256.test.ts.
  *
  * Not reentrant across threads by design: each worker thread has its own module
  * instance, hence its own scratch state.
