@@ -6,7 +6,9 @@
  */
 import type { Authenticator, UserAuth } from '../http/auth.ts';
 import { closeCodes, type Hub, type Ws } from './hub.ts';
-import { replies, type RequestId } from './control.ts';
+import { parseInbound, replies, type RequestId } from './control.ts';
+import type { StreamDeps } from './socketSetup.ts';
+import type { StreamName } from './streamMetrics.ts';
 import { wsErrorCodes } from './channels.ts';
 import { authenticateHeaders, authHeaders, authReplies, hasHeaderCredentials, type AuthFailure, type AuthOutcome, type AuthPolicy } from './wsAuth.ts';
 
@@ -92,5 +94,32 @@ export function createAuthFlow(o: AuthFlowOptions): AuthFlow {
       run(ws, headers);
       return true;
     },
+  };
+}
+
+/**
+ * The message handler of an authenticated stream: the connection's message rate limit,
+ * JSON parsing, AUTH before anything else (an unreadable frame before AUTH is refused like
+ * any other non-AUTH frame), then `handle` for the stream's own messages.
+ */
+export function authenticatedMessages(
+  stream: StreamName,
+  deps: StreamDeps,
+  auth: AuthFlow,
+  handle: (ws: Ws, msg: Record<string, unknown>, id: RequestId) => void,
+): (ws: Ws, message: ArrayBuffer, isBinary: boolean) => void {
+  const { hub, metrics } = deps;
+  return (ws, message, isBinary) => {
+    metrics.received(stream);
+    const d = ws.getUserData();
+    const inbound = parseInbound(message, isBinary);
+    const id = inbound.ok ? inbound.id : null;
+    if (!d.inbound.take(deps.now())) return hub.send(ws, replies.error(wsErrorCodes.limit, 'message rate limit exceeded', id));
+    if (!inbound.ok) {
+      if (d.user === null) return void auth.message(ws, {}, null);
+      return hub.send(ws, replies.error(wsErrorCodes.badRequest, inbound.error, null));
+    }
+    if (auth.message(ws, inbound.msg, id)) return;
+    handle(ws, inbound.msg, id);
   };
 }

@@ -7,13 +7,13 @@ import type { TemplatedApp } from 'uWebSockets.js';
 import type { Authenticator } from '../http/auth.ts';
 import type { Publisher } from './publisher.ts';
 import type { SocketData, Ws } from './hub.ts';
-import { handleControl, parseInbound, replies, type ControlContext } from './control.ts';
-import { resolveAccountChannel, wsErrorCodes } from './channels.ts';
-import { createAuthFlow } from './authFlow.ts';
+import { handleControl, type ControlContext } from './control.ts';
+import { resolveAccountChannel } from './channels.ts';
+import { authenticatedMessages, createAuthFlow } from './authFlow.ts';
 import { baseBehavior, upgradeHandler, type StreamDeps } from './socketSetup.ts';
 
 export function attachPrivateStream(app: TemplatedApp, deps: StreamDeps, authenticate: Authenticator, publisher: Publisher): void {
-  const { hub, limits, metrics } = deps;
+  const { hub, limits } = deps;
 
   const auth = createAuthFlow({
     hub,
@@ -43,20 +43,7 @@ export function attachPrivateStream(app: TemplatedApp, deps: StreamDeps, authent
       hub.opened(ws);
       auth.open(ws);
     },
-    message: (ws, message, isBinary) => {
-      metrics.received('private');
-      const d = ws.getUserData();
-      const inbound = parseInbound(message, isBinary);
-      const id = inbound.ok ? inbound.id : null;
-      if (!d.inbound.take(deps.now())) return hub.send(ws, replies.error(wsErrorCodes.limit, 'message rate limit exceeded', id));
-      if (!inbound.ok) {
-        // Before AUTH anything unreadable is refused like any other non-AUTH frame.
-        if (d.user === null) return void auth.message(ws, {}, null);
-        return hub.send(ws, replies.error(wsErrorCodes.badRequest, inbound.error, null));
-      }
-      if (auth.message(ws, inbound.msg, id)) return;
-      handleControl(control, ws, inbound.msg, id);
-    },
+    message: authenticatedMessages('private', deps, auth, (ws, msg, id) => handleControl(control, ws, msg, id)),
     close: (ws) => {
       const d = ws.getUserData();
       if (d.user !== null && d.channels.has('account@portfolios')) publisher.watchPortfolios(d.user.address, -1);

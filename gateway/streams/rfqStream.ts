@@ -11,9 +11,9 @@ import type { Authenticator, UserAuth } from '../http/auth.ts';
 import type { Services } from '../services.ts';
 import { submitQuote } from '../orders/quotes.ts';
 import { closeCodes, type SocketData, type Ws } from './hub.ts';
-import { parseInbound, replies, type RequestId } from './control.ts';
+import { replies, type RequestId } from './control.ts';
 import { RFQ_MM_TOPIC, wsErrorCodes } from './channels.ts';
-import { createAuthFlow } from './authFlow.ts';
+import { authenticatedMessages, createAuthFlow } from './authFlow.ts';
 import { rfqRequestMessage } from './payloads.ts';
 import { baseBehavior, upgradeHandler, type StreamDeps } from './socketSetup.ts';
 
@@ -25,7 +25,7 @@ export type RfqStream = {
 const mmmRequired = 'MMM membership required';
 
 export function attachRfqStream(app: TemplatedApp, deps: StreamDeps, authenticate: Authenticator, services: Services): RfqStream {
-  const { hub, limits, metrics } = deps;
+  const { hub, limits } = deps;
   const venue = services.venue;
   /** Authenticated sockets by lowercased wallet, for revocation. */
   const byWallet = new Map<string, Set<Ws>>();
@@ -94,19 +94,7 @@ export function attachRfqStream(app: TemplatedApp, deps: StreamDeps, authenticat
       hub.opened(ws);
       auth.open(ws);
     },
-    message: (ws, message, isBinary) => {
-      metrics.received('rfq');
-      const d = ws.getUserData();
-      const inbound = parseInbound(message, isBinary);
-      const id = inbound.ok ? inbound.id : null;
-      if (!d.inbound.take(deps.now())) return hub.send(ws, replies.error(wsErrorCodes.limit, 'message rate limit exceeded', id));
-      if (!inbound.ok) {
-        if (d.user === null) return void auth.message(ws, {}, null);
-        return hub.send(ws, replies.error(wsErrorCodes.badRequest, inbound.error, null));
-      }
-      if (auth.message(ws, inbound.msg, id)) return;
-      handle(ws, inbound.msg, id);
-    },
+    message: authenticatedMessages('rfq', deps, auth, handle),
     close: (ws) => {
       const d = ws.getUserData();
       if (d.user !== null) {
