@@ -10,6 +10,7 @@ import type { OrderStatus, VenueEvent } from '../../engine/events.ts';
 import type { OrderRecord } from '../../engine/actors/series.ts';
 import type { VenueState } from '../../engine/state.ts';
 import { tickToPrice } from '../../engine/domain/ticks.ts';
+import { orderFigures } from '../readModels/orderFigures.ts';
 
 export type OrderView = {
   readonly orderId: Hex;
@@ -95,21 +96,18 @@ export class OrderHistory {
 
   /** An open order as the interface shows it, from the engine's record. */
   viewOf(r: OrderRecord): OrderView | null {
-    const series = this.state.series.get(r.seriesId);
-    const pair = series && this.state.pairs.get(series.spec.pairId);
-    if (!series || !pair) return null;
-    const filled = BigInt(r.filledLots) * pair.sizeStep;
-    const size = BigInt(r.lots) * pair.sizeStep;
+    const f = orderFigures(this.state, r);
+    if (!f) return null;
     return {
       orderId: r.orderId,
       seriesId: r.seriesId,
-      symbol: series.spec.symbol,
+      symbol: f.symbol,
       portfolioId: r.portfolioId,
       side: r.isBuy ? 'buy' : 'sell',
-      price: tickToPrice(r.tick, pair.tickDecimals),
-      size,
-      filled,
-      remaining: isOpen(r.status) ? size - filled : 0n,
+      price: f.price,
+      size: f.size,
+      filled: f.filled,
+      remaining: f.remaining,
       status: r.status,
       createdAt: Math.floor(r.createdAt / 1000),
       expiry: r.expiry,

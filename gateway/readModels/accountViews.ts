@@ -14,11 +14,11 @@
  */
 import type { Hex } from '../../engine/domain/hex.ts';
 import { WAD, WAD_PER_C6 } from '../../engine/domain/fixed.ts';
-import { tickToPrice } from '../../engine/domain/ticks.ts';
 import type { Venue } from '../../engine/venue.ts';
 import type { Account, RiskView } from '../../engine/actors/accounts.ts';
 import type { Portfolio, Position } from '../../engine/actors/portfolio.ts';
 import type { OrderRecord } from '../../engine/actors/series.ts';
+import { orderFigures } from './orderFigures.ts';
 
 const abs = (x: bigint) => (x < 0n ? -x : x);
 const s = (x: bigint) => x.toString();
@@ -190,20 +190,17 @@ export class AccountViews {
     }
     records.sort((x, y) => y.ref - x.ref);
     return records.map((r) => {
-      const series = state.series.get(r.seriesId)!;
-      const pair = state.pairs.get(series.spec.pairId)!;
-      const size = BigInt(r.lots) * pair.sizeStep;
-      const filled = BigInt(r.filledLots) * pair.sizeStep;
+      const f = orderFigures(state, r)!;
       return {
         orderId: r.orderId,
         seriesId: r.seriesId,
-        symbol: series.spec.symbol,
+        symbol: f.symbol,
         portfolioId: r.portfolioId,
         side: r.isBuy ? 'buy' : 'sell',
-        price: s(tickToPrice(r.tick, pair.tickDecimals)),
-        size: s(size),
-        filled: s(filled),
-        remaining: s(size - filled),
+        price: s(f.price),
+        size: s(f.size),
+        filled: s(f.filled),
+        remaining: s(f.remaining),
         status: r.status,
         createdAt: seconds(r.createdAt),
         expiry: r.expiry,

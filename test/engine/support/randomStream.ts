@@ -7,17 +7,8 @@ import type { Command, CommandBody } from '../../../engine/commands.ts';
 import type { Hex } from '../../../engine/domain/hex.ts';
 import { WAD } from '../../../engine/domain/fixed.ts';
 import { Harness, BTC, ETH, usdc } from './venueFixture.ts';
+import { prng } from '../domain/prng.ts';
 
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WALLETS = Array.from({ length: 6 }, (_, i) => `0x${(i + 1).toString(16).padStart(40, '0')}`);
 
