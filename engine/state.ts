@@ -34,9 +34,9 @@ export class VenueState {
   readonly maxOrderLots: bigint;
 
   constructor(readonly config: VenueConfig) {
-    this.accounts = new AccountActor(config);
-    this.maxOrderLots = BigInt(config.maxOrderLots);
     this.marks = { quote: (seriesId) => this.quote(seriesId) };
+    this.accounts = new AccountActor(config, this.marks);
+    this.maxOrderLots = BigInt(config.maxOrderLots);
   }
 
   get nowSec(): number {

@@ -1,13 +1,14 @@
 /**
  * The account actor: alone owns balances, positions, open-order reservations, fees and
  * nonces of every wallet. It answers risk questions (equity, margin, health) from the marks
- * the series actors publish, through a read-only MarkSource.
+ * the series actors publish, through a read-only MarkSource, and keeps every margin account's
+ * requirement current in its margin book.
  */
 import type { Hex } from '../domain/hex.ts';
 import { WAD, UINT256_MAX } from '../domain/fixed.ts';
 import type { VenueConfig } from '../config.ts';
-import { portfolioRisk, marginToCollateral } from '../risk/margin.ts';
-import { newPortfolio, collateralOf, type Portfolio } from './portfolio.ts';
+import { MarginBook, type ProspectiveOrder, type QuoteSource } from '../risk/marginBook.ts';
+import { newPortfolio, type Portfolio } from './portfolio.ts';
 import { NonceWindow } from './nonceWindow.ts';
 
 export type SeriesQuote = { readonly markWad: bigint; readonly mark: number; readonly scenarios: Float64Array; readonly spot: number; readonly spotWad: bigint };
@@ -54,15 +55,32 @@ export type RiskView = {
   readonly positionCount: number;
 };
 
-/** A prospective order for the pre-trade check. */
-export type ProspectiveOrder = { readonly seriesId: Hex; readonly isBuy: boolean; readonly size: bigint; readonly price: bigint; readonly worstFee: bigint };
+export type { ProspectiveOrder };
 
 const TRADE_HISTORY = 10_000;
 
 export class AccountActor {
   readonly accounts = new Map<string, Account>();
 
-  constructor(private readonly config: VenueConfig) {}
+  /** Margin per margin account, kept up to date by every fill, order and mark (risk/marginBook.ts). */
+  readonly margin: MarginBook;
+
+  constructor(
+    private readonly config: VenueConfig,
+    quotes: QuoteSource,
+  ) {
+    this.margin = new MarginBook(quotes, (p) => this.marginAnchor(p), (anchor) => this.marginGroup(anchor), Number(config.shortFloorRate) / 1e18);
+  }
+
+  /** The portfolio that names a margin account: a market maker's cash portfolio for it and its internal ones, else the portfolio itself. */
+  marginAnchor(p: Portfolio): Portfolio {
+    return p.internalPair !== null ? (this.accounts.get(p.owner)?.portfolios.get(0) ?? p) : p;
+  }
+
+  /** Every portfolio, for a rebuild of the margin book. */
+  *allPortfolios(): IterableIterator<Portfolio> {
+    for (const a of this.accounts.values()) yield* a.portfolios.values();
+  }
 
   account(owner: string): Account {
     let a = this.accounts.get(owner);
@@ -148,77 +166,33 @@ export class AccountActor {
     else p.deposit += amount;
   }
 
-  risk(p: Portfolio, marks: MarkSource, extra: readonly ProspectiveOrder[] = [], exclude?: ReadonlySet<Hex>): RiskView {
-    const group = this.marginGroup(p);
-    let deposit = 0n;
-    let unrealized = 0n;
-    let positionCount = 0;
-    // One exposure per series: the position and the open orders (plus prospective ones) on it.
-    const exposures = new Map<Hex, { balance: number; mark: number; scenarios: Float64Array; spot: number; orders: { qty: number; price: number }[] }>();
-    const exposure = (seriesId: Hex) => {
-      let e = exposures.get(seriesId);
-      if (e === undefined) {
-        const quote = marks.quote(seriesId);
-        if (quote === null) return null; // settled series carry no risk
-        e = { balance: 0, mark: quote.mark, scenarios: quote.scenarios, spot: quote.spot, orders: [] };
-        exposures.set(seriesId, e);
-      }
-      return e;
-    };
-    for (const q of group) {
-      deposit += q.deposit;
-      for (const pos of q.positions.values()) {
-        unrealized += pos.premium;
-        if (pos.balance === 0n) continue;
-        positionCount++;
-        const quote = marks.quote(pos.seriesId);
-        if (quote === null) continue;
-        unrealized += collateralOf(pos.balance, quote.markWad);
-        exposure(pos.seriesId)!.balance += Number(pos.balance) / 1e18;
-      }
-      for (const o of q.openOrders.values()) {
-        if (exclude?.has(o.orderId)) continue;
-        exposure(o.seriesId)?.orders.push({ qty: (o.isBuy ? 1 : -1) * (Number(o.remaining) / 1e18), price: Number(o.price) / 1e18 });
-      }
-    }
-    let extraFees = 0n;
-    for (const o of extra) {
-      exposure(o.seriesId)?.orders.push({ qty: (o.isBuy ? 1 : -1) * (Number(o.size) / 1e18), price: Number(o.price) / 1e18 });
-      extraFees += o.worstFee;
-    }
-    const r = portfolioRisk([...exposures.values()], Number(this.config.shortFloorRate) / 1e18);
-    const im = marginToCollateral(r.initialMargin);
-    const imOrders = marginToCollateral(r.initialMarginWithOrders) + extraFees;
-    const equity = deposit + unrealized;
+  /**
+   * Equity, margin and health of the margin account of `p`, with `extra` orders added and
+   * the open orders in `exclude` taken away (a pre-trade check's question), from the
+   * incrementally kept margin book.
+   */
+  risk(p: Portfolio, extra: readonly ProspectiveOrder[] = [], exclude?: ReadonlySet<Hex>): RiskView {
+    const r = this.margin.requirement(p, extra, exclude);
+    const { deposit, equity } = r;
+    const im = r.initialMargin;
     const mm = (im * this.config.maintenanceRate + WAD - 1n) / WAD;
     const healthRatio = mm === 0n ? (equity >= 0n ? UINT256_MAX : 0n) : (equity * WAD) / mm;
-    const free = equity - imOrders;
+    const free = equity - r.initialMarginWithOrders;
     const maxWithdraw = free <= 0n ? 0n : free < deposit ? free : deposit > 0n ? deposit : 0n;
+    let positionCount = 0;
+    for (const q of this.marginGroup(p)) for (const pos of q.positions.values()) if (pos.balance !== 0n) positionCount++;
     return {
       deposit,
-      unrealizedPnl: unrealized,
+      unrealizedPnl: r.unrealizedPnl,
       equity,
       initialMargin: im,
-      initialMarginWithOrders: imOrders,
+      initialMarginWithOrders: r.initialMarginWithOrders,
       maintenanceMargin: mm,
       healthRatio,
       isHealthy: healthRatio >= WAD,
       maxWithdraw,
       positionCount,
     };
-  }
-
-  /** Cash a buy needs: owed premium of long positions plus every open buy's premium and fee. */
-  cashNeeded(p: Portfolio, extra: readonly ProspectiveOrder[], exclude?: ReadonlySet<Hex>): { deposit: bigint; needed: bigint } {
-    let deposit = 0n;
-    let needed = 0n;
-    for (const q of this.marginGroup(p)) {
-      deposit += q.deposit;
-      for (const pos of q.positions.values()) if (pos.premium < 0n) needed -= pos.premium;
-      for (const o of q.openOrders.values()) if (o.isBuy && !exclude?.has(o.orderId)) needed += collateralOf(o.remaining, o.price);
-    }
-    for (const o of extra) if (o.isBuy) needed += collateralOf(o.size, o.price) + o.worstFee;
-    return { deposit, needed };
   }
 
   recordFee(a: Account, fee: bigint, liquidity: 'maker' | 'taker', tsMs: number): void {

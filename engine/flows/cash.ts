@@ -49,6 +49,6 @@ export function transfer(state: VenueState, sink: EventSink, owner: string, from
 
 /** What may leave a portfolio: free equity over margin (counting open orders), capped at its own deposit. */
 export function maxWithdraw(state: VenueState, p: Portfolio): bigint {
-  const r = state.accounts.risk(p, state.marks);
+  const r = state.accounts.risk(p);
   return r.maxWithdraw < p.deposit ? r.maxWithdraw : p.deposit > 0n ? p.deposit : 0n;
 }

@@ -47,6 +47,7 @@ export function applyFill(state: VenueState, sink: EventSink, f: FillParams): st
     const change = applyToPosition(pos, qty, flow);
     if (change.realized !== 0n) state.accounts.credit(p, change.realized);
     if (pos.balance === 0n && pos.premium === 0n) p.positions.delete(f.seriesId);
+    state.accounts.margin.positionChanged(p, f.seriesId);
     sink.position(p, f.seriesId);
     return longPart(change.after) - longPart(change.before);
   };

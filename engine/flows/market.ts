@@ -57,6 +57,7 @@ export function updateOracle(
   for (const s of state.series.values()) {
     if (s.spec.pairId !== pairId || s.settled) continue;
     s.setMarks(given.get(s.spec.seriesId) ?? marksFor(state, s), spot);
+    state.accounts.margin.marksChanged(s.spec.seriesId);
   }
   sink.push({ type: 'oracle', pairId, spot, volatility, riskFreeRate, ts: state.now });
   return null;

@@ -117,28 +117,38 @@ export function pairOpenInterest(state: VenueState, pairId: Hex, isCall: boolean
 
 /** Margin and cash for every margin account the command touches, counting every order's worst case. */
 function checkRisk(state: VenueState, places: readonly ValidPlace[], cancelled: ReadonlySet<Hex>): Rejection | null {
-  const groups = new Map<string, { portfolio: Portfolio; orders: ProspectiveOrder[] }>();
+  if (places.length === 1) return checkAccount(state, places[0]!.portfolio, [prospective(state, places[0]!)], cancelled);
+  const margin = state.accounts.margin;
+  const groups = new Map<object, { portfolio: Portfolio; orders: ProspectiveOrder[] }>();
   for (const v of places) {
-    const p = v.portfolio;
-    const key = `${p.owner}|${p.id <= 0 ? 'mm' : p.id}`;
+    const key = margin.account(v.portfolio);
     let g = groups.get(key);
-    if (!g) groups.set(key, (g = { portfolio: p, orders: [] }));
-    const spot = state.oracles.get(v.pair.pairId)!.spot;
-    const fees = feesOf(state, spot, v.o.size, v.price);
-    const worstFee = fees.taker > fees.maker ? fees.taker : fees.maker;
-    g.orders.push({ seriesId: v.o.seriesId, isBuy: v.o.isBuy, size: v.o.size, price: v.price, worstFee });
+    if (!g) groups.set(key, (g = { portfolio: v.portfolio, orders: [] }));
+    g.orders.push(prospective(state, v));
   }
   for (const { portfolio, orders } of groups.values()) {
-    if (orders.some((o) => o.isBuy)) {
-      const cash = state.accounts.cashNeeded(portfolio, orders, cancelled);
-      if (cash.deposit < cash.needed) return reject('insufficient_cash', { deposit: cash.deposit.toString(), required: cash.needed.toString() });
-    }
-    const after = state.accounts.risk(portfolio, state.marks, orders, cancelled);
-    if (after.equity < after.initialMarginWithOrders) {
-      const before = state.accounts.risk(portfolio, state.marks, [], cancelled);
-      if (after.initialMarginWithOrders > before.initialMarginWithOrders) {
-        return reject('insufficient_margin', { equity: after.equity.toString(), required: after.initialMarginWithOrders.toString() });
-      }
+    const refused = checkAccount(state, portfolio, orders, cancelled);
+    if (refused) return refused;
+  }
+  return null;
+}
+
+function prospective(state: VenueState, v: ValidPlace): ProspectiveOrder {
+  const fees = feesOf(state, state.oracles.get(v.pair.pairId)!.spot, v.o.size, v.price);
+  return { seriesId: v.o.seriesId, isBuy: v.o.isBuy, size: v.o.size, price: v.price, worstFee: fees.taker > fees.maker ? fees.taker : fees.maker };
+}
+
+function checkAccount(state: VenueState, portfolio: Portfolio, orders: readonly ProspectiveOrder[], cancelled: ReadonlySet<Hex>): Rejection | null {
+  const margin = state.accounts.margin;
+  const after = margin.requirement(portfolio, orders, cancelled);
+  if (orders.some((o) => o.isBuy) && after.deposit < after.cashNeeded) {
+    return reject('insufficient_cash', { deposit: after.deposit.toString(), required: after.cashNeeded.toString() });
+  }
+  if (after.equity < after.initialMarginWithOrders) {
+    // An account already under water may still reduce its requirement.
+    const before = margin.requirement(portfolio, [], cancelled);
+    if (after.initialMarginWithOrders > before.initialMarginWithOrders) {
+      return reject('insufficient_margin', { equity: after.equity.toString(), required: after.initialMarginWithOrders.toString() });
     }
   }
   return null;
@@ -170,6 +180,12 @@ function executePlace(state: VenueState, sink: EventSink, v: ValidPlace): OrderO
     const makerPortfolio = state.accounts.portfolio(maker.owner, maker.routedPortfolioId)!;
     const price = tickToPrice(fill.tick, pair.tickDecimals);
     const size = BigInt(fill.lots) * pair.sizeStep;
+    if (maker.status === 'filled') {
+      state.accounts.margin.dropOrder(makerPortfolio, maker.orderId);
+      state.orderIndex.delete(maker.orderId);
+    } else {
+      state.accounts.margin.reduceOrder(makerPortfolio, maker.orderId, size);
+    }
     const tradeId = applyFill(state, sink, {
       seriesId: o.seriesId,
       price,
@@ -180,21 +196,16 @@ function executePlace(state: VenueState, sink: EventSink, v: ValidPlace): OrderO
       source: 'book',
     });
     trades.push({ tradeId, price, size });
-    const reservation = makerPortfolio.openOrders.get(maker.orderId);
-    if (reservation) reservation.remaining -= size;
-    if (maker.status === 'filled') {
-      makerPortfolio.openOrders.delete(maker.orderId);
-      state.orderIndex.delete(maker.orderId);
-    }
     orderEvent(state, sink, maker, pair, null);
   }
   for (const m of outcome.selfTradeCancels) {
-    state.accounts.portfolio(m.owner, m.routedPortfolioId)?.openOrders.delete(m.orderId);
+    const makerPortfolio = state.accounts.portfolio(m.owner, m.routedPortfolioId);
+    if (makerPortfolio) state.accounts.margin.dropOrder(makerPortfolio, m.orderId);
     state.orderIndex.delete(m.orderId);
     orderEvent(state, sink, m, pair, 'self_trade_prevention');
   }
   if (outcome.restingLots > 0) {
-    v.portfolio.openOrders.set(o.orderId, { orderId: o.orderId, seriesId: o.seriesId, isBuy: o.isBuy, remaining: BigInt(outcome.restingLots) * pair.sizeStep, price: v.price });
+    state.accounts.margin.addOrder(v.portfolio, { orderId: o.orderId, seriesId: o.seriesId, isBuy: o.isBuy, remaining: BigInt(outcome.restingLots) * pair.sizeStep, price: v.price });
     state.orderIndex.set(o.orderId, o.seriesId);
     if (record.expiry < series.spec.expiry) state.expiryHeap.push(record.expiry, o.orderId);
   }
@@ -210,7 +221,7 @@ export function removeOrder(state: VenueState, sink: EventSink, series: SeriesAc
   const pair = state.pairs.get(series.spec.pairId)!;
   series.remove(order, status);
   const portfolio = state.accounts.portfolio(order.owner, order.routedPortfolioId);
-  portfolio?.openOrders.delete(order.orderId);
+  if (portfolio) state.accounts.margin.dropOrder(portfolio, order.orderId);
   state.orderIndex.delete(order.orderId);
   if (portfolio) sink.portfolio(portfolio);
   sink.book(series.spec.seriesId);
@@ -233,6 +244,8 @@ function orderEvent(state: VenueState, sink: EventSink, r: OrderRecord, pair: Pa
   });
 }
 
+const NONE: ReadonlySet<Hex> = new Set();
+
 export type OrdersResult = { readonly ok: true; readonly outcomes: OrderOutcome[] } | { readonly ok: false; readonly rejection: Rejection };
 
 /** Place, cancel or replace: validate everything, check risk once, then apply in order. */
@@ -254,7 +267,7 @@ export function enterOrders(state: VenueState, sink: EventSink, cancels: readonl
     if ('code' in v) return { ok: false, rejection: v };
     validPlaces.push(v);
   }
-  const cancelled = new Set(cancels.map((c) => c.orderId));
+  const cancelled = cancels.length === 0 ? NONE : new Set(cancels.map((c) => c.orderId));
   const oi = checkOpenInterest(state, validPlaces);
   if (oi) return { ok: false, rejection: oi };
   const risk = checkRisk(state, validPlaces, cancelled);

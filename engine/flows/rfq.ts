@@ -115,11 +115,8 @@ export function fillQuote(state: VenueState, sink: EventSink, f: RfqFillInput): 
     [makerPortfolio, !request.takerIsBuying, fees.maker],
   ] as const) {
     const prospective = [{ seriesId: request.seriesId, isBuy, size: f.fillSize, price: quote.price, worstFee: fee > 0n ? fee : 0n }];
-    if (isBuy) {
-      const cash = state.accounts.cashNeeded(portfolio, prospective);
-      if (cash.deposit < cash.needed) return reject('insufficient_cash', { account: portfolio.owner, required: cash.needed.toString() });
-    }
-    const after = state.accounts.risk(portfolio, state.marks, prospective);
+    const after = state.accounts.margin.requirement(portfolio, prospective);
+    if (isBuy && after.deposit < after.cashNeeded) return reject('insufficient_cash', { account: portfolio.owner, required: after.cashNeeded.toString() });
     if (after.equity < after.initialMarginWithOrders) return reject('insufficient_margin', { account: portfolio.owner, required: after.initialMarginWithOrders.toString() });
   }
   takerAccount.nonces.use(f.nonce);

@@ -39,11 +39,13 @@ function settle(state: VenueState, sink: EventSink, s: SeriesActor): void {
       pos.balance = 0n;
       pos.premium = 0n;
       p.positions.delete(s.spec.seriesId);
+      state.accounts.margin.positionChanged(p, s.spec.seriesId);
       sink.position(p, s.spec.seriesId);
     }
   }
   s.settled = true;
   s.settlementPrice = price;
+  state.accounts.margin.marksChanged(s.spec.seriesId);
   s.openInterest = 0n;
   sink.push({ type: 'series_settled', seriesId: s.spec.seriesId, settlementPrice: price, ts: state.now });
 }

@@ -97,7 +97,7 @@ export class AccountViews {
   }
 
   private risk(p: Portfolio): RiskView {
-    return this.venue.state.accounts.risk(p, this.venue.state.marks);
+    return this.venue.state.accounts.risk(p);
   }
 
   /** The engine portfolios whose positions and orders a public portfolio shows (a market maker's 0 shows its internal ones). */

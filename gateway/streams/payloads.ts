@@ -120,7 +120,7 @@ export function portfolioUpdate(venue: Venue, owner: string, portfolioId: number
   const state = venue.state;
   const p = state.accounts.portfolio(owner, portfolioId);
   if (!p) return null;
-  const r = state.accounts.risk(p, state.marks);
+  const r = state.accounts.risk(p);
   return {
     portfolioId,
     deposit: r.deposit.toString(),

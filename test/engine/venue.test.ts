@@ -165,7 +165,7 @@ t.test('risk view: equity, margin, health, maxWithdraw', async (t) => {
   h.ok({ type: 'place', orders: [h.order(ALICE, call, false, 2000, 1)] });
   h.ok({ type: 'place', orders: [h.order(BOB, call, true, 2000, 1)] });
   const s = h.venue.state;
-  const r = s.accounts.risk(s.accounts.portfolio(ALICE, 1)!, s.marks);
+  const r = s.accounts.risk(s.accounts.portfolio(ALICE, 1)!);
   const mark = s.series.get(call)!.marks!.mark;
   t.equal(r.unrealizedPnl, (-1n * mark) / 10n ** 12n + usdc(2000), 'unrealized = balance x mark + premium');
   t.equal(r.equity, r.deposit + r.unrealizedPnl);
@@ -173,7 +173,7 @@ t.test('risk view: equity, margin, health, maxWithdraw', async (t) => {
   t.equal(r.maintenanceMargin, (r.initialMargin * 8n + 9n) / 10n, 'maintenance = 80% of initial');
   t.equal(r.healthRatio, (r.equity * WAD) / r.maintenanceMargin);
   t.equal(r.maxWithdraw, r.equity - r.initialMarginWithOrders < r.deposit ? r.equity - r.initialMarginWithOrders : r.deposit);
-  const empty = s.accounts.risk(s.accounts.cashPortfolio(CAROL, h.ts), s.marks);
+  const empty = s.accounts.risk(s.accounts.cashPortfolio(CAROL, h.ts));
   t.ok(empty.healthRatio > 10n ** 60n && empty.isHealthy, 'no margin: a large finite health ratio');
 });
 
@@ -257,7 +257,7 @@ t.test('market makers: cash in portfolio 0, positions routed to an internal port
   t.equal(internal.positions.get(call)!.balance, -wad(1));
   t.equal(a.portfolios.get(0)!.positions.size, 0, 'portfolio 0 holds cash only');
   t.ok(r.events.some((e) => e.type === 'position' && e.owner === MM && e.portfolioId === 0), 'shown to clients as portfolio 0');
-  t.ok(h.venue.state.accounts.risk(a.portfolios.get(0)!, h.venue.state.marks).initialMargin > 0n, 'margin counted on the cash portfolio');
+  t.ok(h.venue.state.accounts.risk(a.portfolios.get(0)!).initialMargin > 0n, 'margin counted on the cash portfolio');
 });
 
 t.test('RFQ: request, quote at the MMM nonce, fill; nonce increment cancels quotes', async (t) => {

@@ -37,7 +37,7 @@ const tickSize = 10n ** BigInt(18 - state.pairs.get(series.spec.pairId)!.tickDec
 const lowPrice = (price / 2n / tickSize) * tickSize;
 const resting = await placeDirect(app.app, { owner: alice.address, portfolioId: 1, series, isBuy: true, price: lowPrice, size: WAD / 5n });
 const spot = state.oracles.get(series.spec.pairId)!.spot;
-const risk = (owner: string, id: number) => state.accounts.risk(state.accounts.portfolio(getAddress(owner), id)!, state.marks);
+const risk = (owner: string, id: number) => state.accounts.risk(state.accounts.portfolio(getAddress(owner), id)!);
 
 t.test('portfolio detail: the engine numbers, cash in COLLATERAL6 and margin in WAD', async (t) => {
   const r = await get('/api/account/portfolios/1', alic);

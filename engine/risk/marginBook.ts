@@ -1,0 +1,378 @@
+/**
+ * Margin kept up to date, not recomputed: each margin account (a portfolio, or a market
+ * maker's cash portfolio with its internal ones) holds per series what it has at risk there
+ * (positions, open orders) and that exposure's contribution to the account's 15 scenario
+ * PnL sums, its short floors, its deferred premium, mark value and cash reservations. A
+ * fill, a resting or removed order or a new mark refreshes one exposure, and a pre-trade
+ * check reads the sums and adds only the new orders: O(15) per order instead of a pass over
+ * the whole portfolio (performance.md "risk").
+ *
+ * Exact and path independent, so that replay and restore agree to the last unit: every
+ * contribution is rounded to whole risk units (1e-4 of the quote currency; losses and floors
+ * rounded against the account, so margin is never understated) before it is added, and sums
+ * of integers below 2^53 (9e11 USD per scenario) are exact in a double whatever the order of
+ * the additions. A snapshot therefore stores none of it: restore rebuilds it from positions
+ * and orders and gets the same numbers as the run that never stopped. Cash stays bigint.
+ */
+import type { Hex } from '../domain/hex.ts';
+import { collateralOf, newPortfolio, type OpenOrderRef, type Portfolio } from '../actors/portfolio.ts';
+import { SCENARIOS } from './margin.ts';
+
+/** Risk units per unit of quote currency, and COLLATERAL6 per risk unit. */
+export const RISK_UNITS = 10_000;
+const C6_PER_UNIT = 100n;
+
+export type RiskQuote = { readonly markWad: bigint; readonly mark: number; readonly scenarios: Float64Array; readonly spot: number };
+export type QuoteSource = { quote(seriesId: Hex): RiskQuote | null };
+/** The portfolios that share a margin account with `p` (p itself for an ordinary portfolio). */
+export type MemberSource = (anchor: Portfolio) => readonly Portfolio[];
+
+/** A prospective order of a pre-trade check. */
+export type ProspectiveOrder = { readonly seriesId: Hex; readonly isBuy: boolean; readonly size: bigint; readonly price: bigint; readonly worstFee: bigint };
+
+/** What a margin account needs, in COLLATERAL6. */
+export type Requirement = {
+  readonly deposit: bigint;
+  readonly unrealizedPnl: bigint;
+  readonly equity: bigint;
+  readonly initialMargin: bigint;
+  /** Counting every open (and prospective) order's worst case, plus the prospective orders' worst fees. */
+  readonly initialMarginWithOrders: bigint;
+  /** Owed premium of long positions plus the premium of every open buy (and prospective buys with their fee). */
+  readonly cashNeeded: bigint;
+};
+
+/** Scenario PnL of positions (pos) and open orders' losses (ord) in risk units, short floors, and cash figures. */
+class Sums {
+  readonly pos = new Float64Array(SCENARIOS);
+  readonly ord = new Float64Array(SCENARIOS);
+  floorPos = 0;
+  floorOrd = 0;
+  premium = 0n;
+  owed = 0n;
+  markValue = 0n;
+  buyReserve = 0n;
+}
+
+/** One series in one margin account, and what it last added to the account's sums. */
+class Exposure extends Sums {
+  readonly orders = new Set<OpenOrderRef>();
+  balance = 0n;
+  sellWad = 0n;
+  constructor(readonly seriesId: Hex) {
+    super();
+  }
+}
+
+/** A margin account: the sums over its exposures. */
+export class MarginAccount extends Sums {
+  readonly exposures = new Map<Hex, Exposure>();
+  /** An ordinary portfolio is its own margin account; a market maker's portfolio 0 shares its with the internal ones. */
+  readonly single: boolean;
+  constructor(readonly anchor: Portfolio) {
+    super();
+    this.single = anchor.id > 0;
+  }
+}
+
+// Scratch for checks (the engine is single-threaded and a check never re-enters).
+const delta = new Float64Array(SCENARIOS);
+
+/** Loss of an order if filled at its limit in each scenario (0 where filling would gain), in whole risk units rounded down (the same sum as countOrder's). */
+function addOrderLoss(into: Float64Array, sign: number, isBuy: boolean, size: bigint, price: bigint, q: RiskQuote): void {
+  const qty = (isBuy ? 1 : -1) * (Number(size) / 1e18);
+  const px = Number(price) / 1e18;
+  const sc = q.scenarios;
+  for (let s = 0; s < SCENARIOS; s++) {
+    const effect = qty * (sc[s]! - px);
+    if (effect < 0) into[s]! += sign * Math.floor(effect * RISK_UNITS);
+  }
+}
+
+function floorUnits(rate: number, spot: number, shortContracts: number): number {
+  return shortContracts > 0 ? Math.ceil(rate * spot * shortContracts * RISK_UNITS) : 0;
+}
+
+function toC6(units: number): bigint {
+  return units > 0 ? BigInt(units) * C6_PER_UNIT : 0n;
+}
+
+export class MarginBook {
+  private readonly accounts = new Map<Portfolio, MarginAccount>();
+  private readonly bySeries = new Map<Hex, Set<MarginAccount>>();
+
+  constructor(
+    private readonly quotes: QuoteSource,
+    private readonly anchorOf: (p: Portfolio) => Portfolio,
+    private readonly members: MemberSource,
+    /** Short-option floor as a fraction of spot x short contracts. */
+    private readonly floorRate: number,
+  ) {}
+
+  account(p: Portfolio): MarginAccount {
+    const anchor = this.anchorOf(p);
+    let a = this.accounts.get(anchor);
+    if (a === undefined) this.accounts.set(anchor, (a = new MarginAccount(anchor)));
+    return a;
+  }
+
+  /** Rest an order: reserve it in its portfolio and count it. */
+  addOrder(p: Portfolio, ref: OpenOrderRef): void {
+    p.openOrders.set(ref.orderId, ref);
+    const a = this.account(p);
+    const e = this.exposure(a, ref.seriesId);
+    e.orders.add(ref);
+    const q = this.quotes.quote(ref.seriesId);
+    this.countOrder(a, e, ref, 1, q);
+    this.floors(a, e, q);
+  }
+
+  /** An order left the book (filled, cancelled, expired). */
+  dropOrder(p: Portfolio, orderId: Hex): void {
+    const ref = p.openOrders.get(orderId);
+    if (ref === undefined) return;
+    p.openOrders.delete(orderId);
+    const a = this.account(p);
+    const e = a.exposures.get(ref.seriesId);
+    if (e === undefined || !e.orders.delete(ref)) return;
+    const q = this.quotes.quote(ref.seriesId);
+    this.countOrder(a, e, ref, -1, q);
+    this.floors(a, e, q);
+    this.dropIfEmpty(a, e);
+  }
+
+  /** Part of a resting order filled: `size` (WAD) less of it stays reserved. */
+  reduceOrder(p: Portfolio, orderId: Hex, size: bigint): void {
+    const ref = p.openOrders.get(orderId);
+    if (ref === undefined) return;
+    const a = this.account(p);
+    const e = a.exposures.get(ref.seriesId);
+    if (e === undefined || !e.orders.has(ref)) {
+      ref.remaining -= size;
+      return;
+    }
+    const q = this.quotes.quote(ref.seriesId);
+    this.countOrder(a, e, ref, -1, q);
+    ref.remaining -= size;
+    this.countOrder(a, e, ref, 1, q);
+    this.floors(a, e, q);
+  }
+
+  /** A position on `seriesId` held in `p` changed (fill, settlement). */
+  positionChanged(p: Portfolio, seriesId: Hex): void {
+    const a = this.account(p);
+    const e = this.exposure(a, seriesId);
+    const q = this.quotes.quote(seriesId);
+    this.countPosition(a, e, q);
+    this.floors(a, e, q);
+    this.dropIfEmpty(a, e);
+  }
+
+  /** New marks for a series (or none, once settled): every account exposed to it is revalued. */
+  marksChanged(seriesId: Hex): void {
+    const exposed = this.bySeries.get(seriesId);
+    if (exposed === undefined) return;
+    for (const a of [...exposed]) this.revalue(a, a.exposures.get(seriesId)!);
+  }
+
+  /** Count everything afresh from positions and open orders (after a restore). */
+  rebuild(portfolios: Iterable<Portfolio>): void {
+    this.accounts.clear();
+    this.bySeries.clear();
+    for (const p of portfolios) {
+      const a = this.account(p);
+      for (const ref of p.openOrders.values()) this.exposure(a, ref.seriesId).orders.add(ref);
+      for (const seriesId of p.positions.keys()) this.exposure(a, seriesId);
+    }
+    for (const a of this.accounts.values()) for (const e of [...a.exposures.values()]) this.revalue(a, e);
+  }
+
+  /**
+   * What the margin account of `p` needs with `extra` orders added and the open orders in
+   * `exclude` taken away (a replace's cancels).
+   */
+  requirement(p: Portfolio, extra: readonly ProspectiveOrder[] = [], exclude?: ReadonlySet<Hex>): Requirement {
+    const a = this.account(p);
+    const members = a.single ? null : this.members(a.anchor);
+    let deposit = 0n;
+    if (members === null) deposit = a.anchor.deposit;
+    else for (const q of members) deposit += q.deposit;
+    let floorOrd = a.floorOrd;
+    let cashNeeded = a.owed + a.buyReserve;
+    let fees = 0n;
+    delta.fill(0);
+    let sells: Map<Hex, bigint> | null = null;
+    const sell = (seriesId: Hex, wad: bigint) => (sells ??= new Map()).set(seriesId, (sells.get(seriesId) ?? 0n) + wad);
+    for (const o of extra) {
+      fees += o.worstFee;
+      if (o.isBuy) cashNeeded += collateralOf(o.size, o.price) + o.worstFee;
+      const q = this.quotes.quote(o.seriesId);
+      if (q === null) continue; // a settled series carries no risk
+      addOrderLoss(delta, 1, o.isBuy, o.size, o.price, q);
+      if (!o.isBuy) sell(o.seriesId, o.size);
+    }
+    if (exclude !== undefined && exclude.size > 0) {
+      for (const q of members ?? [a.anchor]) {
+        for (const orderId of exclude) {
+          const ref = q.openOrders.get(orderId);
+          if (ref === undefined) continue;
+          if (ref.isBuy) cashNeeded -= collateralOf(ref.remaining, ref.price);
+          const quote = this.quotes.quote(ref.seriesId);
+          if (quote === null) continue;
+          addOrderLoss(delta, -1, ref.isBuy, ref.remaining, ref.price, quote);
+          if (!ref.isBuy) sell(ref.seriesId, -ref.remaining);
+        }
+      }
+    }
+    if (sells !== null) {
+      for (const [seriesId, wad] of sells as Map<Hex, bigint>) {
+        const e = a.exposures.get(seriesId);
+        const q = this.quotes.quote(seriesId)!;
+        const short = Number((e?.sellWad ?? 0n) + wad - (e?.balance ?? 0n)) / 1e18;
+        floorOrd += floorUnits(this.floorRate, q.spot, short) - (e?.floorOrd ?? 0);
+      }
+    }
+    let worst = 0;
+    let worstWithOrders = 0;
+    for (let s = 0; s < SCENARIOS; s++) {
+      const pos = a.pos[s]!;
+      if (pos < worst) worst = pos;
+      const all = pos + a.ord[s]! + delta[s]!;
+      if (all < worstWithOrders) worstWithOrders = all;
+    }
+    const unrealizedPnl = a.premium + a.markValue;
+    return {
+      deposit,
+      unrealizedPnl,
+      equity: deposit + unrealizedPnl,
+      initialMargin: toC6(Math.max(a.floorPos, -worst)),
+      initialMarginWithOrders: toC6(Math.max(floorOrd, -worstWithOrders)) + fees,
+      cashNeeded,
+    };
+  }
+
+  /** Compare with a rebuild from scratch; the first difference, or null. For tests and audits. */
+  verify(portfolios: Iterable<Portfolio>): string | null {
+    const fresh = new MarginBook(this.quotes, this.anchorOf, this.members, this.floorRate);
+    fresh.rebuild(portfolios);
+    const empty = new MarginAccount(newPortfolio('', 1, 0));
+    for (const anchor of new Set([...this.accounts.keys(), ...fresh.accounts.keys()])) {
+      const k = this.accounts.get(anchor) ?? empty;
+      const f = fresh.accounts.get(anchor) ?? empty;
+      const who = `${anchor.owner}/${anchor.id}`;
+      for (let s = 0; s < SCENARIOS; s++) if (k.pos[s] !== f.pos[s] || k.ord[s] !== f.ord[s]) return `${who}: scenario ${s} differs (${k.pos[s]}/${k.ord[s]} kept, ${f.pos[s]}/${f.ord[s]} rebuilt)`;
+      for (const field of ['floorPos', 'floorOrd', 'premium', 'owed', 'markValue', 'buyReserve'] as const) {
+        if (k[field] !== f[field]) return `${who}: ${field} ${k[field]} kept, ${f[field]} rebuilt`;
+      }
+      if (k.exposures.size !== f.exposures.size) return `${who}: ${k.exposures.size} exposures kept, ${f.exposures.size} rebuilt`;
+    }
+    return null;
+  }
+
+  private exposure(a: MarginAccount, seriesId: Hex): Exposure {
+    let e = a.exposures.get(seriesId);
+    if (e === undefined) {
+      a.exposures.set(seriesId, (e = new Exposure(seriesId)));
+      let set = this.bySeries.get(seriesId);
+      if (set === undefined) this.bySeries.set(seriesId, (set = new Set()));
+      set.add(a);
+    }
+    return e;
+  }
+
+  /** Recompute one exposure from scratch (new marks, or a rebuild). */
+  private revalue(a: MarginAccount, e: Exposure): void {
+    const q = this.quotes.quote(e.seriesId);
+    for (let s = 0; s < SCENARIOS; s++) a.ord[s]! -= e.ord[s]!;
+    e.ord.fill(0);
+    a.buyReserve -= e.buyReserve;
+    e.buyReserve = 0n;
+    e.sellWad = 0n;
+    for (const o of e.orders) this.countOrder(a, e, o, 1, q);
+    this.countPosition(a, e, q);
+    this.floors(a, e, q);
+    this.dropIfEmpty(a, e);
+  }
+
+  /** Add (`sign` 1) or take away (-1) one order's reservation and scenario losses. */
+  private countOrder(a: MarginAccount, e: Exposure, o: OpenOrderRef, sign: 1 | -1, q: RiskQuote | null): void {
+    if (o.isBuy) {
+      const reserve = collateralOf(o.remaining, o.price);
+      if (sign > 0) {
+        e.buyReserve += reserve;
+        a.buyReserve += reserve;
+      } else {
+        e.buyReserve -= reserve;
+        a.buyReserve -= reserve;
+      }
+    } else if (sign > 0) e.sellWad += o.remaining;
+    else e.sellWad -= o.remaining;
+    if (q === null) return;
+    const qty = (o.isBuy ? 1 : -1) * (Number(o.remaining) / 1e18);
+    const px = Number(o.price) / 1e18;
+    const sc = q.scenarios;
+    for (let s = 0; s < SCENARIOS; s++) {
+      const effect = qty * (sc[s]! - px);
+      if (effect < 0) {
+        const units = sign * Math.floor(effect * RISK_UNITS);
+        e.ord[s]! += units;
+        a.ord[s]! += units;
+      }
+    }
+  }
+
+  /** Recount the positions the account holds on the exposure's series. */
+  private countPosition(a: MarginAccount, e: Exposure, q: RiskQuote | null): void {
+    let balance = 0n;
+    let premium = 0n;
+    let owed = 0n;
+    if (a.single) {
+      const pos = a.anchor.positions.get(e.seriesId);
+      if (pos !== undefined) {
+        balance = pos.balance;
+        premium = pos.premium;
+        if (pos.premium < 0n) owed = -pos.premium;
+      }
+    } else {
+      for (const m of this.members(a.anchor)) {
+        const pos = m.positions.get(e.seriesId);
+        if (pos === undefined) continue;
+        balance += pos.balance;
+        premium += pos.premium;
+        if (pos.premium < 0n) owed -= pos.premium;
+      }
+    }
+    const markValue = q === null ? 0n : collateralOf(balance, q.markWad);
+    a.premium += premium - e.premium;
+    a.owed += owed - e.owed;
+    a.markValue += markValue - e.markValue;
+    e.balance = balance;
+    e.premium = premium;
+    e.owed = owed;
+    e.markValue = markValue;
+    const b = Number(balance) / 1e18;
+    for (let s = 0; s < SCENARIOS; s++) {
+      const units = q === null || b === 0 ? 0 : Math.floor(b * (q.scenarios[s]! - q.mark) * RISK_UNITS);
+      a.pos[s]! += units - e.pos[s]!;
+      e.pos[s] = units;
+    }
+  }
+
+  /** The short floors of the exposure, from its balance and open sells. */
+  private floors(a: MarginAccount, e: Exposure, q: RiskQuote | null): void {
+    const floorPos = q === null ? 0 : floorUnits(this.floorRate, q.spot, -Number(e.balance) / 1e18);
+    const floorOrd = q === null ? 0 : floorUnits(this.floorRate, q.spot, Number(e.sellWad - e.balance) / 1e18);
+    a.floorPos += floorPos - e.floorPos;
+    a.floorOrd += floorOrd - e.floorOrd;
+    e.floorPos = floorPos;
+    e.floorOrd = floorOrd;
+  }
+
+  private dropIfEmpty(a: MarginAccount, e: Exposure): void {
+    if (e.balance !== 0n || e.premium !== 0n || e.orders.size !== 0) return;
+    a.exposures.delete(e.seriesId);
+    const set = this.bySeries.get(e.seriesId)!;
+    set.delete(a);
+    if (set.size === 0) this.bySeries.delete(e.seriesId);
+  }
+}
