@@ -64,8 +64,8 @@ export class SeriesActor {
   readonly recentTrades: PublicTrade[] = [];
   /** Trades of the last 24 hours for the statistics (pruned on every trade and clock). */
   readonly window: PublicTrade[] = [];
-  private touchedBids = new Set<number>();
-  private touchedAsks = new Set<number>();
+  private readonly touchedBids = new Set<number>();
+  private readonly touchedAsks = new Set<number>();
 
   constructor(
     readonly spec: SeriesSpec,
@@ -73,37 +73,46 @@ export class SeriesActor {
     private readonly recentLimit: number,
   ) {}
 
-  /** Match an incoming order and rest the remainder. The caller has validated it. */
+  // One match sink per actor, and one outcome whose arrays are reused by every match: no
+  // closure or array per order on the hot path.
+  private readonly outcome: { fills: MatchFill[]; selfTradeCancels: OrderRecord[]; restingLots: number } = { fills: [], selfTradeCancels: [], restingLots: 0 };
+  private takerIsBuy = false;
+  private readonly sink: MatchSink = {
+    onFill: (makerRef, _owner, tick, qty) => {
+      const maker = this.byRef.get(makerRef)!;
+      maker.filledLots += qty;
+      maker.status = maker.filledLots === maker.lots ? 'filled' : 'partial';
+      this.outcome.fills.push({ maker, tick, lots: qty });
+      (this.takerIsBuy ? this.touchedAsks : this.touchedBids).add(tick);
+    },
+    onSelfTradeCancel: (makerRef) => {
+      const maker = this.byRef.get(makerRef)!;
+      maker.status = 'cancelled';
+      this.outcome.selfTradeCancels.push(maker);
+      (this.takerIsBuy ? this.touchedAsks : this.touchedBids).add(maker.tick);
+    },
+  };
+
+  /**
+   * Match an incoming order and rest the remainder. The caller has validated it. The
+   * outcome is valid until the next call (its arrays are reused).
+   */
   match(order: OrderRecord): MatchOutcome {
-    const fills: MatchFill[] = [];
-    const stp: OrderRecord[] = [];
-    const byRef = this.byRef;
-    const touchOpp = order.isBuy ? this.touchedAsks : this.touchedBids;
-    const sink: MatchSink = {
-      onFill(makerRef, _owner, tick, qty) {
-        const maker = byRef.get(makerRef)!;
-        maker.filledLots += qty;
-        maker.status = maker.filledLots === maker.lots ? 'filled' : 'partial';
-        fills.push({ maker, tick, lots: qty });
-        touchOpp.add(tick);
-      },
-      onSelfTradeCancel(makerRef) {
-        const maker = byRef.get(makerRef)!;
-        maker.status = 'cancelled';
-        stp.push(maker);
-        touchOpp.add(maker.tick);
-      },
-    };
+    const out = this.outcome;
+    out.fills.length = 0;
+    out.selfTradeCancels.length = 0;
+    this.takerIsBuy = order.isBuy;
     this.orders.set(order.orderId, order);
-    byRef.set(order.ref, order);
-    const remaining = this.book.place(order.ref, order.ownerIndex, order.isBuy, order.tick, order.lots, sink);
+    this.byRef.set(order.ref, order);
+    const remaining = this.book.place(order.ref, order.ownerIndex, order.isBuy, order.tick, order.lots, this.sink);
     order.filledLots = order.lots - remaining;
     order.status = remaining === 0 ? 'filled' : order.filledLots > 0 ? 'partial' : 'open';
     if (remaining > 0) (order.isBuy ? this.touchedBids : this.touchedAsks).add(order.tick);
-    for (const f of fills) if (f.maker.status === 'filled') this.forget(f.maker);
-    for (const m of stp) this.forget(m);
+    for (const f of out.fills) if (f.maker.status === 'filled') this.forget(f.maker);
+    for (const m of out.selfTradeCancels) this.forget(m);
     if (remaining === 0) this.forget(order);
-    return { fills, selfTradeCancels: stp, restingLots: remaining };
+    out.restingLots = remaining;
+    return out;
   }
 
   /** Remove an open order from the book; returns its remaining lots. */
@@ -150,11 +159,18 @@ export class SeriesActor {
   /** Levels touched since the last call, with their current aggregate lots; clears the set. */
   drainTouched(): { bids: LevelView[]; asks: LevelView[] } | null {
     if (this.touchedBids.size === 0 && this.touchedAsks.size === 0) return null;
-    const bids = [...this.touchedBids].sort((a, b) => b - a).map((tick) => ({ tick, qty: this.book.levelQty(true, tick), count: 0 }));
-    const asks = [...this.touchedAsks].sort((a, b) => a - b).map((tick) => ({ tick, qty: this.book.levelQty(false, tick), count: 0 }));
-    this.touchedBids = new Set();
-    this.touchedAsks = new Set();
+    const bids = this.levels(this.touchedBids, true);
+    const asks = this.levels(this.touchedAsks, false);
+    this.touchedBids.clear();
+    this.touchedAsks.clear();
     return { bids, asks };
+  }
+
+  private levels(ticks: Set<number>, isBid: boolean): LevelView[] {
+    const out: LevelView[] = [];
+    for (const tick of ticks) out.push({ tick, qty: this.book.levelQty(isBid, tick), count: 0 });
+    if (out.length > 1) out.sort(isBid ? (a, b) => b.tick - a.tick : (a, b) => a.tick - b.tick);
+    return out;
   }
 
   /**

@@ -16,9 +16,10 @@ export function publicPortfolioId(p: Portfolio): number {
 
 export class EventSink {
   readonly events: VenueEvent[] = [];
-  private readonly positions = new Map<string, { owner: string; portfolioId: number; seriesId: Hex; portfolio: Portfolio }>();
-  private readonly portfolios = new Map<string, { owner: string; portfolioId: number }>();
-  private readonly books = new Set<Hex>();
+  // Few per command, so plain arrays with a linear scan beat hash maps keyed by built strings.
+  private positions: { portfolio: Portfolio; seriesId: Hex }[] | null = null;
+  private portfolios: { owner: string; portfolioId: number }[] | null = null;
+  private books: Hex[] | null = null;
 
   constructor(private readonly ts: number) {}
 
@@ -27,23 +28,28 @@ export class EventSink {
   }
 
   position(p: Portfolio, seriesId: Hex): void {
-    const portfolioId = publicPortfolioId(p);
-    this.positions.set(`${p.owner}|${p.id}|${seriesId}`, { owner: p.owner, portfolioId, seriesId, portfolio: p });
+    const list = (this.positions ??= []);
+    let seen = false;
+    for (const x of list) if (x.portfolio === p && x.seriesId === seriesId) seen = true;
+    if (!seen) list.push({ portfolio: p, seriesId });
     this.portfolio(p);
   }
 
   portfolio(p: Portfolio): void {
     const portfolioId = publicPortfolioId(p);
-    this.portfolios.set(`${p.owner}|${portfolioId}`, { owner: p.owner, portfolioId });
+    const list = (this.portfolios ??= []);
+    for (const x of list) if (x.portfolioId === portfolioId && x.owner === p.owner) return;
+    list.push({ owner: p.owner, portfolioId });
   }
 
   book(seriesId: Hex): void {
-    this.books.add(seriesId);
+    const list = (this.books ??= []);
+    if (!list.includes(seriesId)) list.push(seriesId);
   }
 
   /** Append the deduplicated position, portfolio and depth events; returns all events. */
   finish(state: VenueState): VenueEvent[] {
-    for (const seriesId of this.books) {
+    for (const seriesId of this.books ?? []) {
       const s = state.series.get(seriesId);
       const pair = s && state.pairs.get(s.spec.pairId);
       if (!s || !pair) continue;
@@ -62,11 +68,11 @@ export class EventSink {
         ts: this.ts,
       });
     }
-    for (const p of this.positions.values()) {
-      const balance = p.portfolio.positions.get(p.seriesId)?.balance ?? 0n;
-      this.events.push({ type: 'position', owner: p.owner, portfolioId: p.portfolioId, seriesId: p.seriesId, balance, ts: this.ts });
+    for (const { portfolio, seriesId } of this.positions ?? []) {
+      const balance = portfolio.positions.get(seriesId)?.balance ?? 0n;
+      this.events.push({ type: 'position', owner: portfolio.owner, portfolioId: publicPortfolioId(portfolio), seriesId, balance, ts: this.ts });
     }
-    for (const p of this.portfolios.values()) this.events.push({ type: 'portfolio', owner: p.owner, portfolioId: p.portfolioId, ts: this.ts });
+    for (const p of this.portfolios ?? []) this.events.push({ type: 'portfolio', owner: p.owner, portfolioId: p.portfolioId, ts: this.ts });
     return this.events;
   }
 }
