@@ -29,7 +29,7 @@ import { createFastBook } from '../engine/book/fastBook.ts';
 import type { MatchSink } from '../engine/book/types.ts';
 import { report } from './lib/report.ts';
 import { percentile } from './lib/stats.ts';
-import { runSeriesActor } from './lib/seriesActorSubject.ts';
+import { runSeriesActor, runSeriesActorMarketMakers } from './lib/seriesActorSubject.ts';
 
 export const OP_PLACE = 0;
 export const OP_PLACE_IOC = 1;
@@ -282,7 +282,10 @@ type Subject = { name: string; run: (s: OpStream) => number };
  * Further subjects measured on the same stream, alternating with the two above, and reported in
  * `extra` as `<name>_ops_per_s` (the place for "through the series actor").
  */
-const alsoMeasured: Subject[] = [{ name: 'series actor', run: runSeriesActor }];
+const alsoMeasured: Subject[] = [
+  { name: 'series actor', run: runSeriesActor },
+  { name: 'series actor 10 wallets', run: runSeriesActorMarketMakers },
+];
 
 async function main(): Promise<void> {
   const timedOps = Number(process.env['BOOK_BENCH_OPS'] ?? 200_000);
@@ -322,6 +325,7 @@ async function main(): Promise<void> {
     mix: 'place 50% passive, 10% crossing (half IOC), cancel 40%',
     budget_ops_per_s: 2_000_000,
     budget_p99_us: 10,
+    budget_series_actor_ops_per_s: 500_000,
     cpu_ops_per_s: Math.round(bestCpu.get('fast book')!),
     peer_cpu_ops_per_s: Math.round(bestCpu.get('nodejs-order-book')!),
   };

@@ -4,7 +4,8 @@
  * fills with positions, premium and fees, and the events of each command. Places are
  * `place` commands, cancels `cancel` commands; IOC orders rest like GTC ones (the engine
  * has no IOC order type). Ticks map onto a BTC series' tick grid (tick 100,000 = 1,000 USDC).
- * Commands are built before timing; 1,000 funded wallets trade.
+ * Commands are built before timing; 1,000 funded wallets trade, each with its own nonces
+ * from 0 up, as the server hands them out.
  */
 import type { Command, PlaceOrder } from '../../engine/commands.ts';
 import type { Hex } from '../../engine/domain/hex.ts';
@@ -17,10 +18,11 @@ const OP_CANCEL = 2;
 
 type Prepared = { venue: Venue; commands: Command[]; prefill: number };
 
-function prepare(s: OpStream): Prepared {
+export function prepare(s: OpStream, maxOwners = Infinity): Prepared {
   const h = listedVenue();
   let owners = 0;
   for (let i = 0; i < s.length; i++) owners = Math.max(owners, s.owner[i]! + 1);
+  owners = Math.min(owners, maxOwners);
   const wallets = Array.from({ length: owners }, (_, i) => `0x${(i + 1).toString(16).padStart(40, '0')}`);
   for (const w of wallets) h.fund(w, usdc(1_000_000_000_000));
   const series = h.atm(BTC, true);
@@ -31,16 +33,21 @@ function prepare(s: OpStream): Prepared {
   let seq = h.seq;
   let ts = h.ts;
   const expiry = Math.floor(ts / 1000) + 3600;
-  let nonce = 1_000_000n;
+  const nonces = new Map<string, bigint>();
+  const nextNonce = (w: string): bigint => {
+    const n = nonces.get(w) ?? 0n;
+    nonces.set(w, n + 1n);
+    return n;
+  };
   for (let i = 0; i < s.length; i++) {
     const ref = s.ref[i]!;
     if (s.kind[i] === OP_CANCEL) {
       const owner = ownerOf.get(ref) ?? wallets[0]!;
-      commands.push({ type: 'cancel', cancels: [{ orderId: orderId(ref), owner, nonce: nonce++, deadline: expiry }], seq: ++seq, ts: ++ts });
+      commands.push({ type: 'cancel', cancels: [{ orderId: orderId(ref), owner, nonce: nextNonce(owner), deadline: expiry }], seq: ++seq, ts: ++ts });
     } else {
-      const owner = wallets[s.owner[i]!]!;
+      const owner = wallets[s.owner[i]! % owners]!;
       ownerOf.set(ref, owner);
-      const order: PlaceOrder = { orderId: orderId(ref), owner, portfolioId: 1, seriesId: series, isBuy: s.isBuy[i] === 1, tick: s.tick[i]!, size: BigInt(s.qty[i]!) * lot, expiry, nonce: nonce++, deadline: expiry };
+      const order: PlaceOrder = { orderId: orderId(ref), owner, portfolioId: 1, seriesId: series, isBuy: s.isBuy[i] === 1, tick: s.tick[i]!, size: BigInt(s.qty[i]!) * lot, expiry, nonce: nextNonce(owner), deadline: expiry };
       commands.push({ type: 'place', orders: [order], seq: ++seq, ts: ++ts });
     }
   }
@@ -49,7 +56,19 @@ function prepare(s: OpStream): Prepared {
 
 /** ops/s through Venue.apply over the timed part of the stream (setup untimed). */
 export function runSeriesActor(s: OpStream): number {
-  const p = prepare(s);
+  return runPrepared(prepare(s));
+}
+
+/**
+ * The same stream from 10 wallets instead of 1,000: each holds ~200 resting orders on the
+ * series, as a market maker's quotes do, so a per-order cost that grows with the portfolio
+ * shows here (and self-trade prevention fires more often).
+ */
+export function runSeriesActorMarketMakers(s: OpStream): number {
+  return runPrepared(prepare(s, 10));
+}
+
+function runPrepared(p: Prepared): number {
   for (let i = 0; i < p.prefill; i++) p.venue.apply(p.commands[i]!);
   const start = process.hrtime.bigint();
   for (let i = p.prefill; i < p.commands.length; i++) p.venue.apply(p.commands[i]!);
