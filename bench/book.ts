@@ -309,8 +309,10 @@ async function main(): Promise<void> {
   const bestCpu = new Map<string, number>();
   for (let round = 0; round < rounds; round++) {
     for (const subject of subjects) {
+      lastCpuRate = NaN; // set by the subjects that measure CPU time
       const rate = subject.run(stream);
-      console.log(`#   ${subject.name.padEnd(20)} ${Math.round(rate).toLocaleString('en')} ops/s (${Math.round(lastCpuRate).toLocaleString('en')} per CPU second)`);
+      const cpu = Number.isNaN(lastCpuRate) ? '' : ` (${Math.round(lastCpuRate).toLocaleString('en')} per CPU second)`;
+      console.log(`#   ${subject.name.padEnd(24)} ${Math.round(rate).toLocaleString('en')} ops/s${cpu}`);
       best.set(subject.name, Math.max(best.get(subject.name) ?? 0, rate));
       bestCpu.set(subject.name, Math.max(bestCpu.get(subject.name) ?? 0, lastCpuRate));
     }
