@@ -2,10 +2,10 @@
  * Risk-based initial margin over 15 scenarios (api.md "Portfolios, collateral, positions,
  * margin"): spot shocked by -30%..+30% and implied volatility by -30%, 0, +50% relative.
  *
- * Each series' value in each scenario is precomputed when the oracle moves (workers), so a
- * margin check is a sum over positions, not a pricing run. The sum runs in float64 (like the
- * pricing it comes from) and is converted to COLLATERAL6 at the boundary, rounding up: a
- * margin requirement is never understated by rounding. Cash itself stays bigint.
+ * The scenario kernel over a whole portfolio, in float64. The engine keeps margin
+ * incrementally (risk/marginBook.ts, the same formulas per position and order, rounded to
+ * whole risk units); this whole-portfolio form is the reference it is tested against
+ * (test/engine/support/naiveMargin.ts) and the peer of bench/margin.
  */
 export const SCENARIOS = 15;
 
