@@ -17,7 +17,12 @@
  * - Peer: the same route with `services.verifier` replaced (in the child) by viem's
  *   `hashTypedData` + `recoverTypedDataAddress` on the server's main thread.
  * - Also reported: server CPU time per order (child process, all threads), which does not
- *   depend on the share of the shared machine the server got.
+ *   depend on the share of the shared machine the server got; and, for the latency phase,
+ *   where the server's time went (means of the venue's own `order_entry_stage_seconds`,
+ *   `engine_command_apply_seconds` and `journal_commit_seconds`), the share of requests the
+ *   server answered within 5 ms (`http_request_duration_seconds`, request read to reply
+ *   written) and how late this generator sent due requests (its 1 ms timer and its share of
+ *   the CPU; included in the reported latencies, which count from the due time).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -32,6 +37,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import type secp256k1Types from 'secp256k1';
 import { report } from './lib/report.ts';
 import { percentile } from './lib/stats.ts';
+import { orderEntryBreakdown } from './lib/venueMetrics.ts';
 import { domainSeparator, placeOrderDigest } from '../workers/eip712/digest.ts';
 import { placeOrderTypes, type Eip712Domain, type PlaceOrderMessage } from '../workers/eip712/types.ts';
 import type { SignatureVerifier } from '../workers/signatureVerifier.ts';
@@ -49,8 +55,8 @@ const LATENCY_MS = 3000;
 const key = (i: number) => keccak256(toBytes(`orders-bench-${i}`));
 
 type Setup = { port: number; tokens: string[]; series: { seriesId: Hex; expiry: number; markTick: number }[]; domain: Eip712Domain; now: number };
-type ToChild = { type: 'verifier'; which: 'ours' | 'viem' } | { type: 'cpu' } | { type: 'stop' };
-type FromChild = { type: 'ready'; setup: Setup } | { type: 'ok' } | { type: 'cpu'; micros: number };
+type ToChild = { type: 'verifier'; which: 'ours' | 'viem' } | { type: 'cpu' } | { type: 'resetMetrics' } | { type: 'metrics' } | { type: 'stop' };
+type FromChild = { type: 'ready'; setup: Setup } | { type: 'ok' } | { type: 'cpu'; micros: number } | { type: 'metrics'; text: string };
 
 // ---------------------------------------------------------------- the venue (child)
 async function server(): Promise<void> {
@@ -107,6 +113,11 @@ async function server(): Promise<void> {
     } else if (m.type === 'cpu') {
       const u = process.cpuUsage();
       process.send!({ type: 'cpu', micros: u.user + u.system } satisfies FromChild);
+    } else if (m.type === 'resetMetrics') {
+      app.services.metrics.registry.resetMetrics();
+      process.send!({ type: 'ok' } satisfies FromChild);
+    } else if (m.type === 'metrics') {
+      void app.services.metrics.text().then((text) => process.send!({ type: 'metrics', text } satisfies FromChild));
     } else {
       services.verifier = ours;
       void app.close().then(() => {
@@ -187,7 +198,8 @@ class Conn {
   }
 }
 
-type Round = { rate: number; latenciesUs: number[]; errors: number; firstError: number | null };
+/** `sendLagUs` (open loop): from each request's due time to its write (timer lateness plus any wait for a free connection). */
+type Round = { rate: number; latenciesUs: number[]; errors: number; firstError: number | null; sendLagUs?: number[] };
 
 /** Closed loop: every connection keeps DEPTH requests in flight for `ms`. */
 function closedLoop(conns: Conn[], reqs: Buffer[], cursor: { i: number }, ms: number): Promise<Round> {
@@ -229,6 +241,7 @@ function closedLoop(conns: Conn[], reqs: Buffer[], cursor: { i: number }, ms: nu
 function openLoop(conns: Conn[], reqs: Buffer[], cursor: { i: number }, rate: number, ms: number): Promise<Round> {
   return new Promise((resolve) => {
     const latenciesUs: number[] = [];
+    const sendLagUs: number[] = [];
     let errors = 0;
     let firstError: number | null = null;
     let scheduled = 0;
@@ -238,11 +251,12 @@ function openLoop(conns: Conn[], reqs: Buffer[], cursor: { i: number }, rate: nu
     const free = [...conns];
     const start = performance.now();
     const startNs = process.hrtime.bigint();
-    const finish = () => resolve({ rate: done / ((performance.now() - start) / 1000), latenciesUs, errors, firstError });
+    const finish = () => resolve({ rate: done / ((performance.now() - start) / 1000), latenciesUs, errors, firstError, sendLagUs });
     const drain = () => {
       while (queue.length > 0 && free.length > 0) {
         const c = free.pop()!;
         const { req, dueNs } = queue.shift()!;
+        sendLagUs.push(Number(process.hrtime.bigint() - dueNs) / 1000);
         c.send(
           req,
           (status, ns) => {
@@ -317,7 +331,9 @@ async function main(): Promise<void> {
   await ask({ type: 'verifier', which: 'ours' });
   const best = oursRounds.reduce((a, b) => (b.rate > a.rate ? b : a));
   const peerBest = peerRounds.reduce((a, b) => (b.rate > a.rate ? b : a));
+  await ask({ type: 'resetMetrics' });
   const latency = await openLoop(conns, reqs, cursor, best.rate / 2, LATENCY_MS);
+  const server = orderEntryBreakdown(((await ask({ type: 'metrics' })) as { text: string }).text);
   const errors = [...oursRounds, ...peerRounds, latency].reduce((n, r) => n + r.errors, 0);
   const firstError = [...oursRounds, ...peerRounds, latency].find((r) => r.firstError !== null)?.firstError ?? null;
   conns.forEach((c) => c.close());
@@ -345,6 +361,8 @@ async function main(): Promise<void> {
       throughputLatencyP50us: Math.round(percentile(best.latenciesUs, 50)),
       throughputLatencyP99us: Math.round(percentile(best.latenciesUs, 99)),
       serverCpuUsPerOrder: Number(oursCpuUsPerOrder.toFixed(1)),
+      latencyPhaseServer: server,
+      latencyPhaseGeneratorSendLagUs: { p50: Math.round(percentile(latency.sendLagUs!, 50)), p99: Math.round(percentile(latency.sendLagUs!, 99)) },
       serverOrdersPerCpuSecond: Math.round(1e6 / oursCpuUsPerOrder),
       budget: { ordersPerS: 5000, p99UsAtHalfLoad: 5000 },
       rounds: ROUNDS,

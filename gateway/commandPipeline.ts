@@ -16,6 +16,7 @@ import type { Command, CommandBody } from '../engine/commands.ts';
 import type { VenueEvent } from '../engine/events.ts';
 import type { Journal } from '../persistence/types.ts';
 import type { Metrics } from './http/metrics.ts';
+import type { SlotCounter, SlotFamily, SlotHistogram } from './http/slotMetrics.ts';
 
 export type EventListener = (events: readonly VenueEvent[], command: Command, result: ApplyResult) => void;
 
@@ -24,9 +25,12 @@ export class CommandPipeline {
   /** Added to the wall clock by `advance` (local devnet time travel). */
   private offsetMs = 0;
   private readonly listeners: EventListener[] = [];
-  private readonly applied;
-  private readonly applySeconds;
-  private readonly commitSeconds;
+  private readonly applied: SlotFamily<'type' | 'outcome', SlotCounter>;
+  private readonly applySeconds: SlotFamily<'type', SlotHistogram>;
+  private readonly commitSeconds: SlotHistogram;
+  /** Bound metric children per command type (and outcome): the hot path does no label lookups. */
+  private readonly appliedByType = new Map<string, Map<string, SlotCounter>>();
+  private readonly applySecondsByType = new Map<string, SlotHistogram>();
   private inFlight = 0;
   private idleWaiters: (() => void)[] = [];
 
@@ -37,9 +41,9 @@ export class CommandPipeline {
     metrics: Metrics,
   ) {
     this.lastTs = venue.state.now;
-    this.applied = metrics.counter({ name: 'engine_commands_total', help: 'Commands applied, by type and outcome.', labelNames: ['type', 'outcome'] as const });
-    this.applySeconds = metrics.histogram({ name: 'engine_command_apply_seconds', help: 'Time the engine spent applying one command.', labelNames: ['type'] as const, buckets: [0.000005, 0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.001, 0.005, 0.025, 0.1] });
-    this.commitSeconds = metrics.histogram({ name: 'journal_commit_seconds', help: 'Time from journal append to durable commit.', buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5] });
+    this.applied = metrics.slotCounter({ name: 'engine_commands_total', help: 'Commands applied, by type and outcome.', labelNames: ['type', 'outcome'] as const });
+    this.applySeconds = metrics.slotHistogram({ name: 'engine_command_apply_seconds', help: 'Time the engine spent applying one command.', labelNames: ['type'] as const, buckets: [0.000005, 0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.001, 0.005, 0.025, 0.1] });
+    this.commitSeconds = metrics.slotHistogram({ name: 'journal_commit_seconds', help: 'Time from journal append to durable commit.', buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5] }).child({});
   }
 
   onEvents(listener: EventListener): void {
@@ -72,13 +76,12 @@ export class CommandPipeline {
     this.lastTs = ts;
     const command = { ...body, seq: this.journal.lastSeq() + 1, ts } as Command;
     // 2. journal
-    const started = process.hrtime.bigint();
+    const started = performance.now();
     const durable = this.journal.append(command);
     // 3. apply
     const result = this.venue.apply(command);
-    const appliedAt = process.hrtime.bigint();
-    this.applySeconds.observe({ type: command.type }, Number(appliedAt - started) / 1e9);
-    this.applied.inc({ type: command.type, outcome: result.ok ? 'ok' : result.rejection.code });
+    this.applySecondsOf(command.type).observe((performance.now() - started) / 1000);
+    this.appliedOf(command.type, result.ok ? 'ok' : result.rejection.code).inc();
     // 4. durable
     this.inFlight++;
     try {
@@ -87,10 +90,24 @@ export class CommandPipeline {
       this.inFlight--;
       if (this.inFlight === 0) for (const w of this.idleWaiters.splice(0)) w();
     }
-    this.commitSeconds.observe(Number(process.hrtime.bigint() - started) / 1e9);
+    this.commitSeconds.observe((performance.now() - started) / 1000);
     // 5. publish
     for (const l of this.listeners) l(result.events, command, result);
     return result;
+  }
+
+  private applySecondsOf(type: string): SlotHistogram {
+    let h = this.applySecondsByType.get(type);
+    if (h === undefined) this.applySecondsByType.set(type, (h = this.applySeconds.child({ type })));
+    return h;
+  }
+
+  private appliedOf(type: string, outcome: string): SlotCounter {
+    let byOutcome = this.appliedByType.get(type);
+    if (byOutcome === undefined) this.appliedByType.set(type, (byOutcome = new Map()));
+    let c = byOutcome.get(outcome);
+    if (c === undefined) byOutcome.set(outcome, (c = this.applied.child({ type, outcome })));
+    return c;
   }
 
   /** Resolves when every submitted command is durable (graceful shutdown). */

@@ -12,6 +12,7 @@ import { createMicroBatcher, type MicroBatcher, type SingleVerifyRequest } from 
 import type { SignatureVerifier } from '../../workers/signatureVerifier.ts';
 import type { VerifyResult } from '../../workers/verifyBatch.ts';
 import type { Services } from '../services.ts';
+import type { SlotHistogram } from '../http/slotMetrics.ts';
 import { NonceAllocator } from './nonceAllocator.ts';
 import { OrderHistory } from './orderHistory.ts';
 import { QuoteBook } from './quoteBook.ts';
@@ -25,6 +26,13 @@ export type OrderContext = {
   readonly nonces: NonceAllocator;
   readonly history: OrderHistory;
   readonly quotes: QuoteBook;
+  /**
+   * Where a signed request's time goes (`order_entry_stage_seconds{stage}`): `checks` (the
+   * checks before signatures), `signatures` (waiting for the worker pool to recover them,
+   * micro-batching included) and `journal` (the engine command, applied at once, until the
+   * journal has committed it and its events are published).
+   */
+  readonly stages: { readonly checks: SlotHistogram; readonly signatures: SlotHistogram; readonly journal: SlotHistogram };
   /** Recover one signer; requests made in the same event-loop turn share a worker task. */
   verify(request: SingleVerifyRequest): Promise<VerifyResult>;
   /** The EIP-55 form of a wallet address (the engine keys accounts by it). */
@@ -49,6 +57,12 @@ export function orderContext(services: Services): OrderContext {
     quotes.onEvents(events);
   });
   const wallets = new Map<string, Address>();
+  const stage = services.metrics.slotHistogram({
+    name: 'order_entry_stage_seconds',
+    help: 'Signed order requests: time spent per stage (checks, signatures: signature recovery in the pool, journal: engine command until committed).',
+    labelNames: ['stage'] as const,
+    buckets: [0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1],
+  });
   const ctx: OrderContext = {
     services,
     orderBook: signingDomain(orderBookDomain(config.serviceName, config.chainId, config.contracts.orderBook)),
@@ -56,6 +70,7 @@ export function orderContext(services: Services): OrderContext {
     nonces: new NonceAllocator(venue.state),
     history,
     quotes,
+    stages: { checks: stage.child({ stage: 'checks' }), signatures: stage.child({ stage: 'signatures' }), journal: stage.child({ stage: 'journal' }) },
     verify(request) {
       // Looked up per call: the verifier is the app's choice (pool, inline, or a benchmark's peer).
       const verifier = services.verifier;

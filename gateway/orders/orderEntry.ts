@@ -180,6 +180,7 @@ function outcomeJson(o: OrderOutcome): OrderResult {
 
 /** Steps 2 to 5 for one request. `owner` is the authenticated wallet, EIP-55. */
 export async function enterOrders(ctx: OrderContext, owner: string, req: OrderRequest): Promise<Check<EntryOutcome>> {
+  const started = performance.now();
   const nowSec = Math.floor(ctx.services.pipeline.now() / 1000);
   const checked = checkAll(ctx, owner, req, nowSec);
   if (!checked.ok) return checked;
@@ -198,7 +199,11 @@ export async function enterOrders(ctx: OrderContext, owner: string, req: OrderRe
     return { ok: true, value: { mode: 'typed_data', cancels: cancelMessages, places: placeMessages.map((m) => ({ message: m, orderId: placeOrderDigestHex(ctx.orderBook.separator, m) })) } };
   }
 
+  const verifying = performance.now();
+  ctx.stages.checks.observe((verifying - started) / 1000);
   const verified = await verifyAll(ctx, owner, cancels, places);
+  const recovered = performance.now();
+  ctx.stages.signatures.observe((recovered - verifying) / 1000);
   if (!verified.ok) return verified;
   const orderIds = verified.value;
 
@@ -223,6 +228,7 @@ export async function enterOrders(ctx: OrderContext, owner: string, req: OrderRe
         ? { type: 'cancel', cancels: cancelCommands }
         : { type: 'place', orders: placeCommands },
   );
+  ctx.stages.journal.observe((performance.now() - recovered) / 1000);
   if (!result.ok) {
     for (const p of placeCommands) ctx.history.unregister(p.orderId);
     return { ok: false, error: orderEngineError(result.rejection) };

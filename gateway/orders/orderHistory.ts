@@ -84,8 +84,23 @@ export class OrderHistory {
       if (meta.createdAt === null) meta.createdAt = Math.floor(e.ts / 1000);
       if (isOpen(e.status)) continue;
       this.live.delete(e.orderId);
-      const { owner, ...rest } = meta;
-      const view: OrderView = { ...rest, createdAt: meta.createdAt, filled: e.filled, remaining: 0n, status: e.status, reason: e.reason };
+      const owner = meta.owner;
+      // Field by field (not a rest/spread copy): this runs for every finished order.
+      const view: OrderView = {
+        orderId: meta.orderId,
+        seriesId: meta.seriesId,
+        symbol: meta.symbol,
+        portfolioId: meta.portfolioId,
+        side: meta.side,
+        price: meta.price,
+        size: meta.size,
+        expiry: meta.expiry,
+        createdAt: meta.createdAt,
+        filled: e.filled,
+        remaining: 0n,
+        status: e.status,
+        reason: e.reason,
+      };
       let list = this.finished.get(owner);
       if (!list) this.finished.set(owner, (list = []));
       list.push(view);

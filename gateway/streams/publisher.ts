@@ -17,13 +17,19 @@ import type { MarketData } from '../readModels/marketData.ts';
 import { publicPortfolioId } from '../../engine/flows/eventSink.ts';
 import type { Hub } from './hub.ts';
 import type { DepthMirror } from './depthMirror.ts';
-import { accountTopic, indexChannelName, RFQ_CHANNEL, RFQ_MM_TOPIC, seriesChannelName, type SeriesChannelKind } from './channels.ts';
+import { accountTopic, indexChannelName, RFQ_CHANNEL, RFQ_MM_TOPIC, seriesChannelName, type AccountChannelKind, type SeriesChannelKind } from './channels.ts';
 import * as payloads from './payloads.ts';
 
 /** A data frame around an already serialised payload: the payload is never re-serialised per channel. */
 export function frame(channel: string, dataJson: string): string {
   return `{"channel":${JSON.stringify(channel)},"data":${dataJson}}`;
 }
+
+/** A series' symbol and its channels' names, current and earlier form. */
+type SeriesNames = { readonly symbol: string } & { readonly [K in SeriesChannelKind]: readonly [current: string, earlier: string] };
+
+/** Wallets whose topic names are kept; beyond it the cache starts over (names are cheap to rebuild). */
+const MAX_CACHED_WALLETS = 100_000;
 
 export type PublisherHooks = {
   /** A wallet lost its MMM status: its RFQ sockets must go. */
@@ -35,6 +41,13 @@ export class Publisher {
   private readonly portfolios = new Map<string, { owner: string; portfolioId: number }>();
   /** Wallets (lowercased) with an account@portfolios subscriber, and how many: oracle moves refresh them. */
   private readonly portfolioWatchers = new Map<string, { address: string; count: number }>();
+  /**
+   * Topic names, built once per series and per wallet: every command's events name them
+   * (mostly to find that nobody listens), and building them each time was a string
+   * allocation per event.
+   */
+  private readonly seriesNames = new Map<Hex, SeriesNames>();
+  private readonly accountTopics = new Map<string, Readonly<Record<AccountChannelKind, string>>>();
 
   constructor(
     private readonly venue: Venue,
@@ -60,15 +73,35 @@ export class Publisher {
     if (this.tickers.size > 0 || this.portfolios.size > 0) this.hub.endTurn();
   }
 
+  private namesOf(seriesId: Hex): SeriesNames {
+    const cached = this.seriesNames.get(seriesId);
+    if (cached !== undefined) return cached;
+    const spec = this.venue.state.series.get(seriesId)?.spec;
+    const symbol = spec?.symbol ?? seriesId;
+    const both = (kind: SeriesChannelKind) => [seriesChannelName(symbol, kind), seriesChannelName(symbol, kind, true)] as const;
+    const names: SeriesNames = { symbol, depth: both('depth'), ticker: both('ticker'), trades: both('trades') };
+    // A series' symbol never changes; an unknown id is not remembered.
+    if (spec !== undefined) this.seriesNames.set(seriesId, names);
+    return names;
+  }
+
   private symbolOf(seriesId: Hex): string {
-    return this.venue.state.series.get(seriesId)?.spec.symbol ?? seriesId;
+    return this.namesOf(seriesId).symbol;
+  }
+
+  private accountTopic(owner: string, kind: AccountChannelKind): string {
+    let topics = this.accountTopics.get(owner);
+    if (topics === undefined) {
+      if (this.accountTopics.size >= MAX_CACHED_WALLETS) this.accountTopics.clear();
+      topics = { fills: accountTopic(owner, 'fills'), positions: accountTopic(owner, 'positions'), portfolios: accountTopic(owner, 'portfolios'), orders: accountTopic(owner, 'orders') };
+      this.accountTopics.set(owner, topics);
+    }
+    return topics[kind];
   }
 
   /** Publish one payload on a series channel and its earlier-form alias, serialising only if someone listens. */
   private seriesPublish(seriesId: Hex, kind: SeriesChannelKind, build: () => unknown): void {
-    const symbol = this.symbolOf(seriesId);
-    const current = seriesChannelName(symbol, kind);
-    const earlier = seriesChannelName(symbol, kind, true);
+    const [current, earlier] = this.namesOf(seriesId)[kind];
     const a = this.hub.hasSubscribers(current);
     const b = this.hub.hasSubscribers(earlier);
     if (!a && !b) return;
@@ -77,8 +110,8 @@ export class Publisher {
     if (b) this.hub.publish(earlier, frame(earlier, json), 'public');
   }
 
-  private accountPublish(owner: string, kind: 'fills' | 'positions' | 'orders' | 'portfolios', build: () => unknown): void {
-    const topic = accountTopic(owner, kind);
+  private accountPublish(owner: string, kind: AccountChannelKind, build: () => unknown): void {
+    const topic = this.accountTopic(owner, kind);
     if (!this.hub.hasSubscribers(topic)) return;
     this.hub.publish(topic, frame(`account@${kind}`, JSON.stringify(build())), 'private');
   }
@@ -93,7 +126,7 @@ export class Publisher {
       case 'trade': {
         const symbol = this.symbolOf(e.seriesId);
         this.seriesPublish(e.seriesId, 'trades', () => payloads.publicTrade(e, symbol));
-        const fills = this.hub.hasSubscribers(accountTopic(e.maker, 'fills')) || this.hub.hasSubscribers(accountTopic(e.taker, 'fills')) ? payloads.fills(e, symbol) : null;
+        const fills = this.hub.hasSubscribers(this.accountTopic(e.maker, 'fills')) || this.hub.hasSubscribers(this.accountTopic(e.taker, 'fills')) ? payloads.fills(e, symbol) : null;
         if (fills) {
           this.accountPublish(e.taker, 'fills', () => fills.taker);
           this.accountPublish(e.maker, 'fills', () => fills.maker);
@@ -108,7 +141,7 @@ export class Publisher {
         this.accountPublish(e.owner, 'positions', () => payloads.positionUpdate(this.venue, e, this.symbolOf(e.seriesId)));
         return;
       case 'portfolio':
-        if (this.hub.hasSubscribers(accountTopic(e.owner, 'portfolios'))) this.portfolios.set(`${e.owner}|${e.portfolioId}`, { owner: e.owner, portfolioId: e.portfolioId });
+        if (this.hub.hasSubscribers(this.accountTopic(e.owner, 'portfolios'))) this.portfolios.set(`${e.owner}|${e.portfolioId}`, { owner: e.owner, portfolioId: e.portfolioId });
         return;
       case 'oracle': {
         const pair = this.venue.state.pairs.get(e.pairId);
@@ -167,8 +200,7 @@ export class Publisher {
       for (const seriesId of tickers) {
         const s = this.venue.state.series.get(seriesId);
         if (!s) continue;
-        const current = seriesChannelName(s.spec.symbol, 'ticker');
-        const earlier = seriesChannelName(s.spec.symbol, 'ticker', true);
+        const [current, earlier] = this.namesOf(seriesId).ticker;
         const a = this.hub.hasSubscribers(current);
         const b = this.hub.hasSubscribers(earlier);
         if (!a && !b) continue;
@@ -182,7 +214,7 @@ export class Publisher {
       this.portfolios.clear();
       const now = this.venue.state.now;
       for (const p of due) {
-        if (!this.hub.hasSubscribers(accountTopic(p.owner, 'portfolios'))) continue;
+        if (!this.hub.hasSubscribers(this.accountTopic(p.owner, 'portfolios'))) continue;
         const data = payloads.portfolioUpdate(this.venue, p.owner, p.portfolioId, now);
         if (data) this.accountPublish(p.owner, 'portfolios', () => data);
       }

@@ -4,7 +4,7 @@
  * sign in. The key is checked to look like a SHA-256 hex digest so that a raw token passed
  * by mistake is refused instead of stored.
  */
-import { createHash } from 'node:crypto';
+import crypto from 'node:crypto';
 import type { RootDatabase } from 'lmdb';
 import type { Logger } from '../types.ts';
 import { getFramed, openBinaryDb, putFramed } from '../framedDb.ts';
@@ -33,8 +33,12 @@ export type SessionStore = {
 
 /** The store key for a token: lowercase hex SHA-256 of its UTF-8 bytes. */
 export function hashToken(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('hex');
+  // Every authenticated request hashes its token: the one-shot crypto.hash (Node 20.12+) costs
+  // less than half of a Hash object.
+  return oneShotHash !== undefined ? oneShotHash('sha256', token, 'hex') : crypto.createHash('sha256').update(token, 'utf8').digest('hex');
 }
+
+const oneShotHash = (crypto as { hash?: (algorithm: string, data: string, encoding: 'hex') => string }).hash;
 
 const HASH = /^[0-9a-f]{64}$/;
 function checkHash(tokenHash: string): void {
@@ -87,6 +91,9 @@ export function memorySessionStore(): SessionStore {
   };
 }
 
+/** Sessions kept decoded in memory by the LMDB store; beyond it the cache starts over. */
+const CACHED_SESSIONS = 10_000;
+
 export function lmdbSessionStore(env: RootDatabase, log: Logger): SessionStore {
   const db = openBinaryDb(env, 'sessions');
   // [address, tokenHash] -> empty: finds a wallet's sessions without scanning all of them.
@@ -96,6 +103,24 @@ export function lmdbSessionStore(env: RootDatabase, log: Logger): SessionStore {
   const read = (tokenHash: string): SessionRecord | null => {
     const v = getFramed(db, tokenHash, onCorrupt);
     return isSession(v) ? v : null;
+  };
+  /**
+   * Checked records by token hash: every authenticated request reads its session, and an
+   * LMDB read plus a frame check and decode was most of authentication's cost. Every write
+   * to the sessions goes through this store (one process per DATA_DIR), which keeps the
+   * cache exact: a write drops the entries it may change when it starts, and nothing is
+   * cached while a write is in flight (a read then may still see the state before it).
+   */
+  const cache = new Map<string, SessionRecord>();
+  let writing = 0;
+  const write = async <T>(invalidate: () => void, run: () => Promise<T>): Promise<T> => {
+    invalidate();
+    writing++;
+    try {
+      return await run();
+    } finally {
+      writing--;
+    }
   };
   const removeIn = (tokenHash: string): boolean => {
     const r = read(tokenHash);
@@ -107,19 +132,31 @@ export function lmdbSessionStore(env: RootDatabase, log: Logger): SessionStore {
     async put(tokenHash, record) {
       checkHash(tokenHash);
       const r = normal(record);
-      byAddress.put([r.address, tokenHash], EMPTY);
-      await putFramed(db, tokenHash, r);
+      await write(
+        () => cache.delete(tokenHash),
+        async () => {
+          byAddress.put([r.address, tokenHash], EMPTY);
+          await putFramed(db, tokenHash, r);
+        },
+      );
     },
     get(tokenHash, now) {
-      const r = read(tokenHash);
+      let r = cache.get(tokenHash) ?? null;
+      if (r === null) {
+        r = read(tokenHash);
+        if (r !== null && writing === 0) {
+          if (cache.size >= CACHED_SESSIONS) cache.clear();
+          cache.set(tokenHash, r);
+        }
+      }
       return r !== null && now < r.expiresAt ? r : null;
     },
     revoke(tokenHash) {
-      return db.transaction(() => removeIn(tokenHash));
+      return write(() => cache.delete(tokenHash), () => db.transaction(() => removeIn(tokenHash)));
     },
     revokeAllFor(address) {
       const a = address.toLowerCase();
-      return db.transaction(() => {
+      return write(() => cache.clear(), () => db.transaction(() => {
         const keys = [...byAddress.getKeys({ start: [a], end: [a, '\uffff'] })];
         let n = 0;
         for (const key of keys) {
@@ -128,10 +165,10 @@ export function lmdbSessionStore(env: RootDatabase, log: Logger): SessionStore {
           byAddress.removeSync(key);
         }
         return n;
-      });
+      }));
     },
     sweep(now) {
-      return db.transaction(() => {
+      return write(() => cache.clear(), () => db.transaction(() => {
         let n = 0;
         for (const key of [...db.getKeys()]) {
           const r = read(key as string);
@@ -140,7 +177,7 @@ export function lmdbSessionStore(env: RootDatabase, log: Logger): SessionStore {
           }
         }
         return n;
-      });
+      }));
     },
   };
 }

@@ -125,3 +125,14 @@ t.test('limits that do not divide the window still allow exactly N', async (t) =
     t.equal(drain(() => limiter.take('platform', { kind: 'ip', ip: 'z' })!.allowed), n, `limit ${n}`);
   }
 });
+
+t.test("a wallet's tier is looked up only when the group's tiers differ", async (t) => {
+  const looked: string[] = [];
+  const limiter = createRateLimiter({ clock: fakeClock().read, tierOf: (w) => (looked.push(w), tierOf(w)), limits: { orders: { tier1: null, tier2: null, tier3: null } } });
+  const wallet: RateIdentity = { kind: 'wallet', address: wallets[3] };
+  t.equal(limiter.take('orders', wallet), null, 'unlimited for every tier');
+  t.equal(limiter.take('helpers', wallet)!.limit, 120, 'one limit for every tier');
+  t.same(looked, []);
+  t.equal(limiter.take('markets', wallet)!.limit, 1000, 'tiers differ: the tier decides');
+  t.same(looked, [wallets[3]]);
+});

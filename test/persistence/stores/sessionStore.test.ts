@@ -47,6 +47,32 @@ bothKinds(t, 'sweep deletes expired sessions', async (t, h) => {
   t.equal(await h.stores.sessions.revokeAllFor(session.address), 1, 'the index was cleaned too');
 });
 
+bothKinds(t, 'reads made while a write is in flight never outlive it (the LMDB store caches sessions)', async (t, h) => {
+  const key = hashToken(token);
+  await h.stores.sessions.put(key, session);
+  t.equal(h.stores.sessions.get(key, 1)?.form, 'current', 'read once: cached by the LMDB store');
+  const revoking = h.stores.sessions.revoke(key);
+  h.stores.sessions.get(key, 1); // may still see the session: the revoke is not committed yet
+  t.equal(await revoking, true);
+  t.equal(h.stores.sessions.get(key, 1), null, 'revoked means gone for every later read');
+  const putting = h.stores.sessions.put(key, { ...session, form: 'earlier' });
+  h.stores.sessions.get(key, 1);
+  await putting;
+  t.equal(h.stores.sessions.get(key, 1)?.form, 'earlier', 'a put replaces what was read before it');
+  await h.stores.sessions.put(key, { ...session, expiresAt: 5 });
+  t.equal(h.stores.sessions.get(key, 5), null, 'expiry is checked on every read');
+  const all = h.stores.sessions.revokeAllFor(session.address);
+  h.stores.sessions.get(key, 1);
+  t.equal(await all, 1);
+  t.equal(h.stores.sessions.get(key, 1), null);
+  await h.stores.sessions.put(key, { ...session, expiresAt: 10 });
+  t.not(h.stores.sessions.get(key, 1), null);
+  const sweeping = h.stores.sessions.sweep(500);
+  h.stores.sessions.get(key, 1);
+  t.equal(await sweeping, 1);
+  t.equal(h.stores.sessions.get(key, 1), null, 'swept means gone');
+});
+
 bothKinds(t, 'sessions survive a restart', async (t, h) => {
   await h.stores.sessions.put(hashToken(token), session);
   const stores = await h.restart();
