@@ -34,7 +34,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { connect, type Socket } from 'node:net';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
@@ -44,6 +44,7 @@ import type secp256k1Types from 'secp256k1';
 import { report } from './lib/report.ts';
 import { percentile } from './lib/stats.ts';
 import { orderEntryBreakdown } from './lib/venueMetrics.ts';
+import { perThreadUsPerItem, threadCpuMicros } from './lib/threadCpu.ts';
 import { domainSeparator, placeOrderDigest } from '../workers/eip712/digest.ts';
 import { placeOrderTypes, type Eip712Domain, type PlaceOrderMessage } from '../workers/eip712/types.ts';
 import type { SignatureVerifier } from '../workers/signatureVerifier.ts';
@@ -293,36 +294,6 @@ function openLoop(conns: Conn[], reqs: Buffer[], cursor: { i: number }, rate: nu
   });
 }
 
-/**
- * CPU time per thread of this process, `main` and the others by thread id (Linux /proc; 10 ms
- * resolution; empty elsewhere): how the server's time per order splits between the main
- * thread and the others (pool workers, the LMDB writer, libuv).
- */
-function threadCpuMicros(): Record<string, number> {
-  const out: Record<string, number> = {};
-  let tasks: string[];
-  try {
-    tasks = readdirSync('/proc/self/task');
-  } catch {
-    return out;
-  }
-  for (const tid of tasks) {
-    try {
-      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-      const close = stat.lastIndexOf(')');
-      // Node names none of its threads: the main thread is the one whose id is the pid.
-      const name = Number(tid) === process.pid ? 'main' : `tid ${tid}`;
-      const fields = stat.slice(close + 2).split(' ');
-      // utime and stime are fields 14 and 15 of stat (1-based), in clock ticks (100 Hz).
-      const micros = (Number(fields[11]) + Number(fields[12])) * 10_000;
-      out[name] = (out[name] ?? 0) + micros;
-    } catch {
-      // the thread ended between the listing and the read
-    }
-  }
-  return out;
-}
-
 /** `BENCH_PROFILE_DIR=dir`: the server child writes a V8 CPU profile of its main thread there. */
 function profileArgs(): string[] {
   const dir = process.env.BENCH_PROFILE_DIR;
@@ -343,14 +314,6 @@ async function main(): Promise<void> {
   const setup = ready.setup;
   const cpuSample = async () => (await ask({ type: 'cpu' })) as { micros: number; threads: Record<string, number> };
   const cpu = async () => (await cpuSample()).micros;
-  /** µs of CPU per order by thread between two samples (threads with under 1 µs/order left out). */
-  const perThread = (a: Record<string, number>, b: Record<string, number>, orders: number) =>
-    Object.fromEntries(
-      Object.entries(b)
-        .map(([name, us]) => [name, Math.round((us - (a[name] ?? 0)) / orders)] as const)
-        .filter(([, us]) => us >= 1)
-        .sort((x, y) => y[1] - x[1]),
-    );
 
   // A PlaceOrder does not name its signer: wallets need disjoint nonces or identical orders share an orderId.
   const nonces = Array.from({ length: WALLETS }, (_, w) => BigInt(w + 1) << 40n);
@@ -380,7 +343,7 @@ async function main(): Promise<void> {
     const usPerOrder = (c1.micros - c0.micros) / ours.latenciesUs.length;
     if (usPerOrder < oursCpuUsPerOrder) {
       oursCpuUsPerOrder = usPerOrder;
-      throughputCpuByThread = perThread(c0.threads, c1.threads, ours.latenciesUs.length);
+      throughputCpuByThread = perThreadUsPerItem(c0.threads, c1.threads, ours.latenciesUs.length);
       generatorCpuUsPerOrder = (g1.user + g1.system) / ours.latenciesUs.length;
     }
     oursRounds.push(ours);
@@ -398,7 +361,7 @@ async function main(): Promise<void> {
   const t0 = await cpuSample();
   const latency = await openLoop(conns, reqs, cursor, best.rate / 2, LATENCY_MS);
   const t1 = await cpuSample();
-  const latencyCpu = { totalUsPerOrder: Math.round((t1.micros - t0.micros) / latency.latenciesUs.length), byThreadUsPerOrder: perThread(t0.threads, t1.threads, latency.latenciesUs.length) };
+  const latencyCpu = { totalUsPerOrder: Math.round((t1.micros - t0.micros) / latency.latenciesUs.length), byThreadUsPerOrder: perThreadUsPerItem(t0.threads, t1.threads, latency.latenciesUs.length) };
   const server = orderEntryBreakdown(((await ask({ type: 'metrics' })) as { text: string }).text);
   const errors = [...oursRounds, ...peerRounds, latency].reduce((n, r) => n + r.errors, 0);
   const firstError = [...oursRounds, ...peerRounds, latency].find((r) => r.firstError !== null)?.firstError ?? null;
