@@ -66,7 +66,7 @@ export function serializeState(s: VenueState): Uint8Array {
     oracles: [...s.oracles],
     listedExpiries: [...s.listedExpiries].map(([k, v]) => [k, [...v]]),
     ownerIndex: [...s.ownerIndex],
-    orderIndex: [...s.orderIndex],
+    orderIndex: [...s.orderIndex].map(([orderId, o]) => [orderId, o.record.seriesId]),
     expiryHeap: s.expiryHeap.entries(),
     series: [...s.series.values()].map((a) => ({
       spec: a.spec,
@@ -113,7 +113,6 @@ export function restoreState(bytes: Uint8Array): VenueState {
   for (const [k, o] of dump.oracles) s.oracles.set(k, o);
   for (const [k, v] of dump.listedExpiries) s.listedExpiries.set(k, new Set(v));
   for (const [k, v] of dump.ownerIndex) s.ownerIndex.set(k, v);
-  for (const [k, v] of dump.orderIndex) s.orderIndex.set(k, v);
   for (const [key, id] of dump.expiryHeap) s.expiryHeap.push(key, id);
   for (const d of dump.series) {
     const a = new SeriesActor(d.spec, createFastBook(), dump.config.recentTradesPerSeries);
@@ -153,6 +152,14 @@ export function restoreState(bytes: Uint8Array): VenueState {
   for (const r of dump.rfq) s.rfq.requests.set(r.requestId, { ...r, quotes: new Map(r.quotes.map((q) => [q.quoteId, q])) });
   s.rfq.resolved.push(...dump.rfqResolved);
   s.accounts.margin.rebuild(s.accounts.allPortfolios());
+  for (const [orderId, seriesId] of dump.orderIndex) {
+    const series = s.series.get(seriesId);
+    const record = series?.orders.get(orderId);
+    const portfolio = record && s.accounts.portfolio(record.owner, record.routedPortfolioId);
+    const margin = portfolio?.openOrders.get(orderId);
+    if (!series || !record || !portfolio || !margin) throw new Error(`snapshot order index names order ${orderId} that is not open`);
+    s.orderIndex.set(orderId, { record, series, portfolio, margin });
+  }
   return s;
 }
 

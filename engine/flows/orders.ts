@@ -7,7 +7,7 @@ import type { Hex } from '../domain/hex.ts';
 import { tickToPrice } from '../domain/ticks.ts';
 import type { CancelOrder, PlaceOrder } from '../commands.ts';
 import { reject, type Rejection } from '../codes.ts';
-import type { VenueState } from '../state.ts';
+import type { OpenOrder, VenueState } from '../state.ts';
 import type { Pair } from '../actors/registry.ts';
 import type { OrderRecord, SeriesActor } from '../actors/series.ts';
 import type { Portfolio } from '../actors/portfolio.ts';
@@ -24,7 +24,7 @@ export type OrderOutcome = {
 };
 
 type ValidPlace = { readonly o: PlaceOrder; readonly series: SeriesActor; readonly pair: Pair; readonly portfolio: Portfolio; readonly lots: number; readonly price: bigint };
-type ValidCancel = { readonly c: CancelOrder; readonly order: OrderRecord; readonly series: SeriesActor };
+type ValidCancel = { readonly c: CancelOrder; readonly open: OpenOrder };
 
 function validatePlace(state: VenueState, o: PlaceOrder): ValidPlace | Rejection {
   const series = state.series.get(o.seriesId);
@@ -55,14 +55,12 @@ function validatePlace(state: VenueState, o: PlaceOrder): ValidPlace | Rejection
 }
 
 function validateCancel(state: VenueState, c: CancelOrder): ValidCancel | Rejection {
-  const seriesId = state.orderIndex.get(c.orderId);
-  const series = seriesId && state.series.get(seriesId);
-  const order = series ? series.orders.get(c.orderId) : undefined;
-  if (!series || !order) return reject('unknown_order', { orderId: c.orderId });
-  if (order.owner !== c.owner) return reject('not_owner', { orderId: c.orderId });
+  const open = state.orderIndex.get(c.orderId);
+  if (!open) return reject('unknown_order', { orderId: c.orderId });
+  if (open.record.owner !== c.owner) return reject('not_owner', { orderId: c.orderId });
   if (c.deadline < state.nowSec) return reject('deadline_passed', { deadline: c.deadline });
   if (state.accounts.accounts.get(c.owner)?.nonces.isUsed(c.nonce)) return reject('nonce_used', { nonce: c.nonce.toString() });
-  return { c, order, series };
+  return { c, open };
 }
 
 /** Nonces and order ids must be unique within one command. */
@@ -177,14 +175,15 @@ function executePlace(state: VenueState, sink: EventSink, v: ValidPlace): OrderO
   const trades: { tradeId: string; price: bigint; size: bigint }[] = [];
   for (const fill of outcome.fills) {
     const maker = fill.maker;
-    const makerPortfolio = state.accounts.portfolio(maker.owner, maker.routedPortfolioId)!;
+    const resting = state.orderIndex.get(maker.orderId)!;
+    const makerPortfolio = resting.portfolio;
     const price = tickToPrice(fill.tick, pair.tickDecimals);
     const size = BigInt(fill.lots) * pair.sizeStep;
     if (maker.status === 'filled') {
-      state.accounts.margin.dropOrder(makerPortfolio, maker.orderId);
+      state.accounts.margin.dropOrder(makerPortfolio, resting.margin);
       state.orderIndex.delete(maker.orderId);
     } else {
-      state.accounts.margin.reduceOrder(makerPortfolio, maker.orderId, size);
+      state.accounts.margin.reduceOrder(makerPortfolio, resting.margin, size);
     }
     const tradeId = applyFill(state, sink, {
       seriesId: o.seriesId,
@@ -199,14 +198,15 @@ function executePlace(state: VenueState, sink: EventSink, v: ValidPlace): OrderO
     orderEvent(state, sink, maker, pair, null);
   }
   for (const m of outcome.selfTradeCancels) {
-    const makerPortfolio = state.accounts.portfolio(m.owner, m.routedPortfolioId);
-    if (makerPortfolio) state.accounts.margin.dropOrder(makerPortfolio, m.orderId);
+    const resting = state.orderIndex.get(m.orderId)!;
+    state.accounts.margin.dropOrder(resting.portfolio, resting.margin);
     state.orderIndex.delete(m.orderId);
     orderEvent(state, sink, m, pair, 'self_trade_prevention');
   }
   if (outcome.restingLots > 0) {
-    state.accounts.margin.addOrder(v.portfolio, { orderId: o.orderId, seriesId: o.seriesId, isBuy: o.isBuy, remaining: BigInt(outcome.restingLots) * pair.sizeStep, price: v.price });
-    state.orderIndex.set(o.orderId, o.seriesId);
+    const margin = { orderId: o.orderId, seriesId: o.seriesId, isBuy: o.isBuy, remaining: BigInt(outcome.restingLots) * pair.sizeStep, price: v.price };
+    state.accounts.margin.addOrder(v.portfolio, margin);
+    state.orderIndex.set(o.orderId, { record, series, portfolio: v.portfolio, margin });
     if (record.expiry < series.spec.expiry) state.expiryHeap.push(record.expiry, o.orderId);
   }
   sink.portfolio(v.portfolio);
@@ -217,15 +217,15 @@ function executePlace(state: VenueState, sink: EventSink, v: ValidPlace): OrderO
 }
 
 /** Take an open order off the book and release its reservation. */
-export function removeOrder(state: VenueState, sink: EventSink, series: SeriesActor, order: OrderRecord, status: 'cancelled' | 'expired', reason: string): void {
+export function removeOrder(state: VenueState, sink: EventSink, open: OpenOrder, status: 'cancelled' | 'expired', reason: string): void {
+  const { record, series, portfolio } = open;
   const pair = state.pairs.get(series.spec.pairId)!;
-  series.remove(order, status);
-  const portfolio = state.accounts.portfolio(order.owner, order.routedPortfolioId);
-  if (portfolio) state.accounts.margin.dropOrder(portfolio, order.orderId);
-  state.orderIndex.delete(order.orderId);
-  if (portfolio) sink.portfolio(portfolio);
+  series.remove(record, status);
+  state.accounts.margin.dropOrder(portfolio, open.margin);
+  state.orderIndex.delete(record.orderId);
+  sink.portfolio(portfolio);
   sink.book(series.spec.seriesId);
-  orderEvent(state, sink, order, pair, reason);
+  orderEvent(state, sink, record, pair, reason);
 }
 
 function orderEvent(state: VenueState, sink: EventSink, r: OrderRecord, pair: Pair, reason: string | null): void {
@@ -274,7 +274,7 @@ export function enterOrders(state: VenueState, sink: EventSink, cancels: readonl
   if (risk) return { ok: false, rejection: risk };
   for (const v of validCancels) {
     state.accounts.account(v.c.owner).nonces.use(v.c.nonce);
-    removeOrder(state, sink, v.series, v.order, 'cancelled', 'cancelled_by_owner');
+    removeOrder(state, sink, v.open, 'cancelled', 'cancelled_by_owner');
   }
   return { ok: true, outcomes: validPlaces.map((v) => executePlace(state, sink, v)) };
 }

@@ -127,11 +127,9 @@ export class MarginBook {
     this.floors(a, e, q);
   }
 
-  /** An order left the book (filled, cancelled, expired). */
-  dropOrder(p: Portfolio, orderId: Hex): void {
-    const ref = p.openOrders.get(orderId);
-    if (ref === undefined) return;
-    p.openOrders.delete(orderId);
+  /** An order left the book (filled, cancelled, expired); `ref` is its reservation in `p`. */
+  dropOrder(p: Portfolio, ref: OpenOrderRef): void {
+    if (!p.openOrders.delete(ref.orderId)) return;
     const a = this.account(p);
     const e = a.exposures.get(ref.seriesId);
     if (e === undefined || !e.orders.delete(ref)) return;
@@ -141,10 +139,8 @@ export class MarginBook {
     this.dropIfEmpty(a, e);
   }
 
-  /** Part of a resting order filled: `size` (WAD) less of it stays reserved. */
-  reduceOrder(p: Portfolio, orderId: Hex, size: bigint): void {
-    const ref = p.openOrders.get(orderId);
-    if (ref === undefined) return;
+  /** Part of a resting order filled: `size` (WAD) less of its reservation `ref` (held in `p`) stays reserved. */
+  reduceOrder(p: Portfolio, ref: OpenOrderRef, size: bigint): void {
     const a = this.account(p);
     const e = a.exposures.get(ref.seriesId);
     if (e === undefined || !e.orders.has(ref)) {
