@@ -75,8 +75,19 @@ export class MarginAccount extends Sums {
   }
 }
 
-// Scratch for checks (the engine is single-threaded and a check never re-enters).
+// Scratch for checks (the engine is single-threaded and a check never re-enters): scenario
+// deltas, and the sells a check adds per series (few series per check, so a linear scan).
 const delta = new Float64Array(SCENARIOS);
+const sellSeries: Hex[] = [];
+const sellWads: bigint[] = [];
+
+function addSell(seriesId: Hex, wad: bigint): void {
+  const i = sellSeries.indexOf(seriesId);
+  if (i < 0) {
+    sellSeries.push(seriesId);
+    sellWads.push(wad);
+  } else sellWads[i]! += wad;
+}
 
 /** Loss of an order if filled at its limit in each scenario (0 where filling would gain), in whole risk units rounded down (the same sum as countOrder's). */
 function addOrderLoss(into: Float64Array, sign: number, isBuy: boolean, size: bigint, price: bigint, q: RiskQuote): void {
@@ -197,15 +208,15 @@ export class MarginBook {
     let cashNeeded = a.owed + a.buyReserve;
     let fees = 0n;
     delta.fill(0);
-    let sells: Map<Hex, bigint> | null = null;
-    const sell = (seriesId: Hex, wad: bigint) => (sells ??= new Map()).set(seriesId, (sells.get(seriesId) ?? 0n) + wad);
+    sellSeries.length = 0;
+    sellWads.length = 0;
     for (const o of extra) {
       fees += o.worstFee;
       if (o.isBuy) cashNeeded += collateralOf(o.size, o.price) + o.worstFee;
       const q = this.quotes.quote(o.seriesId);
       if (q === null) continue; // a settled series carries no risk
       addOrderLoss(delta, 1, o.isBuy, o.size, o.price, q);
-      if (!o.isBuy) sell(o.seriesId, o.size);
+      if (!o.isBuy) addSell(o.seriesId, o.size);
     }
     if (exclude !== undefined && exclude.size > 0) {
       for (const q of members ?? [a.anchor]) {
@@ -216,17 +227,16 @@ export class MarginBook {
           const quote = this.quotes.quote(ref.seriesId);
           if (quote === null) continue;
           addOrderLoss(delta, -1, ref.isBuy, ref.remaining, ref.price, quote);
-          if (!ref.isBuy) sell(ref.seriesId, -ref.remaining);
+          if (!ref.isBuy) addSell(ref.seriesId, -ref.remaining);
         }
       }
     }
-    if (sells !== null) {
-      for (const [seriesId, wad] of sells as Map<Hex, bigint>) {
-        const e = a.exposures.get(seriesId);
-        const q = this.quotes.quote(seriesId)!;
-        const short = Number((e?.sellWad ?? 0n) + wad - (e?.balance ?? 0n)) / 1e18;
-        floorOrd += floorUnits(this.floorRate, q.spot, short) - (e?.floorOrd ?? 0);
-      }
+    for (let i = 0; i < sellSeries.length; i++) {
+      const seriesId = sellSeries[i]!;
+      const e = a.exposures.get(seriesId);
+      const q = this.quotes.quote(seriesId)!;
+      const short = Number((e?.sellWad ?? 0n) + sellWads[i]! - (e?.balance ?? 0n)) / 1e18;
+      floorOrd += floorUnits(this.floorRate, q.spot, short) - (e?.floorOrd ?? 0);
     }
     let worst = 0;
     let worstWithOrders = 0;
