@@ -64,8 +64,9 @@ export class SeriesActor {
   readonly recentTrades: PublicTrade[] = [];
   /** Trades of the last 24 hours for the statistics (pruned on every trade and clock). */
   readonly window: PublicTrade[] = [];
-  private readonly touchedBids = new Set<number>();
-  private readonly touchedAsks = new Set<number>();
+  /** Levels touched since the last drain, without repeats: a few per command, so arrays with a scan (a Set's clear() is a runtime call). */
+  private readonly touchedBids: number[] = [];
+  private readonly touchedAsks: number[] = [];
 
   constructor(
     readonly spec: SeriesSpec,
@@ -83,13 +84,13 @@ export class SeriesActor {
       maker.filledLots += qty;
       maker.status = maker.filledLots === maker.lots ? 'filled' : 'partial';
       this.outcome.fills.push({ maker, tick, lots: qty });
-      (this.takerIsBuy ? this.touchedAsks : this.touchedBids).add(tick);
+      this.touch(!this.takerIsBuy, tick);
     },
     onSelfTradeCancel: (makerRef) => {
       const maker = this.byRef.get(makerRef)!;
       maker.status = 'cancelled';
       this.outcome.selfTradeCancels.push(maker);
-      (this.takerIsBuy ? this.touchedAsks : this.touchedBids).add(maker.tick);
+      this.touch(!this.takerIsBuy, maker.tick);
     },
   };
 
@@ -107,7 +108,7 @@ export class SeriesActor {
     const remaining = this.book.place(order.ref, order.ownerIndex, order.isBuy, order.tick, order.lots, this.sink);
     order.filledLots = order.lots - remaining;
     order.status = remaining === 0 ? 'filled' : order.filledLots > 0 ? 'partial' : 'open';
-    if (remaining > 0) (order.isBuy ? this.touchedBids : this.touchedAsks).add(order.tick);
+    if (remaining > 0) this.touch(order.isBuy, order.tick);
     for (const f of out.fills) if (f.maker.status === 'filled') this.forget(f.maker);
     for (const m of out.selfTradeCancels) this.forget(m);
     if (remaining === 0) this.forget(order);
@@ -119,9 +120,14 @@ export class SeriesActor {
   remove(order: OrderRecord, status: 'cancelled' | 'expired'): number {
     const lots = this.book.cancel(order.ref);
     order.status = status;
-    (order.isBuy ? this.touchedBids : this.touchedAsks).add(order.tick);
+    this.touch(order.isBuy, order.tick);
     this.forget(order);
     return lots;
+  }
+
+  private touch(isBid: boolean, tick: number): void {
+    const list = isBid ? this.touchedBids : this.touchedAsks;
+    if (!list.includes(tick)) list.push(tick);
   }
 
   /** Finished orders leave the live maps: they are reported by events and the account's history. */
@@ -158,15 +164,15 @@ export class SeriesActor {
 
   /** Levels touched since the last call, with their current aggregate lots; clears the set. */
   drainTouched(): { bids: LevelView[]; asks: LevelView[] } | null {
-    if (this.touchedBids.size === 0 && this.touchedAsks.size === 0) return null;
+    if (this.touchedBids.length === 0 && this.touchedAsks.length === 0) return null;
     const bids = this.levels(this.touchedBids, true);
     const asks = this.levels(this.touchedAsks, false);
-    this.touchedBids.clear();
-    this.touchedAsks.clear();
+    this.touchedBids.length = 0;
+    this.touchedAsks.length = 0;
     return { bids, asks };
   }
 
-  private levels(ticks: Set<number>, isBid: boolean): LevelView[] {
+  private levels(ticks: readonly number[], isBid: boolean): LevelView[] {
     const out: LevelView[] = [];
     for (const tick of ticks) out.push({ tick, qty: this.book.levelQty(isBid, tick), count: 0 });
     if (out.length > 1) out.sort(isBid ? (a, b) => b.tick - a.tick : (a, b) => a.tick - b.tick);
