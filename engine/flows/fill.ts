@@ -24,11 +24,25 @@ export type FillParams = {
 
 /** Fees of a fill in COLLATERAL6 (api.md): taker rate x notional capped at a share of the premium; maker rate x notional. */
 export function feesOf(state: VenueState, spot: bigint, size: bigint, price: bigint): { taker: bigint; maker: bigint } {
-  const notional = collateralOf(spot, size);
-  const premium = collateralOf(size, price);
+  return feesFrom(state, collateralOf(spot, size), collateralOf(size, price));
+}
+
+/** feesOf from the fill's notional and premium (COLLATERAL6), when the caller has them. */
+function feesFrom(state: VenueState, notional: bigint, premium: bigint): { taker: bigint; maker: bigint } {
   const byNotional = (notional * state.config.takerFeeRate) / WAD;
   const cap = (premium * state.config.takerFeeCapRate) / WAD;
   return { taker: byNotional < cap ? byNotional : cap, maker: (notional * state.config.makerFeeRate) / WAD };
+}
+
+/** The larger of a fill's taker and maker fee (feesOf), what a pre-trade check counts, without building both. */
+export function worstFeeOf(state: VenueState, spot: bigint, size: bigint, price: bigint): bigint {
+  const { takerFeeRate, takerFeeCapRate, makerFeeRate } = state.config;
+  const notional = collateralOf(spot, size);
+  const byNotional = (notional * takerFeeRate) / WAD;
+  const cap = (collateralOf(size, price) * takerFeeCapRate) / WAD;
+  const taker = byNotional < cap ? byNotional : cap;
+  const maker = makerFeeRate === 0n ? 0n : (notional * makerFeeRate) / WAD;
+  return taker > maker ? taker : maker;
 }
 
 /** Apply a fill; returns the trade id. */
@@ -36,7 +50,8 @@ export function applyFill(state: VenueState, sink: EventSink, f: FillParams): st
   const series = state.series.get(f.seriesId)!;
   const spot = state.oracles.get(series.spec.pairId)!.spot;
   const premium = collateralOf(f.size, f.price);
-  const fees = feesOf(state, spot, f.size, f.price);
+  const notional = collateralOf(spot, f.size);
+  const fees = feesFrom(state, notional, premium);
   const buyer = f.takerIsBuy ? f.taker : f.maker;
   const seller = f.takerIsBuy ? f.maker : f.taker;
 
@@ -59,7 +74,6 @@ export function applyFill(state: VenueState, sink: EventSink, f: FillParams): st
 
   const tradeId = String(state.nextTradeId++);
   const ts = state.now;
-  const notional = collateralOf(spot, f.size);
   for (const [side, liquidity, fee, isBuy] of [
     [f.maker, 'maker', fees.maker, !f.takerIsBuy],
     [f.taker, 'taker', fees.taker, f.takerIsBuy],

@@ -11,9 +11,9 @@ import type { OpenOrder, VenueState } from '../state.ts';
 import type { Pair } from '../actors/registry.ts';
 import type { OrderRecord, SeriesActor } from '../actors/series.ts';
 import type { Portfolio } from '../actors/portfolio.ts';
-import type { ProspectiveOrder } from '../actors/accounts.ts';
+import type { Account, ProspectiveOrder } from '../actors/accounts.ts';
 import type { EventSink } from './eventSink.ts';
-import { applyFill, feesOf } from './fill.ts';
+import { applyFill, worstFeeOf } from './fill.ts';
 
 export type OrderOutcome = {
   readonly orderId: Hex;
@@ -23,8 +23,8 @@ export type OrderOutcome = {
   readonly trades: readonly { readonly tradeId: string; readonly price: bigint; readonly size: bigint }[];
 };
 
-type ValidPlace = { readonly o: PlaceOrder; readonly series: SeriesActor; readonly pair: Pair; readonly portfolio: Portfolio; readonly lots: number; readonly price: bigint };
-type ValidCancel = { readonly c: CancelOrder; readonly open: OpenOrder };
+type ValidPlace = { readonly o: PlaceOrder; readonly account: Account; readonly series: SeriesActor; readonly pair: Pair; readonly portfolio: Portfolio; readonly lots: number; readonly price: bigint };
+type ValidCancel = { readonly c: CancelOrder; readonly account: Account; readonly open: OpenOrder };
 
 function validatePlace(state: VenueState, o: PlaceOrder): ValidPlace | Rejection {
   const series = state.series.get(o.seriesId);
@@ -47,11 +47,11 @@ function validatePlace(state: VenueState, o: PlaceOrder): ValidPlace | Rejection
     if (!account?.isMmm) return reject('portfolio_reserved', { portfolioId: 0 });
     portfolio = state.accounts.internalPortfolio(o.owner, pair.pairId, state.now);
   } else {
-    portfolio = state.accounts.portfolio(o.owner, o.portfolioId);
-    if (!portfolio || portfolio.id < 0) return reject('unknown_portfolio', { portfolioId: o.portfolioId });
+    portfolio = account?.portfolios.get(o.portfolioId);
+    if (!account || !portfolio || portfolio.id < 0) return reject('unknown_portfolio', { portfolioId: o.portfolioId });
   }
   if (!series.marks || !state.oracles.has(pair.pairId)) return reject('no_oracle_price', { pairId: pair.pairId });
-  return { o, series, pair, portfolio, lots: Number(lots), price: tickToPrice(o.tick, pair.tickDecimals) };
+  return { o, account, series, pair, portfolio, lots: Number(lots), price: tickToPrice(o.tick, pair.tickDecimals) };
 }
 
 function validateCancel(state: VenueState, c: CancelOrder): ValidCancel | Rejection {
@@ -59,8 +59,9 @@ function validateCancel(state: VenueState, c: CancelOrder): ValidCancel | Reject
   if (!open) return reject('unknown_order', { orderId: c.orderId });
   if (open.record.owner !== c.owner) return reject('not_owner', { orderId: c.orderId });
   if (c.deadline < state.nowSec) return reject('deadline_passed', { deadline: c.deadline });
-  if (state.accounts.accounts.get(c.owner)?.nonces.isUsed(c.nonce)) return reject('nonce_used', { nonce: c.nonce.toString() });
-  return { c, open };
+  const account = state.accounts.account(c.owner);
+  if (account.nonces.isUsed(c.nonce)) return reject('nonce_used', { nonce: c.nonce.toString() });
+  return { c, account, open };
 }
 
 /** Nonces and order ids must be unique within one command. */
@@ -86,16 +87,18 @@ function checkUnique(places: readonly PlaceOrder[], cancels: readonly CancelOrde
 
 /** Open interest a pair would reach if every new order opened its full size (a safe upper bound). */
 function checkOpenInterest(state: VenueState, places: readonly ValidPlace[]): Rejection | null {
-  const adds = new Map<string, bigint>();
+  let adds: Map<string, bigint> | null = null; // only when some pair is capped (0 = unlimited)
   for (const v of places) {
     const capped = v.series.spec.isCall ? v.pair.maxCallOI : v.pair.maxPutOI;
     if (capped === 0n) continue;
+    adds ??= new Map();
     const balance = v.portfolio.positions.get(v.o.seriesId)?.balance ?? 0n;
     const closable = v.o.isBuy ? (balance < 0n ? -balance : 0n) : balance > 0n ? balance : 0n;
     const opening = v.o.size > closable ? v.o.size - closable : 0n;
     const key = `${v.pair.pairId}|${v.series.spec.isCall}`;
     adds.set(key, (adds.get(key) ?? 0n) + opening);
   }
+  if (adds === null) return null;
   for (const [key, add] of adds) {
     if (add === 0n) continue;
     const [pairId, isCall] = key.split('|') as [Hex, string];
@@ -132,8 +135,7 @@ function checkRisk(state: VenueState, places: readonly ValidPlace[], cancelled: 
 }
 
 function prospective(state: VenueState, v: ValidPlace): ProspectiveOrder {
-  const fees = feesOf(state, state.oracles.get(v.pair.pairId)!.spot, v.o.size, v.price);
-  return { seriesId: v.o.seriesId, isBuy: v.o.isBuy, size: v.o.size, price: v.price, worstFee: fees.taker > fees.maker ? fees.taker : fees.maker };
+  return { seriesId: v.o.seriesId, isBuy: v.o.isBuy, size: v.o.size, price: v.price, worstFee: worstFeeOf(state, state.oracles.get(v.pair.pairId)!.spot, v.o.size, v.price) };
 }
 
 function checkAccount(state: VenueState, portfolio: Portfolio, orders: readonly ProspectiveOrder[], cancelled: ReadonlySet<Hex>): Rejection | null {
@@ -154,7 +156,7 @@ function checkAccount(state: VenueState, portfolio: Portfolio, orders: readonly 
 
 function executePlace(state: VenueState, sink: EventSink, v: ValidPlace): OrderOutcome {
   const { o, series, pair } = v;
-  state.accounts.account(o.owner).nonces.use(o.nonce);
+  v.account.nonces.use(o.nonce);
   const record: OrderRecord = {
     orderId: o.orderId,
     seriesId: o.seriesId,
@@ -203,17 +205,18 @@ function executePlace(state: VenueState, sink: EventSink, v: ValidPlace): OrderO
     state.orderIndex.delete(m.orderId);
     orderEvent(state, sink, m, pair, 'self_trade_prevention');
   }
+  const filled = record.filledLots === 0 ? 0n : BigInt(record.filledLots) * pair.sizeStep;
+  const remaining = o.size - filled; // the order's size is lots x sizeStep (validated)
   if (outcome.restingLots > 0) {
-    const margin = { orderId: o.orderId, seriesId: o.seriesId, isBuy: o.isBuy, remaining: BigInt(outcome.restingLots) * pair.sizeStep, price: v.price };
+    const margin = { orderId: o.orderId, seriesId: o.seriesId, isBuy: o.isBuy, remaining, price: v.price };
     state.accounts.margin.addOrder(v.portfolio, margin);
     state.orderIndex.set(o.orderId, { record, series, portfolio: v.portfolio, margin });
     if (record.expiry < series.spec.expiry) state.expiryHeap.push(record.expiry, o.orderId);
   }
   sink.portfolio(v.portfolio);
   sink.book(o.seriesId);
-  orderEvent(state, sink, record, pair, null);
-  const filled = BigInt(record.filledLots) * pair.sizeStep;
-  return { orderId: o.orderId, status: record.status, filled, remaining: BigInt(record.lots) * pair.sizeStep - filled, trades };
+  pushOrderEvent(state, sink, record, filled, outcome.restingLots > 0 ? remaining : 0n, null);
+  return { orderId: o.orderId, status: record.status, filled, remaining, trades };
 }
 
 /** Take an open order off the book and release its reservation. */
@@ -231,17 +234,11 @@ export function removeOrder(state: VenueState, sink: EventSink, open: OpenOrder,
 function orderEvent(state: VenueState, sink: EventSink, r: OrderRecord, pair: Pair, reason: string | null): void {
   const filled = BigInt(r.filledLots) * pair.sizeStep;
   const open = r.status === 'open' || r.status === 'partial';
-  sink.push({
-    type: 'order',
-    orderId: r.orderId,
-    owner: r.owner,
-    seriesId: r.seriesId,
-    status: r.status,
-    filled,
-    remaining: open ? BigInt(r.lots) * pair.sizeStep - filled : 0n,
-    reason,
-    ts: state.now,
-  });
+  pushOrderEvent(state, sink, r, filled, open ? BigInt(r.lots) * pair.sizeStep - filled : 0n, reason);
+}
+
+function pushOrderEvent(state: VenueState, sink: EventSink, r: OrderRecord, filled: bigint, remaining: bigint, reason: string | null): void {
+  sink.push({ type: 'order', orderId: r.orderId, owner: r.owner, seriesId: r.seriesId, status: r.status, filled, remaining, reason, ts: state.now });
 }
 
 const NONE: ReadonlySet<Hex> = new Set();
@@ -267,13 +264,15 @@ export function enterOrders(state: VenueState, sink: EventSink, cancels: readonl
     if ('code' in v) return { ok: false, rejection: v };
     validPlaces.push(v);
   }
-  const cancelled = cancels.length === 0 ? NONE : new Set(cancels.map((c) => c.orderId));
-  const oi = checkOpenInterest(state, validPlaces);
-  if (oi) return { ok: false, rejection: oi };
-  const risk = checkRisk(state, validPlaces, cancelled);
-  if (risk) return { ok: false, rejection: risk };
+  if (validPlaces.length > 0) {
+    const oi = checkOpenInterest(state, validPlaces);
+    if (oi) return { ok: false, rejection: oi };
+    const cancelled = cancels.length === 0 ? NONE : new Set(cancels.map((c) => c.orderId));
+    const risk = checkRisk(state, validPlaces, cancelled);
+    if (risk) return { ok: false, rejection: risk };
+  }
   for (const v of validCancels) {
-    state.accounts.account(v.c.owner).nonces.use(v.c.nonce);
+    v.account.nonces.use(v.c.nonce);
     removeOrder(state, sink, v.open, 'cancelled', 'cancelled_by_owner');
   }
   return { ok: true, outcomes: validPlaces.map((v) => executePlace(state, sink, v)) };
