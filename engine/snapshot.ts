@@ -31,7 +31,8 @@ type SeriesDump = {
   recentTrades: PublicTrade[];
   window: PublicTrade[];
 };
-type PortfolioDump = Omit<Portfolio, 'positions' | 'openOrders'> & { positions: Position[]; openOrders: OpenOrderRef[] };
+type OpenOrderDump = Omit<OpenOrderRef, 'reserve'>;
+type PortfolioDump = Omit<Portfolio, 'positions' | 'openOrders'> & { positions: Position[]; openOrders: OpenOrderDump[] };
 type AccountDump = Omit<Account, 'portfolios' | 'nonces' | 'volumeDays'> & { portfolios: PortfolioDump[]; nonceBase: bigint; nonceUsed: bigint[]; volumeDays: [number, bigint][] };
 type RfqDump = Omit<RfqRequest, 'quotes'> & { quotes: QuoteRecord[] };
 
@@ -83,7 +84,7 @@ export function serializeState(s: VenueState): Uint8Array {
     accounts: [...s.accounts.accounts.values()].map((a) => ({
       owner: a.owner,
       nextPortfolioId: a.nextPortfolioId,
-      portfolios: [...a.portfolios.values()].map((p) => ({ ...p, positions: [...p.positions.values()], openOrders: [...p.openOrders.values()] })),
+      portfolios: [...a.portfolios.values()].map((p) => ({ ...p, positions: [...p.positions.values()], openOrders: [...p.openOrders.values()].map(openOrderDump) })),
       isMmm: a.isMmm,
       mmmNonce: a.mmmNonce,
       nonceBase: a.nonces.base,
@@ -97,6 +98,11 @@ export function serializeState(s: VenueState): Uint8Array {
     rfqResolved: s.rfq.resolved,
   };
   return new TextEncoder().encode(JSON.stringify(dump, (_k, v: unknown) => (typeof v === 'bigint' ? { $b: v.toString() } : v)));
+}
+
+/** The stored fields of an open order's reservation, in their original order (the derived reserve is left out). */
+function openOrderDump(r: OpenOrderRef): OpenOrderDump {
+  return { orderId: r.orderId, seriesId: r.seriesId, isBuy: r.isBuy, remaining: r.remaining, price: r.price };
 }
 
 export function restoreState(bytes: Uint8Array): VenueState {
@@ -143,7 +149,7 @@ export function restoreState(bytes: Uint8Array): VenueState {
         id: p.id,
         deposit: p.deposit,
         positions: new Map(p.positions.map((x) => [x.seriesId, x])),
-        openOrders: new Map(p.openOrders.map((x) => [x.orderId, x])),
+        openOrders: new Map(p.openOrders.map((x) => [x.orderId, { ...x, reserve: 0n }])), // reserve: counted by the rebuild below
         createdAt: p.createdAt,
         internalPair: p.internalPair,
       });

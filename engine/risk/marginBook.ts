@@ -21,6 +21,7 @@ import { SCENARIOS } from './margin.ts';
 /** Risk units per unit of quote currency, and COLLATERAL6 per risk unit. */
 export const RISK_UNITS = 10_000;
 const C6_PER_UNIT = 100n;
+const MAX_EXACT_UNITS = Math.floor(Number.MAX_SAFE_INTEGER / 100);
 
 export type RiskQuote = { readonly markWad: bigint; readonly mark: number; readonly scenarios: Float64Array; readonly spot: number };
 export type QuoteSource = { quote(seriesId: Hex): RiskQuote | null };
@@ -105,7 +106,9 @@ function floorUnits(rate: number, spot: number, shortContracts: number): number 
 }
 
 function toC6(units: number): bigint {
-  return units > 0 ? BigInt(units) * C6_PER_UNIT : 0n;
+  if (units <= 0) return 0n;
+  // One bigint instead of two while units x 100 is an exact double.
+  return units <= MAX_EXACT_UNITS ? BigInt(units * 100) : BigInt(units) * C6_PER_UNIT;
 }
 
 export class MarginBook {
@@ -208,8 +211,10 @@ export class MarginBook {
     let cashNeeded = a.owed + a.buyReserve;
     let fees = 0n;
     delta.fill(0);
-    sellSeries.length = 0;
-    sellWads.length = 0;
+    if (sellSeries.length !== 0) {
+      sellSeries.length = 0;
+      sellWads.length = 0;
+    }
     for (const o of extra) {
       fees += o.worstFee;
       if (o.isBuy) cashNeeded += collateralOf(o.size, o.price) + o.worstFee;
@@ -303,13 +308,14 @@ export class MarginBook {
   /** Add (`sign` 1) or take away (-1) one order's reservation and scenario losses. */
   private countOrder(a: MarginAccount, e: Exposure, o: OpenOrderRef, sign: 1 | -1, q: RiskQuote | null): void {
     if (o.isBuy) {
-      const reserve = collateralOf(o.remaining, o.price);
       if (sign > 0) {
+        const reserve = (o.reserve = collateralOf(o.remaining, o.price));
         e.buyReserve += reserve;
         a.buyReserve += reserve;
       } else {
-        e.buyReserve -= reserve;
-        a.buyReserve -= reserve;
+        // What the +1 count of the same remaining added.
+        e.buyReserve -= o.reserve;
+        a.buyReserve -= o.reserve;
       }
     } else if (sign > 0) e.sellWad += o.remaining;
     else e.sellWad -= o.remaining;
