@@ -100,8 +100,9 @@ export class SeriesActor {
    */
   match(order: OrderRecord): MatchOutcome {
     const out = this.outcome;
-    out.fills.length = 0;
-    out.selfTradeCancels.length = 0;
+    // Setting an array's length is a builtin call even when it is already 0.
+    if (out.fills.length !== 0) out.fills.length = 0;
+    if (out.selfTradeCancels.length !== 0) out.selfTradeCancels.length = 0;
     this.takerIsBuy = order.isBuy;
     this.orders.set(order.orderId, order);
     this.byRef.set(order.ref, order);
@@ -167,8 +168,8 @@ export class SeriesActor {
     if (this.touchedBids.length === 0 && this.touchedAsks.length === 0) return null;
     const bids = this.levels(this.touchedBids, true);
     const asks = this.levels(this.touchedAsks, false);
-    this.touchedBids.length = 0;
-    this.touchedAsks.length = 0;
+    if (this.touchedBids.length !== 0) this.touchedBids.length = 0;
+    if (this.touchedAsks.length !== 0) this.touchedAsks.length = 0;
     return { bids, asks };
   }
 

@@ -179,7 +179,7 @@ function executePlace(state: VenueState, sink: EventSink, v: ValidPlace): OrderO
     const maker = fill.maker;
     const resting = state.orderIndex.get(maker.orderId)!;
     const makerPortfolio = resting.portfolio;
-    const price = tickToPrice(fill.tick, pair.tickDecimals);
+    const price = resting.margin.price; // fills are at the maker's price
     const size = BigInt(fill.lots) * pair.sizeStep;
     if (maker.status === 'filled') {
       state.accounts.margin.dropOrder(makerPortfolio, resting.margin);
@@ -206,9 +206,9 @@ function executePlace(state: VenueState, sink: EventSink, v: ValidPlace): OrderO
     orderEvent(state, sink, m, pair, 'self_trade_prevention');
   }
   const filled = record.filledLots === 0 ? 0n : BigInt(record.filledLots) * pair.sizeStep;
-  const remaining = o.size - filled; // the order's size is lots x sizeStep (validated)
+  const remaining = filled === 0n ? o.size : o.size - filled; // the order's size is lots x sizeStep (validated)
   if (outcome.restingLots > 0) {
-    const margin = { orderId: o.orderId, seriesId: o.seriesId, isBuy: o.isBuy, remaining, price: v.price };
+    const margin = { orderId: o.orderId, seriesId: o.seriesId, isBuy: o.isBuy, remaining, price: v.price, reserve: 0n };
     state.accounts.margin.addOrder(v.portfolio, margin);
     state.orderIndex.set(o.orderId, { record, series, portfolio: v.portfolio, margin });
     if (record.expiry < series.spec.expiry) state.expiryHeap.push(record.expiry, o.orderId);
