@@ -4,10 +4,11 @@
  * actor's job), and reports what matching did as plain values.
  */
 import type { Hex } from '../domain/hex.ts';
-import type { OrderBook, MatchSink, LevelView } from '../book/types.ts';
+import type { OrderBook, MatchSink } from '../book/types.ts';
 import type { OrderStatus } from '../events.ts';
 import type { SeriesMarks } from '../commands.ts';
 import type { SeriesQuote } from './accounts.ts';
+import { tickToPrice } from '../domain/ticks.ts';
 
 export type SeriesSpec = {
   readonly seriesId: Hex;
@@ -49,6 +50,12 @@ export type MatchOutcome = {
   readonly selfTradeCancels: readonly OrderRecord[];
   readonly restingLots: number;
 };
+
+/** A depth level as events carry it: [price WAD, size WAD]. */
+export type DepthLevel = readonly [bigint, bigint];
+
+const ascending = (a: number, b: number): number => a - b;
+const descending = (a: number, b: number): number => b - a;
 
 export class SeriesActor {
   readonly orders = new Map<Hex, OrderRecord>();
@@ -163,20 +170,22 @@ export class SeriesActor {
     this.riskQuote = { markWad: marks.mark, mark: Number(marks.mark) / 1e18, scenarios, spot: Number(spot) / 1e18, spotWad: spot };
   }
 
-  /** Levels touched since the last call, with their current aggregate lots; clears the set. */
-  drainTouched(): { bids: LevelView[]; asks: LevelView[] } | null {
+  /**
+   * Levels touched since the last call, best first, as [price, size] at their current
+   * aggregate on the pair's grid (`tickDecimals`, `lot` WAD per book lot); clears them. Null
+   * when none was touched.
+   */
+  drainTouched(tickDecimals: number, lot: bigint): { bids: DepthLevel[]; asks: DepthLevel[] } | null {
     if (this.touchedBids.length === 0 && this.touchedAsks.length === 0) return null;
-    const bids = this.levels(this.touchedBids, true);
-    const asks = this.levels(this.touchedAsks, false);
-    if (this.touchedBids.length !== 0) this.touchedBids.length = 0;
-    if (this.touchedAsks.length !== 0) this.touchedAsks.length = 0;
-    return { bids, asks };
+    return { bids: this.levels(this.touchedBids, true, tickDecimals, lot), asks: this.levels(this.touchedAsks, false, tickDecimals, lot) };
   }
 
-  private levels(ticks: readonly number[], isBid: boolean): LevelView[] {
-    const out: LevelView[] = [];
-    for (const tick of ticks) out.push({ tick, qty: this.book.levelQty(isBid, tick), count: 0 });
-    if (out.length > 1) out.sort(isBid ? (a, b) => b.tick - a.tick : (a, b) => a.tick - b.tick);
+  private levels(ticks: number[], isBid: boolean, tickDecimals: number, lot: bigint): DepthLevel[] {
+    if (ticks.length === 0) return [];
+    if (ticks.length > 1) ticks.sort(isBid ? descending : ascending);
+    const out: DepthLevel[] = new Array(ticks.length);
+    for (let i = 0; i < ticks.length; i++) out[i] = [tickToPrice(ticks[i]!, tickDecimals), BigInt(this.book.levelQty(isBid, ticks[i]!)) * lot];
+    ticks.length = 0;
     return out;
   }
 

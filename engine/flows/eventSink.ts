@@ -7,7 +7,7 @@ import type { Hex } from '../domain/hex.ts';
 import type { VenueEvent } from '../events.ts';
 import type { Portfolio } from '../actors/portfolio.ts';
 import type { VenueState } from '../state.ts';
-import { tickToPrice } from '../domain/ticks.ts';
+import type { SeriesActor } from '../actors/series.ts';
 
 /** The id a client sees: a market maker's internal portfolios are shown as its portfolio 0. */
 export function publicPortfolioId(p: Portfolio): number {
@@ -19,7 +19,7 @@ export class EventSink {
   // Few per command, so plain arrays with a linear scan beat hash maps keyed by built strings.
   private positions: { portfolio: Portfolio; seriesId: Hex }[] | null = null;
   private portfolios: { owner: string; portfolioId: number }[] | null = null;
-  private books: Hex[] | null = null;
+  private books: SeriesActor[] | null = null;
 
   constructor(private readonly ts: number) {}
 
@@ -42,31 +42,21 @@ export class EventSink {
     list.push({ owner: p.owner, portfolioId });
   }
 
-  book(seriesId: Hex): void {
+  book(series: SeriesActor): void {
     const list = (this.books ??= []);
-    if (!list.includes(seriesId)) list.push(seriesId);
+    if (!list.includes(series)) list.push(series);
   }
 
   /** Append the deduplicated position, portfolio and depth events; returns all events. */
   finish(state: VenueState): VenueEvent[] {
-    for (const seriesId of this.books ?? []) {
-      const s = state.series.get(seriesId);
-      const pair = s && state.pairs.get(s.spec.pairId);
-      if (!s || !pair) continue;
-      const touched = s.drainTouched();
+    for (const s of this.books ?? []) {
+      const pair = state.pairs.get(s.spec.pairId);
+      if (!pair) continue;
+      const touched = s.drainTouched(pair.tickDecimals, pair.sizeStep);
       if (!touched) continue;
-      const lot = pair.sizeStep;
       const prevSeq = s.bookSeq;
       s.bookSeq++;
-      this.events.push({
-        type: 'depth',
-        seriesId,
-        seq: s.bookSeq,
-        prevSeq,
-        bids: touched.bids.map((l) => [tickToPrice(l.tick, pair.tickDecimals), BigInt(l.qty) * lot] as const),
-        asks: touched.asks.map((l) => [tickToPrice(l.tick, pair.tickDecimals), BigInt(l.qty) * lot] as const),
-        ts: this.ts,
-      });
+      this.events.push({ type: 'depth', seriesId: s.spec.seriesId, seq: s.bookSeq, prevSeq, bids: touched.bids, asks: touched.asks, ts: this.ts });
     }
     for (const { portfolio, seriesId } of this.positions ?? []) {
       const balance = portfolio.positions.get(seriesId)?.balance ?? 0n;

@@ -214,7 +214,7 @@ function executePlace(state: VenueState, sink: EventSink, v: ValidPlace): OrderO
     if (record.expiry < series.spec.expiry) state.expiryHeap.push(record.expiry, o.orderId);
   }
   sink.portfolio(v.portfolio);
-  sink.book(o.seriesId);
+  sink.book(series);
   pushOrderEvent(state, sink, record, filled, outcome.restingLots > 0 ? remaining : 0n, null);
   return { orderId: o.orderId, status: record.status, filled, remaining, trades };
 }
@@ -227,7 +227,7 @@ export function removeOrder(state: VenueState, sink: EventSink, open: OpenOrder,
   state.accounts.margin.dropOrder(portfolio, open.margin);
   state.orderIndex.delete(record.orderId);
   sink.portfolio(portfolio);
-  sink.book(series.spec.seriesId);
+  sink.book(series);
   orderEvent(state, sink, record, pair, reason);
 }
 
