@@ -174,8 +174,9 @@ function executePlace(state: VenueState, sink: EventSink, v: ValidPlace): OrderO
     createdAt: state.now,
   };
   const outcome = series.match(record);
-  const trades: { tradeId: string; price: bigint; size: bigint }[] = [];
-  for (const fill of outcome.fills) {
+  const trades = new Array<{ tradeId: string; price: bigint; size: bigint }>(outcome.fills.length);
+  for (let i = 0; i < outcome.fills.length; i++) {
+    const fill = outcome.fills[i]!;
     const maker = fill.maker;
     const resting = state.orderIndex.get(maker.orderId)!;
     const makerPortfolio = resting.portfolio;
@@ -196,7 +197,7 @@ function executePlace(state: VenueState, sink: EventSink, v: ValidPlace): OrderO
       takerIsBuy: o.isBuy,
       source: 'book',
     });
-    trades.push({ tradeId, price, size });
+    trades[i] = { tradeId, price, size };
     orderEvent(state, sink, maker, pair, null);
   }
   for (const m of outcome.selfTradeCancels) {
@@ -252,17 +253,18 @@ export function enterOrders(state: VenueState, sink: EventSink, cancels: readonl
   if (Math.max(cancels.length, places.length) > state.config.maxBatch) return { ok: false, rejection: reject('batch_too_large', { max: state.config.maxBatch }) };
   const unique = checkUnique(places, cancels);
   if (unique) return { ok: false, rejection: unique };
-  const validCancels: ValidCancel[] = [];
-  for (const c of cancels) {
-    const v = validateCancel(state, c);
+  // Arrays sized up front: most commands carry one entry, and `[]` grows room for 17 on its first push.
+  const validCancels = new Array<ValidCancel>(cancels.length);
+  for (let i = 0; i < cancels.length; i++) {
+    const v = validateCancel(state, cancels[i]!);
     if ('code' in v) return { ok: false, rejection: v };
-    validCancels.push(v);
+    validCancels[i] = v;
   }
-  const validPlaces: ValidPlace[] = [];
-  for (const o of places) {
-    const v = validatePlace(state, o);
+  const validPlaces = new Array<ValidPlace>(places.length);
+  for (let i = 0; i < places.length; i++) {
+    const v = validatePlace(state, places[i]!);
     if ('code' in v) return { ok: false, rejection: v };
-    validPlaces.push(v);
+    validPlaces[i] = v;
   }
   if (validPlaces.length > 0) {
     const oi = checkOpenInterest(state, validPlaces);
@@ -275,5 +277,7 @@ export function enterOrders(state: VenueState, sink: EventSink, cancels: readonl
     v.account.nonces.use(v.c.nonce);
     removeOrder(state, sink, v.open, 'cancelled', 'cancelled_by_owner');
   }
-  return { ok: true, outcomes: validPlaces.map((v) => executePlace(state, sink, v)) };
+  const outcomes = new Array<OrderOutcome>(validPlaces.length);
+  for (let i = 0; i < validPlaces.length; i++) outcomes[i] = executePlace(state, sink, validPlaces[i]!);
+  return { ok: true, outcomes };
 }
