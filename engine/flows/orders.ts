@@ -244,34 +244,34 @@ function pushOrderEvent(state: VenueState, sink: EventSink, r: OrderRecord, fill
 
 const NONE: ReadonlySet<Hex> = new Set();
 
-export type OrdersResult = { readonly ok: true; readonly outcomes: OrderOutcome[] } | { readonly ok: false; readonly rejection: Rejection };
+export type OrdersValue = { readonly outcomes: readonly OrderOutcome[] };
 
 /** Place, cancel or replace: validate everything, check risk once, then apply in order. */
-export function enterOrders(state: VenueState, sink: EventSink, cancels: readonly CancelOrder[], places: readonly PlaceOrder[]): OrdersResult {
+export function enterOrders(state: VenueState, sink: EventSink, cancels: readonly CancelOrder[], places: readonly PlaceOrder[]): OrdersValue | Rejection {
   const entries = cancels.length + places.length;
-  if (entries === 0) return { ok: false, rejection: reject('batch_empty') };
-  if (Math.max(cancels.length, places.length) > state.config.maxBatch) return { ok: false, rejection: reject('batch_too_large', { max: state.config.maxBatch }) };
+  if (entries === 0) return reject('batch_empty');
+  if (Math.max(cancels.length, places.length) > state.config.maxBatch) return reject('batch_too_large', { max: state.config.maxBatch });
   const unique = checkUnique(places, cancels);
-  if (unique) return { ok: false, rejection: unique };
+  if (unique) return unique;
   // Arrays sized up front: most commands carry one entry, and `[]` grows room for 17 on its first push.
   const validCancels = new Array<ValidCancel>(cancels.length);
   for (let i = 0; i < cancels.length; i++) {
     const v = validateCancel(state, cancels[i]!);
-    if ('code' in v) return { ok: false, rejection: v };
+    if ('code' in v) return v;
     validCancels[i] = v;
   }
   const validPlaces = new Array<ValidPlace>(places.length);
   for (let i = 0; i < places.length; i++) {
     const v = validatePlace(state, places[i]!);
-    if ('code' in v) return { ok: false, rejection: v };
+    if ('code' in v) return v;
     validPlaces[i] = v;
   }
   if (validPlaces.length > 0) {
     const oi = checkOpenInterest(state, validPlaces);
-    if (oi) return { ok: false, rejection: oi };
+    if (oi) return oi;
     const cancelled = cancels.length === 0 ? NONE : new Set(cancels.map((c) => c.orderId));
     const risk = checkRisk(state, validPlaces, cancelled);
-    if (risk) return { ok: false, rejection: risk };
+    if (risk) return risk;
   }
   for (const v of validCancels) {
     v.account.nonces.use(v.c.nonce);
@@ -279,5 +279,5 @@ export function enterOrders(state: VenueState, sink: EventSink, cancels: readonl
   }
   const outcomes = new Array<OrderOutcome>(validPlaces.length);
   for (let i = 0; i < validPlaces.length; i++) outcomes[i] = executePlace(state, sink, validPlaces[i]!);
-  return { ok: true, outcomes };
+  return { outcomes };
 }
