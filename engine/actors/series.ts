@@ -56,6 +56,32 @@ export type DepthLevel = readonly [bigint, bigint];
 
 const ascending = (a: number, b: number): number => a - b;
 const descending = (a: number, b: number): number => b - a;
+const NO_TICKS: readonly number[] = [];
+
+/**
+ * The distinct ticks of one side touched during a command: a few, so an array with a scan (a
+ * Set's clear() is a runtime call). The storage is kept from command to command and only the
+ * count reset (`length = 0` would free it).
+ */
+class TouchedTicks {
+  private readonly ticks: number[] = [];
+  size = 0;
+
+  add(tick: number): void {
+    for (let i = 0; i < this.size; i++) if (this.ticks[i] === tick) return;
+    this.ticks[this.size++] = tick;
+  }
+
+  /** The ticks best first for the side, valid until the next add; forgets them. */
+  drain(isBid: boolean): readonly number[] {
+    if (this.size === 0) return NO_TICKS;
+    const ticks = this.ticks;
+    if (ticks.length !== this.size) ticks.length = this.size; // drops stale ticks, keeps the storage
+    if (this.size > 1) ticks.sort(isBid ? descending : ascending);
+    this.size = 0;
+    return ticks;
+  }
+}
 
 export class SeriesActor {
   readonly orders = new Map<Hex, OrderRecord>();
@@ -71,9 +97,9 @@ export class SeriesActor {
   readonly recentTrades: PublicTrade[] = [];
   /** Trades of the last 24 hours for the statistics (pruned on every trade and clock). */
   readonly window: PublicTrade[] = [];
-  /** Levels touched since the last drain, without repeats: a few per command, so arrays with a scan (a Set's clear() is a runtime call). */
-  private readonly touchedBids: number[] = [];
-  private readonly touchedAsks: number[] = [];
+  /** Levels touched since the last drain. */
+  private readonly touchedBids = new TouchedTicks();
+  private readonly touchedAsks = new TouchedTicks();
 
   constructor(
     readonly spec: SeriesSpec,
@@ -134,8 +160,7 @@ export class SeriesActor {
   }
 
   private touch(isBid: boolean, tick: number): void {
-    const list = isBid ? this.touchedBids : this.touchedAsks;
-    if (!list.includes(tick)) list.push(tick);
+    (isBid ? this.touchedBids : this.touchedAsks).add(tick);
   }
 
   /** Finished orders leave the live maps: they are reported by events and the account's history. */
@@ -176,16 +201,14 @@ export class SeriesActor {
    * when none was touched.
    */
   drainTouched(tickDecimals: number, lot: bigint): { bids: DepthLevel[]; asks: DepthLevel[] } | null {
-    if (this.touchedBids.length === 0 && this.touchedAsks.length === 0) return null;
+    if (this.touchedBids.size === 0 && this.touchedAsks.size === 0) return null;
     return { bids: this.levels(this.touchedBids, true, tickDecimals, lot), asks: this.levels(this.touchedAsks, false, tickDecimals, lot) };
   }
 
-  private levels(ticks: number[], isBid: boolean, tickDecimals: number, lot: bigint): DepthLevel[] {
-    if (ticks.length === 0) return [];
-    if (ticks.length > 1) ticks.sort(isBid ? descending : ascending);
+  private levels(touched: TouchedTicks, isBid: boolean, tickDecimals: number, lot: bigint): DepthLevel[] {
+    const ticks = touched.drain(isBid);
     const out: DepthLevel[] = new Array(ticks.length);
     for (let i = 0; i < ticks.length; i++) out[i] = [tickToPrice(ticks[i]!, tickDecimals), BigInt(this.book.levelQty(isBid, ticks[i]!)) * lot];
-    ticks.length = 0;
     return out;
   }
 

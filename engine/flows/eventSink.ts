@@ -18,12 +18,16 @@ export class EventSink {
   events: VenueEvent[] = [];
   private ts: number;
   // What the command touched: few entries, so parallel arrays with a linear scan (no keys to
-  // build or hash), kept from command to command so that collecting allocates nothing.
+  // build or hash). The arrays are kept from command to command and only their counts reset
+  // (`length = 0` would free their storage), so collecting allocates nothing.
   private readonly positionPortfolios: Portfolio[] = [];
   private readonly positionSeries: Hex[] = [];
+  private positionCount = 0;
   private readonly owners: string[] = [];
   private readonly portfolioIds: number[] = [];
+  private portfolioCount = 0;
   private readonly books: SeriesActor[] = [];
+  private bookCount = 0;
 
   constructor(ts: number) {
     this.ts = ts;
@@ -33,15 +37,9 @@ export class EventSink {
   begin(ts: number): void {
     this.ts = ts;
     this.events = [];
-    if (this.positionSeries.length !== 0) {
-      this.positionPortfolios.length = 0;
-      this.positionSeries.length = 0;
-    }
-    if (this.owners.length !== 0) {
-      this.owners.length = 0;
-      this.portfolioIds.length = 0;
-    }
-    if (this.books.length !== 0) this.books.length = 0;
+    this.positionCount = 0;
+    this.portfolioCount = 0;
+    this.bookCount = 0;
   }
 
   push(e: VenueEvent): void {
@@ -50,28 +48,30 @@ export class EventSink {
 
   position(p: Portfolio, seriesId: Hex): void {
     let seen = false;
-    for (let i = 0; i < this.positionSeries.length; i++) if (this.positionPortfolios[i] === p && this.positionSeries[i] === seriesId) seen = true;
+    for (let i = 0; i < this.positionCount; i++) if (this.positionPortfolios[i] === p && this.positionSeries[i] === seriesId) seen = true;
     if (!seen) {
-      this.positionPortfolios.push(p);
-      this.positionSeries.push(seriesId);
+      this.positionPortfolios[this.positionCount] = p;
+      this.positionSeries[this.positionCount++] = seriesId;
     }
     this.portfolio(p);
   }
 
   portfolio(p: Portfolio): void {
     const portfolioId = publicPortfolioId(p);
-    for (let i = 0; i < this.owners.length; i++) if (this.portfolioIds[i] === portfolioId && this.owners[i] === p.owner) return;
-    this.owners.push(p.owner);
-    this.portfolioIds.push(portfolioId);
+    for (let i = 0; i < this.portfolioCount; i++) if (this.portfolioIds[i] === portfolioId && this.owners[i] === p.owner) return;
+    this.owners[this.portfolioCount] = p.owner;
+    this.portfolioIds[this.portfolioCount++] = portfolioId;
   }
 
   book(series: SeriesActor): void {
-    if (!this.books.includes(series)) this.books.push(series);
+    for (let i = 0; i < this.bookCount; i++) if (this.books[i] === series) return;
+    this.books[this.bookCount++] = series;
   }
 
   /** Append the deduplicated position, portfolio and depth events; returns all events. */
   finish(state: VenueState): VenueEvent[] {
-    for (const s of this.books) {
+    for (let i = 0; i < this.bookCount; i++) {
+      const s = this.books[i]!;
       const pair = state.pairs.get(s.spec.pairId);
       if (!pair) continue;
       const touched = s.drainTouched(pair.tickDecimals, pair.sizeStep);
@@ -80,13 +80,13 @@ export class EventSink {
       s.bookSeq++;
       this.events.push({ type: 'depth', seriesId: s.spec.seriesId, seq: s.bookSeq, prevSeq, bids: touched.bids, asks: touched.asks, ts: this.ts });
     }
-    for (let i = 0; i < this.positionSeries.length; i++) {
+    for (let i = 0; i < this.positionCount; i++) {
       const portfolio = this.positionPortfolios[i]!;
       const seriesId = this.positionSeries[i]!;
       const balance = portfolio.positions.get(seriesId)?.balance ?? 0n;
       this.events.push({ type: 'position', owner: portfolio.owner, portfolioId: publicPortfolioId(portfolio), seriesId, balance, ts: this.ts });
     }
-    for (let i = 0; i < this.owners.length; i++) this.events.push({ type: 'portfolio', owner: this.owners[i]!, portfolioId: this.portfolioIds[i]!, ts: this.ts });
+    for (let i = 0; i < this.portfolioCount; i++) this.events.push({ type: 'portfolio', owner: this.owners[i]!, portfolioId: this.portfolioIds[i]!, ts: this.ts });
     return this.events;
   }
 }
