@@ -34,12 +34,11 @@ function feesFrom(state: VenueState, notional: bigint, premium: bigint): { taker
   return { taker: byNotional < cap ? byNotional : cap, maker: (notional * state.config.makerFeeRate) / WAD };
 }
 
-/** The larger of a fill's taker and maker fee (feesOf), what a pre-trade check counts, without building both. */
-export function worstFeeOf(state: VenueState, spot: bigint, size: bigint, price: bigint): bigint {
+/** The larger of a fill's taker and maker fee (feesOf) from its notional and premium: what a pre-trade check counts. */
+export function worstFeeOf(state: VenueState, notional: bigint, premium: bigint): bigint {
   const { takerFeeRate, takerFeeCapRate, makerFeeRate } = state.config;
-  const notional = collateralOf(spot, size);
   const byNotional = (notional * takerFeeRate) / WAD;
-  const cap = (collateralOf(size, price) * takerFeeCapRate) / WAD;
+  const cap = (premium * takerFeeCapRate) / WAD;
   const taker = byNotional < cap ? byNotional : cap;
   const maker = makerFeeRate === 0n ? 0n : (notional * makerFeeRate) / WAD;
   return taker > maker ? taker : maker;

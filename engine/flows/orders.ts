@@ -10,7 +10,7 @@ import { reject, type Rejection } from '../codes.ts';
 import type { OpenOrder, VenueState } from '../state.ts';
 import type { Pair } from '../actors/registry.ts';
 import type { OrderRecord, SeriesActor } from '../actors/series.ts';
-import type { Portfolio } from '../actors/portfolio.ts';
+import { collateralOf, type Portfolio } from '../actors/portfolio.ts';
 import type { Account, ProspectiveOrder } from '../actors/accounts.ts';
 import type { EventSink } from './eventSink.ts';
 import { applyFill, worstFeeOf } from './fill.ts';
@@ -135,7 +135,9 @@ function checkRisk(state: VenueState, places: readonly ValidPlace[], cancelled: 
 }
 
 function prospective(state: VenueState, v: ValidPlace): ProspectiveOrder {
-  return { seriesId: v.o.seriesId, isBuy: v.o.isBuy, size: v.o.size, price: v.price, worstFee: worstFeeOf(state, state.oracles.get(v.pair.pairId)!.spot, v.o.size, v.price) };
+  const premium = collateralOf(v.o.size, v.price);
+  const notional = collateralOf(state.oracles.get(v.pair.pairId)!.spot, v.o.size);
+  return { seriesId: v.o.seriesId, isBuy: v.o.isBuy, size: v.o.size, price: v.price, premium, worstFee: worstFeeOf(state, notional, premium) };
 }
 
 function checkAccount(state: VenueState, portfolio: Portfolio, orders: readonly ProspectiveOrder[], cancelled: ReadonlySet<Hex>): Rejection | null {

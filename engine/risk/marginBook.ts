@@ -29,7 +29,15 @@ export type QuoteSource = { quote(seriesId: Hex): RiskQuote | null };
 export type MemberSource = (anchor: Portfolio) => readonly Portfolio[];
 
 /** A prospective order of a pre-trade check. */
-export type ProspectiveOrder = { readonly seriesId: Hex; readonly isBuy: boolean; readonly size: bigint; readonly price: bigint; readonly worstFee: bigint };
+export type ProspectiveOrder = {
+  readonly seriesId: Hex;
+  readonly isBuy: boolean;
+  readonly size: bigint;
+  readonly price: bigint;
+  readonly worstFee: bigint;
+  /** size x price in COLLATERAL6, when the caller has it already. */
+  readonly premium?: bigint;
+};
 
 /** What a margin account needs, in COLLATERAL6. */
 export type Requirement = {
@@ -217,7 +225,7 @@ export class MarginBook {
     }
     for (const o of extra) {
       fees += o.worstFee;
-      if (o.isBuy) cashNeeded += collateralOf(o.size, o.price) + o.worstFee;
+      if (o.isBuy) cashNeeded += (o.premium ?? collateralOf(o.size, o.price)) + o.worstFee;
       const q = this.quotes.quote(o.seriesId);
       if (q === null) continue; // a settled series carries no risk
       addOrderLoss(delta, 1, o.isBuy, o.size, o.price, q);

@@ -145,3 +145,17 @@ t.test('small accounts and a market maker: refusals, shorts, settlement; restore
     t.same(restored.state.accounts.margin.requirement(q), h.venue.state.accounts.margin.requirement(p), `${p.owner}/${p.id}`);
   }
 });
+
+t.test('a check given the premium it would compute answers the same', async (t) => {
+  const h = new Harness();
+  for (const { body, advance } of randomBodies(h, 5, 300)) h.run(body, advance);
+  const state = h.venue.state;
+  const p = state.accounts.portfolio('0x0000000000000000000000000000000000000001', 1)!;
+  const [seriesId] = state.series.keys();
+  const mark = state.series.get(seriesId!)!.marks!.mark;
+  for (const size of [WAD / 100n, (37n * WAD) / 100n]) {
+    const order = { seriesId: seriesId!, isBuy: true, size, price: mark, worstFee: 1_000n };
+    const premium = (size * mark) / 10n ** 30n;
+    t.same(state.accounts.margin.requirement(p, [{ ...order, premium }]), state.accounts.margin.requirement(p, [order]));
+  }
+});
