@@ -54,18 +54,7 @@ export function applyFill(state: VenueState, sink: EventSink, f: FillParams): st
   const buyer = f.takerIsBuy ? f.taker : f.maker;
   const seller = f.takerIsBuy ? f.maker : f.taker;
 
-  const move = (side: FillSide, qty: bigint, flow: bigint) => {
-    const p = side.portfolio;
-    let pos = p.positions.get(f.seriesId);
-    if (!pos) p.positions.set(f.seriesId, (pos = { seriesId: f.seriesId, balance: 0n, premium: 0n, realized: 0n }));
-    const change = applyToPosition(pos, qty, flow);
-    if (change.realized !== 0n) state.accounts.credit(p, change.realized);
-    if (pos.balance === 0n && pos.premium === 0n) p.positions.delete(f.seriesId);
-    state.accounts.margin.positionChanged(p, f.seriesId);
-    sink.position(p, f.seriesId);
-    return longPart(change.after) - longPart(change.before);
-  };
-  const oiDelta = move(buyer, f.size, -premium) + move(seller, -f.size, premium);
+  const oiDelta = move(state, sink, buyer.portfolio, f.seriesId, f.size, -premium) + move(state, sink, seller.portfolio, f.seriesId, -f.size, premium);
   series.openInterest += oiDelta;
 
   state.accounts.debit(f.taker.portfolio, fees.taker);
@@ -73,18 +62,8 @@ export function applyFill(state: VenueState, sink: EventSink, f: FillParams): st
 
   const tradeId = String(state.nextTradeId++);
   const ts = state.now;
-  for (const [side, liquidity, fee, isBuy] of [
-    [f.maker, 'maker', fees.maker, !f.takerIsBuy],
-    [f.taker, 'taker', fees.taker, f.takerIsBuy],
-  ] as const) {
-    const account = state.accounts.account(side.portfolio.owner);
-    state.accounts.recordFee(account, fee, liquidity, ts);
-    state.accounts.recordTrade(
-      account,
-      { id: tradeId, seriesId: f.seriesId, portfolioId: publicPortfolioId(side.portfolio), side: isBuy ? 'buy' : 'sell', price: f.price, size: f.size, fee, liquidity, ts },
-      notional,
-    );
-  }
+  record(state, f, f.maker, 'maker', fees.maker, !f.takerIsBuy, tradeId, notional);
+  record(state, f, f.taker, 'taker', fees.taker, f.takerIsBuy, tradeId, notional);
   series.recordTrade({ id: tradeId, price: f.price, size: f.size, side: f.takerIsBuy ? 'buy' : 'sell', ts });
   sink.push({
     type: 'trade',
@@ -105,4 +84,27 @@ export function applyFill(state: VenueState, sink: EventSink, f: FillParams): st
     source: f.source,
   });
   return tradeId;
+}
+
+/** Move one side's position by a fill of `qty` for `flow` premium; returns the change in its long open interest. */
+function move(state: VenueState, sink: EventSink, p: Portfolio, seriesId: Hex, qty: bigint, flow: bigint): bigint {
+  let pos = p.positions.get(seriesId);
+  if (!pos) p.positions.set(seriesId, (pos = { seriesId, balance: 0n, premium: 0n, realized: 0n }));
+  const change = applyToPosition(pos, qty, flow);
+  if (change.realized !== 0n) state.accounts.credit(p, change.realized);
+  if (pos.balance === 0n && pos.premium === 0n) p.positions.delete(seriesId);
+  state.accounts.margin.positionChanged(p, seriesId);
+  sink.position(p, seriesId);
+  return longPart(change.after) - longPart(change.before);
+}
+
+/** One side's fee and trade in its account's history. */
+function record(state: VenueState, f: FillParams, side: FillSide, liquidity: 'maker' | 'taker', fee: bigint, isBuy: boolean, tradeId: string, notional: bigint): void {
+  const account = state.accounts.account(side.portfolio.owner);
+  state.accounts.recordFee(account, fee, liquidity, state.now);
+  state.accounts.recordTrade(
+    account,
+    { id: tradeId, seriesId: f.seriesId, portfolioId: publicPortfolioId(side.portfolio), side: isBuy ? 'buy' : 'sell', price: f.price, size: f.size, fee, liquidity, ts: state.now },
+    notional,
+  );
 }
