@@ -59,7 +59,7 @@ function validateCancel(state: VenueState, c: CancelOrder): ValidCancel | Reject
   if (!open) return reject('unknown_order', { orderId: c.orderId });
   if (open.record.owner !== c.owner) return reject('not_owner', { orderId: c.orderId });
   if (c.deadline < state.nowSec) return reject('deadline_passed', { deadline: c.deadline });
-  const account = state.accounts.account(c.owner);
+  const account = state.accounts.account(c.owner); // the order's owner, so it exists
   if (account.nonces.isUsed(c.nonce)) return reject('nonce_used', { nonce: c.nonce.toString() });
   return { c, account, open };
 }
