@@ -31,7 +31,8 @@ type SeriesDump = {
   recentTrades: PublicTrade[];
   window: PublicTrade[];
 };
-type PortfolioDump = Omit<Portfolio, 'positions' | 'openOrders'> & { positions: Position[]; openOrders: OpenOrderRef[] };
+type OpenOrderDump = Omit<OpenOrderRef, 'reserve'>;
+type PortfolioDump = Omit<Portfolio, 'positions' | 'openOrders'> & { positions: Position[]; openOrders: OpenOrderDump[] };
 type AccountDump = Omit<Account, 'portfolios' | 'nonces' | 'volumeDays'> & { portfolios: PortfolioDump[]; nonceBase: bigint; nonceUsed: bigint[]; volumeDays: [number, bigint][] };
 type RfqDump = Omit<RfqRequest, 'quotes'> & { quotes: QuoteRecord[] };
 
@@ -66,7 +67,7 @@ export function serializeState(s: VenueState): Uint8Array {
     oracles: [...s.oracles],
     listedExpiries: [...s.listedExpiries].map(([k, v]) => [k, [...v]]),
     ownerIndex: [...s.ownerIndex],
-    orderIndex: [...s.orderIndex],
+    orderIndex: [...s.orderIndex].map(([orderId, o]) => [orderId, o.record.seriesId]),
     expiryHeap: s.expiryHeap.entries(),
     series: [...s.series.values()].map((a) => ({
       spec: a.spec,
@@ -83,7 +84,7 @@ export function serializeState(s: VenueState): Uint8Array {
     accounts: [...s.accounts.accounts.values()].map((a) => ({
       owner: a.owner,
       nextPortfolioId: a.nextPortfolioId,
-      portfolios: [...a.portfolios.values()].map((p) => ({ ...p, positions: [...p.positions.values()], openOrders: [...p.openOrders.values()] })),
+      portfolios: [...a.portfolios.values()].map((p) => ({ ...p, positions: [...p.positions.values()], openOrders: [...p.openOrders.values()].map(openOrderDump) })),
       isMmm: a.isMmm,
       mmmNonce: a.mmmNonce,
       nonceBase: a.nonces.base,
@@ -97,6 +98,11 @@ export function serializeState(s: VenueState): Uint8Array {
     rfqResolved: s.rfq.resolved,
   };
   return new TextEncoder().encode(JSON.stringify(dump, (_k, v: unknown) => (typeof v === 'bigint' ? { $b: v.toString() } : v)));
+}
+
+/** The stored fields of an open order's reservation, in their original order (the derived reserve is left out). */
+function openOrderDump(r: OpenOrderRef): OpenOrderDump {
+  return { orderId: r.orderId, seriesId: r.seriesId, isBuy: r.isBuy, remaining: r.remaining, price: r.price };
 }
 
 export function restoreState(bytes: Uint8Array): VenueState {
@@ -113,7 +119,6 @@ export function restoreState(bytes: Uint8Array): VenueState {
   for (const [k, o] of dump.oracles) s.oracles.set(k, o);
   for (const [k, v] of dump.listedExpiries) s.listedExpiries.set(k, new Set(v));
   for (const [k, v] of dump.ownerIndex) s.ownerIndex.set(k, v);
-  for (const [k, v] of dump.orderIndex) s.orderIndex.set(k, v);
   for (const [key, id] of dump.expiryHeap) s.expiryHeap.push(key, id);
   for (const d of dump.series) {
     const a = new SeriesActor(d.spec, createFastBook(), dump.config.recentTradesPerSeries);
@@ -144,7 +149,7 @@ export function restoreState(bytes: Uint8Array): VenueState {
         id: p.id,
         deposit: p.deposit,
         positions: new Map(p.positions.map((x) => [x.seriesId, x])),
-        openOrders: new Map(p.openOrders.map((x) => [x.orderId, x])),
+        openOrders: new Map(p.openOrders.map((x) => [x.orderId, { ...x, reserve: 0n }])), // reserve: counted by the rebuild below
         createdAt: p.createdAt,
         internalPair: p.internalPair,
       });
@@ -153,6 +158,14 @@ export function restoreState(bytes: Uint8Array): VenueState {
   for (const r of dump.rfq) s.rfq.requests.set(r.requestId, { ...r, quotes: new Map(r.quotes.map((q) => [q.quoteId, q])) });
   s.rfq.resolved.push(...dump.rfqResolved);
   s.accounts.margin.rebuild(s.accounts.allPortfolios());
+  for (const [orderId, seriesId] of dump.orderIndex) {
+    const series = s.series.get(seriesId);
+    const record = series?.orders.get(orderId);
+    const portfolio = record && s.accounts.portfolio(record.owner, record.routedPortfolioId);
+    const margin = portfolio?.openOrders.get(orderId);
+    if (!series || !record || !portfolio || !margin) throw new Error(`snapshot order index names order ${orderId} that is not open`);
+    s.orderIndex.set(orderId, { record, series, portfolio, margin });
+  }
   return s;
 }
 

@@ -5,10 +5,14 @@
 import type { Hex } from './domain/hex.ts';
 import type { VenueConfig } from './config.ts';
 import type { Pair, OracleState } from './actors/registry.ts';
-import type { SeriesActor } from './actors/series.ts';
+import type { OrderRecord, SeriesActor } from './actors/series.ts';
+import type { OpenOrderRef, Portfolio } from './actors/portfolio.ts';
 import { AccountActor, type MarkSource, type SeriesQuote } from './actors/accounts.ts';
 import { MinHeap } from './actors/minHeap.ts';
 import { RfqActor } from './actors/rfq.ts';
+
+/** An open order as the index holds it: its record, its series, the portfolio its fills go to and its reservation there. */
+export type OpenOrder = { readonly record: OrderRecord; readonly series: SeriesActor; readonly portfolio: Portfolio; readonly margin: OpenOrderRef };
 
 export class VenueState {
   /** Venue clock (Unix ms): the latest command timestamp; never moves backwards. */
@@ -23,8 +27,8 @@ export class VenueState {
   readonly rfq = new RfqActor();
   /** Wallet -> small integer for the book's self-trade prevention. */
   readonly ownerIndex = new Map<string, number>();
-  /** Open order -> its series. */
-  readonly orderIndex = new Map<Hex, Hex>();
+  /** Open order -> its record and everything a cancel, fill or expiry touches: one lookup finds all. */
+  readonly orderIndex = new Map<Hex, OpenOrder>();
   /** Good-till times of open orders: [expiry seconds, orderId]; stale entries are skipped. */
   readonly expiryHeap = new MinHeap<Hex>();
   nextRef = 1;
@@ -50,6 +54,20 @@ export class VenueState {
       this.ownerIndex.set(owner, i);
     }
     return i;
+  }
+
+  /** Check the order index against the series and portfolios it points into; the first problem, or null. For tests and audits. */
+  verifyOrderIndex(): string | null {
+    let open = 0;
+    for (const s of this.series.values()) open += s.orders.size;
+    if (open !== this.orderIndex.size) return `${this.orderIndex.size} indexed orders, ${open} open in the series`;
+    for (const [orderId, o] of this.orderIndex) {
+      if (o.record.orderId !== orderId || o.series.orders.get(orderId) !== o.record) return `order ${orderId}: record is not the series' record`;
+      if (o.series !== this.series.get(o.record.seriesId)) return `order ${orderId}: indexed under the wrong series`;
+      if (o.portfolio !== this.accounts.portfolio(o.record.owner, o.record.routedPortfolioId)) return `order ${orderId}: indexed under the wrong portfolio`;
+      if (o.portfolio.openOrders.get(orderId) !== o.margin) return `order ${orderId}: reservation is not the portfolio's`;
+    }
+    return null;
   }
 
   /** Marks of a live series for the risk engine; null once settled (no risk left). */

@@ -29,6 +29,9 @@ export type ApplyResult =
   | { readonly ok: false; readonly rejection: Rejection; readonly events: readonly VenueEvent[] };
 
 export class Venue {
+  /** One sink, reset for every command: its bookkeeping is reused (apply never re-enters). */
+  private readonly sink = new EventSink(0);
+
   constructor(readonly state: VenueState = new VenueState(defaultVenueConfig)) {}
 
   static create(config: VenueConfig = defaultVenueConfig): Venue {
@@ -43,7 +46,8 @@ export class Venue {
     const state = this.state;
     state.seq = cmd.seq;
     if (cmd.ts > state.now) state.now = cmd.ts;
-    const sink = new EventSink(state.now);
+    const sink = this.sink;
+    sink.begin(state.now);
     const outcome = this.dispatch(cmd, sink);
     if (outcome !== null && 'code' in outcome) return { ok: false, rejection: outcome, events: [] };
     return { ok: true, value: outcome, events: sink.finish(state) };
@@ -79,11 +83,11 @@ export class Venue {
       case 'transfer':
         return transfer(s, sink, cmd.owner, cmd.fromPortfolioId, cmd.toPortfolioId, cmd.amount);
       case 'place':
-        return orders(enterOrders(s, sink, [], cmd.orders));
+        return enterOrders(s, sink, [], cmd.orders);
       case 'cancel':
-        return orders(enterOrders(s, sink, cmd.cancels, []));
+        return enterOrders(s, sink, cmd.cancels, []);
       case 'replace':
-        return orders(enterOrders(s, sink, cmd.pairs.map((p) => p.cancel), cmd.pairs.map((p) => p.place)));
+        return enterOrders(s, sink, cmd.pairs.map((p) => p.cancel), cmd.pairs.map((p) => p.place));
       case 'rfq_request':
         return createRequest(s, sink, cmd);
       case 'rfq_quote':
@@ -105,8 +109,4 @@ export class Venue {
   stateHash(): Hex {
     return hashBytes(this.serialize());
   }
-}
-
-function orders(r: ReturnType<typeof enterOrders>): CommandValue | Rejection {
-  return r.ok ? { outcomes: r.outcomes } : r.rejection;
 }

@@ -22,6 +22,8 @@ export type OpenOrderRef = {
   readonly isBuy: boolean;
   remaining: bigint; // WAD
   readonly price: bigint; // WAD
+  /** For a buy: the cash it reserves (remaining x price, COLLATERAL6) as the margin book last counted it, so taking it away needs no recompute. Derived: snapshots leave it out. */
+  reserve: bigint;
 };
 
 export type Portfolio = {
@@ -73,14 +75,16 @@ export function applyToPosition(p: Position, qty: bigint, premiumFlow: bigint): 
   return { before, after, realized };
 }
 
-const WAD_TIMES_WAD_PER_C6 = 10n ** 30n;
+// 10^30 as two single-word divisors: V8 divides by one machine word much faster than by two,
+// and truncating twice toward zero equals truncating once.
+const E15 = 10n ** 15n;
 
 /**
  * The product of two WAD values (a size and a price, a balance and a mark) in COLLATERAL6,
  * truncated toward zero: a premium, a notional, a payout.
  */
 export function collateralOf(a: bigint, b: bigint): bigint {
-  return (a * b) / WAD_TIMES_WAD_PER_C6;
+  return (a * b) / E15 / E15;
 }
 
 /** Long open interest contributed by a balance. */

@@ -4,10 +4,11 @@
  * actor's job), and reports what matching did as plain values.
  */
 import type { Hex } from '../domain/hex.ts';
-import type { OrderBook, MatchSink, LevelView } from '../book/types.ts';
+import type { OrderBook, MatchSink } from '../book/types.ts';
 import type { OrderStatus } from '../events.ts';
 import type { SeriesMarks } from '../commands.ts';
 import type { SeriesQuote } from './accounts.ts';
+import { tickToPrice } from '../domain/ticks.ts';
 
 export type SeriesSpec = {
   readonly seriesId: Hex;
@@ -50,6 +51,38 @@ export type MatchOutcome = {
   readonly restingLots: number;
 };
 
+/** A depth level as events carry it: [price WAD, size WAD]. */
+export type DepthLevel = readonly [bigint, bigint];
+
+const ascending = (a: number, b: number): number => a - b;
+const descending = (a: number, b: number): number => b - a;
+const NO_TICKS: readonly number[] = [];
+
+/**
+ * The distinct ticks of one side touched during a command: a few, so an array with a scan (a
+ * Set's clear() is a runtime call). The storage is kept from command to command and only the
+ * count reset (`length = 0` would free it).
+ */
+class TouchedTicks {
+  private readonly ticks: number[] = [];
+  size = 0;
+
+  add(tick: number): void {
+    for (let i = 0; i < this.size; i++) if (this.ticks[i] === tick) return;
+    this.ticks[this.size++] = tick;
+  }
+
+  /** The ticks best first for the side, valid until the next add; forgets them. */
+  drain(isBid: boolean): readonly number[] {
+    if (this.size === 0) return NO_TICKS;
+    const ticks = this.ticks;
+    if (ticks.length !== this.size) ticks.length = this.size; // drops stale ticks, keeps the storage
+    if (this.size > 1) ticks.sort(isBid ? descending : ascending);
+    this.size = 0;
+    return ticks;
+  }
+}
+
 export class SeriesActor {
   readonly orders = new Map<Hex, OrderRecord>();
   private readonly byRef = new Map<number, OrderRecord>();
@@ -64,8 +97,9 @@ export class SeriesActor {
   readonly recentTrades: PublicTrade[] = [];
   /** Trades of the last 24 hours for the statistics (pruned on every trade and clock). */
   readonly window: PublicTrade[] = [];
-  private readonly touchedBids = new Set<number>();
-  private readonly touchedAsks = new Set<number>();
+  /** Levels touched since the last drain. */
+  private readonly touchedBids = new TouchedTicks();
+  private readonly touchedAsks = new TouchedTicks();
 
   constructor(
     readonly spec: SeriesSpec,
@@ -83,13 +117,13 @@ export class SeriesActor {
       maker.filledLots += qty;
       maker.status = maker.filledLots === maker.lots ? 'filled' : 'partial';
       this.outcome.fills.push({ maker, tick, lots: qty });
-      (this.takerIsBuy ? this.touchedAsks : this.touchedBids).add(tick);
+      this.touch(!this.takerIsBuy, tick);
     },
     onSelfTradeCancel: (makerRef) => {
       const maker = this.byRef.get(makerRef)!;
       maker.status = 'cancelled';
       this.outcome.selfTradeCancels.push(maker);
-      (this.takerIsBuy ? this.touchedAsks : this.touchedBids).add(maker.tick);
+      this.touch(!this.takerIsBuy, maker.tick);
     },
   };
 
@@ -99,15 +133,16 @@ export class SeriesActor {
    */
   match(order: OrderRecord): MatchOutcome {
     const out = this.outcome;
-    out.fills.length = 0;
-    out.selfTradeCancels.length = 0;
+    // Setting an array's length is a builtin call even when it is already 0.
+    if (out.fills.length !== 0) out.fills.length = 0;
+    if (out.selfTradeCancels.length !== 0) out.selfTradeCancels.length = 0;
     this.takerIsBuy = order.isBuy;
     this.orders.set(order.orderId, order);
     this.byRef.set(order.ref, order);
     const remaining = this.book.place(order.ref, order.ownerIndex, order.isBuy, order.tick, order.lots, this.sink);
     order.filledLots = order.lots - remaining;
     order.status = remaining === 0 ? 'filled' : order.filledLots > 0 ? 'partial' : 'open';
-    if (remaining > 0) (order.isBuy ? this.touchedBids : this.touchedAsks).add(order.tick);
+    if (remaining > 0) this.touch(order.isBuy, order.tick);
     for (const f of out.fills) if (f.maker.status === 'filled') this.forget(f.maker);
     for (const m of out.selfTradeCancels) this.forget(m);
     if (remaining === 0) this.forget(order);
@@ -119,9 +154,13 @@ export class SeriesActor {
   remove(order: OrderRecord, status: 'cancelled' | 'expired'): number {
     const lots = this.book.cancel(order.ref);
     order.status = status;
-    (order.isBuy ? this.touchedBids : this.touchedAsks).add(order.tick);
+    this.touch(order.isBuy, order.tick);
     this.forget(order);
     return lots;
+  }
+
+  private touch(isBid: boolean, tick: number): void {
+    (isBid ? this.touchedBids : this.touchedAsks).add(tick);
   }
 
   /** Finished orders leave the live maps: they are reported by events and the account's history. */
@@ -156,20 +195,20 @@ export class SeriesActor {
     this.riskQuote = { markWad: marks.mark, mark: Number(marks.mark) / 1e18, scenarios, spot: Number(spot) / 1e18, spotWad: spot };
   }
 
-  /** Levels touched since the last call, with their current aggregate lots; clears the set. */
-  drainTouched(): { bids: LevelView[]; asks: LevelView[] } | null {
+  /**
+   * Levels touched since the last call, best first, as [price, size] at their current
+   * aggregate on the pair's grid (`tickDecimals`, `lot` WAD per book lot); clears them. Null
+   * when none was touched.
+   */
+  drainTouched(tickDecimals: number, lot: bigint): { bids: DepthLevel[]; asks: DepthLevel[] } | null {
     if (this.touchedBids.size === 0 && this.touchedAsks.size === 0) return null;
-    const bids = this.levels(this.touchedBids, true);
-    const asks = this.levels(this.touchedAsks, false);
-    this.touchedBids.clear();
-    this.touchedAsks.clear();
-    return { bids, asks };
+    return { bids: this.levels(this.touchedBids, true, tickDecimals, lot), asks: this.levels(this.touchedAsks, false, tickDecimals, lot) };
   }
 
-  private levels(ticks: Set<number>, isBid: boolean): LevelView[] {
-    const out: LevelView[] = [];
-    for (const tick of ticks) out.push({ tick, qty: this.book.levelQty(isBid, tick), count: 0 });
-    if (out.length > 1) out.sort(isBid ? (a, b) => b.tick - a.tick : (a, b) => a.tick - b.tick);
+  private levels(touched: TouchedTicks, isBid: boolean, tickDecimals: number, lot: bigint): DepthLevel[] {
+    const ticks = touched.drain(isBid);
+    const out: DepthLevel[] = new Array(ticks.length);
+    for (let i = 0; i < ticks.length; i++) out[i] = [tickToPrice(ticks[i]!, tickDecimals), BigInt(this.book.levelQty(isBid, ticks[i]!)) * lot];
     return out;
   }
 

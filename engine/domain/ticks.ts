@@ -19,10 +19,24 @@ export function tickSize(tickDecimals: number): Wad {
   return pow10(MAX_TICK_DECIMALS - tickDecimals);
 }
 
+// The prices of recently converted number ticks, per tick size: the ticks near the touch repeat
+// on every order, fill and depth event. Direct-mapped by the tick's low bits; a bigint is
+// immutable, so handing the same one out again is safe.
+const CACHE_SLOTS = 1024;
+const priceCache: { ticks: Float64Array; prices: Wad[] }[] = [];
+
 /** price = tick x 10^(18 - tickDecimals). A non-integer number tick throws. */
 export function tickToPrice(tick: bigint | number, tickDecimals: number): Wad {
-  if (typeof tick === 'number' && !Number.isSafeInteger(tick)) throw new RangeError(`tick must be a safe integer, got ${tick}`);
-  return BigInt(tick) * tickSize(tickDecimals);
+  if (typeof tick === 'bigint') return tick * tickSize(tickDecimals);
+  if (!Number.isSafeInteger(tick)) throw new RangeError(`tick must be a safe integer, got ${tick}`);
+  const size = tickSize(tickDecimals);
+  const cache = (priceCache[tickDecimals] ??= { ticks: new Float64Array(CACHE_SLOTS).fill(NaN), prices: new Array<Wad>(CACHE_SLOTS).fill(0n) });
+  const slot = tick & (CACHE_SLOTS - 1);
+  if (cache.ticks[slot] === tick) return cache.prices[slot]!;
+  const price = BigInt(tick) * size;
+  cache.ticks[slot] = tick;
+  cache.prices[slot] = price;
+  return price;
 }
 
 /** The tick of a price, rounded up (toward +infinity) or down (toward -infinity) off the grid. */

@@ -27,10 +27,8 @@ function expireOrders(state: VenueState, sink: EventSink): void {
   const heap = state.expiryHeap;
   while (heap.size > 0 && heap.peekKey()! <= state.nowSec) {
     const orderId = heap.pop()!;
-    const seriesId = state.orderIndex.get(orderId);
-    const series = seriesId && state.series.get(seriesId);
-    const order = series ? series.orders.get(orderId) : undefined;
-    if (!series || !order) continue; // already gone
-    removeOrder(state, sink, series, order, 'expired', 'order_expiry');
+    const open = state.orderIndex.get(orderId);
+    if (!open) continue; // already gone
+    removeOrder(state, sink, open, 'expired', 'order_expiry');
   }
 }

@@ -24,11 +24,24 @@ export type FillParams = {
 
 /** Fees of a fill in COLLATERAL6 (api.md): taker rate x notional capped at a share of the premium; maker rate x notional. */
 export function feesOf(state: VenueState, spot: bigint, size: bigint, price: bigint): { taker: bigint; maker: bigint } {
-  const notional = collateralOf(spot, size);
-  const premium = collateralOf(size, price);
+  return feesFrom(state, collateralOf(spot, size), collateralOf(size, price));
+}
+
+/** feesOf from the fill's notional and premium (COLLATERAL6), when the caller has them. */
+function feesFrom(state: VenueState, notional: bigint, premium: bigint): { taker: bigint; maker: bigint } {
   const byNotional = (notional * state.config.takerFeeRate) / WAD;
   const cap = (premium * state.config.takerFeeCapRate) / WAD;
   return { taker: byNotional < cap ? byNotional : cap, maker: (notional * state.config.makerFeeRate) / WAD };
+}
+
+/** The larger of a fill's taker and maker fee (feesOf) from its notional and premium: what a pre-trade check counts. */
+export function worstFeeOf(state: VenueState, notional: bigint, premium: bigint): bigint {
+  const { takerFeeRate, takerFeeCapRate, makerFeeRate } = state.config;
+  const byNotional = (notional * takerFeeRate) / WAD;
+  const cap = (premium * takerFeeCapRate) / WAD;
+  const taker = byNotional < cap ? byNotional : cap;
+  const maker = makerFeeRate === 0n ? 0n : (notional * makerFeeRate) / WAD;
+  return taker > maker ? taker : maker;
 }
 
 /** Apply a fill; returns the trade id. */
@@ -36,22 +49,12 @@ export function applyFill(state: VenueState, sink: EventSink, f: FillParams): st
   const series = state.series.get(f.seriesId)!;
   const spot = state.oracles.get(series.spec.pairId)!.spot;
   const premium = collateralOf(f.size, f.price);
-  const fees = feesOf(state, spot, f.size, f.price);
+  const notional = collateralOf(spot, f.size);
+  const fees = feesFrom(state, notional, premium);
   const buyer = f.takerIsBuy ? f.taker : f.maker;
   const seller = f.takerIsBuy ? f.maker : f.taker;
 
-  const move = (side: FillSide, qty: bigint, flow: bigint) => {
-    const p = side.portfolio;
-    let pos = p.positions.get(f.seriesId);
-    if (!pos) p.positions.set(f.seriesId, (pos = { seriesId: f.seriesId, balance: 0n, premium: 0n, realized: 0n }));
-    const change = applyToPosition(pos, qty, flow);
-    if (change.realized !== 0n) state.accounts.credit(p, change.realized);
-    if (pos.balance === 0n && pos.premium === 0n) p.positions.delete(f.seriesId);
-    state.accounts.margin.positionChanged(p, f.seriesId);
-    sink.position(p, f.seriesId);
-    return longPart(change.after) - longPart(change.before);
-  };
-  const oiDelta = move(buyer, f.size, -premium) + move(seller, -f.size, premium);
+  const oiDelta = move(state, sink, buyer.portfolio, f.seriesId, f.size, -premium) + move(state, sink, seller.portfolio, f.seriesId, -f.size, premium);
   series.openInterest += oiDelta;
 
   state.accounts.debit(f.taker.portfolio, fees.taker);
@@ -59,19 +62,8 @@ export function applyFill(state: VenueState, sink: EventSink, f: FillParams): st
 
   const tradeId = String(state.nextTradeId++);
   const ts = state.now;
-  const notional = collateralOf(spot, f.size);
-  for (const [side, liquidity, fee, isBuy] of [
-    [f.maker, 'maker', fees.maker, !f.takerIsBuy],
-    [f.taker, 'taker', fees.taker, f.takerIsBuy],
-  ] as const) {
-    const account = state.accounts.account(side.portfolio.owner);
-    state.accounts.recordFee(account, fee, liquidity, ts);
-    state.accounts.recordTrade(
-      account,
-      { id: tradeId, seriesId: f.seriesId, portfolioId: publicPortfolioId(side.portfolio), side: isBuy ? 'buy' : 'sell', price: f.price, size: f.size, fee, liquidity, ts },
-      notional,
-    );
-  }
+  record(state, f, f.maker, 'maker', fees.maker, !f.takerIsBuy, tradeId, notional);
+  record(state, f, f.taker, 'taker', fees.taker, f.takerIsBuy, tradeId, notional);
   series.recordTrade({ id: tradeId, price: f.price, size: f.size, side: f.takerIsBuy ? 'buy' : 'sell', ts });
   sink.push({
     type: 'trade',
@@ -92,4 +84,27 @@ export function applyFill(state: VenueState, sink: EventSink, f: FillParams): st
     source: f.source,
   });
   return tradeId;
+}
+
+/** Move one side's position by a fill of `qty` for `flow` premium; returns the change in its long open interest. */
+function move(state: VenueState, sink: EventSink, p: Portfolio, seriesId: Hex, qty: bigint, flow: bigint): bigint {
+  let pos = p.positions.get(seriesId);
+  if (!pos) p.positions.set(seriesId, (pos = { seriesId, balance: 0n, premium: 0n, realized: 0n }));
+  const change = applyToPosition(pos, qty, flow);
+  if (change.realized !== 0n) state.accounts.credit(p, change.realized);
+  if (pos.balance === 0n && pos.premium === 0n) p.positions.delete(seriesId);
+  state.accounts.margin.positionChanged(p, seriesId);
+  sink.position(p, seriesId);
+  return longPart(change.after) - longPart(change.before);
+}
+
+/** One side's fee and trade in its account's history. */
+function record(state: VenueState, f: FillParams, side: FillSide, liquidity: 'maker' | 'taker', fee: bigint, isBuy: boolean, tradeId: string, notional: bigint): void {
+  const account = state.accounts.account(side.portfolio.owner);
+  state.accounts.recordFee(account, fee, liquidity, state.now);
+  state.accounts.recordTrade(
+    account,
+    { id: tradeId, seriesId: f.seriesId, portfolioId: publicPortfolioId(side.portfolio), side: isBuy ? 'buy' : 'sell', price: f.price, size: f.size, fee, liquidity, ts: state.now },
+    notional,
+  );
 }

@@ -7,13 +7,13 @@ import type { Hex } from '../domain/hex.ts';
 import { tickToPrice } from '../domain/ticks.ts';
 import type { CancelOrder, PlaceOrder } from '../commands.ts';
 import { reject, type Rejection } from '../codes.ts';
-import type { VenueState } from '../state.ts';
+import type { OpenOrder, VenueState } from '../state.ts';
 import type { Pair } from '../actors/registry.ts';
 import type { OrderRecord, SeriesActor } from '../actors/series.ts';
-import type { Portfolio } from '../actors/portfolio.ts';
-import type { ProspectiveOrder } from '../actors/accounts.ts';
+import { collateralOf, type Portfolio } from '../actors/portfolio.ts';
+import type { Account, ProspectiveOrder } from '../actors/accounts.ts';
 import type { EventSink } from './eventSink.ts';
-import { applyFill, feesOf } from './fill.ts';
+import { applyFill, worstFeeOf } from './fill.ts';
 
 export type OrderOutcome = {
   readonly orderId: Hex;
@@ -23,8 +23,8 @@ export type OrderOutcome = {
   readonly trades: readonly { readonly tradeId: string; readonly price: bigint; readonly size: bigint }[];
 };
 
-type ValidPlace = { readonly o: PlaceOrder; readonly series: SeriesActor; readonly pair: Pair; readonly portfolio: Portfolio; readonly lots: number; readonly price: bigint };
-type ValidCancel = { readonly c: CancelOrder; readonly order: OrderRecord; readonly series: SeriesActor };
+type ValidPlace = { readonly o: PlaceOrder; readonly account: Account; readonly series: SeriesActor; readonly pair: Pair; readonly portfolio: Portfolio; readonly lots: number; readonly price: bigint };
+type ValidCancel = { readonly c: CancelOrder; readonly account: Account; readonly open: OpenOrder };
 
 function validatePlace(state: VenueState, o: PlaceOrder): ValidPlace | Rejection {
   const series = state.series.get(o.seriesId);
@@ -47,22 +47,21 @@ function validatePlace(state: VenueState, o: PlaceOrder): ValidPlace | Rejection
     if (!account?.isMmm) return reject('portfolio_reserved', { portfolioId: 0 });
     portfolio = state.accounts.internalPortfolio(o.owner, pair.pairId, state.now);
   } else {
-    portfolio = state.accounts.portfolio(o.owner, o.portfolioId);
-    if (!portfolio || portfolio.id < 0) return reject('unknown_portfolio', { portfolioId: o.portfolioId });
+    portfolio = account?.portfolios.get(o.portfolioId);
+    if (!account || !portfolio || portfolio.id < 0) return reject('unknown_portfolio', { portfolioId: o.portfolioId });
   }
   if (!series.marks || !state.oracles.has(pair.pairId)) return reject('no_oracle_price', { pairId: pair.pairId });
-  return { o, series, pair, portfolio, lots: Number(lots), price: tickToPrice(o.tick, pair.tickDecimals) };
+  return { o, account, series, pair, portfolio, lots: Number(lots), price: tickToPrice(o.tick, pair.tickDecimals) };
 }
 
 function validateCancel(state: VenueState, c: CancelOrder): ValidCancel | Rejection {
-  const seriesId = state.orderIndex.get(c.orderId);
-  const series = seriesId && state.series.get(seriesId);
-  const order = series ? series.orders.get(c.orderId) : undefined;
-  if (!series || !order) return reject('unknown_order', { orderId: c.orderId });
-  if (order.owner !== c.owner) return reject('not_owner', { orderId: c.orderId });
+  const open = state.orderIndex.get(c.orderId);
+  if (!open) return reject('unknown_order', { orderId: c.orderId });
+  if (open.record.owner !== c.owner) return reject('not_owner', { orderId: c.orderId });
   if (c.deadline < state.nowSec) return reject('deadline_passed', { deadline: c.deadline });
-  if (state.accounts.accounts.get(c.owner)?.nonces.isUsed(c.nonce)) return reject('nonce_used', { nonce: c.nonce.toString() });
-  return { c, order, series };
+  const account = state.accounts.account(c.owner); // the order's owner, so it exists
+  if (account.nonces.isUsed(c.nonce)) return reject('nonce_used', { nonce: c.nonce.toString() });
+  return { c, account, open };
 }
 
 /** Nonces and order ids must be unique within one command. */
@@ -88,16 +87,18 @@ function checkUnique(places: readonly PlaceOrder[], cancels: readonly CancelOrde
 
 /** Open interest a pair would reach if every new order opened its full size (a safe upper bound). */
 function checkOpenInterest(state: VenueState, places: readonly ValidPlace[]): Rejection | null {
-  const adds = new Map<string, bigint>();
+  let adds: Map<string, bigint> | null = null; // only when some pair is capped (0 = unlimited)
   for (const v of places) {
     const capped = v.series.spec.isCall ? v.pair.maxCallOI : v.pair.maxPutOI;
     if (capped === 0n) continue;
+    adds ??= new Map();
     const balance = v.portfolio.positions.get(v.o.seriesId)?.balance ?? 0n;
     const closable = v.o.isBuy ? (balance < 0n ? -balance : 0n) : balance > 0n ? balance : 0n;
     const opening = v.o.size > closable ? v.o.size - closable : 0n;
     const key = `${v.pair.pairId}|${v.series.spec.isCall}`;
     adds.set(key, (adds.get(key) ?? 0n) + opening);
   }
+  if (adds === null) return null;
   for (const [key, add] of adds) {
     if (add === 0n) continue;
     const [pairId, isCall] = key.split('|') as [Hex, string];
@@ -134,8 +135,9 @@ function checkRisk(state: VenueState, places: readonly ValidPlace[], cancelled: 
 }
 
 function prospective(state: VenueState, v: ValidPlace): ProspectiveOrder {
-  const fees = feesOf(state, state.oracles.get(v.pair.pairId)!.spot, v.o.size, v.price);
-  return { seriesId: v.o.seriesId, isBuy: v.o.isBuy, size: v.o.size, price: v.price, worstFee: fees.taker > fees.maker ? fees.taker : fees.maker };
+  const premium = collateralOf(v.o.size, v.price);
+  const notional = collateralOf(state.oracles.get(v.pair.pairId)!.spot, v.o.size);
+  return { seriesId: v.o.seriesId, isBuy: v.o.isBuy, size: v.o.size, price: v.price, premium, worstFee: worstFeeOf(state, notional, premium) };
 }
 
 function checkAccount(state: VenueState, portfolio: Portfolio, orders: readonly ProspectiveOrder[], cancelled: ReadonlySet<Hex>): Rejection | null {
@@ -156,7 +158,7 @@ function checkAccount(state: VenueState, portfolio: Portfolio, orders: readonly 
 
 function executePlace(state: VenueState, sink: EventSink, v: ValidPlace): OrderOutcome {
   const { o, series, pair } = v;
-  state.accounts.account(o.owner).nonces.use(o.nonce);
+  v.account.nonces.use(o.nonce);
   const record: OrderRecord = {
     orderId: o.orderId,
     seriesId: o.seriesId,
@@ -174,17 +176,19 @@ function executePlace(state: VenueState, sink: EventSink, v: ValidPlace): OrderO
     createdAt: state.now,
   };
   const outcome = series.match(record);
-  const trades: { tradeId: string; price: bigint; size: bigint }[] = [];
-  for (const fill of outcome.fills) {
+  const trades = new Array<{ tradeId: string; price: bigint; size: bigint }>(outcome.fills.length);
+  for (let i = 0; i < outcome.fills.length; i++) {
+    const fill = outcome.fills[i]!;
     const maker = fill.maker;
-    const makerPortfolio = state.accounts.portfolio(maker.owner, maker.routedPortfolioId)!;
-    const price = tickToPrice(fill.tick, pair.tickDecimals);
+    const resting = state.orderIndex.get(maker.orderId)!;
+    const makerPortfolio = resting.portfolio;
+    const price = resting.margin.price; // fills are at the maker's price
     const size = BigInt(fill.lots) * pair.sizeStep;
     if (maker.status === 'filled') {
-      state.accounts.margin.dropOrder(makerPortfolio, maker.orderId);
+      state.accounts.margin.dropOrder(makerPortfolio, resting.margin);
       state.orderIndex.delete(maker.orderId);
     } else {
-      state.accounts.margin.reduceOrder(makerPortfolio, maker.orderId, size);
+      state.accounts.margin.reduceOrder(makerPortfolio, resting.margin, size);
     }
     const tradeId = applyFill(state, sink, {
       seriesId: o.seriesId,
@@ -195,86 +199,87 @@ function executePlace(state: VenueState, sink: EventSink, v: ValidPlace): OrderO
       takerIsBuy: o.isBuy,
       source: 'book',
     });
-    trades.push({ tradeId, price, size });
+    trades[i] = { tradeId, price, size };
     orderEvent(state, sink, maker, pair, null);
   }
   for (const m of outcome.selfTradeCancels) {
-    const makerPortfolio = state.accounts.portfolio(m.owner, m.routedPortfolioId);
-    if (makerPortfolio) state.accounts.margin.dropOrder(makerPortfolio, m.orderId);
+    const resting = state.orderIndex.get(m.orderId)!;
+    state.accounts.margin.dropOrder(resting.portfolio, resting.margin);
     state.orderIndex.delete(m.orderId);
     orderEvent(state, sink, m, pair, 'self_trade_prevention');
   }
+  const filled = record.filledLots === 0 ? 0n : BigInt(record.filledLots) * pair.sizeStep;
+  const remaining = filled === 0n ? o.size : o.size - filled; // the order's size is lots x sizeStep (validated)
   if (outcome.restingLots > 0) {
-    state.accounts.margin.addOrder(v.portfolio, { orderId: o.orderId, seriesId: o.seriesId, isBuy: o.isBuy, remaining: BigInt(outcome.restingLots) * pair.sizeStep, price: v.price });
-    state.orderIndex.set(o.orderId, o.seriesId);
+    const margin = { orderId: o.orderId, seriesId: o.seriesId, isBuy: o.isBuy, remaining, price: v.price, reserve: 0n };
+    state.accounts.margin.addOrder(v.portfolio, margin);
+    state.orderIndex.set(o.orderId, { record, series, portfolio: v.portfolio, margin });
     if (record.expiry < series.spec.expiry) state.expiryHeap.push(record.expiry, o.orderId);
   }
   sink.portfolio(v.portfolio);
-  sink.book(o.seriesId);
-  orderEvent(state, sink, record, pair, null);
-  const filled = BigInt(record.filledLots) * pair.sizeStep;
-  return { orderId: o.orderId, status: record.status, filled, remaining: BigInt(record.lots) * pair.sizeStep - filled, trades };
+  sink.book(series);
+  pushOrderEvent(state, sink, record, filled, outcome.restingLots > 0 ? remaining : 0n, null);
+  return { orderId: o.orderId, status: record.status, filled, remaining, trades };
 }
 
 /** Take an open order off the book and release its reservation. */
-export function removeOrder(state: VenueState, sink: EventSink, series: SeriesActor, order: OrderRecord, status: 'cancelled' | 'expired', reason: string): void {
+export function removeOrder(state: VenueState, sink: EventSink, open: OpenOrder, status: 'cancelled' | 'expired', reason: string): void {
+  const { record, series, portfolio } = open;
   const pair = state.pairs.get(series.spec.pairId)!;
-  series.remove(order, status);
-  const portfolio = state.accounts.portfolio(order.owner, order.routedPortfolioId);
-  if (portfolio) state.accounts.margin.dropOrder(portfolio, order.orderId);
-  state.orderIndex.delete(order.orderId);
-  if (portfolio) sink.portfolio(portfolio);
-  sink.book(series.spec.seriesId);
-  orderEvent(state, sink, order, pair, reason);
+  series.remove(record, status);
+  state.accounts.margin.dropOrder(portfolio, open.margin);
+  state.orderIndex.delete(record.orderId);
+  sink.portfolio(portfolio);
+  sink.book(series);
+  orderEvent(state, sink, record, pair, reason);
 }
 
 function orderEvent(state: VenueState, sink: EventSink, r: OrderRecord, pair: Pair, reason: string | null): void {
   const filled = BigInt(r.filledLots) * pair.sizeStep;
   const open = r.status === 'open' || r.status === 'partial';
-  sink.push({
-    type: 'order',
-    orderId: r.orderId,
-    owner: r.owner,
-    seriesId: r.seriesId,
-    status: r.status,
-    filled,
-    remaining: open ? BigInt(r.lots) * pair.sizeStep - filled : 0n,
-    reason,
-    ts: state.now,
-  });
+  pushOrderEvent(state, sink, r, filled, open ? BigInt(r.lots) * pair.sizeStep - filled : 0n, reason);
+}
+
+function pushOrderEvent(state: VenueState, sink: EventSink, r: OrderRecord, filled: bigint, remaining: bigint, reason: string | null): void {
+  sink.push({ type: 'order', orderId: r.orderId, owner: r.owner, seriesId: r.seriesId, status: r.status, filled, remaining, reason, ts: state.now });
 }
 
 const NONE: ReadonlySet<Hex> = new Set();
 
-export type OrdersResult = { readonly ok: true; readonly outcomes: OrderOutcome[] } | { readonly ok: false; readonly rejection: Rejection };
+export type OrdersValue = { readonly outcomes: readonly OrderOutcome[] };
 
 /** Place, cancel or replace: validate everything, check risk once, then apply in order. */
-export function enterOrders(state: VenueState, sink: EventSink, cancels: readonly CancelOrder[], places: readonly PlaceOrder[]): OrdersResult {
+export function enterOrders(state: VenueState, sink: EventSink, cancels: readonly CancelOrder[], places: readonly PlaceOrder[]): OrdersValue | Rejection {
   const entries = cancels.length + places.length;
-  if (entries === 0) return { ok: false, rejection: reject('batch_empty') };
-  if (Math.max(cancels.length, places.length) > state.config.maxBatch) return { ok: false, rejection: reject('batch_too_large', { max: state.config.maxBatch }) };
+  if (entries === 0) return reject('batch_empty');
+  if (Math.max(cancels.length, places.length) > state.config.maxBatch) return reject('batch_too_large', { max: state.config.maxBatch });
   const unique = checkUnique(places, cancels);
-  if (unique) return { ok: false, rejection: unique };
-  const validCancels: ValidCancel[] = [];
-  for (const c of cancels) {
-    const v = validateCancel(state, c);
-    if ('code' in v) return { ok: false, rejection: v };
-    validCancels.push(v);
+  if (unique) return unique;
+  // Arrays sized up front: most commands carry one entry, and `[]` grows room for 17 on its first push.
+  const validCancels = new Array<ValidCancel>(cancels.length);
+  for (let i = 0; i < cancels.length; i++) {
+    const v = validateCancel(state, cancels[i]!);
+    if ('code' in v) return v;
+    validCancels[i] = v;
   }
-  const validPlaces: ValidPlace[] = [];
-  for (const o of places) {
-    const v = validatePlace(state, o);
-    if ('code' in v) return { ok: false, rejection: v };
-    validPlaces.push(v);
+  const validPlaces = new Array<ValidPlace>(places.length);
+  for (let i = 0; i < places.length; i++) {
+    const v = validatePlace(state, places[i]!);
+    if ('code' in v) return v;
+    validPlaces[i] = v;
   }
-  const cancelled = cancels.length === 0 ? NONE : new Set(cancels.map((c) => c.orderId));
-  const oi = checkOpenInterest(state, validPlaces);
-  if (oi) return { ok: false, rejection: oi };
-  const risk = checkRisk(state, validPlaces, cancelled);
-  if (risk) return { ok: false, rejection: risk };
+  if (validPlaces.length > 0) {
+    const oi = checkOpenInterest(state, validPlaces);
+    if (oi) return oi;
+    const cancelled = cancels.length === 0 ? NONE : new Set(cancels.map((c) => c.orderId));
+    const risk = checkRisk(state, validPlaces, cancelled);
+    if (risk) return risk;
+  }
   for (const v of validCancels) {
-    state.accounts.account(v.c.owner).nonces.use(v.c.nonce);
-    removeOrder(state, sink, v.series, v.order, 'cancelled', 'cancelled_by_owner');
+    v.account.nonces.use(v.c.nonce);
+    removeOrder(state, sink, v.open, 'cancelled', 'cancelled_by_owner');
   }
-  return { ok: true, outcomes: validPlaces.map((v) => executePlace(state, sink, v)) };
+  const outcomes = new Array<OrderOutcome>(validPlaces.length);
+  for (let i = 0; i < validPlaces.length; i++) outcomes[i] = executePlace(state, sink, validPlaces[i]!);
+  return { outcomes };
 }

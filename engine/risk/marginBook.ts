@@ -21,6 +21,7 @@ import { SCENARIOS } from './margin.ts';
 /** Risk units per unit of quote currency, and COLLATERAL6 per risk unit. */
 export const RISK_UNITS = 10_000;
 const C6_PER_UNIT = 100n;
+const MAX_EXACT_UNITS = Math.floor(Number.MAX_SAFE_INTEGER / 100);
 
 export type RiskQuote = { readonly markWad: bigint; readonly mark: number; readonly scenarios: Float64Array; readonly spot: number };
 export type QuoteSource = { quote(seriesId: Hex): RiskQuote | null };
@@ -28,7 +29,15 @@ export type QuoteSource = { quote(seriesId: Hex): RiskQuote | null };
 export type MemberSource = (anchor: Portfolio) => readonly Portfolio[];
 
 /** A prospective order of a pre-trade check. */
-export type ProspectiveOrder = { readonly seriesId: Hex; readonly isBuy: boolean; readonly size: bigint; readonly price: bigint; readonly worstFee: bigint };
+export type ProspectiveOrder = {
+  readonly seriesId: Hex;
+  readonly isBuy: boolean;
+  readonly size: bigint;
+  readonly price: bigint;
+  readonly worstFee: bigint;
+  /** size x price in COLLATERAL6, when the caller has it already. */
+  readonly premium?: bigint;
+};
 
 /** What a margin account needs, in COLLATERAL6. */
 export type Requirement = {
@@ -75,8 +84,19 @@ export class MarginAccount extends Sums {
   }
 }
 
-// Scratch for checks (the engine is single-threaded and a check never re-enters).
+// Scratch for checks (the engine is single-threaded and a check never re-enters): scenario
+// deltas, and the sells a check adds per series (few series per check, so a linear scan).
 const delta = new Float64Array(SCENARIOS);
+const sellSeries: Hex[] = [];
+const sellWads: bigint[] = [];
+
+function addSell(seriesId: Hex, wad: bigint): void {
+  const i = sellSeries.indexOf(seriesId);
+  if (i < 0) {
+    sellSeries.push(seriesId);
+    sellWads.push(wad);
+  } else sellWads[i]! += wad;
+}
 
 /** Loss of an order if filled at its limit in each scenario (0 where filling would gain), in whole risk units rounded down (the same sum as countOrder's). */
 function addOrderLoss(into: Float64Array, sign: number, isBuy: boolean, size: bigint, price: bigint, q: RiskQuote): void {
@@ -94,7 +114,9 @@ function floorUnits(rate: number, spot: number, shortContracts: number): number 
 }
 
 function toC6(units: number): bigint {
-  return units > 0 ? BigInt(units) * C6_PER_UNIT : 0n;
+  if (units <= 0) return 0n;
+  // One bigint instead of two while units x 100 is an exact double.
+  return units <= MAX_EXACT_UNITS ? BigInt(units * 100) : BigInt(units) * C6_PER_UNIT;
 }
 
 export class MarginBook {
@@ -127,11 +149,9 @@ export class MarginBook {
     this.floors(a, e, q);
   }
 
-  /** An order left the book (filled, cancelled, expired). */
-  dropOrder(p: Portfolio, orderId: Hex): void {
-    const ref = p.openOrders.get(orderId);
-    if (ref === undefined) return;
-    p.openOrders.delete(orderId);
+  /** An order left the book (filled, cancelled, expired); `ref` is its reservation in `p`. */
+  dropOrder(p: Portfolio, ref: OpenOrderRef): void {
+    if (!p.openOrders.delete(ref.orderId)) return;
     const a = this.account(p);
     const e = a.exposures.get(ref.seriesId);
     if (e === undefined || !e.orders.delete(ref)) return;
@@ -141,10 +161,8 @@ export class MarginBook {
     this.dropIfEmpty(a, e);
   }
 
-  /** Part of a resting order filled: `size` (WAD) less of it stays reserved. */
-  reduceOrder(p: Portfolio, orderId: Hex, size: bigint): void {
-    const ref = p.openOrders.get(orderId);
-    if (ref === undefined) return;
+  /** Part of a resting order filled: `size` (WAD) less of its reservation `ref` (held in `p`) stays reserved. */
+  reduceOrder(p: Portfolio, ref: OpenOrderRef, size: bigint): void {
     const a = this.account(p);
     const e = a.exposures.get(ref.seriesId);
     if (e === undefined || !e.orders.has(ref)) {
@@ -201,15 +219,17 @@ export class MarginBook {
     let cashNeeded = a.owed + a.buyReserve;
     let fees = 0n;
     delta.fill(0);
-    let sells: Map<Hex, bigint> | null = null;
-    const sell = (seriesId: Hex, wad: bigint) => (sells ??= new Map()).set(seriesId, (sells.get(seriesId) ?? 0n) + wad);
+    if (sellSeries.length !== 0) {
+      sellSeries.length = 0;
+      sellWads.length = 0;
+    }
     for (const o of extra) {
       fees += o.worstFee;
-      if (o.isBuy) cashNeeded += collateralOf(o.size, o.price) + o.worstFee;
+      if (o.isBuy) cashNeeded += (o.premium ?? collateralOf(o.size, o.price)) + o.worstFee;
       const q = this.quotes.quote(o.seriesId);
       if (q === null) continue; // a settled series carries no risk
       addOrderLoss(delta, 1, o.isBuy, o.size, o.price, q);
-      if (!o.isBuy) sell(o.seriesId, o.size);
+      if (!o.isBuy) addSell(o.seriesId, o.size);
     }
     if (exclude !== undefined && exclude.size > 0) {
       for (const q of members ?? [a.anchor]) {
@@ -220,17 +240,16 @@ export class MarginBook {
           const quote = this.quotes.quote(ref.seriesId);
           if (quote === null) continue;
           addOrderLoss(delta, -1, ref.isBuy, ref.remaining, ref.price, quote);
-          if (!ref.isBuy) sell(ref.seriesId, -ref.remaining);
+          if (!ref.isBuy) addSell(ref.seriesId, -ref.remaining);
         }
       }
     }
-    if (sells !== null) {
-      for (const [seriesId, wad] of sells as Map<Hex, bigint>) {
-        const e = a.exposures.get(seriesId);
-        const q = this.quotes.quote(seriesId)!;
-        const short = Number((e?.sellWad ?? 0n) + wad - (e?.balance ?? 0n)) / 1e18;
-        floorOrd += floorUnits(this.floorRate, q.spot, short) - (e?.floorOrd ?? 0);
-      }
+    for (let i = 0; i < sellSeries.length; i++) {
+      const seriesId = sellSeries[i]!;
+      const e = a.exposures.get(seriesId);
+      const q = this.quotes.quote(seriesId)!;
+      const short = Number((e?.sellWad ?? 0n) + sellWads[i]! - (e?.balance ?? 0n)) / 1e18;
+      floorOrd += floorUnits(this.floorRate, q.spot, short) - (e?.floorOrd ?? 0);
     }
     let worst = 0;
     let worstWithOrders = 0;
@@ -297,13 +316,14 @@ export class MarginBook {
   /** Add (`sign` 1) or take away (-1) one order's reservation and scenario losses. */
   private countOrder(a: MarginAccount, e: Exposure, o: OpenOrderRef, sign: 1 | -1, q: RiskQuote | null): void {
     if (o.isBuy) {
-      const reserve = collateralOf(o.remaining, o.price);
       if (sign > 0) {
+        const reserve = (o.reserve = collateralOf(o.remaining, o.price));
         e.buyReserve += reserve;
         a.buyReserve += reserve;
       } else {
-        e.buyReserve -= reserve;
-        a.buyReserve -= reserve;
+        // What the +1 count of the same remaining added.
+        e.buyReserve -= o.reserve;
+        a.buyReserve -= o.reserve;
       }
     } else if (sign > 0) e.sellWad += o.remaining;
     else e.sellWad -= o.remaining;

@@ -132,8 +132,7 @@ export class OrderHistory {
 
   /** The caller's open order record, or null (unknown, finished or someone else's). */
   openRecord(owner: string, orderId: Hex): OrderRecord | null {
-    const seriesId = this.state.orderIndex.get(orderId);
-    const r = seriesId ? this.state.series.get(seriesId)?.orders.get(orderId) : undefined;
+    const r = this.state.orderIndex.get(orderId)?.record;
     return r && r.owner === owner ? r : null;
   }
 

@@ -25,6 +25,11 @@ for (const seed of [1, 2]) {
     const first = Venue.create(defaultVenueConfig);
     for (const c of commands.slice(0, mid)) first.apply(c);
     const bytes = first.serialize();
+    // Only stored fields: the order index as [orderId, seriesId], reservations without their derived reserve.
+    const dump = JSON.parse(new TextDecoder().decode(bytes)) as { orderIndex: unknown[][]; accounts: { portfolios: { openOrders: object[] }[] }[] };
+    t.ok(dump.orderIndex.length > 0 && dump.orderIndex.every((e) => e.length === 2 && e.every((x) => typeof x === 'string')), 'order index stored as id pairs');
+    const refs = dump.accounts.flatMap((a) => a.portfolios.flatMap((p) => p.openOrders));
+    t.ok(refs.length > 0 && refs.every((r) => Object.keys(r).join() === 'orderId,seriesId,isBuy,remaining,price'), 'reservations stored with their five fields');
     const restored = Venue.restore(bytes);
     t.equal(restored.stateHash(), first.stateHash(), 'restore(serialize(s)) has the same hash');
     for (const c of commands.slice(mid)) restored.apply(c);

@@ -57,3 +57,17 @@ t.test('random round trips', async (t) => {
   }
   t.equal(bad, 0);
 });
+
+t.test('tickToPrice: cached prices stay right across ticks that share a cache slot and across tick sizes', async (t) => {
+  const rnd = prng(7);
+  let bad = 0;
+  for (let i = 0; i < 20_000; i++) {
+    // Few distinct low bits, many ticks and decimals: slots are reused and overwritten constantly.
+    const tick = randInt(rnd, 0, 7) + 1024 * randInt(rnd, 0, 4_000_000);
+    const td = randInt(rnd, 0, 18);
+    if (tickToPrice(tick, td) !== BigInt(tick) * 10n ** BigInt(18 - td)) bad++;
+  }
+  t.equal(bad, 0);
+  t.equal(tickToPrice(0, 2), 0n, 'tick 0 (an empty slot holds no tick)');
+  t.equal(tickToPrice(2 ** 32 + 5, 0), (2n ** 32n + 5n) * WAD, 'ticks above 2^32');
+});

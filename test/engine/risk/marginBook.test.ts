@@ -24,6 +24,11 @@ function checkAgainstReference(t: Test, state: VenueState, where: string): boole
     t.fail(`${where}: kept margin differs from a rebuild: ${problem}`);
     return false;
   }
+  const indexProblem = state.verifyOrderIndex();
+  if (indexProblem) {
+    t.fail(`${where}: order index: ${indexProblem}`);
+    return false;
+  }
   for (const p of state.accounts.allPortfolios()) {
     const kept = state.accounts.margin.requirement(p);
     const ref = naiveMargin(state, p);
@@ -90,7 +95,7 @@ function* tightBodies(h: Harness, seed: number, n: number): Generator<{ body: Co
       const open = [...h.venue.state.orderIndex.keys()];
       if (open.length === 0) continue;
       const orderId = pick(open);
-      const rec = h.venue.state.series.get(h.venue.state.orderIndex.get(orderId)!)!.orders.get(orderId)!;
+      const rec = h.venue.state.orderIndex.get(orderId)!.record;
       const cancel = { orderId, owner: rec.owner, nonce: h.nextNonce(rec.owner), deadline: Math.floor(h.ts / 1000) + 60 };
       const place = h.order(rec.owner, rec.seriesId, !rec.isBuy, (rec.tick + 5) / 100, 0.3, { portfolioId: rec.portfolioId });
       yield { body: rnd() < 0.5 ? { type: 'cancel', cancels: [cancel] } : { type: 'replace', pairs: [{ cancel, place }] }, advance };
@@ -138,5 +143,19 @@ t.test('small accounts and a market maker: refusals, shorts, settlement; restore
   for (const p of h.venue.state.accounts.allPortfolios()) {
     const q = restored.state.accounts.portfolio(p.owner, p.id)!;
     t.same(restored.state.accounts.margin.requirement(q), h.venue.state.accounts.margin.requirement(p), `${p.owner}/${p.id}`);
+  }
+});
+
+t.test('a check given the premium it would compute answers the same', async (t) => {
+  const h = new Harness();
+  for (const { body, advance } of randomBodies(h, 5, 300)) h.run(body, advance);
+  const state = h.venue.state;
+  const p = state.accounts.portfolio('0x0000000000000000000000000000000000000001', 1)!;
+  const [seriesId] = state.series.keys();
+  const mark = state.series.get(seriesId!)!.marks!.mark;
+  for (const size of [WAD / 100n, (37n * WAD) / 100n]) {
+    const order = { seriesId: seriesId!, isBuy: true, size, price: mark, worstFee: 1_000n };
+    const premium = (size * mark) / 10n ** 30n;
+    t.same(state.accounts.margin.requirement(p, [{ ...order, premium }]), state.accounts.margin.requirement(p, [order]));
   }
 });
