@@ -26,9 +26,12 @@
  * - CPU per order split by thread (`serverCpuUsPerOrderByThread` at full load,
  *   `latencyPhaseServerCpu` at half load: the main thread, the pool worker, V8's and libuv's
  *   helpers) and the generator's own CPU per order: on a shared 2-core machine these say
- *   whether the server ran out of CPU or waited.
+ *   whether the server ran out of CPU or waited. In the latency phase, the event-loop delay
+ *   (p99, max) of the server's main thread and of this generator: stalls on either side
+ *   (GC, long turns, losing the CPU) are what the p99 is made of.
  * - The latency phase gets its own pre-signed orders: it never runs out and drops below half load.
- * - `BENCH_PROFILE_DIR=dir` writes a CPU profile of the server's main thread there.
+ * - `BENCH_PROFILE_DIR=dir` writes a CPU profile of the server's main thread there;
+ *   `BENCH_SERVER_ARGS` passes other Node flags to the server (e.g. `--trace-gc`).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -38,6 +41,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { bytesToHex, hashTypedData, hexToBytes, keccak256, recoverTypedDataAddress, toBytes, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import type secp256k1Types from 'secp256k1';
@@ -63,7 +67,7 @@ const key = (i: number) => keccak256(toBytes(`orders-bench-${i}`));
 
 type Setup = { port: number; tokens: string[]; series: { seriesId: Hex; expiry: number; markTick: number }[]; domain: Eip712Domain; now: number };
 type ToChild = { type: 'verifier'; which: 'ours' | 'viem' } | { type: 'cpu' } | { type: 'resetMetrics' } | { type: 'metrics' } | { type: 'stop' };
-type FromChild = { type: 'ready'; setup: Setup } | { type: 'ok' } | { type: 'cpu'; micros: number; threads: Record<string, number> } | { type: 'metrics'; text: string };
+type FromChild = { type: 'ready'; setup: Setup } | { type: 'ok' } | { type: 'cpu'; micros: number; threads: Record<string, number> } | { type: 'metrics'; text: string; loopDelayUs: { p99: number; max: number } };
 
 // ---------------------------------------------------------------- the venue (child)
 async function server(): Promise<void> {
@@ -97,6 +101,8 @@ async function server(): Promise<void> {
     return { seriesId: s.spec.seriesId, expiry: s.spec.expiry, markTick: Math.max(1, markTicks) };
   });
   const ours = app.services.verifier;
+  // The server's main-thread stalls in the latency phase (GC, work of other requests, losing the CPU).
+  const serverLoopDelay = monitorEventLoopDelay({ resolution: 1 });
   const domain = orderBookDomain(config.serviceName, config.chainId, config.contracts.orderBook);
   const viem: SignatureVerifier = {
     async verify(batch: VerifyBatch): Promise<VerifyResult[]> {
@@ -122,9 +128,13 @@ async function server(): Promise<void> {
       process.send!({ type: 'cpu', micros: u.user + u.system, threads: threadCpuMicros() } satisfies FromChild);
     } else if (m.type === 'resetMetrics') {
       app.services.metrics.registry.resetMetrics();
+      serverLoopDelay.reset();
+      serverLoopDelay.enable();
       process.send!({ type: 'ok' } satisfies FromChild);
     } else if (m.type === 'metrics') {
-      void app.services.metrics.text().then((text) => process.send!({ type: 'metrics', text } satisfies FromChild));
+      serverLoopDelay.disable();
+      const loopDelayUs = { p99: Math.round(serverLoopDelay.percentile(99) / 1000), max: Math.round(serverLoopDelay.max / 1000) };
+      void app.services.metrics.text().then((text) => process.send!({ type: 'metrics', text, loopDelayUs } satisfies FromChild));
     } else {
       services.verifier = ours;
       void app.close().then(() => {
@@ -294,10 +304,14 @@ function openLoop(conns: Conn[], reqs: Buffer[], cursor: { i: number }, rate: nu
   });
 }
 
-/** `BENCH_PROFILE_DIR=dir`: the server child writes a V8 CPU profile of its main thread there. */
+/**
+ * Node flags for the server child: `BENCH_PROFILE_DIR=dir` writes a V8 CPU profile of its main
+ * thread there; `BENCH_SERVER_ARGS="--trace-gc ..."` passes any others (flags NODE_OPTIONS refuses).
+ */
 function profileArgs(): string[] {
   const dir = process.env.BENCH_PROFILE_DIR;
-  return dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [];
+  const extra = (process.env.BENCH_SERVER_ARGS ?? '').split(' ').filter((a) => a !== '');
+  return [...(dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : []), ...extra];
 }
 
 async function main(): Promise<void> {
@@ -359,10 +373,15 @@ async function main(): Promise<void> {
   if (reqs.length - cursor.i < latencyNeeds) reqs.push(...presign(setup, latencyNeeds - (reqs.length - cursor.i), nonces));
   await ask({ type: 'resetMetrics' });
   const t0 = await cpuSample();
+  // The generator's own event-loop stalls (GC, losing the CPU): due requests wait them out.
+  const loopDelay = monitorEventLoopDelay({ resolution: 1 });
+  loopDelay.enable();
   const latency = await openLoop(conns, reqs, cursor, best.rate / 2, LATENCY_MS);
+  loopDelay.disable();
   const t1 = await cpuSample();
   const latencyCpu = { totalUsPerOrder: Math.round((t1.micros - t0.micros) / latency.latenciesUs.length), byThreadUsPerOrder: perThreadUsPerItem(t0.threads, t1.threads, latency.latenciesUs.length) };
-  const server = orderEntryBreakdown(((await ask({ type: 'metrics' })) as { text: string }).text);
+  const scraped = (await ask({ type: 'metrics' })) as { text: string; loopDelayUs: { p99: number; max: number } };
+  const server = { ...orderEntryBreakdown(scraped.text), mainThreadLoopDelayUs: scraped.loopDelayUs };
   const errors = [...oursRounds, ...peerRounds, latency].reduce((n, r) => n + r.errors, 0);
   const firstError = [...oursRounds, ...peerRounds, latency].find((r) => r.firstError !== null)?.firstError ?? null;
   conns.forEach((c) => c.close());
@@ -395,6 +414,7 @@ async function main(): Promise<void> {
       latencyPhaseServer: server,
       latencyPhaseServerCpu: latencyCpu,
       latencyPhaseGeneratorSendLagUs: { p50: Math.round(percentile(latency.sendLagUs!, 50)), p99: Math.round(percentile(latency.sendLagUs!, 99)) },
+      latencyPhaseGeneratorLoopDelayUs: { p99: Math.round(loopDelay.percentile(99) / 1000), max: Math.round(loopDelay.max / 1000) },
       serverOrdersPerCpuSecond: Math.round(1e6 / oursCpuUsPerOrder),
       budget: { ordersPerS: 5000, p99UsAtHalfLoad: 5000 },
       rounds: ROUNDS,
