@@ -327,7 +327,6 @@ async function main(): Promise<void> {
   if (ready.type !== 'ready') throw new Error('server did not start');
   const setup = ready.setup;
   const cpuSample = async () => (await ask({ type: 'cpu' })) as { micros: number; threads: Record<string, number> };
-  const cpu = async () => (await cpuSample()).micros;
 
   // A PlaceOrder does not name its signer: wallets need disjoint nonces or identical orders share an orderId.
   const nonces = Array.from({ length: WALLETS }, (_, w) => BigInt(w + 1) << 40n);
