@@ -29,18 +29,23 @@ export function feesOf(state: VenueState, spot: bigint, size: bigint, price: big
 
 /** feesOf from the fill's notional and premium (COLLATERAL6), when the caller has them. */
 function feesFrom(state: VenueState, notional: bigint, premium: bigint): { taker: bigint; maker: bigint } {
+  return { taker: takerFee(state, notional, premium), maker: makerFee(state, notional) };
+}
+
+function takerFee(state: VenueState, notional: bigint, premium: bigint): bigint {
   const byNotional = (notional * state.config.takerFeeRate) / WAD;
   const cap = (premium * state.config.takerFeeCapRate) / WAD;
-  return { taker: byNotional < cap ? byNotional : cap, maker: (notional * state.config.makerFeeRate) / WAD };
+  return byNotional < cap ? byNotional : cap;
+}
+
+function makerFee(state: VenueState, notional: bigint): bigint {
+  return (notional * state.config.makerFeeRate) / WAD;
 }
 
 /** The larger of a fill's taker and maker fee (feesOf) from its notional and premium: what a pre-trade check counts. */
 export function worstFeeOf(state: VenueState, notional: bigint, premium: bigint): bigint {
-  const { takerFeeRate, takerFeeCapRate, makerFeeRate } = state.config;
-  const byNotional = (notional * takerFeeRate) / WAD;
-  const cap = (premium * takerFeeCapRate) / WAD;
-  const taker = byNotional < cap ? byNotional : cap;
-  const maker = makerFeeRate === 0n ? 0n : (notional * makerFeeRate) / WAD;
+  const taker = takerFee(state, notional, premium);
+  const maker = makerFee(state, notional);
   return taker > maker ? taker : maker;
 }
 

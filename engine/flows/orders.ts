@@ -208,8 +208,8 @@ function executePlace(state: VenueState, sink: EventSink, v: ValidPlace): OrderO
     state.orderIndex.delete(m.orderId);
     orderEvent(state, sink, m, pair, 'self_trade_prevention');
   }
-  const filled = record.filledLots === 0 ? 0n : BigInt(record.filledLots) * pair.sizeStep;
-  const remaining = filled === 0n ? o.size : o.size - filled; // the order's size is lots x sizeStep (validated)
+  const filled = BigInt(record.filledLots) * pair.sizeStep;
+  const remaining = o.size - filled; // the order's size is lots x sizeStep (validated)
   if (outcome.restingLots > 0) {
     const margin = { orderId: o.orderId, seriesId: o.seriesId, isBuy: o.isBuy, remaining, price: v.price, reserve: 0n };
     state.accounts.margin.addOrder(v.portfolio, margin);
