@@ -30,6 +30,13 @@
  *   (p99, max) of the server's main thread and of this generator: stalls on either side
  *   (GC, long turns, losing the CPU) are what the p99 is made of.
  * - The latency phase gets its own pre-signed orders: it never runs out and drops below half load.
+ *   Its percentiles count from each request's due time (the reported p50/p99) and, in
+ *   `latencyFromSendUs`, from its write (without the generator's own lateness).
+ * - The floor (`extra.floor`, bench/lib/floorServer.ts): right after the latency phase, the
+ *   same generator at the same rate against a server that makes only the hops the route must
+ *   make (uWS, the signature through the same micro-batcher and pool, an LMDB commit and its
+ *   fdatasync before the reply) and nothing else. The venue's p99 cannot be below the floor's
+ *   on the same machine; the difference is the venue's own.
  * - `BENCH_PROFILE_DIR=dir` writes a CPU profile of the server's main thread there;
  *   `BENCH_SERVER_ARGS` passes other Node flags to the server (e.g. `--trace-gc`).
  */
@@ -65,7 +72,7 @@ const ROUNDS = 2;
 const LATENCY_MS = 3000;
 const key = (i: number) => keccak256(toBytes(`orders-bench-${i}`));
 
-type Setup = { port: number; tokens: string[]; series: { seriesId: Hex; expiry: number; markTick: number }[]; domain: Eip712Domain; now: number };
+type Setup = { port: number; floorPort: number; tokens: string[]; series: { seriesId: Hex; expiry: number; markTick: number }[]; domain: Eip712Domain; now: number };
 type ToChild = { type: 'verifier'; which: 'ours' | 'viem' } | { type: 'cpu' } | { type: 'resetMetrics' } | { type: 'metrics' } | { type: 'stop' };
 type FromChild = { type: 'ready'; setup: Setup } | { type: 'ok' } | { type: 'cpu'; micros: number; threads: Record<string, number> } | { type: 'metrics'; text: string; loopDelayUs: { p99: number; max: number } };
 
@@ -117,6 +124,8 @@ async function server(): Promise<void> {
     stats: () => ours.stats(),
     close: async () => {},
   };
+  const { startFloorServer } = await import('./lib/floorServer.ts');
+  const floor = await startFloorServer(ours, domain);
   // The peer runs the very same route; only the verifier differs (gateway/orders reads services.verifier per request).
   const services = app.services as unknown as { verifier: SignatureVerifier };
   process.on('message', (m: ToChild) => {
@@ -137,13 +146,13 @@ async function server(): Promise<void> {
       void app.services.metrics.text().then((text) => process.send!({ type: 'metrics', text, loopDelayUs } satisfies FromChild));
     } else {
       services.verifier = ours;
-      void app.close().then(() => {
+      void Promise.all([floor.close(), app.close()]).then(() => {
         rmSync(dataDir, { recursive: true, force: true });
         process.exit(0);
       });
     }
   });
-  process.send!({ type: 'ready', setup: { port: app.port, tokens, series, domain, now } } satisfies FromChild);
+  process.send!({ type: 'ready', setup: { port: app.port, floorPort: floor.port, tokens, series, domain, now } } satisfies FromChild);
 }
 
 // ---------------------------------------------------------------- the load generator
@@ -215,8 +224,11 @@ class Conn {
   }
 }
 
-/** `sendLagUs` (open loop): from each request's due time to its write (timer lateness plus any wait for a free connection). */
-type Round = { rate: number; latenciesUs: number[]; errors: number; firstError: number | null; sendLagUs?: number[] };
+/**
+ * Open loop only: `sendLagUs`, from each request's due time to its write (timer lateness plus
+ * any wait for a free connection); `sentUs`, each latency counted from the write instead.
+ */
+type Round = { rate: number; latenciesUs: number[]; errors: number; firstError: number | null; sendLagUs?: number[]; sentUs?: number[] };
 
 /** Closed loop: every connection keeps DEPTH requests in flight for `ms`. */
 function closedLoop(conns: Conn[], reqs: Buffer[], cursor: { i: number }, ms: number): Promise<Round> {
@@ -259,6 +271,7 @@ function openLoop(conns: Conn[], reqs: Buffer[], cursor: { i: number }, rate: nu
   return new Promise((resolve) => {
     const latenciesUs: number[] = [];
     const sendLagUs: number[] = [];
+    const sentUs: number[] = [];
     let errors = 0;
     let firstError: number | null = null;
     let scheduled = 0;
@@ -268,12 +281,13 @@ function openLoop(conns: Conn[], reqs: Buffer[], cursor: { i: number }, rate: nu
     const free = [...conns];
     const start = performance.now();
     const startNs = process.hrtime.bigint();
-    const finish = () => resolve({ rate: done / ((performance.now() - start) / 1000), latenciesUs, errors, firstError, sendLagUs });
+    const finish = () => resolve({ rate: done / ((performance.now() - start) / 1000), latenciesUs, errors, firstError, sendLagUs, sentUs });
     const drain = () => {
       while (queue.length > 0 && free.length > 0) {
         const c = free.pop()!;
         const { req, dueNs } = queue.shift()!;
-        sendLagUs.push(Number(process.hrtime.bigint() - dueNs) / 1000);
+        const lag = Number(process.hrtime.bigint() - dueNs) / 1000;
+        sendLagUs.push(lag);
         c.send(
           req,
           (status, ns) => {
@@ -282,6 +296,7 @@ function openLoop(conns: Conn[], reqs: Buffer[], cursor: { i: number }, rate: nu
               firstError ??= status;
             }
             latenciesUs.push(Number(ns) / 1000);
+            sentUs.push(Number(ns) / 1000 - lag);
             free.push(c);
             if (++done === scheduled && stopped) finish();
             else drain();
@@ -313,6 +328,22 @@ function profileArgs(): string[] {
   const extra = (process.env.BENCH_SERVER_ARGS ?? '').split(' ').filter((a) => a !== '');
   return [...(dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : []), ...extra];
 }
+
+/**
+ * The floor subject (lib/floorServer.ts): its own connections, 1 s of warm-up, then LATENCY_MS
+ * at `rate`. It checks no nonces, so the orders already sent to the venue serve again.
+ */
+async function floorRound(port: number, reqs: Buffer[], rate: number): Promise<Round> {
+  const conns = await Promise.all(Array.from({ length: CONNS }, () => Conn.open(port)));
+  const cursor = { i: 0 };
+  await openLoop(conns, reqs, cursor, rate, 1000);
+  const round = await openLoop(conns, reqs, cursor, rate, LATENCY_MS);
+  for (const c of conns) c.close();
+  if (round.errors > 0) throw new Error(`floor: ${round.errors} errors`);
+  return round;
+}
+
+const us = (xs: number[], p: number): number => Math.round(percentile(xs, p));
 
 async function main(): Promise<void> {
   const child: ChildProcess = fork(fileURLToPath(import.meta.url), ['--server'], { execArgv: ['--import', 'tsx', ...profileArgs()], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
@@ -368,19 +399,22 @@ async function main(): Promise<void> {
   const best = oursRounds.reduce((a, b) => (b.rate > a.rate ? b : a));
   const peerBest = peerRounds.reduce((a, b) => (b.rate > a.rate ? b : a));
   // The latency phase must not run out of pre-signed orders (it would then run below half load).
-  const latencyNeeds = Math.ceil((best.rate / 2) * (LATENCY_MS / 1000)) + 500;
+  const latencyRate = best.rate / 2;
+  const latencyNeeds = Math.ceil(latencyRate * (LATENCY_MS / 1000)) + 500;
   if (reqs.length - cursor.i < latencyNeeds) reqs.push(...presign(setup, latencyNeeds - (reqs.length - cursor.i), nonces));
   await ask({ type: 'resetMetrics' });
   const t0 = await cpuSample();
   // The generator's own event-loop stalls (GC, losing the CPU): due requests wait them out.
   const loopDelay = monitorEventLoopDelay({ resolution: 1 });
   loopDelay.enable();
-  const latency = await openLoop(conns, reqs, cursor, best.rate / 2, LATENCY_MS);
+  const latency = await openLoop(conns, reqs, cursor, latencyRate, LATENCY_MS);
   loopDelay.disable();
   const t1 = await cpuSample();
   const latencyCpu = { totalUsPerOrder: Math.round((t1.micros - t0.micros) / latency.latenciesUs.length), byThreadUsPerOrder: perThreadUsPerItem(t0.threads, t1.threads, latency.latenciesUs.length) };
   const scraped = (await ask({ type: 'metrics' })) as { text: string; loopDelayUs: { p99: number; max: number } };
   const server = { ...orderEntryBreakdown(scraped.text), mainThreadLoopDelayUs: scraped.loopDelayUs };
+  // The floor subject at the same rate right after: what the machine gives the bare hops.
+  const floor = await floorRound(setup.floorPort, reqs, latencyRate);
   const errors = [...oursRounds, ...peerRounds, latency].reduce((n, r) => n + r.errors, 0);
   const firstError = [...oursRounds, ...peerRounds, latency].find((r) => r.firstError !== null)?.firstError ?? null;
   conns.forEach((c) => c.close());
@@ -412,8 +446,16 @@ async function main(): Promise<void> {
       generatorCpuUsPerOrder: Math.round(generatorCpuUsPerOrder),
       latencyPhaseServer: server,
       latencyPhaseServerCpu: latencyCpu,
-      latencyPhaseGeneratorSendLagUs: { p50: Math.round(percentile(latency.sendLagUs!, 50)), p99: Math.round(percentile(latency.sendLagUs!, 99)) },
+      latencyFromSendUs: { p50: us(latency.sentUs!, 50), p99: us(latency.sentUs!, 99) },
+      latencyPhaseGeneratorSendLagUs: { p50: us(latency.sendLagUs!, 50), p99: us(latency.sendLagUs!, 99) },
       latencyPhaseGeneratorLoopDelayUs: { p99: Math.round(loopDelay.percentile(99) / 1000), max: Math.round(loopDelay.max / 1000) },
+      floor: {
+        what: 'right after the latency phase, same generator and rate: uWS, JSON parse, the signature through the same micro-batcher and pool, an LMDB put acknowledged after its fdatasync, a reply; no venue logic (bench/lib/floorServer.ts)',
+        rate: Math.round(floor.rate),
+        p50Us: us(floor.latenciesUs, 50),
+        p99Us: us(floor.latenciesUs, 99),
+        fromSendUs: { p50: us(floor.sentUs!, 50), p99: us(floor.sentUs!, 99) },
+      },
       serverOrdersPerCpuSecond: Math.round(1e6 / oursCpuUsPerOrder),
       budget: { ordersPerS: 5000, p99UsAtHalfLoad: 5000 },
       rounds: ROUNDS,
