@@ -209,6 +209,26 @@ t.test('good-till expiry leaves the book at the next clock', async (t) => {
   t.notOk(h.venue.state.orderIndex.has(o.orderId));
 });
 
+t.test('good-till: an order id that comes back after a cancel keeps its own good-till time', async (t) => {
+  const h = listedVenue();
+  const call = h.atm(BTC, true);
+  h.fund(ALICE, usdc(100_000));
+  const now = Math.floor(h.ts / 1000);
+  const first = h.order(ALICE, call, true, 100, 1, { expiry: now + 10 });
+  h.ok({ type: 'place', orders: [first] });
+  h.ok({ type: 'cancel', cancels: [{ orderId: first.orderId, owner: ALICE, nonce: 1000n, deadline: now + 60 }] });
+  // The engine takes ids as given (the gateway derives them from the signed message): the same id, a later good-till.
+  const again = h.order(ALICE, call, true, 100, 1, { orderId: first.orderId, nonce: 1001n, expiry: now + 100 });
+  h.ok({ type: 'place', orders: [again] });
+  const atFirstExpiry = h.ok({ type: 'clock' }, 11_000);
+  t.notOk(atFirstExpiry.events.some((e) => e.type === 'order'), 'the first order\'s good-till time does not expire the second');
+  t.ok(h.venue.state.orderIndex.has(first.orderId), 'still open');
+  const later = h.ok({ type: 'clock' }, 90_000);
+  const ev = later.events.find((e): e is OrderEvent => e.type === 'order');
+  t.equal(ev?.status, 'expired', 'it leaves at its own time');
+  t.notOk(h.venue.state.orderIndex.has(first.orderId));
+});
+
 t.test('settlement at 08:00 UTC with the 30-minute TWAP', async (t) => {
   const h = listedVenue();
   const s = h.venue.state;
