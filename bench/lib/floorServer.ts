@@ -6,15 +6,20 @@
  * the relay's size is written. No auth, checks, engine, events, calldata or metrics. Measured
  * with the same generator at the same rate in the same run, its latency is what this machine
  * gives the architecture itself; the venue's latency minus the floor is the venue's own.
+ *
+ * It runs in a process of its own (`runFloorChild`, forked by bench/orders.ts) with a pool of
+ * its own (the venue's default size): the venue's heap and its collections stay out of it.
  */
+import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { open } from 'lmdb';
 import { loadUws } from '../../gateway/uws.ts';
 import { ackTracker } from '../../persistence/lmdbAck.ts';
 import { createMicroBatcher } from '../../workers/microBatcher.ts';
-import type { SignatureVerifier } from '../../workers/signatureVerifier.ts';
+import { createPoolVerifier, type SignatureVerifier } from '../../workers/signatureVerifier.ts';
 import type { Eip712Domain, PlaceOrderMessage } from '../../workers/eip712/types.ts';
 
 export type FloorServer = { readonly port: number; close(): Promise<void> };
@@ -70,3 +75,43 @@ export function startFloorServer(verifier: SignatureVerifier, domain: Eip712Doma
     });
   });
 }
+
+type FloorMessage = { type: 'start'; domain: Eip712Domain } | { type: 'stop' };
+
+/** Fork the floor in its own process; resolves with its port and a stop that waits for its exit. */
+export function forkFloor(domain: Eip712Domain): Promise<{ port: number; stop(): Promise<void> }> {
+  const child = fork(fileURLToPath(import.meta.url), ['--floor-child'], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`floor server exited (${code}) before it was ready`)));
+    child.once('message', (m: { port: number }) => {
+      child.removeAllListeners('exit');
+      resolve({
+        port: m.port,
+        stop: () =>
+          new Promise<void>((done) => {
+            child.once('exit', () => done());
+            child.send({ type: 'stop' } satisfies FloorMessage);
+          }),
+      });
+    });
+    child.send({ type: 'start', domain } satisfies FloorMessage);
+  });
+}
+
+async function runFloorChild(): Promise<void> {
+  const verifier = createPoolVerifier();
+  let server: FloorServer | null = null;
+  process.on('message', (m: FloorMessage) => {
+    if (m.type === 'start') {
+      void startFloorServer(verifier, m.domain).then((s) => {
+        server = s;
+        process.send!({ port: s.port });
+      });
+    } else {
+      void Promise.all([server?.close(), verifier.close()]).then(() => process.exit(0));
+    }
+  });
+}
+
+if (process.argv.includes('--floor-child')) await runFloorChild();
