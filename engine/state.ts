@@ -14,6 +14,9 @@ import { RfqActor } from './actors/rfq.ts';
 /** An open order as the index holds it: its record, its series, the portfolio its fills go to and its reservation there. */
 export type OpenOrder = { readonly record: OrderRecord; readonly series: SeriesActor; readonly portfolio: Portfolio; readonly margin: OpenOrderRef };
 
+/** Stale expiry entries tolerated beyond the open orders before a sweep (see trackGoodTill). */
+export const EXPIRY_SLACK = 4096;
+
 export class VenueState {
   /** Venue clock (Unix ms): the latest command timestamp; never moves backwards. */
   now = 0;
@@ -29,7 +32,12 @@ export class VenueState {
   readonly ownerIndex = new Map<string, number>();
   /** Open order -> its record and everything a cancel, fill or expiry touches: one lookup finds all. */
   readonly orderIndex = new Map<Hex, OpenOrder>();
-  /** Good-till times of open orders: [expiry seconds, orderId]; stale entries are skipped. */
+  /**
+   * Good-till times of open orders: [expiry seconds, orderId]. An order that leaves the book
+   * early leaves its entry behind (skipped when it comes up); `trackGoodTill` drops such
+   * entries once they outnumber the open orders, so a market maker's cancelled quotes with
+   * distant good-till times do not pile up until those times, or in every snapshot.
+   */
   readonly expiryHeap = new MinHeap<Hex>();
   nextRef = 1;
   nextTradeId = 1;
@@ -54,6 +62,20 @@ export class VenueState {
       this.ownerIndex.set(owner, i);
     }
     return i;
+  }
+
+  /**
+   * Schedule an open order's good-till time. Amortised O(log n): a sweep runs only when the
+   * heap holds more than twice the open orders plus EXPIRY_SLACK entries, keeps at most the
+   * open ones, and so is at least that many pushes away from the next. Deterministic (sizes
+   * of the state only), so a restored venue sweeps at the same commands as one that never
+   * stopped.
+   */
+  trackGoodTill(expiry: number, orderId: Hex): void {
+    const heap = this.expiryHeap;
+    heap.push(expiry, orderId);
+    if (heap.size <= 2 * this.orderIndex.size + EXPIRY_SLACK) return;
+    heap.retain((key, id) => this.orderIndex.get(id)?.record.expiry === key);
   }
 
   /** Check the order index against the series and portfolios it points into; the first problem, or null. For tests and audits. */

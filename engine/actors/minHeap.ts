@@ -35,6 +35,22 @@ export class MinHeap<V> {
     return top;
   }
 
+  /**
+   * Keep only the entries `keep` accepts: O(n log n), ties keep their insertion order (a
+   * sorted array is a heap, so the survivors are stored sorted).
+   */
+  retain(keep: (key: number, value: V) => boolean): void {
+    const idx: number[] = [];
+    for (let i = 0; i < this.keys.length; i++) if (keep(this.keys[i]!, this.values[i]!)) idx.push(i);
+    idx.sort((a, b) => this.keys[a]! - this.keys[b]! || this.order[a]! - this.order[b]!);
+    const keys = idx.map((i) => this.keys[i]!);
+    const order = idx.map((i) => this.order[i]!);
+    const values = idx.map((i) => this.values[i]!);
+    this.keys = keys;
+    this.order = order;
+    this.values = values;
+  }
+
   /** Entries in heap-array order (for snapshots; rebuilt by pushing them back). */
   entries(): [number, V][] {
     const out: [number, V][] = [];

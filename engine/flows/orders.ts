@@ -214,7 +214,7 @@ function executePlace(state: VenueState, sink: EventSink, v: ValidPlace): OrderO
     const margin = { orderId: o.orderId, seriesId: o.seriesId, isBuy: o.isBuy, remaining, price: v.price, reserve: 0n };
     state.accounts.margin.addOrder(v.portfolio, margin);
     state.orderIndex.set(o.orderId, { record, series, portfolio: v.portfolio, margin });
-    if (record.expiry < series.spec.expiry) state.expiryHeap.push(record.expiry, o.orderId);
+    if (record.expiry < series.spec.expiry) state.trackGoodTill(record.expiry, o.orderId);
   }
   sink.portfolio(v.portfolio);
   sink.book(series);

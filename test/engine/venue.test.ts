@@ -3,6 +3,9 @@ import { listedVenue, BTC, ETH, ALICE, BOB, CAROL, MM, usdc, wad, T0 } from './s
 import { listingExpiries } from '../../engine/domain/expiries.ts';
 import { WAD } from '../../engine/domain/fixed.ts';
 import type { OrderEvent, TradeEvent } from '../../engine/events.ts';
+import { Venue } from '../../engine/venue.ts';
+import { defaultVenueConfig } from '../../engine/config.ts';
+import { EXPIRY_SLACK } from '../../engine/state.ts';
 
 t.test('listing: every scheduled expiry on a +-30% strike grid, priced', async (t) => {
   const h = listedVenue();
@@ -227,6 +230,40 @@ t.test('good-till: an order id that comes back after a cancel keeps its own good
   const ev = later.events.find((e): e is OrderEvent => e.type === 'order');
   t.equal(ev?.status, 'expired', 'it leaves at its own time');
   t.notOk(h.venue.state.orderIndex.has(first.orderId));
+});
+
+t.test('good-till: entries of orders that left the book are swept, not kept until their time', async (t) => {
+  const h = listedVenue();
+  const call = h.atm(BTC, true);
+  h.fund(ALICE, usdc(1_000_000));
+  const s = h.venue.state;
+  const now = Math.floor(h.ts / 1000);
+  const stay = [60, 120].map((dt) => h.order(ALICE, call, true, 100, 1, { expiry: now + dt }));
+  h.ok({ type: 'place', orders: stay });
+  // A market maker's churn: quotes good till a day ahead, each cancelled at once.
+  let largest = 0;
+  for (let i = 0; i < 3 * EXPIRY_SLACK; i++) {
+    const q = h.order(ALICE, call, false, 150, 1, { expiry: now + 86_400 });
+    h.ok({ type: 'place', orders: [q] });
+    h.ok({ type: 'cancel', cancels: [{ orderId: q.orderId, owner: ALICE, nonce: h.nextNonce(ALICE), deadline: now + 300 }] });
+    largest = Math.max(largest, s.expiryHeap.size);
+  }
+  t.ok(largest <= 2 * 3 + EXPIRY_SLACK + 1, `the heap stayed bounded (largest ${largest})`);
+  t.ok(s.expiryHeap.size < 3 * EXPIRY_SLACK, 'swept at least once');
+  const left = h.ok({ type: 'clock' }, 0);
+  t.notOk(left.events.some((e) => e.type === 'order'), 'nothing expires early');
+  const first = h.ok({ type: 'clock' }, 61_000);
+  t.same(first.events.filter((e): e is OrderEvent => e.type === 'order').map((e) => [e.orderId, e.status]), [[stay[0]!.orderId, 'expired']], 'the orders that stayed expire at their times');
+  const second = h.ok({ type: 'clock' }, 60_000);
+  t.same(second.events.filter((e): e is OrderEvent => e.type === 'order').map((e) => [e.orderId, e.status]), [[stay[1]!.orderId, 'expired']]);
+
+  // Sweeps depend on the state alone: restored midway, a venue ends where the one that never stopped did.
+  const mid = Math.floor(h.log.length / 2);
+  const before = Venue.create(defaultVenueConfig);
+  for (const c of h.log.slice(0, mid)) before.apply(c);
+  const restored = Venue.restore(before.serialize());
+  for (const c of h.log.slice(mid)) restored.apply(c);
+  t.equal(restored.stateHash(), h.venue.stateHash(), 'same state hash after a restore midway');
 });
 
 t.test('settlement at 08:00 UTC with the 30-minute TWAP', async (t) => {

@@ -1,0 +1,46 @@
+import t from 'tap';
+import { MinHeap } from '../../../engine/actors/minHeap.ts';
+import { prng, randInt } from '../domain/prng.ts';
+
+function drain<V>(h: MinHeap<V>): V[] {
+  const out: V[] = [];
+  for (let v = h.pop(); v !== undefined; v = h.pop()) out.push(v);
+  return out;
+}
+
+t.test('pops by key, ties in insertion order', async (t) => {
+  const rnd = prng(7);
+  const h = new MinHeap<number>();
+  const pushed: [number, number][] = [];
+  for (let i = 0; i < 2000; i++) {
+    const key = randInt(rnd, 0, 50);
+    h.push(key, i);
+    pushed.push([key, i]);
+  }
+  const expected = [...pushed].sort((a, b) => a[0] - b[0] || a[1] - b[1]).map(([, v]) => v);
+  t.same(drain(h), expected);
+});
+
+t.test('retain keeps what it accepts, in heap order, and the heap keeps working', async (t) => {
+  const rnd = prng(11);
+  const h = new MinHeap<number>();
+  const pushed: [number, number][] = [];
+  for (let i = 0; i < 3000; i++) {
+    const key = randInt(rnd, 0, 100);
+    h.push(key, i);
+    pushed.push([key, i]);
+  }
+  h.retain((key, v) => v % 3 !== 0 && key !== 42);
+  const kept = pushed.filter(([key, v]) => v % 3 !== 0 && key !== 42);
+  t.equal(h.size, kept.length, 'the size counts the survivors');
+  t.same(h.entries(), [...kept].sort((a, b) => a[0] - b[0] || a[1] - b[1]), 'entries are the survivors');
+  // Later pushes interleave with the survivors; equal keys still pop in insertion order.
+  for (let i = 3000; i < 3500; i++) {
+    const key = randInt(rnd, 0, 100);
+    h.push(key, i);
+    kept.push([key, i]);
+  }
+  t.same(drain(h), [...kept].sort((a, b) => a[0] - b[0] || a[1] - b[1]).map(([, v]) => v));
+  h.retain(() => true);
+  t.equal(h.size, 0, 'an empty heap stays empty');
+});
