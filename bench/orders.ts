@@ -23,6 +23,8 @@
  *   server answered within 5 ms (`http_request_duration_seconds`, request read to reply
  *   written) and how late this generator sent due requests (its 1 ms timer and its share of
  *   the CPU; included in the reported latencies, which count from the due time).
+ * - The same breakdown of the server's time for the best throughput round
+ *   (`throughputPhaseServer`): at full load requests queue for the pool and the commit.
  * - CPU per order split by thread (`serverCpuUsPerOrderByThread` at full load,
  *   `latencyPhaseServerCpu` at half load: the main thread, the pool worker, V8's and libuv's
  *   helpers) and the generator's own CPU per order: on a shared 2-core machine these say
@@ -376,13 +378,17 @@ async function main(): Promise<void> {
   let oursCpuUsPerOrder = Infinity;
   let throughputCpuByThread: Record<string, number> = {};
   let generatorCpuUsPerOrder = 0;
+  const throughputServer: ReturnType<typeof orderEntryBreakdown>[] = [];
   for (let r = 0; r < ROUNDS; r++) {
     await ask({ type: 'verifier', which: 'ours' });
+    await ask({ type: 'resetMetrics' });
     const c0 = await cpuSample();
     const g0 = process.cpuUsage();
     const ours = await closedLoop(conns, reqs, cursor, ROUND_MS);
     const g1 = process.cpuUsage(g0);
     const c1 = await cpuSample();
+    const roundMetrics = (await ask({ type: 'metrics' })) as { text: string; loopDelayUs: { p99: number; max: number } };
+    throughputServer.push({ ...orderEntryBreakdown(roundMetrics.text), mainThreadLoopDelayUs: roundMetrics.loopDelayUs } as ReturnType<typeof orderEntryBreakdown>);
     const usPerOrder = (c1.micros - c0.micros) / ours.latenciesUs.length;
     if (usPerOrder < oursCpuUsPerOrder) {
       oursCpuUsPerOrder = usPerOrder;
@@ -442,6 +448,7 @@ async function main(): Promise<void> {
       latency: `open loop at ${Math.round(latency.rate)} orders/s achieved (target ${Math.round(best.rate / 2)}: half the best throughput), due time to reply`,
       throughputLatencyP50us: Math.round(percentile(best.latenciesUs, 50)),
       throughputLatencyP99us: Math.round(percentile(best.latenciesUs, 99)),
+      throughputPhaseServer: throughputServer[oursRounds.indexOf(best)],
       serverCpuUsPerOrder: Number(oursCpuUsPerOrder.toFixed(1)),
       serverCpuUsPerOrderByThread: throughputCpuByThread,
       generatorCpuUsPerOrder: Math.round(generatorCpuUsPerOrder),
