@@ -16,7 +16,11 @@ import client, { type CounterConfiguration, type GaugeConfiguration, type Histog
 import { exposed, slotCounter, slotHistogram, type MetricValue, type SlotCounter, type SlotCounterConfig, type SlotFamily, type SlotHistogram, type SlotHistogramConfig } from './slotMetrics.ts';
 
 /** Accumulates the requests of one (route pattern, method). */
-export type RequestRecorder = { record(status: number, seconds: number): void };
+export type RequestRecorder = {
+  record(status: number, seconds: number): void;
+  /** The connection closed before the reply was written. */
+  aborted(): void;
+};
 
 export type Metrics = {
   readonly registry: client.Registry;
@@ -61,6 +65,7 @@ type Slot = {
   readonly buckets: Float64Array;
   sum: number;
   count: number;
+  aborted: number;
 };
 
 export function createMetrics(options: MetricsOptions = {}): Metrics {
@@ -75,7 +80,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     const key = `${method} ${route}`;
     let slot = slots.get(key);
     if (slot === undefined) {
-      slot = { route, method, statuses: new Map(), buckets: new Float64Array(bounds.length + 1), sum: 0, count: 0 };
+      slot = { route, method, statuses: new Map(), buckets: new Float64Array(bounds.length + 1), sum: 0, count: 0, aborted: 0 };
       slots.set(key, slot);
     }
     return slot;
@@ -92,7 +97,12 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
 
   function recorder(route: string, method: string): RequestRecorder {
     const slot = slotOf(route, method);
-    return { record: (status, seconds) => recordInto(slot, status, seconds) };
+    return {
+      record: (status, seconds) => recordInto(slot, status, seconds),
+      aborted: () => {
+        slot.aborted += 1;
+      },
+    };
   }
 
   const reset = (): void => {
@@ -101,6 +111,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       slot.buckets.fill(0);
       slot.sum = 0;
       slot.count = 0;
+      slot.aborted = 0;
     }
   };
   registry.registerMetric(
@@ -111,6 +122,19 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       }
       return out;
     }, reset),
+  );
+  registry.registerMetric(
+    exposed(
+      `${prefix}http_requests_aborted_total`,
+      'HTTP requests whose connection closed before their reply was written (client gone, or a request pipelined behind a pending reply), by declared route pattern and method. A write among them may have been applied.',
+      'counter',
+      () => {
+        const out: MetricValue[] = [];
+        for (const slot of slots.values()) if (slot.aborted > 0) out.push({ value: slot.aborted, labels: { route: slot.route, method: slot.method } });
+        return out;
+      },
+      reset,
+    ),
   );
   const durationName = `${prefix}http_request_duration_seconds`;
   registry.registerMetric(

@@ -130,7 +130,7 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
   const app = uws.App();
   let listenSocket: us_listen_socket | null = null;
 
-  const noRecorder: RequestRecorder = { record: () => {} };
+  const noRecorder: RequestRecorder = { record: () => {}, aborted: () => {} };
   const recorders = new Map<string, RequestRecorder>();
   /** Metrics slots are resolved once per (pattern, method), not per request. */
   function recorderFor(label: string, method: string): RequestRecorder {
@@ -250,6 +250,7 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
       const exchange = new Exchange(res, route, recorder, metrics === null ? 0 : performance.now(), trustProxy);
       res.onAborted(() => {
         exchange.aborted = true;
+        if (!exchange.done) recorder.aborted();
       });
       try {
         readRequest(exchange, req);

@@ -7,11 +7,12 @@ import t from 'tap';
 import { createMetrics } from '../../../gateway/http/metrics.ts';
 import { systemRoutes } from '../../../gateway/http/systemRoutes.ts';
 import client from 'prom-client';
-import { demoRoutes, start } from './support.ts';
+import { connect } from 'node:net';
+import { demoRoutes, faultyRoutes, start } from './support.ts';
 
 const metrics = createMetrics();
 const api = demoRoutes();
-const s = await start({ routes: [...api, ...systemRoutes({ apiRoutes: api, info: { title: 'Test venue', version: '1' }, metrics })], metrics });
+const s = await start({ routes: [...api, ...faultyRoutes(), ...systemRoutes({ apiRoutes: api, info: { title: 'Test venue', version: '1' }, metrics })], metrics });
 t.teardown(s.close);
 
 function sample(text: string, name: string, labels: Record<string, string>): number | null {
@@ -42,6 +43,35 @@ t.test('requests are counted by declared pattern, method and status', async (t) 
   t.notMatch(text, /BTC-1-C-1|\/api\/random\//, 'raw paths never become labels');
   t.equal(sample(text, 'http_request_duration_seconds_count', { route: '/api/markets/ticker/:symbol', method: 'GET' }), 4);
   t.match(text, /http_request_duration_seconds_bucket\{le="0\.001",route="\/api\/markets\/ticker\/:symbol",method="GET"\}/);
+});
+
+/** Write `payload` on a raw connection, then wait until the server closes it or `closeAfterMs` passes (then close it ourselves). */
+function raw(payload: string, closeAfterMs: number): Promise<string> {
+  return new Promise((resolve) => {
+    let got = '';
+    const sock = connect(s.port, '127.0.0.1', () => sock.write(payload));
+    sock.on('data', (d) => (got += d.toString()));
+    const timer = setTimeout(() => sock.destroy(), closeAfterMs);
+    sock.on('close', () => {
+      clearTimeout(timer);
+      resolve(got);
+    });
+    sock.on('error', () => {});
+  });
+}
+
+t.test('requests whose connection closed before the reply are counted as aborted', async (t) => {
+  const slow = 'GET /api/demo/slow HTTP/1.1\r\nHost: x\r\n\r\n';
+  // A client that gives up before the 200 ms reply.
+  t.equal(await raw(slow, 50), '', 'no reply reached the client');
+  // Two requests pipelined behind a pending reply: uWebSockets.js closes the connection, answering neither.
+  t.equal(await raw(slow + slow, 1000), '', 'pipelined behind a pending reply: closed without a reply');
+  await new Promise((r) => setTimeout(r, 300)); // the handlers finish into aborted responses
+  const text = await metrics.text();
+  t.equal(sample(text, 'http_requests_aborted_total', { route: '/api/demo/slow', method: 'GET' }), 2, 'one each: the second pipelined request never reached the handler');
+  t.equal(sample(text, 'http_requests_total', { route: '/api/demo/slow', method: 'GET', status: '200' }), null, 'and none is counted as answered');
+  const ok = await fetch(`${s.base}/api/demo/slow`);
+  t.equal(ok.status, 200, 'a patient client still gets its reply');
 });
 
 t.test('default process metrics include event-loop lag', async (t) => {
