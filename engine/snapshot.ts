@@ -10,7 +10,7 @@ import type { Hex } from './domain/hex.ts';
 import type { VenueConfig } from './config.ts';
 import { VenueState } from './state.ts';
 import { SeriesActor, type OrderRecord, type PublicTrade, type SeriesSpec } from './actors/series.ts';
-import type { Account } from './actors/accounts.ts';
+import type { Account, UserTrade } from './actors/accounts.ts';
 import type { Portfolio, Position, OpenOrderRef } from './actors/portfolio.ts';
 import type { Pair, OracleState } from './actors/registry.ts';
 import type { RfqRequest, QuoteRecord } from './actors/rfq.ts';
@@ -33,7 +33,14 @@ type SeriesDump = {
 };
 type OpenOrderDump = Omit<OpenOrderRef, 'reserve'>;
 type PortfolioDump = Omit<Portfolio, 'positions' | 'openOrders'> & { positions: Position[]; openOrders: OpenOrderDump[] };
-type AccountDump = Omit<Account, 'portfolios' | 'nonces' | 'volumeDays'> & { portfolios: PortfolioDump[]; nonceBase: bigint; nonceUsed: bigint[]; volumeDays: [number, bigint][] };
+type AccountDump = Omit<Account, 'portfolios' | 'nonces' | 'volumeDays' | 'feeLog' | 'trades'> & {
+  portfolios: PortfolioDump[];
+  nonceBase: bigint;
+  nonceUsed: bigint[];
+  volumeDays: [number, bigint][];
+  feeLog: [number, bigint][];
+  trades: UserTrade[];
+};
 type RfqDump = Omit<RfqRequest, 'quotes'> & { quotes: QuoteRecord[] };
 
 type Dump = {
@@ -78,8 +85,8 @@ export function serializeState(s: VenueState): Uint8Array {
       settlementPrice: a.settlementPrice,
       marks: a.marks,
       openInterest: a.openInterest,
-      recentTrades: a.recentTrades,
-      window: a.window,
+      recentTrades: a.recentTrades.toArray(),
+      window: a.window.toArray(),
     })),
     accounts: [...s.accounts.accounts.values()].map((a) => ({
       owner: a.owner,
@@ -90,9 +97,9 @@ export function serializeState(s: VenueState): Uint8Array {
       nonceBase: a.nonces.base,
       nonceUsed: [...a.nonces.used],
       fees: a.fees,
-      feeLog: a.feeLog,
+      feeLog: a.feeLog.toArray(),
       volumeDays: [...a.volumeDays],
-      trades: a.trades,
+      trades: a.trades.toArray(),
     })),
     rfq: [...s.rfq.requests.values()].map((r) => ({ ...r, quotes: [...r.quotes.values()] })),
     rfqResolved: s.rfq.resolved,
@@ -128,8 +135,7 @@ export function restoreState(bytes: Uint8Array): VenueState {
     a.settlementPrice = d.settlementPrice;
     if (d.marks) a.setMarks(d.marks, dump.oracles.find(([k]) => k === d.spec.pairId)![1].spot);
     a.openInterest = d.openInterest;
-    a.recentTrades.push(...d.recentTrades);
-    a.window.push(...d.window);
+    a.restoreTrades(d.recentTrades, d.window);
     s.series.set(d.spec.seriesId, a);
   }
   for (const d of dump.accounts) {
@@ -140,9 +146,9 @@ export function restoreState(bytes: Uint8Array): VenueState {
     a.nonces.base = d.nonceBase;
     for (const n of d.nonceUsed) a.nonces.used.add(n);
     Object.assign(a.fees, d.fees);
-    a.feeLog.push(...d.feeLog);
+    for (const f of d.feeLog) a.feeLog.push(f);
     for (const [day, v] of d.volumeDays) a.volumeDays.set(day, v);
-    a.trades.push(...d.trades);
+    for (const t of d.trades) a.trades.push(t);
     for (const p of d.portfolios) {
       a.portfolios.set(p.id, {
         owner: p.owner,

@@ -4,6 +4,7 @@
  * the series actors publish, through a read-only MarkSource, and keeps every margin account's
  * requirement current in its margin book.
  */
+import { Deque, Tail } from './deque.ts';
 import type { Hex } from '../domain/hex.ts';
 import { WAD, UINT256_MAX } from '../domain/fixed.ts';
 import type { VenueConfig } from '../config.ts';
@@ -35,11 +36,12 @@ export type Account = {
   mmmNonce: bigint;
   readonly nonces: NonceWindow;
   readonly fees: FeeStats;
-  /** Fees of the last 24 h: [ts ms, amount] (positive = paid). */
-  readonly feeLog: [number, bigint][];
+  /** Fees of the last 24 h: [ts ms, amount] (positive = paid), oldest first. */
+  readonly feeLog: Deque<[number, bigint]>;
   /** Traded notional (COLLATERAL6) per UTC day index, last 30 days, for rate-limit tiers. */
   readonly volumeDays: Map<number, bigint>;
-  readonly trades: UserTrade[];
+  /** The last TRADE_HISTORY trades, oldest first. */
+  readonly trades: Tail<UserTrade>;
 };
 
 export type RiskView = {
@@ -93,9 +95,9 @@ export class AccountActor {
         mmmNonce: 0n,
         nonces: new NonceWindow(this.config.nonceWindow),
         fees: { totalFeesPaid: 0n, makerFees: 0n, takerFees: 0n, rebatesReceived: 0n },
-        feeLog: [],
+        feeLog: new Deque(),
         volumeDays: new Map(),
-        trades: [],
+        trades: new Tail(TRADE_HISTORY),
       };
       this.accounts.set(owner, a);
     }
@@ -205,7 +207,6 @@ export class AccountActor {
 
   recordTrade(a: Account, trade: UserTrade, notional: bigint): void {
     a.trades.push(trade);
-    if (a.trades.length > TRADE_HISTORY) a.trades.splice(0, a.trades.length - TRADE_HISTORY);
     const day = Math.floor(trade.ts / 86_400_000);
     a.volumeDays.set(day, (a.volumeDays.get(day) ?? 0n) + notional);
   }
@@ -229,9 +230,7 @@ export class AccountActor {
   prune(nowMs: number): void {
     const today = Math.floor(nowMs / 86_400_000);
     for (const a of this.accounts.values()) {
-      let i = 0;
-      while (i < a.feeLog.length && a.feeLog[i]![0] <= nowMs - 86_400_000) i++;
-      if (i > 0) a.feeLog.splice(0, i);
+      for (let f = a.feeLog.first(); f !== undefined && f[0] <= nowMs - 86_400_000; f = a.feeLog.first()) a.feeLog.shift();
       for (const day of a.volumeDays.keys()) if (day <= today - 30) a.volumeDays.delete(day);
     }
   }

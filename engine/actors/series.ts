@@ -4,6 +4,7 @@
  * actor's job), and reports what matching did as plain values.
  */
 import type { Hex } from '../domain/hex.ts';
+import { Deque, Tail } from './deque.ts';
 import type { OrderBook, MatchSink } from '../book/types.ts';
 import type { OrderStatus } from '../events.ts';
 import type { SeriesMarks } from '../commands.ts';
@@ -94,9 +95,15 @@ export class SeriesActor {
   /** The marks as the risk engine reads them (floats for the scenario kernel), built once per oracle update. */
   riskQuote: SeriesQuote | null = null;
   openInterest = 0n; // WAD, sum of long balances
-  readonly recentTrades: PublicTrade[] = [];
+  /** The last `recentLimit` trades, oldest first. */
+  readonly recentTrades: Tail<PublicTrade>;
   /** Trades of the last 24 hours for the statistics (pruned on every trade and clock). */
-  readonly window: PublicTrade[] = [];
+  readonly window = new Deque<PublicTrade>();
+  /** The window's statistics kept as trades enter and leave it: its volume, and its highest and
+   * lowest prices as monotonic queues (each front is the extreme; O(1) amortised a trade). */
+  private windowVolume = 0n;
+  private readonly highs = new Deque<PublicTrade>();
+  private readonly lows = new Deque<PublicTrade>();
   /** Levels touched since the last drain. */
   private readonly touchedBids = new TouchedTicks();
   private readonly touchedAsks = new TouchedTicks();
@@ -104,8 +111,10 @@ export class SeriesActor {
   constructor(
     readonly spec: SeriesSpec,
     readonly book: OrderBook,
-    private readonly recentLimit: number,
-  ) {}
+    recentLimit: number,
+  ) {
+    this.recentTrades = new Tail(recentLimit);
+  }
 
   // One match sink per actor, and one outcome whose arrays are reused by every match: no
   // closure or array per order on the hot path.
@@ -175,16 +184,45 @@ export class SeriesActor {
 
   recordTrade(trade: PublicTrade): void {
     this.recentTrades.push(trade);
-    if (this.recentTrades.length > this.recentLimit) this.recentTrades.splice(0, this.recentTrades.length - this.recentLimit);
-    this.window.push(trade);
+    this.enterWindow(trade);
     this.pruneWindow(trade.ts);
   }
 
   pruneWindow(nowMs: number): void {
     const cutoff = nowMs - 24 * 3600 * 1000;
-    let i = 0;
-    while (i < this.window.length && this.window[i]!.ts <= cutoff) i++;
-    if (i > 0) this.window.splice(0, i);
+    for (let t = this.window.first(); t !== undefined && t.ts <= cutoff; t = this.window.first()) {
+      this.window.shift();
+      this.windowVolume -= t.size;
+      if (this.highs.first() === t) this.highs.shift();
+      if (this.lows.first() === t) this.lows.shift();
+    }
+  }
+
+  /** Volume, count, high, low, first and last trade of the last 24 hours (as of the last prune). */
+  windowStats(): { readonly volume: bigint; readonly count: number; readonly high: bigint | null; readonly low: bigint | null; readonly first: PublicTrade | null; readonly last: PublicTrade | null } {
+    return {
+      volume: this.windowVolume,
+      count: this.window.length,
+      high: this.highs.first()?.price ?? null,
+      low: this.lows.first()?.price ?? null,
+      first: this.window.first() ?? null,
+      last: this.window.last() ?? null,
+    };
+  }
+
+  /** Trades from a snapshot, oldest first: the recent ones and the 24-hour window (with its statistics). */
+  restoreTrades(recent: readonly PublicTrade[], window: readonly PublicTrade[]): void {
+    for (const t of recent) this.recentTrades.push(t);
+    for (const t of window) this.enterWindow(t);
+  }
+
+  private enterWindow(trade: PublicTrade): void {
+    this.window.push(trade);
+    this.windowVolume += trade.size;
+    for (let b = this.highs.last(); b !== undefined && b.price <= trade.price; b = this.highs.last()) this.highs.pop();
+    this.highs.push(trade);
+    for (let b = this.lows.last(); b !== undefined && b.price >= trade.price; b = this.lows.last()) this.lows.pop();
+    this.lows.push(trade);
   }
 
   /** New marks, priced at oracle spot `spot` (WAD). */

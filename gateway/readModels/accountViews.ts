@@ -219,7 +219,7 @@ export class AccountViews {
     const page: UserTradeJson[] = [];
     let more = false;
     for (let i = a.trades.length - 1; i >= 0; i--) {
-      const t = a.trades[i]!;
+      const t = a.trades.at(i)!;
       if (opts.portfolioId !== undefined && t.portfolioId !== opts.portfolioId) continue;
       if (opts.before !== undefined && BigInt(t.id) >= opts.before) continue;
       // A trade between two portfolios of one wallet (an RFQ self-fill) is listed once per

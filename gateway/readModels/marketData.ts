@@ -123,16 +123,8 @@ export class MarketData {
     const askTick = s.book.bestAsk();
     const bestBid = bidTick < 0 ? null : tickToPrice(bidTick, pair.tickDecimals);
     const bestAsk = askTick < 0 ? null : tickToPrice(askTick, pair.tickDecimals);
-    const w = s.window;
-    let volume = 0n;
-    let high: bigint | null = null;
-    let low: bigint | null = null;
-    for (const t of w) {
-      volume += t.size;
-      if (high === null || t.price > high) high = t.price;
-      if (low === null || t.price < low) low = t.price;
-    }
-    const last = s.recentTrades[s.recentTrades.length - 1];
+    const w = s.windowStats();
+    const last = s.recentTrades.last();
     const m = s.marks;
     const zero = '0';
     return {
@@ -148,11 +140,11 @@ export class MarketData {
       theta: m?.theta.toString() ?? zero,
       rho: m?.rho.toString() ?? zero,
       iv: this.iv(s, bestBid, bestAsk).toString(),
-      volume24h: volume.toString(),
-      trades24h: w.length,
-      priceChange24h: w.length > 0 ? (w[w.length - 1]!.price - w[0]!.price).toString() : zero,
-      high24h: high?.toString() ?? null,
-      low24h: low?.toString() ?? null,
+      volume24h: w.volume.toString(),
+      trades24h: w.count,
+      priceChange24h: w.first !== null && w.last !== null ? (w.last.price - w.first.price).toString() : zero,
+      high24h: w.high?.toString() ?? null,
+      low24h: w.low?.toString() ?? null,
       openInterest: s.openInterest.toString(),
       lastTradeAt: last ? Math.floor(last.ts / 1000) : null,
       isSettled: s.settled,

@@ -135,11 +135,13 @@ export function marketRoutes(s: Services): Route[] {
         const trades = series.recentTrades;
         let i = trades.length - 1;
         for (; i >= 0 && out.length < limit; i--) {
-          const t = trades[i]!;
+          const t = trades.at(i)!;
           if (older(t)) out.push({ id: t.id, price: t.price.toString(), size: t.size.toString(), side: t.side, timestamp: Math.floor(t.ts / 1000) });
         }
         const lastOut = out[out.length - 1];
-        const more = lastOut !== undefined && trades.some((t) => BigInt(t.id) < BigInt(lastOut.id));
+        // Trade ids grow with time: an older one exists if the oldest kept is older than the page's last.
+        const oldest = trades.first();
+        const more = lastOut !== undefined && oldest !== undefined && BigInt(oldest.id) < BigInt(lastOut.id);
         return { body: { trades: out, nextCursor: more && lastOut ? `${lastOut.timestamp}:${lastOut.id}` : null } };
       },
     }),
