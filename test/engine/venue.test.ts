@@ -65,6 +65,36 @@ t.test('matching: cross, partial fill, premium, fees, positions, open interest',
   t.ok(r.events.some((e) => e.type === 'depth' && e.seriesId === call), 'depth change published');
 });
 
+t.test('fee logs and traded volume are pruned at their windows\' ends, also after a restore', async (t) => {
+  const h = listedVenue();
+  // A series that outlives the test's two days (the nearest expiry settles within one).
+  const call = [...h.venue.state.series.values()].filter((x) => x.spec.pairId === BTC && x.spec.isCall).sort((x, y) => y.spec.expiry - x.spec.expiry)[0]!.spec.seriesId;
+  for (const w of [ALICE, BOB, CAROL]) h.fund(w, usdc(1_000_000));
+  const a = h.venue.state.accounts;
+  const trade = (maker: string, taker: string) => {
+    h.ok({ type: 'place', orders: [h.order(maker, call, false, 2000, 0.1)] });
+    h.ok({ type: 'place', orders: [h.order(taker, call, true, 2000, 0.1)] });
+  };
+  trade(ALICE, BOB); // BOB pays a taker fee now
+  h.ok({ type: 'clock' }, 12 * 3600_000);
+  trade(ALICE, CAROL); // CAROL 12 h later
+  const logs = () => [BOB, CAROL].map((w) => a.account(w).feeLog.length);
+  t.same(logs(), [1, 1], 'both fees in the last 24 hours');
+  h.ok({ type: 'clock' }, 12 * 3600_000 + 1000);
+  t.same(logs(), [0, 1], 'the older one is gone after 24 hours, the newer stays');
+
+  // Restored here, the venue prunes what the one that never stopped prunes.
+  const restored = Venue.restore(h.venue.serialize());
+  const from = h.log.length;
+  h.ok({ type: 'clock' }, 12 * 3600_000);
+  t.same(logs(), [0, 0]);
+  t.ok(a.account(BOB).volumeDays.size > 0, 'traded volume is kept for 30 days');
+  h.ok({ type: 'clock' }, 31 * 86_400_000);
+  t.same([BOB, CAROL].map((w) => a.account(w).volumeDays.size), [0, 0], 'and dropped after');
+  for (const c of h.log.slice(from)) restored.apply(c);
+  t.equal(restored.stateHash(), h.venue.stateHash(), 'same state as the venue that never stopped');
+});
+
 t.test('price-time priority and self-trade prevention', async (t) => {
   const h = listedVenue();
   const put = h.atm(BTC, false);
