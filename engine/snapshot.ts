@@ -165,6 +165,7 @@ export function restoreState(bytes: Uint8Array): VenueState {
   s.rfq.resolved.push(...dump.rfqResolved);
   s.accounts.margin.rebuild(s.accounts.allPortfolios());
   s.accounts.rebuildPruneIndexes();
+  s.recountOpenInterest();
   for (const [orderId, seriesId] of dump.orderIndex) {
     const series = s.series.get(seriesId);
     const record = series?.orders.get(orderId);

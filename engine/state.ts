@@ -39,6 +39,12 @@ export class VenueState {
    * distant good-till times do not pile up until those times, or in every snapshot.
    */
   readonly expiryHeap = new MinHeap<Hex>();
+  /**
+   * Open interest of the live series per pair and kind (key `pairId|C` or `pairId|P`, WAD),
+   * kept with every fill and settlement so that an OI-cap check is one lookup rather than a
+   * pass over every series. Derived: `recountOpenInterest` rebuilds it (on restore).
+   */
+  private readonly pairOI = new Map<string, bigint>();
   nextRef = 1;
   nextTradeId = 1;
   readonly marks: MarkSource;
@@ -76,6 +82,34 @@ export class VenueState {
     heap.push(expiry, orderId);
     if (heap.size <= 2 * this.orderIndex.size + EXPIRY_SLACK) return;
     heap.retain((key, id) => this.orderIndex.get(id)?.record.expiry === key);
+  }
+
+  /** Open interest of `pairId`'s live calls (or puts), WAD. */
+  pairOpenInterest(pairId: Hex, isCall: boolean): bigint {
+    return this.pairOI.get(`${pairId}|${isCall ? 'C' : 'P'}`) ?? 0n;
+  }
+
+  /** A live series' open interest moved by `delta` (a fill), or left the pair's sum (settlement: minus all of it). */
+  addOpenInterest(series: SeriesActor, delta: bigint): void {
+    if (delta === 0n) return;
+    series.openInterest += delta;
+    const key = `${series.spec.pairId}|${series.spec.isCall ? 'C' : 'P'}`;
+    this.pairOI.set(key, (this.pairOI.get(key) ?? 0n) + delta);
+  }
+
+  /** Recount the per-pair sums from the series (after a restore); returns the first key that differed, for tests. */
+  recountOpenInterest(): string | null {
+    const fresh = new Map<string, bigint>();
+    for (const s of this.series.values()) {
+      if (s.settled || s.openInterest === 0n) continue;
+      const key = `${s.spec.pairId}|${s.spec.isCall ? 'C' : 'P'}`;
+      fresh.set(key, (fresh.get(key) ?? 0n) + s.openInterest);
+    }
+    let differs: string | null = null;
+    for (const key of new Set([...fresh.keys(), ...this.pairOI.keys()])) if ((fresh.get(key) ?? 0n) !== (this.pairOI.get(key) ?? 0n)) differs ??= key;
+    this.pairOI.clear();
+    for (const [k, v] of fresh) this.pairOI.set(k, v);
+    return differs;
   }
 
   /** Check the order index against the series and portfolios it points into; the first problem, or null. For tests and audits. */

@@ -60,7 +60,7 @@ export function applyFill(state: VenueState, sink: EventSink, f: FillParams): st
   const seller = f.takerIsBuy ? f.maker : f.taker;
 
   const oiDelta = move(state, sink, buyer.portfolio, f.seriesId, f.size, -premium) + move(state, sink, seller.portfolio, f.seriesId, -f.size, premium);
-  series.openInterest += oiDelta;
+  state.addOpenInterest(series, oiDelta);
 
   state.accounts.debit(f.taker.portfolio, fees.taker);
   state.accounts.debit(f.maker.portfolio, fees.maker);

@@ -111,9 +111,7 @@ function checkOpenInterest(state: VenueState, places: readonly ValidPlace[]): Re
 }
 
 export function pairOpenInterest(state: VenueState, pairId: Hex, isCall: boolean): bigint {
-  let sum = 0n;
-  for (const s of state.series.values()) if (s.spec.pairId === pairId && s.spec.isCall === isCall && !s.settled) sum += s.openInterest;
-  return sum;
+  return state.pairOpenInterest(pairId, isCall);
 }
 
 /** Margin and cash for every margin account the command touches, counting every order's worst case. */

@@ -46,6 +46,6 @@ function settle(state: VenueState, sink: EventSink, s: SeriesActor): void {
   s.settled = true;
   s.settlementPrice = price;
   state.accounts.margin.marksChanged(s.spec.seriesId);
-  s.openInterest = 0n;
+  state.addOpenInterest(s, -s.openInterest); // to zero, and out of the pair's sum
   sink.push({ type: 'series_settled', seriesId: s.spec.seriesId, settlementPrice: price, ts: state.now });
 }

@@ -38,5 +38,9 @@ for (const seed of [1, 2]) {
       const problem = s.book.checkInvariants();
       if (problem) t.fail(`book of ${s.spec.symbol}: ${problem}`);
     }
+    const traded = [...harness.venue.state.series.values()].some((s) => s.openInterest > 0n);
+    t.ok(traded, 'positions are open at the end');
+    t.equal(harness.venue.state.recountOpenInterest(), null, 'the kept open interest per pair equals a recount (fills and settlements)');
+    t.equal(restored.state.recountOpenInterest(), null, 'also after a restore midway');
   });
 }
