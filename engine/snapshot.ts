@@ -161,7 +161,7 @@ export function restoreState(bytes: Uint8Array): VenueState {
       });
     }
   }
-  for (const r of dump.rfq) s.rfq.requests.set(r.requestId, { ...r, quotes: new Map(r.quotes.map((q) => [q.quoteId, q])) });
+  for (const r of dump.rfq) s.rfq.add({ ...r, quotes: new Map(r.quotes.map((q) => [q.quoteId, q])) });
   s.rfq.resolved.push(...dump.rfqResolved);
   s.accounts.margin.rebuild(s.accounts.allPortfolios());
   s.accounts.rebuildPruneIndexes();

@@ -27,34 +27,67 @@ export class RfqActor {
   readonly requests = new Map<Hex, RfqRequest>();
   /** Resolved requests kept for reads, oldest first, bounded. */
   readonly resolved: Hex[] = [];
+  /**
+   * Derived indexes (rebuilt by `add` on restore), so that a clock and a quote fill cost what
+   * they touch rather than a pass over the 10,000 resolved requests kept for reads: the open
+   * requests in creation order, and per quote id the requests holding it in creation order (a
+   * market maker may send one signed quote to several requests; a fill takes the oldest).
+   */
+  private readonly openRequests = new Set<RfqRequest>();
+  private readonly quoteHolders = new Map<Hex, RfqRequest[]>();
 
   open(): RfqRequest[] {
-    return [...this.requests.values()].filter((r) => r.status === 'open');
+    return [...this.openRequests];
   }
 
   add(r: RfqRequest): void {
     this.requests.set(r.requestId, r);
+    if (r.status === 'open') this.openRequests.add(r);
+    for (const quoteId of r.quotes.keys()) this.indexQuote(quoteId, r);
+  }
+
+  addQuote(r: RfqRequest, q: QuoteRecord): void {
+    r.quotes.set(q.quoteId, q);
+    this.indexQuote(q.quoteId, r);
   }
 
   resolve(r: RfqRequest, status: 'filled' | 'expired' | 'cancelled'): void {
     r.status = status;
+    this.openRequests.delete(r);
     this.resolved.push(r.requestId);
-    while (this.resolved.length > 10_000) this.requests.delete(this.resolved.shift()!);
+    while (this.resolved.length > 10_000) this.forget(this.resolved.shift()!);
   }
 
-  /** Open requests whose time is up at `nowSec`. */
+  /** Open requests whose time is up at `nowSec`, in creation order. */
   due(nowSec: number): RfqRequest[] {
     const out: RfqRequest[] = [];
-    for (const r of this.requests.values()) if (r.status === 'open' && r.expiresAt <= nowSec) out.push(r);
+    for (const r of this.openRequests) if (r.expiresAt <= nowSec) out.push(r);
     return out;
   }
 
   findQuote(quoteId: Hex): { request: RfqRequest; quote: QuoteRecord } | null {
-    for (const request of this.requests.values()) {
-      const quote = request.quotes.get(quoteId);
-      if (quote) return { request, quote };
+    const request = this.quoteHolders.get(quoteId)?.[0];
+    return request === undefined ? null : { request, quote: request.quotes.get(quoteId)! };
+  }
+
+  private indexQuote(quoteId: Hex, r: RfqRequest): void {
+    // Requests are added in creation order (a restore adds them in map order, the same one).
+    const holders = this.quoteHolders.get(quoteId);
+    if (holders === undefined) this.quoteHolders.set(quoteId, [r]);
+    else holders.push(r);
+  }
+
+  private forget(requestId: Hex): void {
+    const r = this.requests.get(requestId);
+    if (r === undefined) return;
+    this.requests.delete(requestId);
+    this.openRequests.delete(r);
+    for (const quoteId of r.quotes.keys()) {
+      const holders = this.quoteHolders.get(quoteId)!;
+      const rest = holders.filter((h) => h !== r);
+      if (rest.length === 0) this.quoteHolders.delete(quoteId);
+      else this.quoteHolders.set(quoteId, rest);
     }
-    return null;
   }
 }
 

@@ -63,7 +63,7 @@ export function submitQuote(state: VenueState, sink: EventSink, requestId: Hex, 
   }
   if (q.price <= 0n) return reject('zero_price', { field: 'price' });
   if (request.quotes.has(q.quoteId)) return reject('duplicate_order', { quoteId: q.quoteId });
-  request.quotes.set(q.quoteId, {
+  state.rfq.addQuote(request, {
     quoteId: q.quoteId,
     mmm: q.mmm,
     taker: q.taker,
