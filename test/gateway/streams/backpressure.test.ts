@@ -8,8 +8,13 @@ import type { Socket } from 'node:net';
 import { startTestApp, request } from '../support/testApp.ts';
 import { wsEnv, connect, priceMarks, fund, atmSeries, order, wallet, BTC, type Client, type Frame } from './support.ts';
 
-wsEnv({ WS_MESSAGES_PER_MINUTE: '10000', WS_MAX_BUFFERED_BYTES: '65536', WS_MAX_SUBSCRIPTIONS: '1000' });
-const app = await startTestApp({ memory: true });
+// The bound well above one turn of traffic (400 tickers and a depth change, ~150 KB): uWS's own
+// hard limit, twice the bound, must not be what closes the reader within a single turn.
+wsEnv({ WS_MESSAGES_PER_MINUTE: '10000', WS_MAX_BUFFERED_BYTES: '524288', WS_MAX_SUBSCRIPTIONS: '1000' });
+// A fixed start: what is listed and the tickers' values (so their sizes) follow the clock. On
+// the wall clock, with a bound of 64 KB, one turn's tickers passed uWS's hard limit on some
+// days and the reader was dropped with 1006 instead of closed with 4008.
+const app = await startTestApp({ memory: true, startAt: Date.UTC(2026, 0, 5, 12, 0, 0) });
 t.teardown(() => app.close());
 await priceMarks(app);
 const alice = wallet(0xa11ce);
