@@ -68,6 +68,8 @@ class Exposure extends Sums {
   readonly orders = new Set<OpenOrderRef>();
   balance = 0n;
   sellWad = 0n;
+  /** The series has new marks this exposure's contribution was not revalued with yet. */
+  stale = false;
   constructor(readonly seriesId: Hex) {
     super();
   }
@@ -76,6 +78,8 @@ class Exposure extends Sums {
 /** A margin account: the sums over its exposures. */
 export class MarginAccount extends Sums {
   readonly exposures = new Map<Hex, Exposure>();
+  /** Exposures marked stale by new marks, revalued before the account is next used. */
+  readonly stale: Exposure[] = [];
   /** An ordinary portfolio is its own margin account; a market maker's portfolio 0 shares its with the internal ones. */
   readonly single: boolean;
   constructor(readonly anchor: Portfolio) {
@@ -131,11 +135,24 @@ export class MarginBook {
     private readonly floorRate: number,
   ) {}
 
+  /** The margin account of `p`, its stale exposures revalued first (see marksChanged). */
   account(p: Portfolio): MarginAccount {
     const anchor = this.anchorOf(p);
     let a = this.accounts.get(anchor);
     if (a === undefined) this.accounts.set(anchor, (a = new MarginAccount(anchor)));
+    else if (a.stale.length !== 0) this.refresh(a);
     return a;
+  }
+
+  /** Revalue the exposures new marks left stale (each once, with the series' current marks). */
+  private refresh(a: MarginAccount): void {
+    // revalue may drop an exposure from the account (nothing left in it): the list, not the map, is walked.
+    for (let i = 0; i < a.stale.length; i++) {
+      const e = a.stale[i]!;
+      if (e.stale && a.exposures.get(e.seriesId) === e) this.revalue(a, e);
+      e.stale = false;
+    }
+    a.stale.length = 0;
   }
 
   /** Rest an order: reserve it in its portfolio and count it. */
@@ -186,11 +203,23 @@ export class MarginBook {
     this.dropIfEmpty(a, e);
   }
 
-  /** New marks for a series (or none, once settled): every account exposed to it is revalued. */
+  /**
+   * New marks for a series (or none, once settled). Every account exposed to it is revalued,
+   * lazily: the exposures are marked stale here (a flag each) and revalued when their account
+   * is next used (a check, an order, a fill, a read), so an oracle update costs O(exposed
+   * accounts) flags instead of a 15-scenario recount of every position and order on the pair
+   * while no other command runs. A revaluation recounts the exposure from scratch with the
+   * series' current marks, so doing it later gives the numbers doing it now would have given.
+   */
   marksChanged(seriesId: Hex): void {
     const exposed = this.bySeries.get(seriesId);
     if (exposed === undefined) return;
-    for (const a of [...exposed]) this.revalue(a, a.exposures.get(seriesId)!);
+    for (const a of exposed) {
+      const e = a.exposures.get(seriesId)!;
+      if (e.stale) continue;
+      e.stale = true;
+      a.stale.push(e);
+    }
   }
 
   /** Count everything afresh from positions and open orders (after a restore). */
@@ -272,6 +301,7 @@ export class MarginBook {
 
   /** Compare with a rebuild from scratch; the first difference, or null. For tests and audits. */
   verify(portfolios: Iterable<Portfolio>): string | null {
+    for (const a of this.accounts.values()) if (a.stale.length !== 0) this.refresh(a);
     const fresh = new MarginBook(this.quotes, this.anchorOf, this.members, this.floorRate);
     fresh.rebuild(portfolios);
     const empty = new MarginAccount(newPortfolio('', 1, 0));
@@ -301,6 +331,7 @@ export class MarginBook {
 
   /** Recompute one exposure from scratch (new marks, or a rebuild). */
   private revalue(a: MarginAccount, e: Exposure): void {
+    e.stale = false;
     const q = this.quotes.quote(e.seriesId);
     for (let s = 0; s < SCENARIOS; s++) a.ord[s]! -= e.ord[s]!;
     e.ord.fill(0);
