@@ -12,19 +12,12 @@ import t from 'tap';
 import { errorCodes, earlierErrorCodes } from '../../gateway/http/errors.ts';
 import { startTestApp, request } from './support/testApp.ts';
 import { liveSeries, place, trader, wallet } from './routes/ordersFixture.ts';
+import { prng } from '../engine/domain/prng.ts';
 
 const seed = Number(process.env['APP_FUZZ_SEED'] ?? 20261122);
 const total = Number(process.env['APP_FUZZ_COUNT'] ?? 2000);
 
-function mulberry32(a: number): () => number {
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let x = Math.imul(a ^ (a >>> 15), 1 | a);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const rnd = mulberry32(seed);
+const rnd = prng(seed);
 const int = (n: number): number => Math.floor(rnd() * n);
 const pick = <T>(xs: readonly T[]): T => xs[int(xs.length)]!;
 const chance = (p: number): boolean => rnd() < p;

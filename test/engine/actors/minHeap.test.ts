@@ -8,15 +8,20 @@ function drain<V>(h: MinHeap<V>): V[] {
   return out;
 }
 
-t.test('pops by key, ties in insertion order', async (t) => {
-  const rnd = prng(7);
-  const h = new MinHeap<number>();
+/** `n` random keys in [0, maxKey] pushed with values from..from+n-1; returns the pairs pushed. */
+function pushRandom(h: MinHeap<number>, rnd: () => number, from: number, n: number, maxKey: number): [number, number][] {
   const pushed: [number, number][] = [];
-  for (let i = 0; i < 2000; i++) {
-    const key = randInt(rnd, 0, 50);
+  for (let i = from; i < from + n; i++) {
+    const key = randInt(rnd, 0, maxKey);
     h.push(key, i);
     pushed.push([key, i]);
   }
+  return pushed;
+}
+
+t.test('pops by key, ties in insertion order', async (t) => {
+  const h = new MinHeap<number>();
+  const pushed = pushRandom(h, prng(7), 0, 2000, 50);
   const expected = [...pushed].sort((a, b) => a[0] - b[0] || a[1] - b[1]).map(([, v]) => v);
   t.same(drain(h), expected);
 });
@@ -24,22 +29,13 @@ t.test('pops by key, ties in insertion order', async (t) => {
 t.test('retain keeps what it accepts, in heap order, and the heap keeps working', async (t) => {
   const rnd = prng(11);
   const h = new MinHeap<number>();
-  const pushed: [number, number][] = [];
-  for (let i = 0; i < 3000; i++) {
-    const key = randInt(rnd, 0, 100);
-    h.push(key, i);
-    pushed.push([key, i]);
-  }
+  const pushed = pushRandom(h, rnd, 0, 3000, 100);
   h.retain((key, v) => v % 3 !== 0 && key !== 42);
   const kept = pushed.filter(([key, v]) => v % 3 !== 0 && key !== 42);
   t.equal(h.size, kept.length, 'the size counts the survivors');
   t.same(h.entries(), [...kept].sort((a, b) => a[0] - b[0] || a[1] - b[1]), 'entries are the survivors');
   // Later pushes interleave with the survivors; equal keys still pop in insertion order.
-  for (let i = 3000; i < 3500; i++) {
-    const key = randInt(rnd, 0, 100);
-    h.push(key, i);
-    kept.push([key, i]);
-  }
+  kept.push(...pushRandom(h, rnd, 3000, 500, 100));
   t.same(drain(h), [...kept].sort((a, b) => a[0] - b[0] || a[1] - b[1]).map(([, v]) => v));
   h.retain(() => true);
   t.equal(h.size, 0, 'an empty heap stays empty');
