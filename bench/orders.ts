@@ -44,7 +44,6 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { connect, type Socket } from 'node:net';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -58,6 +57,7 @@ import { report } from './lib/report.ts';
 import { percentile } from './lib/stats.ts';
 import { orderEntryBreakdown } from './lib/venueMetrics.ts';
 import { forkFloor } from './lib/floorServer.ts';
+import { Conn, closedLoop, firstErrorBody, openLoop, type Round } from './lib/httpLoad.ts';
 import { perThreadUsPerItem, threadCpuMicros } from './lib/threadCpu.ts';
 import { domainSeparator, placeOrderDigest } from '../workers/eip712/digest.ts';
 import { placeOrderTypes, type Eip712Domain, type PlaceOrderMessage } from '../workers/eip712/types.ts';
@@ -180,145 +180,6 @@ function presign(setup: Setup, count: number, nonces: bigint[]): Buffer[] {
   return out;
 }
 
-let firstErrorBody: string | null = null;
-
-/** One keep-alive connection (pipelining-capable: replies are matched to requests in order). */
-class Conn {
-  private buf: Buffer = Buffer.alloc(0);
-  private readonly pending: { sentNs: bigint; done: (status: number, ns: bigint) => void }[] = [];
-  constructor(private readonly socket: Socket) {
-    socket.setNoDelay(true);
-    socket.on('data', (chunk: Buffer) => this.onData(chunk));
-  }
-  static open(port: number): Promise<Conn> {
-    return new Promise((resolve, reject) => {
-      const s = connect(port, '127.0.0.1', () => resolve(new Conn(s)));
-      s.once('error', reject);
-    });
-  }
-  get inFlight(): number {
-    return this.pending.length;
-  }
-  /** `sentNs`: when the request was due (open loop), so that time queued for a free connection counts. */
-  send(req: Buffer, done: (status: number, ns: bigint) => void, sentNs = process.hrtime.bigint()): void {
-    this.pending.push({ sentNs, done });
-    this.socket.write(req);
-  }
-  private onData(chunk: Buffer): void {
-    this.buf = this.buf.length === 0 ? chunk : Buffer.concat([this.buf, chunk]);
-    for (;;) {
-      const head = this.buf.indexOf('\r\n\r\n');
-      if (head < 0) return;
-      const headers = this.buf.toString('latin1', 0, head);
-      const m = /content-length:\s*(\d+)/i.exec(headers);
-      const length = m ? Number(m[1]) : 0;
-      if (this.buf.length < head + 4 + length) return;
-      const status = Number(headers.slice(9, 12));
-      if (status !== 200 && firstErrorBody === null) firstErrorBody = this.buf.toString('utf8', head + 4, head + 4 + length);
-      this.buf = this.buf.subarray(head + 4 + length);
-      const p = this.pending.shift()!;
-      p.done(status, process.hrtime.bigint() - p.sentNs);
-    }
-  }
-  close(): void {
-    this.socket.destroy();
-  }
-}
-
-/**
- * Open loop only: `sendLagUs`, from each request's due time to its write (timer lateness plus
- * any wait for a free connection); `sentUs`, each latency counted from the write instead.
- */
-type Round = { rate: number; latenciesUs: number[]; errors: number; firstError: number | null; sendLagUs?: number[]; sentUs?: number[] };
-
-/** Closed loop: every connection keeps DEPTH requests in flight for `ms`. */
-function closedLoop(conns: Conn[], reqs: Buffer[], cursor: { i: number }, ms: number): Promise<Round> {
-  return new Promise((resolve) => {
-    const latenciesUs: number[] = [];
-    let errors = 0;
-    let firstError: number | null = null;
-    let done = 0;
-    const start = performance.now();
-    const end = start + ms;
-    let finished = false;
-    const pump = (c: Conn) => {
-      while (!finished && c.inFlight < DEPTH && cursor.i < reqs.length && performance.now() < end) {
-        c.send(reqs[cursor.i++]!, (status, ns) => {
-          if (status !== 200) {
-            errors++;
-            firstError ??= status;
-          }
-          done++;
-          latenciesUs.push(Number(ns) / 1000);
-          if (performance.now() >= end || cursor.i >= reqs.length) {
-            if (!finished && conns.every((x) => x.inFlight === 0)) {
-              finished = true;
-              resolve({ rate: done / ((performance.now() - start) / 1000), latenciesUs, errors, firstError });
-            }
-          } else pump(c);
-        });
-      }
-    };
-    conns.forEach(pump);
-  });
-}
-
-/**
- * Open loop: `rate` requests per second for `ms`, each due at its scheduled time. A due
- * request waits for a free connection (one in flight per connection, see CONNS) and its
- * latency counts from when it was due, so queueing is measured, not hidden.
- */
-function openLoop(conns: Conn[], reqs: Buffer[], cursor: { i: number }, rate: number, ms: number): Promise<Round> {
-  return new Promise((resolve) => {
-    const latenciesUs: number[] = [];
-    const sendLagUs: number[] = [];
-    const sentUs: number[] = [];
-    let errors = 0;
-    let firstError: number | null = null;
-    let scheduled = 0;
-    let done = 0;
-    let stopped = false;
-    const queue: { req: Buffer; dueNs: bigint }[] = [];
-    const free = [...conns];
-    const start = performance.now();
-    const startNs = process.hrtime.bigint();
-    const finish = () => resolve({ rate: done / ((performance.now() - start) / 1000), latenciesUs, errors, firstError, sendLagUs, sentUs });
-    const drain = () => {
-      while (queue.length > 0 && free.length > 0) {
-        const c = free.pop()!;
-        const { req, dueNs } = queue.shift()!;
-        const lag = Number(process.hrtime.bigint() - dueNs) / 1000;
-        sendLagUs.push(lag);
-        c.send(
-          req,
-          (status, ns) => {
-            if (status !== 200) {
-              errors++;
-              firstError ??= status;
-            }
-            latenciesUs.push(Number(ns) / 1000);
-            sentUs.push(Number(ns) / 1000 - lag);
-            free.push(c);
-            if (++done === scheduled && stopped) finish();
-            else drain();
-          },
-          dueNs,
-        );
-      }
-    };
-    const timer = setInterval(() => {
-      const elapsed = performance.now() - start;
-      const due = Math.min(Math.floor((Math.min(elapsed, ms) / 1000) * rate), reqs.length - cursor.i + scheduled);
-      for (; scheduled < due; scheduled++) queue.push({ req: reqs[cursor.i++]!, dueNs: startNs + BigInt(Math.round((scheduled / rate) * 1e9)) });
-      drain();
-      if (elapsed >= ms) {
-        clearInterval(timer);
-        stopped = true;
-        if (done === scheduled) finish();
-      }
-    }, 1);
-  });
-}
 
 /**
  * Node flags for the server child: `BENCH_PROFILE_DIR=dir` writes a V8 CPU profile of its main
@@ -366,8 +227,8 @@ async function main(): Promise<void> {
   const reqs = presign(setup, 4000, nonces);
   const conns = await Promise.all(Array.from({ length: CONNS }, () => Conn.open(setup.port)));
   const cursor = { i: 0 };
-  const warm = await closedLoop(conns, reqs, cursor, 1000); // warm-up: JIT, worker start, LMDB
-  if (warm.errors > 0) throw new Error(`warm-up: ${warm.errors} errors, first: ${firstErrorBody}`);
+  const warm = await closedLoop(conns, reqs, cursor, 1000, DEPTH); // warm-up: JIT, worker start, LMDB
+  if (warm.errors > 0) throw new Error(`warm-up: ${warm.errors} errors, first: ${firstErrorBody()}`);
   // Enough pre-signed orders for every round at twice the warm-up rate, signed before measuring.
   const needed = Math.min(120_000, Math.ceil(warm.rate * 2 * (ROUNDS * ROUND_MS + LATENCY_MS) / 1000) + 2000);
   if (needed > reqs.length - cursor.i) reqs.push(...presign(setup, needed - (reqs.length - cursor.i), nonces));
@@ -384,7 +245,7 @@ async function main(): Promise<void> {
     await ask({ type: 'resetMetrics' });
     const c0 = await cpuSample();
     const g0 = process.cpuUsage();
-    const ours = await closedLoop(conns, reqs, cursor, ROUND_MS);
+    const ours = await closedLoop(conns, reqs, cursor, ROUND_MS, DEPTH);
     const g1 = process.cpuUsage(g0);
     const c1 = await cpuSample();
     const roundMetrics = (await ask({ type: 'metrics' })) as { text: string; loopDelayUs: { p99: number; max: number } };
@@ -397,7 +258,7 @@ async function main(): Promise<void> {
     }
     oursRounds.push(ours);
     await ask({ type: 'verifier', which: 'viem' });
-    peerRounds.push(await closedLoop(conns, reqs, cursor, PEER_ROUND_MS));
+    peerRounds.push(await closedLoop(conns, reqs, cursor, PEER_ROUND_MS, DEPTH));
     process.stderr.write(`# round ${r + 1}: ours ${Math.round(ours.rate)}/s, peer ${Math.round(peerRounds[r]!.rate)}/s\n`);
   }
   await ask({ type: 'verifier', which: 'ours' });
@@ -428,7 +289,7 @@ async function main(): Promise<void> {
   const floorServer = await forkFloor(setup.domain);
   const floor = await floorRound(floorServer.port, reqs, latencyRate);
   await floorServer.stop();
-  if (errors > 0) throw new Error(`${errors} requests failed (first status ${firstError}: ${firstErrorBody}): the bench would measure a broken path`);
+  if (errors > 0) throw new Error(`${errors} requests failed (first status ${firstError}: ${firstErrorBody()}): the bench would measure a broken path`);
 
   report({
     bench: 'orders',
