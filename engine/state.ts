@@ -14,6 +14,13 @@ import { RfqActor } from './actors/rfq.ts';
 /** An open order as the index holds it: its record, its series, the portfolio its fills go to and its reservation there. */
 export type OpenOrder = { readonly record: OrderRecord; readonly series: SeriesActor; readonly portfolio: Portfolio; readonly margin: OpenOrderRef };
 
+function addTo(sums: Map<Hex, { call: bigint; put: bigint }>, series: SeriesActor, delta: bigint): void {
+  let oi = sums.get(series.spec.pairId);
+  if (oi === undefined) sums.set(series.spec.pairId, (oi = { call: 0n, put: 0n }));
+  if (series.spec.isCall) oi.call += delta;
+  else oi.put += delta;
+}
+
 /** Stale expiry entries tolerated beyond the open orders before a sweep (see trackGoodTill). */
 export const EXPIRY_SLACK = 4096;
 
@@ -40,11 +47,11 @@ export class VenueState {
    */
   readonly expiryHeap = new MinHeap<Hex>();
   /**
-   * Open interest of the live series per pair and kind (key `pairId|C` or `pairId|P`, WAD),
-   * kept with every fill and settlement so that an OI-cap check is one lookup rather than a
-   * pass over every series. Derived: `recountOpenInterest` rebuilds it (on restore).
+   * Open interest of the live series per pair, calls and puts (WAD), kept with every fill and
+   * settlement so that an OI-cap check is one lookup rather than a pass over every series.
+   * Derived: `recountOpenInterest` rebuilds it (on restore).
    */
-  private readonly pairOI = new Map<string, bigint>();
+  private readonly pairOI = new Map<Hex, { call: bigint; put: bigint }>();
   nextRef = 1;
   nextTradeId = 1;
   readonly marks: MarkSource;
@@ -86,27 +93,25 @@ export class VenueState {
 
   /** Open interest of `pairId`'s live calls (or puts), WAD. */
   pairOpenInterest(pairId: Hex, isCall: boolean): bigint {
-    return this.pairOI.get(`${pairId}|${isCall ? 'C' : 'P'}`) ?? 0n;
+    const oi = this.pairOI.get(pairId);
+    return oi === undefined ? 0n : isCall ? oi.call : oi.put;
   }
 
   /** A live series' open interest moved by `delta` (a fill), or left the pair's sum (settlement: minus all of it). */
   addOpenInterest(series: SeriesActor, delta: bigint): void {
     if (delta === 0n) return;
     series.openInterest += delta;
-    const key = `${series.spec.pairId}|${series.spec.isCall ? 'C' : 'P'}`;
-    this.pairOI.set(key, (this.pairOI.get(key) ?? 0n) + delta);
+    addTo(this.pairOI, series, delta);
   }
 
-  /** Recount the per-pair sums from the series (after a restore); returns the first key that differed, for tests. */
+  /** Recount the per-pair sums from the series (after a restore); returns the first pair that differed, for tests. */
   recountOpenInterest(): string | null {
-    const fresh = new Map<string, bigint>();
-    for (const s of this.series.values()) {
-      if (s.settled || s.openInterest === 0n) continue;
-      const key = `${s.spec.pairId}|${s.spec.isCall ? 'C' : 'P'}`;
-      fresh.set(key, (fresh.get(key) ?? 0n) + s.openInterest);
-    }
+    const fresh = new Map<Hex, { call: bigint; put: bigint }>();
+    for (const s of this.series.values()) if (!s.settled) addTo(fresh, s, s.openInterest);
     let differs: string | null = null;
-    for (const key of new Set([...fresh.keys(), ...this.pairOI.keys()])) if ((fresh.get(key) ?? 0n) !== (this.pairOI.get(key) ?? 0n)) differs ??= key;
+    for (const pairId of new Set([...fresh.keys(), ...this.pairOI.keys()])) {
+      if (this.pairOpenInterest(pairId, true) !== (fresh.get(pairId)?.call ?? 0n) || this.pairOpenInterest(pairId, false) !== (fresh.get(pairId)?.put ?? 0n)) differs ??= pairId;
+    }
     this.pairOI.clear();
     for (const [k, v] of fresh) this.pairOI.set(k, v);
     return differs;
