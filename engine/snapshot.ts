@@ -33,7 +33,7 @@ type SeriesDump = {
 };
 type OpenOrderDump = Omit<OpenOrderRef, 'reserve'>;
 type PortfolioDump = Omit<Portfolio, 'positions' | 'openOrders'> & { positions: Position[]; openOrders: OpenOrderDump[] };
-type AccountDump = Omit<Account, 'portfolios' | 'nonces' | 'volumeDays' | 'feeLog' | 'trades'> & {
+type AccountDump = Omit<Account, 'portfolios' | 'nonces' | 'volumeDays' | 'feeLog' | 'feeLogPaid' | 'trades'> & {
   portfolios: PortfolioDump[];
   nonceBase: bigint;
   nonceUsed: bigint[];

@@ -38,6 +38,8 @@ export type Account = {
   readonly fees: FeeStats;
   /** Fees of the last 24 h: [ts ms, amount] (positive = paid), oldest first. */
   readonly feeLog: Deque<[number, bigint]>;
+  /** The fees paid (positive entries) in `feeLog`, kept with it: derived, not in snapshots. */
+  feeLogPaid: bigint;
   /** Traded notional (COLLATERAL6) per UTC day index, last 30 days, for rate-limit tiers. */
   readonly volumeDays: Map<number, bigint>;
   /** The last TRADE_HISTORY trades, oldest first. */
@@ -105,6 +107,7 @@ export class AccountActor {
         nonces: new NonceWindow(this.config.nonceWindow),
         fees: { totalFeesPaid: 0n, makerFees: 0n, takerFees: 0n, rebatesReceived: 0n },
         feeLog: new Deque(),
+        feeLogPaid: 0n,
         volumeDays: new Map(),
         trades: new Tail(TRADE_HISTORY),
       };
@@ -213,6 +216,7 @@ export class AccountActor {
     else a.fees.takerFees += fee;
     if (fee !== 0n) {
       a.feeLog.push([tsMs, fee]);
+      if (fee > 0n) a.feeLogPaid += fee;
       this.feeOwners.push(a);
     }
   }
@@ -226,9 +230,13 @@ export class AccountActor {
     owners.add(a);
   }
 
+  /** Fees paid in the 24 h before `nowMs`: the log's kept sum less what has aged out since the last prune (a second's worth at most). */
   fees24h(a: Account, nowMs: number): bigint {
-    let sum = 0n;
-    for (const [ts, fee] of a.feeLog) if (ts > nowMs - 86_400_000 && fee > 0n) sum += fee;
+    let sum = a.feeLogPaid;
+    for (const [ts, fee] of a.feeLog) {
+      if (ts > nowMs - 86_400_000) break;
+      if (fee > 0n) sum -= fee;
+    }
     return sum;
   }
 
@@ -247,7 +255,8 @@ export class AccountActor {
     for (let a = this.feeOwners.first(); a !== undefined; a = this.feeOwners.first()) {
       const oldest = a.feeLog.first();
       if (oldest !== undefined && oldest[0] > cutoff) break;
-      a.feeLog.shift();
+      const [, fee] = a.feeLog.shift()!;
+      if (fee > 0n) a.feeLogPaid -= fee;
       this.feeOwners.shift();
     }
     const today = Math.floor(nowMs / 86_400_000);
@@ -258,13 +267,17 @@ export class AccountActor {
     }
   }
 
-  /** After a restore: the prune indexes from the accounts' fee logs and volume days. */
+  /** After a restore: the prune indexes and the fee-log sums from the accounts' fee logs and volume days. */
   rebuildPruneIndexes(): void {
     this.feeOwners.clear();
     this.volumeDayOwners.clear();
     const fees: [number, Account][] = [];
     for (const a of this.accounts.values()) {
-      for (const [ts] of a.feeLog) fees.push([ts, a]);
+      a.feeLogPaid = 0n;
+      for (const [ts, fee] of a.feeLog) {
+        fees.push([ts, a]);
+        if (fee > 0n) a.feeLogPaid += fee;
+      }
       for (const day of a.volumeDays.keys()) {
         let owners = this.volumeDayOwners.get(day);
         if (owners === undefined) this.volumeDayOwners.set(day, (owners = new Set()));

@@ -80,6 +80,12 @@ t.test('fee logs and traded volume are pruned at their windows\' ends, also afte
   trade(ALICE, CAROL); // CAROL 12 h later
   const logs = () => [BOB, CAROL].map((w) => a.account(w).feeLog.length);
   t.same(logs(), [1, 1], 'both fees in the last 24 hours');
+  const paid = (w: string) => a.account(w).fees.totalFeesPaid;
+  t.ok(paid(BOB) > 0n && paid(CAROL) > 0n, 'takers paid fees');
+  t.same([a.fees24h(a.account(BOB), h.ts), a.fees24h(a.account(CAROL), h.ts)], [paid(BOB), paid(CAROL)], 'fees24h counts both');
+  // Read a little after BOB's fee turned 24 hours old, before any clock pruned it.
+  const later = h.ts + 12 * 3600_000 + 500;
+  t.same([a.fees24h(a.account(BOB), later), a.fees24h(a.account(CAROL), later)], [0n, paid(CAROL)], 'an entry past 24 hours no longer counts, pruned or not');
   h.ok({ type: 'clock' }, 12 * 3600_000 + 1000);
   t.same(logs(), [0, 1], 'the older one is gone after 24 hours, the newer stays');
 
