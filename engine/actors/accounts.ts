@@ -253,9 +253,10 @@ export class AccountActor {
   prune(nowMs: number): void {
     const cutoff = nowMs - 86_400_000;
     for (let a = this.feeOwners.first(); a !== undefined; a = this.feeOwners.first()) {
-      const oldest = a.feeLog.first();
-      if (oldest !== undefined && oldest[0] > cutoff) break;
-      const [, fee] = a.feeLog.shift()!;
+      // Every entry here names the wallet of one fee-log entry, so that wallet's oldest is the oldest of all.
+      const [ts, fee] = a.feeLog.first()!;
+      if (ts > cutoff) break;
+      a.feeLog.shift();
       if (fee > 0n) a.feeLogPaid -= fee;
       this.feeOwners.shift();
     }

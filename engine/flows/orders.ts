@@ -104,15 +104,12 @@ function checkOpenInterest(state: VenueState, places: readonly ValidPlace[]): Re
     const [pairId, isCall] = key.split('|') as [Hex, string];
     const pair = state.pairs.get(pairId)!;
     const cap = isCall === 'true' ? pair.maxCallOI : pair.maxPutOI;
-    const current = pairOpenInterest(state, pairId, isCall === 'true');
+    const current = state.pairOpenInterest(pairId, isCall === 'true');
     if (current + add > cap) return reject('oi_cap', { pairId, cap: cap.toString(), openInterest: current.toString() });
   }
   return null;
 }
 
-export function pairOpenInterest(state: VenueState, pairId: Hex, isCall: boolean): bigint {
-  return state.pairOpenInterest(pairId, isCall);
-}
 
 /** Margin and cash for every margin account the command touches, counting every order's worst case. */
 function checkRisk(state: VenueState, places: readonly ValidPlace[], cancelled: ReadonlySet<Hex>): Rejection | null {

@@ -11,7 +11,6 @@ import { tickToPrice } from '../../engine/domain/ticks.ts';
 import { floatToWad, wadToFloat, UINT256_MAX } from '../../engine/domain/fixed.ts';
 import { impliedVol } from '../../engine/pricing/impliedVol.ts';
 import { SECONDS_PER_YEAR } from '../../engine/flows/marks.ts';
-import { pairOpenInterest } from '../../engine/flows/orders.ts';
 import type { Form } from '../http/route.ts';
 import { findSeries } from './seriesLookup.ts';
 
@@ -179,8 +178,8 @@ export class MarketData {
   openInterest(pairId: Hex) {
     const state = this.venue.state;
     const p = state.pairs.get(pairId)!;
-    const callOI = pairOpenInterest(state, pairId, true);
-    const putOI = pairOpenInterest(state, pairId, false);
+    const callOI = state.pairOpenInterest(pairId, true);
+    const putOI = state.pairOpenInterest(pairId, false);
     // Unlimited (cap 0) reports the largest uint256, as a contract's view function would.
     const remaining = (cap: bigint, oi: bigint) => (cap === 0n ? UINT256_MAX : cap > oi ? cap - oi : 0n).toString();
     return {
