@@ -95,7 +95,7 @@ export function serializeState(s: VenueState): Uint8Array {
       isMmm: a.isMmm,
       mmmNonce: a.mmmNonce,
       nonceBase: a.nonces.base,
-      nonceUsed: [...a.nonces.used],
+      nonceUsed: a.nonces.remembered(),
       fees: a.fees,
       feeLog: a.feeLog.toArray(),
       volumeDays: [...a.volumeDays],
@@ -143,8 +143,7 @@ export function restoreState(bytes: Uint8Array): VenueState {
     a.nextPortfolioId = d.nextPortfolioId;
     a.isMmm = d.isMmm;
     a.mmmNonce = d.mmmNonce;
-    a.nonces.base = d.nonceBase;
-    for (const n of d.nonceUsed) a.nonces.used.add(n);
+    a.nonces.restore(d.nonceBase, d.nonceUsed);
     Object.assign(a.fees, d.fees);
     for (const f of d.feeLog) a.feeLog.push(f);
     for (const [day, v] of d.volumeDays) a.volumeDays.set(day, v);
