@@ -8,6 +8,7 @@ import type { Pair, OracleState } from './actors/registry.ts';
 import type { OrderRecord, SeriesActor } from './actors/series.ts';
 import type { OpenOrderRef, Portfolio } from './actors/portfolio.ts';
 import { AccountActor, type MarkSource, type SeriesQuote } from './actors/accounts.ts';
+import type { QuoteCell } from './risk/marginBook.ts';
 import { MinHeap } from './actors/minHeap.ts';
 import { RfqActor } from './actors/rfq.ts';
 
@@ -20,6 +21,9 @@ function addTo(sums: Map<Hex, { call: bigint; put: bigint }>, series: SeriesActo
   if (series.spec.isCall) oi.call += delta;
   else oi.put += delta;
 }
+
+/** The quote cell of a series id that is not listed: never any risk. */
+const NO_QUOTE: QuoteCell = { quoteNow: () => null };
 
 /** Stale expiry entries tolerated beyond the open orders before a sweep (see trackGoodTill). */
 export const EXPIRY_SLACK = 4096;
@@ -59,7 +63,7 @@ export class VenueState {
   readonly maxOrderLots: bigint;
 
   constructor(readonly config: VenueConfig) {
-    this.marks = { quote: (seriesId) => this.quote(seriesId) };
+    this.marks = { quote: (seriesId) => this.quote(seriesId), cell: (seriesId) => this.series.get(seriesId) ?? NO_QUOTE };
     this.accounts = new AccountActor(config, this.marks);
     this.maxOrderLots = BigInt(config.maxOrderLots);
   }
@@ -133,7 +137,6 @@ export class VenueState {
 
   /** Marks of a live series for the risk engine; null once settled (no risk left). */
   private quote(seriesId: Hex): SeriesQuote | null {
-    const s = this.series.get(seriesId);
-    return s && !s.settled ? s.riskQuote : null;
+    return this.series.get(seriesId)?.quoteNow() ?? null;
   }
 }

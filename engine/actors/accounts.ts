@@ -13,7 +13,7 @@ import { newPortfolio, type Portfolio } from './portfolio.ts';
 import { NonceWindow } from './nonceWindow.ts';
 
 export type SeriesQuote = { readonly markWad: bigint; readonly mark: number; readonly scenarios: Float64Array; readonly spot: number; readonly spotWad: bigint };
-export type MarkSource = { quote(seriesId: Hex): SeriesQuote | null };
+export type MarkSource = QuoteSource & { quote(seriesId: Hex): SeriesQuote | null };
 
 export type FeeStats = { totalFeesPaid: bigint; makerFees: bigint; takerFees: bigint; rebatesReceived: bigint };
 export type UserTrade = {
@@ -224,7 +224,9 @@ export class AccountActor {
   recordTrade(a: Account, trade: UserTrade, notional: bigint): void {
     a.trades.push(trade);
     const day = Math.floor(trade.ts / 86_400_000);
-    a.volumeDays.set(day, (a.volumeDays.get(day) ?? 0n) + notional);
+    const before = a.volumeDays.get(day);
+    a.volumeDays.set(day, (before ?? 0n) + notional);
+    if (before !== undefined) return; // the wallet is in the day's owners since its first trade that day
     let owners = this.volumeDayOwners.get(day);
     if (owners === undefined) this.volumeDayOwners.set(day, (owners = new Set()));
     owners.add(a);

@@ -225,6 +225,11 @@ export class SeriesActor {
     this.lows.push(trade);
   }
 
+  /** The marks the risk engine counts with: none once settled (the series' quote cell for the margin book). */
+  quoteNow(): SeriesQuote | null {
+    return this.settled ? null : this.riskQuote;
+  }
+
   /** New marks, priced at oracle spot `spot` (WAD). */
   setMarks(marks: SeriesMarks, spot: bigint): void {
     this.marks = marks;

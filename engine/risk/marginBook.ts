@@ -24,7 +24,9 @@ const C6_PER_UNIT = 100n;
 const MAX_EXACT_UNITS = Math.floor(Number.MAX_SAFE_INTEGER / 100);
 
 export type RiskQuote = { readonly markWad: bigint; readonly mark: number; readonly scenarios: Float64Array; readonly spot: number };
-export type QuoteSource = { quote(seriesId: Hex): RiskQuote | null };
+/** One series' current risk quote (null once settled), held by the exposures on it: a field read, not a lookup by id. */
+export type QuoteCell = { quoteNow(): RiskQuote | null };
+export type QuoteSource = { quote(seriesId: Hex): RiskQuote | null; cell(seriesId: Hex): QuoteCell };
 /** The portfolios that share a margin account with `p` (p itself for an ordinary portfolio). */
 export type MemberSource = (anchor: Portfolio) => readonly Portfolio[];
 
@@ -70,7 +72,10 @@ class Exposure extends Sums {
   sellWad = 0n;
   /** The series has new marks this exposure's contribution was not revalued with yet. */
   stale = false;
-  constructor(readonly seriesId: Hex) {
+  constructor(
+    readonly seriesId: Hex,
+    readonly quote: QuoteCell,
+  ) {
     super();
   }
 }
@@ -161,7 +166,7 @@ export class MarginBook {
     const a = this.account(p);
     const e = this.exposure(a, ref.seriesId);
     e.orders.add(ref);
-    const q = this.quotes.quote(ref.seriesId);
+    const q = e.quote.quoteNow();
     this.countOrder(a, e, ref, 1, q);
     this.floors(a, e, q);
   }
@@ -172,7 +177,7 @@ export class MarginBook {
     const a = this.account(p);
     const e = a.exposures.get(ref.seriesId);
     if (e === undefined || !e.orders.delete(ref)) return;
-    const q = this.quotes.quote(ref.seriesId);
+    const q = e.quote.quoteNow();
     this.countOrder(a, e, ref, -1, q);
     this.floors(a, e, q);
     this.dropIfEmpty(a, e);
@@ -186,7 +191,7 @@ export class MarginBook {
       ref.remaining -= size;
       return;
     }
-    const q = this.quotes.quote(ref.seriesId);
+    const q = e.quote.quoteNow();
     this.countOrder(a, e, ref, -1, q);
     ref.remaining -= size;
     this.countOrder(a, e, ref, 1, q);
@@ -197,7 +202,7 @@ export class MarginBook {
   positionChanged(p: Portfolio, seriesId: Hex): void {
     const a = this.account(p);
     const e = this.exposure(a, seriesId);
-    const q = this.quotes.quote(seriesId);
+    const q = e.quote.quoteNow();
     this.countPosition(a, e, q);
     this.floors(a, e, q);
     this.dropIfEmpty(a, e);
@@ -321,7 +326,7 @@ export class MarginBook {
   private exposure(a: MarginAccount, seriesId: Hex): Exposure {
     let e = a.exposures.get(seriesId);
     if (e === undefined) {
-      a.exposures.set(seriesId, (e = new Exposure(seriesId)));
+      a.exposures.set(seriesId, (e = new Exposure(seriesId, this.quotes.cell(seriesId))));
       let set = this.bySeries.get(seriesId);
       if (set === undefined) this.bySeries.set(seriesId, (set = new Set()));
       set.add(a);
@@ -332,7 +337,7 @@ export class MarginBook {
   /** Recompute one exposure from scratch (new marks, or a rebuild). */
   private revalue(a: MarginAccount, e: Exposure): void {
     e.stale = false;
-    const q = this.quotes.quote(e.seriesId);
+    const q = e.quote.quoteNow();
     for (let s = 0; s < SCENARIOS; s++) a.ord[s]! -= e.ord[s]!;
     e.ord.fill(0);
     a.buyReserve -= e.buyReserve;
