@@ -5,15 +5,32 @@
  * Both servers run in one child process; the load generator (bench/http/loadgen.ts, raw
  * sockets, HTTP pipelining) runs in this process on the same 2-core machine, so it takes
  * roughly a core from the server: absolute figures understate the server, the ratio is
- * the meaningful number. Latency is per request from write to the end of its response,
- * at full pipelined load (so it includes queueing).
+ * the meaningful number.
+ *
+ * Latency is measured where the budget puts it ("p99 < 5 ms" at >= 40,000 req/s): an open
+ * loop of ticker reads at 40,000 req/s on the uWS gateway (bench/lib/httpLoad.ts: each
+ * request due at its scheduled time, latency counted from then, so time waiting for the
+ * generator or a connection counts). That is the JSON line's p50_us/p99_us. The latency at
+ * saturation (32 connections x 8 pipelined, from write to the end of the response, so
+ * mostly queueing) is kept in `extra` as `saturated_p50_us`/`saturated_p99_us`; before
+ * this phase existed the line's p99 was that one. The same open loop at 1,000 req/s, where the
+ * server is nearly idle, is reported beside it as `floor_*`: what the 2 shared cores, the
+ * timer and the generator add on their own.
  */
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { report } from './lib/report.ts';
 import { percentile } from './lib/stats.ts';
-import { load } from './http/loadgen.ts';
+import { load, openLoad, type OpenLoadResult } from './http/loadgen.ts';
+
+/** The budget's rate and a run long enough for a stable p99 (120,000 requests). */
+const OPEN_RATE = 40_000;
+const OPEN_SECONDS = 3;
+/** The same open loop at a rate the server barely notices: what the machine and the generator add on their own. */
+const FLOOR_RATE = 1_000;
+/** With fewer connections, each carrying several pipelined requests, the generator fell behind here (16-32 connections: most requests late or unanswered, with fastify as with uWS). */
+const OPEN_CONNECTIONS = 128;
 
 const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./http/servers.ts', import.meta.url))], { stdio: ['ignore', 'pipe', 'inherit'] });
 const info = await new Promise<{ uwsPort: number; fastifyPort: number; symbol: string }>((resolve, reject) => {
@@ -24,6 +41,8 @@ const info = await new Promise<{ uwsPort: number; fastifyPort: number; symbol: s
 const opts = { connections: 32, depth: 8, seconds: 3 };
 const paths = { ticker: `/api/markets/ticker/${info.symbol}`, orderbook: `/api/markets/orderbook/${info.symbol}?depth=20` };
 const best: Record<string, { uws: number; fastify: number; lat: Float64Array }> = {};
+let open: OpenLoadResult | null = null;
+let floor: OpenLoadResult | null = null;
 try {
   for (const [name, path] of Object.entries(paths)) {
     let uws = 0;
@@ -40,8 +59,14 @@ try {
       fastify = Math.max(fastify, (await load(info.fastifyPort, path, opts)).perSec);
     }
     best[name] = { uws, fastify, lat };
-    console.log(`# ${name}: uWS ${Math.round(uws)} req/s, fastify ${Math.round(fastify)} req/s, ratio ${(uws / fastify).toFixed(2)}, p50 ${percentile(lat, 50).toFixed(0)} us, p99 ${percentile(lat, 99).toFixed(0)} us`);
+    console.log(`# ${name}: uWS ${Math.round(uws)} req/s, fastify ${Math.round(fastify)} req/s, ratio ${(uws / fastify).toFixed(2)}, at saturation p50 ${percentile(lat, 50).toFixed(0)} us, p99 ${percentile(lat, 99).toFixed(0)} us`);
   }
+  const openOpts = { connections: OPEN_CONNECTIONS, rate: OPEN_RATE };
+  await openLoad(info.uwsPort, paths.ticker, { ...openOpts, seconds: 0.5 }); // warm up
+  open = await openLoad(info.uwsPort, paths.ticker, { ...openOpts, seconds: OPEN_SECONDS });
+  floor = await openLoad(info.uwsPort, paths.ticker, { ...openOpts, rate: FLOOR_RATE, seconds: OPEN_SECONDS });
+  console.log(`# ticker open loop at ${FLOOR_RATE} req/s (the machine's and generator's floor): p50 ${percentile(floor.latenciesUs, 50).toFixed(0)} us, p99 ${percentile(floor.latenciesUs, 99).toFixed(0)} us from due time (${percentile(floor.fromWriteUs, 99).toFixed(0)} us from write)`);
+  console.log(`# ticker open loop at ${OPEN_RATE} req/s: ${Math.round(open.answeredPerSec)} req/s answered, ${open.unanswered} unanswered, p50 ${percentile(open.latenciesUs, 50).toFixed(0)} us, p99 ${percentile(open.latenciesUs, 99).toFixed(0)} us from due time (${percentile(open.fromWriteUs, 99).toFixed(0)} us from write)`);
 } finally {
   child.kill('SIGTERM');
 }
@@ -56,9 +81,21 @@ report({
   peer: 'fastify',
   peerValue: t.fastify,
   ratio: t.uws / t.fastify,
-  p50_us: percentile(t.lat, 50),
-  p99_us: percentile(t.lat, 99),
+  p50_us: percentile(open!.latenciesUs, 50),
+  p99_us: percentile(open!.latenciesUs, 99),
   extra: {
+    latency: `ticker reads in an open loop at ${OPEN_RATE} req/s for ${OPEN_SECONDS} s over ${OPEN_CONNECTIONS} connections (pipelined as they fall due), from each request's due time`,
+    open_answered_per_s: Math.round(open!.answeredPerSec),
+    open_unanswered: open!.unanswered,
+    open_connections_closed: open!.closed,
+    open_p999_us: percentile(open!.latenciesUs, 99.9),
+    open_p99_from_write_us: percentile(open!.fromWriteUs, 99),
+    floor_rate: FLOOR_RATE,
+    floor_p50_us: percentile(floor!.latenciesUs, 50),
+    floor_p99_us: percentile(floor!.latenciesUs, 99),
+    floor_p99_from_write_us: percentile(floor!.fromWriteUs, 99),
+    saturated_p50_us: percentile(t.lat, 50),
+    saturated_p99_us: percentile(t.lat, 99),
     orderbookPerSec: Math.round(o.uws),
     orderbookFastifyPerSec: Math.round(o.fastify),
     orderbookRatio: o.uws / o.fastify,

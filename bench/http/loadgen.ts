@@ -76,3 +76,103 @@ export async function load(port: number, path: string, opts: { connections: numb
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;
   return { requests: done, seconds, perSec: done / seconds, latenciesUs: Float64Array.from(latencies), errors };
 }
+
+export type OpenLoadResult = { requests: number; answeredPerSec: number; latenciesUs: Float64Array; fromWriteUs: Float64Array; unanswered: number; closed: number };
+
+/**
+ * Open loop: `rate` requests per second for `seconds`, each due at its scheduled time,
+ * spread round-robin over `connections`. Every millisecond the requests that fell due are
+ * written, those for one connection in one write (pipelined: these replies are answered at
+ * once, so uWS keeps the connection), and each latency is counted from the request's due
+ * time, so the generator's own lateness counts against the server rather than hiding
+ * queueing; `fromWriteUs` counts from the write instead. Replies are counted by their
+ * known byte length (probe), so that the generator stays cheap beside the server on 2 cores.
+ */
+export async function openLoad(port: number, path: string, opts: { connections: number; rate: number; seconds: number }): Promise<OpenLoadResult> {
+  const { bytes } = await probe(port, path);
+  const one = Buffer.from(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
+  const batches: Buffer[] = [one];
+  const batch = (k: number): Buffer => (batches[k - 1] ??= Buffer.concat(Array<Buffer>(k).fill(one)));
+  const total = Math.round(opts.rate * opts.seconds);
+  const dueNs = new Float64Array(total); // since start
+  const writeNs = new Float64Array(total);
+  const latencies = new Float64Array(total);
+  const fromWrite = new Float64Array(total);
+  let answered = 0;
+  const socks = await Promise.all(
+    Array.from({ length: opts.connections }, () => new Promise<Socket>((resolve, reject) => {
+      const s = connect(port, '127.0.0.1', () => resolve(s));
+      s.once('error', reject);
+    })),
+  );
+  const start = process.hrtime.bigint();
+  const since = (): number => Number(process.hrtime.bigint() - start);
+  // Per connection, the indexes of its requests in flight, oldest first.
+  const inFlight = socks.map(() => [] as number[]);
+  const heads = socks.map(() => 0);
+  let lastEnd = 0;
+  let closed = 0;
+  await new Promise<void>((resolve) => {
+    let finished = false;
+    const finish = (): void => {
+      if (finished) return;
+      finished = true;
+      clearInterval(timer);
+      clearTimeout(stop);
+      resolve();
+    };
+    socks.forEach((s, c) => {
+      s.setNoDelay(true);
+      let pending = 0;
+      s.on('data', (d: Buffer) => {
+        pending += d.length;
+        const now = since();
+        const q = inFlight[c]!;
+        while (pending >= bytes) {
+          pending -= bytes;
+          const i = q[heads[c]!++]!;
+          latencies[i] = (now - dueNs[i]!) / 1000;
+          fromWrite[i] = (now - writeNs[i]!) / 1000;
+          answered++;
+        }
+        lastEnd = now;
+        if (answered === total) finish();
+      });
+      s.on('error', finish);
+      s.on('close', () => {
+        if (!finished) closed++;
+      });
+    });
+    let scheduled = 0;
+    let next = 0;
+    const timer = setInterval(() => {
+      const now = since();
+      const due = Math.min(total, Math.floor((now / 1e9) * opts.rate));
+      if (due <= scheduled) return;
+      const n = due - scheduled;
+      const per = Math.floor(n / socks.length);
+      const extra = n % socks.length;
+      for (let k = 0; k < socks.length; k++) {
+        const c = (next + k) % socks.length;
+        const count = per + (k < extra ? 1 : 0);
+        if (count === 0) continue;
+        for (let j = 0; j < count; j++) {
+          const i = scheduled++;
+          dueNs[i] = (i / opts.rate) * 1e9;
+          writeNs[i] = now;
+          inFlight[c]!.push(i);
+        }
+        socks[c]!.write(batch(count));
+      }
+      next = (next + extra) % socks.length;
+    }, 1);
+    // Replies still missing a second after the last request was due are counted as unanswered.
+    const stop = setTimeout(finish, opts.seconds * 1000 + 1000);
+  });
+  for (const s of socks) s.destroy();
+  // Requests are answered in order per connection, not overall: take the answered ones' latencies.
+  const answeredIdx = socks.flatMap((_, c) => inFlight[c]!.slice(0, heads[c]!));
+  const lat = Float64Array.from(answeredIdx, (i) => latencies[i]!);
+  const fw = Float64Array.from(answeredIdx, (i) => fromWrite[i]!);
+  return { requests: total, answeredPerSec: answered / (lastEnd / 1e9), latenciesUs: lat, fromWriteUs: fw, unanswered: total - answered, closed };
+}
