@@ -15,7 +15,10 @@
  * mostly queueing) is kept in `extra` as `saturated_p50_us`/`saturated_p99_us`; before
  * this phase existed the line's p99 was that one. The same open loop at 1,000 req/s, where the
  * server is nearly idle, is reported beside it as `floor_*`: what the 2 shared cores, the
- * timer and the generator add on their own.
+ * timer and the generator add on their own. (Measured once by hand with the same generator
+ * against a 10-line Node echo server at 1,000 req/s, three runs a minute apart: p99 2.6, 5.8
+ * and 15 ms from the due time, 0.4, 3.8 and 10 ms from the write; the generator's 1 ms
+ * interval fires ~1.7 ms late at the median. On this host the floor decides the p99.)
  */
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
