@@ -1,6 +1,7 @@
 /** Single-use nonces in a bounded window (engine/actors/nonceWindow.ts, docs/engine.md). */
 import t from 'tap';
 import { NonceWindow } from '../../../engine/actors/nonceWindow.ts';
+import { rng } from '../../persistence/fixtures/rng.ts';
 
 t.test('in-order nonces move the base and remember nothing', async (t) => {
   const w = new NonceWindow(8);
@@ -65,20 +66,10 @@ class SetWindow {
   }
 }
 
-function mulberry32(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    let t = (s = (s + 0x6d2b79f5) >>> 0);
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 t.test('runs answer like one plain set, through snapshots (seeded streams)', async (t) => {
   let checks = 0;
   for (let seed = 1; seed <= 40; seed++) {
-    const rnd = mulberry32(seed);
+    const rnd = rng(seed).next;
     const limit = 1 + Math.floor(rnd() * 12);
     const ref = new SetWindow(limit);
     let w = new NonceWindow(limit);
