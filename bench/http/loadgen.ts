@@ -87,6 +87,9 @@ export type OpenLoadResult = { requests: number; answeredPerSec: number; latenci
  * time, so the generator's own lateness counts against the server rather than hiding
  * queueing; `fromWriteUs` counts from the write instead. Replies are counted by their
  * known byte length (probe), so that the generator stays cheap beside the server on 2 cores.
+ * (bench/lib/httpLoad.ts's `openLoop`, which parses every reply's headers and keeps one
+ * request in flight per connection for the order route, answered only ~13,000 of the
+ * 40,000 req/s here: the generator, not the server, was the limit.)
  */
 export async function openLoad(port: number, path: string, opts: { connections: number; rate: number; seconds: number }): Promise<OpenLoadResult> {
   const { bytes } = await probe(port, path);
