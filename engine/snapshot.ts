@@ -11,7 +11,8 @@ import type { VenueConfig } from './config.ts';
 import { VenueState } from './state.ts';
 import { SeriesActor, type OrderRecord, type PublicTrade, type SeriesSpec } from './actors/series.ts';
 import type { Account, UserTrade } from './actors/accounts.ts';
-import type { Portfolio, Position, OpenOrderRef } from './actors/portfolio.ts';
+import type { Portfolio, Position } from './actors/portfolio.ts';
+import { OpenOrders, openOrderRef, type OpenOrderRef } from './actors/openOrders.ts';
 import type { Pair, OracleState } from './actors/registry.ts';
 import type { RfqRequest, QuoteRecord } from './actors/rfq.ts';
 import type { SeriesMarks } from './commands.ts';
@@ -31,7 +32,7 @@ type SeriesDump = {
   recentTrades: PublicTrade[];
   window: PublicTrade[];
 };
-type OpenOrderDump = Omit<OpenOrderRef, 'reserve'>;
+type OpenOrderDump = Pick<OpenOrderRef, 'orderId' | 'seriesId' | 'isBuy' | 'remaining' | 'price'>;
 type PortfolioDump = Omit<Portfolio, 'positions' | 'openOrders'> & { positions: Position[]; openOrders: OpenOrderDump[] };
 type AccountDump = Omit<Account, 'portfolios' | 'nonces' | 'volumeDays' | 'feeLog' | 'feeLogPaid' | 'trades'> & {
   portfolios: PortfolioDump[];
@@ -138,6 +139,7 @@ export function restoreState(bytes: Uint8Array): VenueState {
     a.restoreTrades(d.recentTrades, d.window);
     s.series.set(d.spec.seriesId, a);
   }
+  const refs = new Map<Hex, OpenOrderRef>(); // every portfolio's open orders, for the order index
   for (const d of dump.accounts) {
     const a = s.accounts.account(d.owner);
     a.nextPortfolioId = d.nextPortfolioId;
@@ -149,12 +151,18 @@ export function restoreState(bytes: Uint8Array): VenueState {
     for (const [day, v] of d.volumeDays) a.volumeDays.set(day, v);
     for (const t of d.trades) a.trades.push(t);
     for (const p of d.portfolios) {
+      const openOrders = new OpenOrders(); // reserves: counted by the margin book's rebuild below
+      for (const x of p.openOrders) {
+        const ref = openOrderRef(x.orderId, x.seriesId, x.isBuy, x.remaining, x.price);
+        openOrders.add(ref);
+        refs.set(x.orderId, ref);
+      }
       a.portfolios.set(p.id, {
         owner: p.owner,
         id: p.id,
         deposit: p.deposit,
         positions: new Map(p.positions.map((x) => [x.seriesId, x])),
-        openOrders: new Map(p.openOrders.map((x) => [x.orderId, { ...x, reserve: 0n }])), // reserve: counted by the rebuild below
+        openOrders,
         createdAt: p.createdAt,
         internalPair: p.internalPair,
       });
@@ -169,8 +177,8 @@ export function restoreState(bytes: Uint8Array): VenueState {
     const series = s.series.get(seriesId);
     const record = series?.orders.get(orderId);
     const portfolio = record && s.accounts.portfolio(record.owner, record.routedPortfolioId);
-    const margin = portfolio?.openOrders.get(orderId);
-    if (!series || !record || !portfolio || !margin) throw new Error(`snapshot order index names order ${orderId} that is not open`);
+    const margin = refs.get(orderId);
+    if (!series || !record || !portfolio || !margin || !portfolio.openOrders.has(margin)) throw new Error(`snapshot order index names order ${orderId} that is not open`);
     s.orderIndex.set(orderId, { record, series, portfolio, margin });
   }
   return s;

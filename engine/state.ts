@@ -6,7 +6,8 @@ import type { Hex } from './domain/hex.ts';
 import type { VenueConfig } from './config.ts';
 import type { Pair, OracleState } from './actors/registry.ts';
 import type { OrderRecord, SeriesActor } from './actors/series.ts';
-import type { OpenOrderRef, Portfolio } from './actors/portfolio.ts';
+import type { Portfolio } from './actors/portfolio.ts';
+import type { OpenOrderRef } from './actors/openOrders.ts';
 import { AccountActor, type MarkSource, type SeriesQuote } from './actors/accounts.ts';
 import type { QuoteCell } from './risk/marginBook.ts';
 import { MinHeap } from './actors/minHeap.ts';
@@ -130,7 +131,7 @@ export class VenueState {
       if (o.record.orderId !== orderId || o.series.orders.get(orderId) !== o.record) return `order ${orderId}: record is not the series' record`;
       if (o.series !== this.series.get(o.record.seriesId)) return `order ${orderId}: indexed under the wrong series`;
       if (o.portfolio !== this.accounts.portfolio(o.record.owner, o.record.routedPortfolioId)) return `order ${orderId}: indexed under the wrong portfolio`;
-      if (o.portfolio.openOrders.get(orderId) !== o.margin) return `order ${orderId}: reservation is not the portfolio's`;
+      if (o.margin.orderId !== orderId || !o.portfolio.openOrders.has(o.margin)) return `order ${orderId}: reservation is not the portfolio's`;
     }
     return null;
   }

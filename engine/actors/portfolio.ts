@@ -8,6 +8,7 @@
  * amount on both sides, so cash is conserved exactly.
  */
 import type { Hex } from '../domain/hex.ts';
+import { OpenOrders } from './openOrders.ts';
 
 export type Position = {
   readonly seriesId: Hex;
@@ -16,30 +17,21 @@ export type Position = {
   realized: bigint; // COLLATERAL6, realised PnL to date
 };
 
-export type OpenOrderRef = {
-  readonly orderId: Hex;
-  readonly seriesId: Hex;
-  readonly isBuy: boolean;
-  remaining: bigint; // WAD
-  readonly price: bigint; // WAD
-  /** For a buy: the cash it reserves (remaining x price, COLLATERAL6) as the margin book last counted it, so taking it away needs no recompute. Derived: snapshots leave it out. */
-  reserve: bigint;
-};
-
 export type Portfolio = {
   readonly owner: string;
   /** 0 = cash portfolio; 1, 2, ... trading portfolios; negative = a market maker's internal trading portfolio. */
   readonly id: number;
   deposit: bigint; // COLLATERAL6
   readonly positions: Map<Hex, Position>;
-  readonly openOrders: Map<Hex, OpenOrderRef>;
+  /** Its open orders' reservations, oldest first. */
+  readonly openOrders: OpenOrders;
   readonly createdAt: number; // Unix seconds
   /** For internal market-maker portfolios: the pair it trades. */
   readonly internalPair: Hex | null;
 };
 
 export function newPortfolio(owner: string, id: number, createdAt: number, internalPair: Hex | null = null): Portfolio {
-  return { owner, id, deposit: 0n, positions: new Map(), openOrders: new Map(), createdAt, internalPair };
+  return { owner, id, deposit: 0n, positions: new Map(), openOrders: new OpenOrders(), createdAt, internalPair };
 }
 
 /** Result of moving a position by a fill: the cash to realise and the balance change. */

@@ -12,6 +12,7 @@ import type { Pair } from '../actors/registry.ts';
 import type { OrderRecord, SeriesActor } from '../actors/series.ts';
 import { collateralOf, type Portfolio } from '../actors/portfolio.ts';
 import type { Account, ProspectiveOrder } from '../actors/accounts.ts';
+import { openOrderRef, type OpenOrderRef } from '../actors/openOrders.ts';
 import type { EventSink } from './eventSink.ts';
 import { applyFill, worstFeeOf } from './fill.ts';
 
@@ -111,8 +112,8 @@ function checkOpenInterest(state: VenueState, places: readonly ValidPlace[]): Re
 }
 
 
-/** Margin and cash for every margin account the command touches, counting every order's worst case. */
-function checkRisk(state: VenueState, places: readonly ValidPlace[], cancelled: ReadonlySet<Hex>): Rejection | null {
+/** Margin and cash for every margin account the command touches, counting every order's worst case (the command's cancels taken away). */
+function checkRisk(state: VenueState, places: readonly ValidPlace[], cancelled: readonly OpenOrderRef[]): Rejection | null {
   if (places.length === 1) return checkAccount(state, places[0]!.portfolio, [prospective(state, places[0]!)], cancelled);
   const margin = state.accounts.margin;
   const groups = new Map<object, { portfolio: Portfolio; orders: ProspectiveOrder[] }>();
@@ -135,7 +136,7 @@ function prospective(state: VenueState, v: ValidPlace): ProspectiveOrder {
   return { seriesId: v.o.seriesId, isBuy: v.o.isBuy, size: v.o.size, price: v.price, premium, worstFee: worstFeeOf(state, notional, premium) };
 }
 
-function checkAccount(state: VenueState, portfolio: Portfolio, orders: readonly ProspectiveOrder[], cancelled: ReadonlySet<Hex>): Rejection | null {
+function checkAccount(state: VenueState, portfolio: Portfolio, orders: readonly ProspectiveOrder[], cancelled: readonly OpenOrderRef[]): Rejection | null {
   const margin = state.accounts.margin;
   const after = margin.requirement(portfolio, orders, cancelled);
   if (orders.some((o) => o.isBuy) && after.deposit < after.cashNeeded) {
@@ -206,7 +207,7 @@ function executePlace(state: VenueState, sink: EventSink, v: ValidPlace): OrderO
   const filled = BigInt(record.filledLots) * pair.sizeStep;
   const remaining = o.size - filled; // the order's size is lots x sizeStep (validated)
   if (outcome.restingLots > 0) {
-    const margin = { orderId: o.orderId, seriesId: o.seriesId, isBuy: o.isBuy, remaining, price: v.price, reserve: 0n };
+    const margin = openOrderRef(o.orderId, o.seriesId, o.isBuy, remaining, v.price);
     state.accounts.margin.addOrder(v.portfolio, margin);
     state.orderIndex.set(o.orderId, { record, series, portfolio: v.portfolio, margin });
     if (record.expiry < series.spec.expiry) state.trackGoodTill(record.expiry, o.orderId);
@@ -239,7 +240,7 @@ function pushOrderEvent(state: VenueState, sink: EventSink, r: OrderRecord, fill
   sink.push({ type: 'order', orderId: r.orderId, owner: r.owner, seriesId: r.seriesId, status: r.status, filled, remaining, reason, ts: state.now });
 }
 
-const NONE: ReadonlySet<Hex> = new Set();
+const NONE: readonly OpenOrderRef[] = [];
 
 export type OrdersValue = { readonly outcomes: readonly OrderOutcome[] };
 
@@ -266,7 +267,7 @@ export function enterOrders(state: VenueState, sink: EventSink, cancels: readonl
   if (validPlaces.length > 0) {
     const oi = checkOpenInterest(state, validPlaces);
     if (oi) return oi;
-    const cancelled = cancels.length === 0 ? NONE : new Set(cancels.map((c) => c.orderId));
+    const cancelled = validCancels.length === 0 ? NONE : validCancels.map((c) => c.open.margin);
     const risk = checkRisk(state, validPlaces, cancelled);
     if (risk) return risk;
   }

@@ -15,7 +15,8 @@
  * and orders and gets the same numbers as the run that never stopped. Cash stays bigint.
  */
 import type { Hex } from '../domain/hex.ts';
-import { collateralOf, newPortfolio, type OpenOrderRef, type Portfolio } from '../actors/portfolio.ts';
+import { collateralOf, newPortfolio, type Portfolio } from '../actors/portfolio.ts';
+import type { OpenOrderRef } from '../actors/openOrders.ts';
 import { SCENARIOS } from './margin.ts';
 
 /** Risk units per unit of quote currency, and COLLATERAL6 per risk unit. */
@@ -65,9 +66,15 @@ class Sums {
   buyReserve = 0n;
 }
 
-/** One series in one margin account, and what it last added to the account's sums. */
-class Exposure extends Sums {
-  readonly orders = new Set<OpenOrderRef>();
+/**
+ * One series in one margin account, and what it last added to the account's sums. Its open
+ * orders are an intrusive list through their reservations (`exposure`, `ePrev`, `eNext`), so
+ * counting an order in or out touches no hash table.
+ */
+export class Exposure extends Sums {
+  private first: OpenOrderRef | null = null;
+  private last: OpenOrderRef | null = null;
+  orderCount = 0;
   balance = 0n;
   sellWad = 0n;
   /** The series has new marks this exposure's contribution was not revalued with yet. */
@@ -77,6 +84,32 @@ class Exposure extends Sums {
     readonly quote: QuoteCell,
   ) {
     super();
+  }
+
+  addOrder(r: OpenOrderRef): void {
+    if (r.exposure !== null) throw new Error(`order ${r.orderId} is already counted in an exposure`);
+    r.exposure = this;
+    r.ePrev = this.last;
+    r.eNext = null;
+    if (this.last === null) this.first = r;
+    else this.last.eNext = r;
+    this.last = r;
+    this.orderCount++;
+  }
+
+  removeOrder(r: OpenOrderRef): void {
+    if (r.ePrev === null) this.first = r.eNext;
+    else r.ePrev.eNext = r.eNext;
+    if (r.eNext === null) this.last = r.ePrev;
+    else r.eNext.ePrev = r.ePrev;
+    r.exposure = null;
+    r.ePrev = null;
+    r.eNext = null;
+    this.orderCount--;
+  }
+
+  *orders(): IterableIterator<OpenOrderRef> {
+    for (let r = this.first; r !== null; r = r.eNext) yield r;
   }
 }
 
@@ -96,6 +129,7 @@ export class MarginAccount extends Sums {
 // Scratch for checks (the engine is single-threaded and a check never re-enters): scenario
 // deltas, and the sells a check adds per series (few series per check, so a linear scan).
 const delta = new Float64Array(SCENARIOS);
+const NO_ORDERS: readonly OpenOrderRef[] = [];
 const sellSeries: Hex[] = [];
 const sellWads: bigint[] = [];
 
@@ -162,10 +196,10 @@ export class MarginBook {
 
   /** Rest an order: reserve it in its portfolio and count it. */
   addOrder(p: Portfolio, ref: OpenOrderRef): void {
-    p.openOrders.set(ref.orderId, ref);
+    p.openOrders.add(ref);
     const a = this.account(p);
     const e = this.exposure(a, ref.seriesId);
-    e.orders.add(ref);
+    e.addOrder(ref);
     const q = e.quote.quoteNow();
     this.countOrder(a, e, ref, 1, q);
     this.floors(a, e, q);
@@ -173,10 +207,11 @@ export class MarginBook {
 
   /** An order left the book (filled, cancelled, expired); `ref` is its reservation in `p`. */
   dropOrder(p: Portfolio, ref: OpenOrderRef): void {
-    if (!p.openOrders.delete(ref.orderId)) return;
-    const a = this.account(p);
-    const e = a.exposures.get(ref.seriesId);
-    if (e === undefined || !e.orders.delete(ref)) return;
+    if (!p.openOrders.delete(ref)) return;
+    const a = this.account(p); // first: revalues stale exposures (an exposure holding an order is never dropped by it)
+    const e = ref.exposure;
+    if (e === null) return;
+    e.removeOrder(ref);
     const q = e.quote.quoteNow();
     this.countOrder(a, e, ref, -1, q);
     this.floors(a, e, q);
@@ -186,8 +221,8 @@ export class MarginBook {
   /** Part of a resting order filled: `size` (WAD) less of its reservation `ref` (held in `p`) stays reserved. */
   reduceOrder(p: Portfolio, ref: OpenOrderRef, size: bigint): void {
     const a = this.account(p);
-    const e = a.exposures.get(ref.seriesId);
-    if (e === undefined || !e.orders.has(ref)) {
+    const e = ref.exposure;
+    if (e === null) {
       ref.remaining -= size;
       return;
     }
@@ -227,13 +262,17 @@ export class MarginBook {
     }
   }
 
-  /** Count everything afresh from positions and open orders (after a restore). */
-  rebuild(portfolios: Iterable<Portfolio>): void {
+  /**
+   * Count everything afresh from positions and open orders (after a restore, into an empty
+   * book). The orders are linked into this book's exposures; `copies` links copies of them
+   * instead, leaving the originals in the exposures of the book that counts them (verify).
+   */
+  rebuild(portfolios: Iterable<Portfolio>, copies = false): void {
     this.accounts.clear();
     this.bySeries.clear();
     for (const p of portfolios) {
       const a = this.account(p);
-      for (const ref of p.openOrders.values()) this.exposure(a, ref.seriesId).orders.add(ref);
+      for (const ref of p.openOrders.values()) this.exposure(a, ref.seriesId).addOrder(copies ? { ...ref, exposure: null, ePrev: null, eNext: null } : ref);
       for (const seriesId of p.positions.keys()) this.exposure(a, seriesId);
     }
     for (const a of this.accounts.values()) for (const e of [...a.exposures.values()]) this.revalue(a, e);
@@ -241,9 +280,9 @@ export class MarginBook {
 
   /**
    * What the margin account of `p` needs with `extra` orders added and the open orders in
-   * `exclude` taken away (a replace's cancels).
+   * `exclude` taken away (a replace's cancels; those of other accounts are ignored).
    */
-  requirement(p: Portfolio, extra: readonly ProspectiveOrder[] = [], exclude?: ReadonlySet<Hex>): Requirement {
+  requirement(p: Portfolio, extra: readonly ProspectiveOrder[] = [], exclude: readonly OpenOrderRef[] = NO_ORDERS): Requirement {
     const a = this.account(p);
     const members = a.single ? null : this.members(a.anchor);
     let deposit = 0n;
@@ -265,11 +304,10 @@ export class MarginBook {
       addOrderLoss(delta, 1, o.isBuy, o.size, o.price, q);
       if (!o.isBuy) addSell(o.seriesId, o.size);
     }
-    if (exclude !== undefined && exclude.size > 0) {
+    if (exclude.length > 0) {
       for (const q of members ?? [a.anchor]) {
-        for (const orderId of exclude) {
-          const ref = q.openOrders.get(orderId);
-          if (ref === undefined) continue;
+        for (const ref of exclude) {
+          if (!q.openOrders.has(ref)) continue;
           if (ref.isBuy) cashNeeded -= collateralOf(ref.remaining, ref.price);
           const quote = this.quotes.quote(ref.seriesId);
           if (quote === null) continue;
@@ -308,7 +346,7 @@ export class MarginBook {
   verify(portfolios: Iterable<Portfolio>): string | null {
     for (const a of this.accounts.values()) if (a.stale.length !== 0) this.refresh(a);
     const fresh = new MarginBook(this.quotes, this.anchorOf, this.members, this.floorRate);
-    fresh.rebuild(portfolios);
+    fresh.rebuild(portfolios, true);
     const empty = new MarginAccount(newPortfolio('', 1, 0));
     for (const anchor of new Set([...this.accounts.keys(), ...fresh.accounts.keys()])) {
       const k = this.accounts.get(anchor) ?? empty;
@@ -319,8 +357,32 @@ export class MarginBook {
         if (k[field] !== f[field]) return `${who}: ${field} ${k[field]} kept, ${f[field]} rebuilt`;
       }
       if (k.exposures.size !== f.exposures.size) return `${who}: ${k.exposures.size} exposures kept, ${f.exposures.size} rebuilt`;
+      const linked = k === empty ? null : this.verifyLinks(k);
+      if (linked !== null) return `${who}: ${linked}`;
     }
     return null;
+  }
+
+  /** Each open order of the account's portfolios is in the list of its series' exposure there, and nothing else is. */
+  private verifyLinks(a: MarginAccount): string | null {
+    let listed = 0;
+    for (const q of a.single ? [a.anchor] : this.members(a.anchor)) {
+      for (const ref of q.openOrders.values()) {
+        listed++;
+        if (ref.exposure === null || a.exposures.get(ref.seriesId) !== ref.exposure) return `order ${ref.orderId} is not in its exposure's list`;
+      }
+    }
+    let counted = 0;
+    for (const e of a.exposures.values()) {
+      let n = 0;
+      for (const ref of e.orders()) {
+        n++;
+        if (ref.exposure !== e || ref.seriesId !== e.seriesId || ref.inPortfolio === null) return `exposure ${e.seriesId} lists order ${ref.orderId} wrongly`;
+      }
+      if (n !== e.orderCount) return `exposure ${e.seriesId} counts ${e.orderCount} orders and lists ${n}`;
+      counted += n;
+    }
+    return counted === listed ? null : `${listed} open orders in the portfolios, ${counted} in the exposures`;
   }
 
   private exposure(a: MarginAccount, seriesId: Hex): Exposure {
@@ -343,7 +405,7 @@ export class MarginBook {
     a.buyReserve -= e.buyReserve;
     e.buyReserve = 0n;
     e.sellWad = 0n;
-    for (const o of e.orders) this.countOrder(a, e, o, 1, q);
+    for (const o of e.orders()) this.countOrder(a, e, o, 1, q);
     this.countPosition(a, e, q);
     this.floors(a, e, q);
     this.dropIfEmpty(a, e);
@@ -425,7 +487,7 @@ export class MarginBook {
   }
 
   private dropIfEmpty(a: MarginAccount, e: Exposure): void {
-    if (e.balance !== 0n || e.premium !== 0n || e.orders.size !== 0) return;
+    if (e.balance !== 0n || e.premium !== 0n || e.orderCount !== 0) return;
     a.exposures.delete(e.seriesId);
     const set = this.bySeries.get(e.seriesId)!;
     set.delete(a);
