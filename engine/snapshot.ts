@@ -79,7 +79,7 @@ export function serializeState(s: VenueState): Uint8Array {
     expiryHeap: s.expiryHeap.entries(),
     series: [...s.series.values()].map((a) => ({
       spec: a.spec,
-      records: [...a.orders.values()],
+      records: [...a.openOrders()],
       priority: a.book.orders().map((o) => o.ref),
       bookSeq: a.bookSeq,
       settled: a.settled,
@@ -128,7 +128,9 @@ export function restoreState(bytes: Uint8Array): VenueState {
   for (const [k, v] of dump.listedExpiries) s.listedExpiries.set(k, new Set(v));
   for (const [k, v] of dump.ownerIndex) s.ownerIndex.set(k, v);
   for (const [key, id] of dump.expiryHeap) s.expiryHeap.push(key, id);
+  const records = new Map<Hex, OrderRecord>(); // every series' open orders, for the order index
   for (const d of dump.series) {
+    for (const r of d.records) records.set(r.orderId, r);
     const a = new SeriesActor(d.spec, createFastBook(), dump.config.recentTradesPerSeries);
     a.restore(d.records, d.priority);
     a.bookSeq = d.bookSeq;
@@ -175,10 +177,10 @@ export function restoreState(bytes: Uint8Array): VenueState {
   s.recountOpenInterest();
   for (const [orderId, seriesId] of dump.orderIndex) {
     const series = s.series.get(seriesId);
-    const record = series?.orders.get(orderId);
+    const record = records.get(orderId);
     const portfolio = record && s.accounts.portfolio(record.owner, record.routedPortfolioId);
     const margin = refs.get(orderId);
-    if (!series || !record || !portfolio || !margin || !portfolio.openOrders.has(margin)) throw new Error(`snapshot order index names order ${orderId} that is not open`);
+    if (!series || !record || series.openOrder(record.ref) !== record || !portfolio || !margin || !portfolio.openOrders.has(margin)) throw new Error(`snapshot order index names order ${orderId} that is not open`);
     s.orderIndex.set(orderId, { record, series, portfolio, margin });
   }
   return s;

@@ -125,10 +125,10 @@ export class VenueState {
   /** Check the order index against the series and portfolios it points into; the first problem, or null. For tests and audits. */
   verifyOrderIndex(): string | null {
     let open = 0;
-    for (const s of this.series.values()) open += s.orders.size;
+    for (const s of this.series.values()) open += s.openOrderCount;
     if (open !== this.orderIndex.size) return `${this.orderIndex.size} indexed orders, ${open} open in the series`;
     for (const [orderId, o] of this.orderIndex) {
-      if (o.record.orderId !== orderId || o.series.orders.get(orderId) !== o.record) return `order ${orderId}: record is not the series' record`;
+      if (o.record.orderId !== orderId || o.series.openOrder(o.record.ref) !== o.record) return `order ${orderId}: record is not the series' record`;
       if (o.series !== this.series.get(o.record.seriesId)) return `order ${orderId}: indexed under the wrong series`;
       if (o.portfolio !== this.accounts.portfolio(o.record.owner, o.record.routedPortfolioId)) return `order ${orderId}: indexed under the wrong portfolio`;
       if (o.margin.orderId !== orderId || !o.portfolio.openOrders.has(o.margin)) return `order ${orderId}: reservation is not the portfolio's`;

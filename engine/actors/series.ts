@@ -85,7 +85,10 @@ class TouchedTicks {
 }
 
 export class SeriesActor {
-  readonly orders = new Map<Hex, OrderRecord>();
+  /**
+   * Its open orders by book ref, oldest first (the book reports fills by ref). The one map of
+   * them: the venue's order index finds them by id.
+   */
   private readonly byRef = new Map<number, OrderRecord>();
   /** Book sequence for depth streams: bumps once per command that changed a level. */
   bookSeq = 0;
@@ -146,7 +149,6 @@ export class SeriesActor {
     if (out.fills.length !== 0) out.fills.length = 0;
     if (out.selfTradeCancels.length !== 0) out.selfTradeCancels.length = 0;
     this.takerIsBuy = order.isBuy;
-    this.orders.set(order.orderId, order);
     this.byRef.set(order.ref, order);
     const remaining = this.book.place(order.ref, order.ownerIndex, order.isBuy, order.tick, order.lots, this.sink);
     order.filledLots = order.lots - remaining;
@@ -174,12 +176,21 @@ export class SeriesActor {
 
   /** Finished orders leave the live maps: they are reported by events and the account's history. */
   private forget(order: OrderRecord): void {
-    this.orders.delete(order.orderId);
     this.byRef.delete(order.ref);
   }
 
+  /** Open orders, oldest first. */
   openOrders(): IterableIterator<OrderRecord> {
-    return this.orders.values();
+    return this.byRef.values();
+  }
+
+  get openOrderCount(): number {
+    return this.byRef.size;
+  }
+
+  /** The open order with book ref `ref`. */
+  openOrder(ref: number): OrderRecord | undefined {
+    return this.byRef.get(ref);
   }
 
   recordTrade(trade: PublicTrade): void {
@@ -260,10 +271,7 @@ export class SeriesActor {
    * identical), then the book from refs in priority order (so matching continues identically).
    */
   restore(records: readonly OrderRecord[], priority: readonly number[]): void {
-    for (const r of records) {
-      this.orders.set(r.orderId, r);
-      this.byRef.set(r.ref, r);
-    }
+    for (const r of records) this.byRef.set(r.ref, r);
     const crossed: MatchSink = {
       onFill() {
         throw new Error('restored book crossed: snapshot is inconsistent');

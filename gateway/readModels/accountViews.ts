@@ -184,7 +184,7 @@ export class AccountViews {
     const records: OrderRecord[] = [];
     for (const p of a.portfolios.values()) {
       for (const ref of p.openOrders.values()) {
-        const record = state.series.get(ref.seriesId)?.orders.get(ref.orderId);
+        const record = state.orderIndex.get(ref.orderId)?.record;
         if (record !== undefined && (portfolioId === undefined || record.portfolioId === portfolioId)) records.push(record);
       }
     }
