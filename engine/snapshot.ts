@@ -12,7 +12,7 @@ import { VenueState } from './state.ts';
 import { SeriesActor, type OrderRecord, type PublicTrade, type SeriesSpec } from './actors/series.ts';
 import type { Account, UserTrade } from './actors/accounts.ts';
 import type { Portfolio, Position } from './actors/portfolio.ts';
-import { OpenOrders, openOrderRef, type OpenOrderRef } from './actors/openOrders.ts';
+import { OpenOrders, openOrder, type OpenOrder } from './actors/openOrders.ts';
 import type { Pair, OracleState } from './actors/registry.ts';
 import type { RfqRequest, QuoteRecord } from './actors/rfq.ts';
 import type { SeriesMarks } from './commands.ts';
@@ -32,7 +32,7 @@ type SeriesDump = {
   recentTrades: PublicTrade[];
   window: PublicTrade[];
 };
-type OpenOrderDump = Pick<OpenOrderRef, 'orderId' | 'seriesId' | 'isBuy' | 'remaining' | 'price'>;
+type OpenOrderDump = Pick<OpenOrder, 'orderId' | 'seriesId' | 'isBuy' | 'remaining' | 'price'>;
 type PortfolioDump = Omit<Portfolio, 'positions' | 'openOrders'> & { positions: Position[]; openOrders: OpenOrderDump[] };
 type AccountDump = Omit<Account, 'portfolios' | 'nonces' | 'volumeDays' | 'feeLog' | 'feeLogPaid' | 'trades'> & {
   portfolios: PortfolioDump[];
@@ -109,7 +109,7 @@ export function serializeState(s: VenueState): Uint8Array {
 }
 
 /** The stored fields of an open order's reservation, in their original order (the derived reserve is left out). */
-function openOrderDump(r: OpenOrderRef): OpenOrderDump {
+function openOrderDump(r: OpenOrder): OpenOrderDump {
   return { orderId: r.orderId, seriesId: r.seriesId, isBuy: r.isBuy, remaining: r.remaining, price: r.price };
 }
 
@@ -141,7 +141,7 @@ export function restoreState(bytes: Uint8Array): VenueState {
     a.restoreTrades(d.recentTrades, d.window);
     s.series.set(d.spec.seriesId, a);
   }
-  const refs = new Map<Hex, OpenOrderRef>(); // every portfolio's open orders, for the order index
+  const opened = new Map<Hex, OpenOrder>(); // every portfolio's open orders, for the order index
   for (const d of dump.accounts) {
     const a = s.accounts.account(d.owner);
     a.nextPortfolioId = d.nextPortfolioId;
@@ -153,21 +153,24 @@ export function restoreState(bytes: Uint8Array): VenueState {
     for (const [day, v] of d.volumeDays) a.volumeDays.set(day, v);
     for (const t of d.trades) a.trades.push(t);
     for (const p of d.portfolios) {
-      const openOrders = new OpenOrders(); // reserves: counted by the margin book's rebuild below
-      for (const x of p.openOrders) {
-        const ref = openOrderRef(x.orderId, x.seriesId, x.isBuy, x.remaining, x.price);
-        openOrders.add(ref);
-        refs.set(x.orderId, ref);
-      }
-      a.portfolios.set(p.id, {
+      const portfolio: Portfolio = {
         owner: p.owner,
         id: p.id,
         deposit: p.deposit,
         positions: new Map(p.positions.map((x) => [x.seriesId, x])),
-        openOrders,
+        openOrders: new OpenOrders(),
         createdAt: p.createdAt,
         internalPair: p.internalPair,
-      });
+      };
+      a.portfolios.set(p.id, portfolio);
+      for (const x of p.openOrders) {
+        const record = records.get(x.orderId);
+        const series = s.series.get(x.seriesId);
+        if (!record || !series || series.openOrder(record.ref) !== record || record.isBuy !== x.isBuy) throw new Error(`snapshot portfolio ${p.owner}/${p.id} holds order ${x.orderId} that its series does not`);
+        const open = openOrder(record, series, portfolio, x.remaining, x.price); // reserve: counted by the margin book's rebuild below
+        portfolio.openOrders.add(open);
+        opened.set(x.orderId, open);
+      }
     }
   }
   for (const r of dump.rfq) s.rfq.add({ ...r, quotes: new Map(r.quotes.map((q) => [q.quoteId, q])) });
@@ -176,12 +179,10 @@ export function restoreState(bytes: Uint8Array): VenueState {
   s.accounts.rebuildPruneIndexes();
   s.recountOpenInterest();
   for (const [orderId, seriesId] of dump.orderIndex) {
-    const series = s.series.get(seriesId);
-    const record = records.get(orderId);
-    const portfolio = record && s.accounts.portfolio(record.owner, record.routedPortfolioId);
-    const margin = refs.get(orderId);
-    if (!series || !record || series.openOrder(record.ref) !== record || !portfolio || !margin || !portfolio.openOrders.has(margin)) throw new Error(`snapshot order index names order ${orderId} that is not open`);
-    s.orderIndex.set(orderId, { record, series, portfolio, margin });
+    const open = opened.get(orderId);
+    const portfolio = open && s.accounts.portfolio(open.record.owner, open.record.routedPortfolioId);
+    if (!open || open.seriesId !== seriesId || portfolio !== open.portfolio) throw new Error(`snapshot order index names order ${orderId} that is not open`);
+    s.orderIndex.set(orderId, open);
   }
   return s;
 }

@@ -5,16 +5,12 @@
 import type { Hex } from './domain/hex.ts';
 import type { VenueConfig } from './config.ts';
 import type { Pair, OracleState } from './actors/registry.ts';
-import type { OrderRecord, SeriesActor } from './actors/series.ts';
-import type { Portfolio } from './actors/portfolio.ts';
-import type { OpenOrderRef } from './actors/openOrders.ts';
+import type { SeriesActor } from './actors/series.ts';
+import type { OpenOrder } from './actors/openOrders.ts';
 import { AccountActor, type MarkSource, type SeriesQuote } from './actors/accounts.ts';
 import type { QuoteCell } from './risk/marginBook.ts';
 import { MinHeap } from './actors/minHeap.ts';
 import { RfqActor } from './actors/rfq.ts';
-
-/** An open order as the index holds it: its record, its series, the portfolio its fills go to and its reservation there. */
-export type OpenOrder = { readonly record: OrderRecord; readonly series: SeriesActor; readonly portfolio: Portfolio; readonly margin: OpenOrderRef };
 
 function addTo(sums: Map<Hex, { call: bigint; put: bigint }>, series: SeriesActor, delta: bigint): void {
   let oi = sums.get(series.spec.pairId);
@@ -131,7 +127,7 @@ export class VenueState {
       if (o.record.orderId !== orderId || o.series.openOrder(o.record.ref) !== o.record) return `order ${orderId}: record is not the series' record`;
       if (o.series !== this.series.get(o.record.seriesId)) return `order ${orderId}: indexed under the wrong series`;
       if (o.portfolio !== this.accounts.portfolio(o.record.owner, o.record.routedPortfolioId)) return `order ${orderId}: indexed under the wrong portfolio`;
-      if (o.margin.orderId !== orderId || !o.portfolio.openOrders.has(o.margin)) return `order ${orderId}: reservation is not the portfolio's`;
+      if (o.orderId !== orderId || !o.portfolio.openOrders.has(o)) return `order ${orderId}: reservation is not the portfolio's`;
     }
     return null;
   }

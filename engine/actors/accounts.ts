@@ -10,7 +10,7 @@ import { WAD, UINT256_MAX } from '../domain/fixed.ts';
 import type { VenueConfig } from '../config.ts';
 import { MarginBook, type ProspectiveOrder, type QuoteSource } from '../risk/marginBook.ts';
 import { newPortfolio, type Portfolio } from './portfolio.ts';
-import type { OpenOrderRef } from './openOrders.ts';
+import type { OpenOrder } from './openOrders.ts';
 import { NonceWindow } from './nonceWindow.ts';
 
 export type SeriesQuote = { readonly markWad: bigint; readonly mark: number; readonly scenarios: Float64Array; readonly spot: number; readonly spotWad: bigint };
@@ -186,7 +186,7 @@ export class AccountActor {
    * the open orders in `exclude` taken away (a pre-trade check's question), from the
    * incrementally kept margin book.
    */
-  risk(p: Portfolio, extra: readonly ProspectiveOrder[] = [], exclude?: readonly OpenOrderRef[]): RiskView {
+  risk(p: Portfolio, extra: readonly ProspectiveOrder[] = [], exclude?: readonly OpenOrder[]): RiskView {
     const r = this.margin.requirement(p, extra, exclude);
     const { deposit, equity } = r;
     const im = r.initialMargin;

@@ -1,16 +1,23 @@
 /**
- * An open order's reservation, and the two lists it sits in: its portfolio's open orders (here)
- * and its margin exposure's (engine/risk/marginBook.ts). The lists are intrusive, linked through
- * fields of the reservation itself, so resting and removing an order costs a few field writes
- * on objects the command already holds instead of an insert into (and a delete from) a map
- * and a set: those were the costliest lines of the order path with many wallets, each a walk
- * through a hash table that is a cache miss (docs/book.md "Where the series actor's time
- * goes"). Both lists keep insertion order, which snapshots depend on.
+ * An open order as the venue holds it: one object with its series' record, its series, the
+ * portfolio its fills go to, its margin reservation, and its links in the two lists it sits in:
+ * its portfolio's open orders (here) and its margin exposure's (engine/risk/marginBook.ts). The
+ * lists are intrusive, linked through fields of the order itself, so resting and removing an
+ * order costs a few field writes on objects the command already holds instead of an insert into
+ * (and a delete from) a map and a set: those were the costliest lines of the order path with
+ * many wallets, each a walk through a hash table that is a cache miss (docs/book.md "Where the
+ * series actor's time goes"). Both lists keep insertion order, which snapshots depend on.
  */
 import type { Hex } from '../domain/hex.ts';
 import type { Exposure } from '../risk/marginBook.ts';
+import type { OrderRecord, SeriesActor } from './series.ts';
+import type { Portfolio } from './portfolio.ts';
 
-export type OpenOrderRef = {
+export type OpenOrder = {
+  /** The series' record of it (fills, status), its series, and the portfolio its fills go to. */
+  readonly record: OrderRecord;
+  readonly series: SeriesActor;
+  readonly portfolio: Portfolio;
   readonly orderId: Hex;
   readonly seriesId: Hex;
   readonly isBuy: boolean;
@@ -20,26 +27,26 @@ export type OpenOrderRef = {
   reserve: bigint;
   /** The portfolio list it is in, and its neighbours there (null when not listed). */
   inPortfolio: OpenOrders | null;
-  pPrev: OpenOrderRef | null;
-  pNext: OpenOrderRef | null;
+  pPrev: OpenOrder | null;
+  pNext: OpenOrder | null;
   /** The margin exposure that counts it, and its neighbours in that exposure's list (engine/risk/marginBook.ts). */
   exposure: Exposure | null;
-  ePrev: OpenOrderRef | null;
-  eNext: OpenOrderRef | null;
+  ePrev: OpenOrder | null;
+  eNext: OpenOrder | null;
 };
 
-/** A new, unlisted reservation. */
-export function openOrderRef(orderId: Hex, seriesId: Hex, isBuy: boolean, remaining: bigint, price: bigint): OpenOrderRef {
-  return { orderId, seriesId, isBuy, remaining, price, reserve: 0n, inPortfolio: null, pPrev: null, pNext: null, exposure: null, ePrev: null, eNext: null };
+/** A new, unlisted open order of `remaining` (WAD) at `price` (WAD). */
+export function openOrder(record: OrderRecord, series: SeriesActor, portfolio: Portfolio, remaining: bigint, price: bigint): OpenOrder {
+  return { record, series, portfolio, orderId: record.orderId, seriesId: record.seriesId, isBuy: record.isBuy, remaining, price, reserve: 0n, inPortfolio: null, pPrev: null, pNext: null, exposure: null, ePrev: null, eNext: null };
 }
 
 /** A portfolio's open orders, oldest first. */
 export class OpenOrders {
-  head: OpenOrderRef | null = null;
-  tail: OpenOrderRef | null = null;
+  head: OpenOrder | null = null;
+  tail: OpenOrder | null = null;
   size = 0;
 
-  add(r: OpenOrderRef): void {
+  add(r: OpenOrder): void {
     if (r.inPortfolio !== null) throw new Error(`order ${r.orderId} is already listed in a portfolio`);
     r.inPortfolio = this;
     r.pPrev = this.tail;
@@ -51,7 +58,7 @@ export class OpenOrders {
   }
 
   /** Take `r` out; false when it is not in this list. */
-  delete(r: OpenOrderRef): boolean {
+  delete(r: OpenOrder): boolean {
     if (r.inPortfolio !== this) return false;
     if (r.pPrev === null) this.head = r.pNext;
     else r.pPrev.pNext = r.pNext;
@@ -64,11 +71,11 @@ export class OpenOrders {
     return true;
   }
 
-  has(r: OpenOrderRef): boolean {
+  has(r: OpenOrder): boolean {
     return r.inPortfolio === this;
   }
 
-  *values(): IterableIterator<OpenOrderRef> {
+  *values(): IterableIterator<OpenOrder> {
     for (let r = this.head; r !== null; r = r.pNext) yield r;
   }
 
@@ -76,7 +83,7 @@ export class OpenOrders {
     for (let r = this.head; r !== null; r = r.pNext) yield r.orderId;
   }
 
-  [Symbol.iterator](): IterableIterator<OpenOrderRef> {
+  [Symbol.iterator](): IterableIterator<OpenOrder> {
     return this.values();
   }
 }

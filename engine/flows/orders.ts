@@ -7,12 +7,12 @@ import type { Hex } from '../domain/hex.ts';
 import { tickToPrice } from '../domain/ticks.ts';
 import type { CancelOrder, PlaceOrder } from '../commands.ts';
 import { reject, type Rejection } from '../codes.ts';
-import type { OpenOrder, VenueState } from '../state.ts';
+import type { VenueState } from '../state.ts';
 import type { Pair } from '../actors/registry.ts';
 import type { OrderRecord, SeriesActor } from '../actors/series.ts';
 import { collateralOf, type Portfolio } from '../actors/portfolio.ts';
 import type { Account, ProspectiveOrder } from '../actors/accounts.ts';
-import { openOrderRef, type OpenOrderRef } from '../actors/openOrders.ts';
+import { openOrder, type OpenOrder } from '../actors/openOrders.ts';
 import type { EventSink } from './eventSink.ts';
 import { applyFill, worstFeeOf } from './fill.ts';
 
@@ -113,7 +113,7 @@ function checkOpenInterest(state: VenueState, places: readonly ValidPlace[]): Re
 
 
 /** Margin and cash for every margin account the command touches, counting every order's worst case (the command's cancels taken away). */
-function checkRisk(state: VenueState, places: readonly ValidPlace[], cancelled: readonly OpenOrderRef[]): Rejection | null {
+function checkRisk(state: VenueState, places: readonly ValidPlace[], cancelled: readonly OpenOrder[]): Rejection | null {
   if (places.length === 1) return checkAccount(state, places[0]!.portfolio, [prospective(state, places[0]!)], cancelled);
   const margin = state.accounts.margin;
   const groups = new Map<object, { portfolio: Portfolio; orders: ProspectiveOrder[] }>();
@@ -136,7 +136,7 @@ function prospective(state: VenueState, v: ValidPlace): ProspectiveOrder {
   return { seriesId: v.o.seriesId, isBuy: v.o.isBuy, size: v.o.size, price: v.price, premium, worstFee: worstFeeOf(state, notional, premium) };
 }
 
-function checkAccount(state: VenueState, portfolio: Portfolio, orders: readonly ProspectiveOrder[], cancelled: readonly OpenOrderRef[]): Rejection | null {
+function checkAccount(state: VenueState, portfolio: Portfolio, orders: readonly ProspectiveOrder[], cancelled: readonly OpenOrder[]): Rejection | null {
   const margin = state.accounts.margin;
   const after = margin.requirement(portfolio, orders, cancelled);
   if (orders.some((o) => o.isBuy) && after.deposit < after.cashNeeded) {
@@ -178,13 +178,13 @@ function executePlace(state: VenueState, sink: EventSink, v: ValidPlace): OrderO
     const maker = fill.maker;
     const resting = state.orderIndex.get(maker.orderId)!;
     const makerPortfolio = resting.portfolio;
-    const price = resting.margin.price; // fills are at the maker's price
+    const price = resting.price; // fills are at the maker's price
     const size = BigInt(fill.lots) * pair.sizeStep;
     if (maker.status === 'filled') {
-      state.accounts.margin.dropOrder(makerPortfolio, resting.margin);
+      state.accounts.margin.dropOrder(makerPortfolio, resting);
       state.orderIndex.delete(maker.orderId);
     } else {
-      state.accounts.margin.reduceOrder(makerPortfolio, resting.margin, size);
+      state.accounts.margin.reduceOrder(makerPortfolio, resting, size);
     }
     const tradeId = applyFill(state, sink, {
       seriesId: o.seriesId,
@@ -200,16 +200,16 @@ function executePlace(state: VenueState, sink: EventSink, v: ValidPlace): OrderO
   }
   for (const m of outcome.selfTradeCancels) {
     const resting = state.orderIndex.get(m.orderId)!;
-    state.accounts.margin.dropOrder(resting.portfolio, resting.margin);
+    state.accounts.margin.dropOrder(resting.portfolio, resting);
     state.orderIndex.delete(m.orderId);
     orderEvent(state, sink, m, pair, 'self_trade_prevention');
   }
   const filled = BigInt(record.filledLots) * pair.sizeStep;
   const remaining = o.size - filled; // the order's size is lots x sizeStep (validated)
   if (outcome.restingLots > 0) {
-    const margin = openOrderRef(o.orderId, o.seriesId, o.isBuy, remaining, v.price);
-    state.accounts.margin.addOrder(v.portfolio, margin);
-    state.orderIndex.set(o.orderId, { record, series, portfolio: v.portfolio, margin });
+    const open = openOrder(record, series, v.portfolio, remaining, v.price);
+    state.accounts.margin.addOrder(v.portfolio, open);
+    state.orderIndex.set(o.orderId, open);
     if (record.expiry < series.spec.expiry) state.trackGoodTill(record.expiry, o.orderId);
   }
   sink.portfolio(v.portfolio);
@@ -223,7 +223,7 @@ export function removeOrder(state: VenueState, sink: EventSink, open: OpenOrder,
   const { record, series, portfolio } = open;
   const pair = state.pairs.get(series.spec.pairId)!;
   series.remove(record, status);
-  state.accounts.margin.dropOrder(portfolio, open.margin);
+  state.accounts.margin.dropOrder(portfolio, open);
   state.orderIndex.delete(record.orderId);
   sink.portfolio(portfolio);
   sink.book(series);
@@ -240,7 +240,7 @@ function pushOrderEvent(state: VenueState, sink: EventSink, r: OrderRecord, fill
   sink.push({ type: 'order', orderId: r.orderId, owner: r.owner, seriesId: r.seriesId, status: r.status, filled, remaining, reason, ts: state.now });
 }
 
-const NONE: readonly OpenOrderRef[] = [];
+const NONE: readonly OpenOrder[] = [];
 
 export type OrdersValue = { readonly outcomes: readonly OrderOutcome[] };
 
@@ -267,7 +267,7 @@ export function enterOrders(state: VenueState, sink: EventSink, cancels: readonl
   if (validPlaces.length > 0) {
     const oi = checkOpenInterest(state, validPlaces);
     if (oi) return oi;
-    const cancelled = validCancels.length === 0 ? NONE : validCancels.map((c) => c.open.margin);
+    const cancelled = validCancels.length === 0 ? NONE : validCancels.map((c) => c.open);
     const risk = checkRisk(state, validPlaces, cancelled);
     if (risk) return risk;
   }

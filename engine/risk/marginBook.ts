@@ -16,7 +16,7 @@
  */
 import type { Hex } from '../domain/hex.ts';
 import { collateralOf, newPortfolio, type Portfolio } from '../actors/portfolio.ts';
-import type { OpenOrderRef } from '../actors/openOrders.ts';
+import type { OpenOrder } from '../actors/openOrders.ts';
 import { SCENARIOS } from './margin.ts';
 
 /** Risk units per unit of quote currency, and COLLATERAL6 per risk unit. */
@@ -68,12 +68,12 @@ class Sums {
 
 /**
  * One series in one margin account, and what it last added to the account's sums. Its open
- * orders are an intrusive list through their reservations (`exposure`, `ePrev`, `eNext`), so
+ * orders are an intrusive list through the orders themselves (`exposure`, `ePrev`, `eNext`), so
  * counting an order in or out touches no hash table.
  */
 export class Exposure extends Sums {
-  private first: OpenOrderRef | null = null;
-  private last: OpenOrderRef | null = null;
+  private first: OpenOrder | null = null;
+  private last: OpenOrder | null = null;
   orderCount = 0;
   balance = 0n;
   sellWad = 0n;
@@ -86,7 +86,7 @@ export class Exposure extends Sums {
     super();
   }
 
-  addOrder(r: OpenOrderRef): void {
+  addOrder(r: OpenOrder): void {
     if (r.exposure !== null) throw new Error(`order ${r.orderId} is already counted in an exposure`);
     r.exposure = this;
     r.ePrev = this.last;
@@ -97,7 +97,7 @@ export class Exposure extends Sums {
     this.orderCount++;
   }
 
-  removeOrder(r: OpenOrderRef): void {
+  removeOrder(r: OpenOrder): void {
     if (r.ePrev === null) this.first = r.eNext;
     else r.ePrev.eNext = r.eNext;
     if (r.eNext === null) this.last = r.ePrev;
@@ -108,7 +108,7 @@ export class Exposure extends Sums {
     this.orderCount--;
   }
 
-  *orders(): IterableIterator<OpenOrderRef> {
+  *orders(): IterableIterator<OpenOrder> {
     for (let r = this.first; r !== null; r = r.eNext) yield r;
   }
 }
@@ -129,7 +129,7 @@ export class MarginAccount extends Sums {
 // Scratch for checks (the engine is single-threaded and a check never re-enters): scenario
 // deltas, and the sells a check adds per series (few series per check, so a linear scan).
 const delta = new Float64Array(SCENARIOS);
-const NO_ORDERS: readonly OpenOrderRef[] = [];
+const NO_ORDERS: readonly OpenOrder[] = [];
 const sellSeries: Hex[] = [];
 const sellWads: bigint[] = [];
 
@@ -195,7 +195,7 @@ export class MarginBook {
   }
 
   /** Rest an order: reserve it in its portfolio and count it. */
-  addOrder(p: Portfolio, ref: OpenOrderRef): void {
+  addOrder(p: Portfolio, ref: OpenOrder): void {
     p.openOrders.add(ref);
     const a = this.account(p);
     const e = this.exposure(a, ref.seriesId);
@@ -206,7 +206,7 @@ export class MarginBook {
   }
 
   /** An order left the book (filled, cancelled, expired); `ref` is its reservation in `p`. */
-  dropOrder(p: Portfolio, ref: OpenOrderRef): void {
+  dropOrder(p: Portfolio, ref: OpenOrder): void {
     if (!p.openOrders.delete(ref)) return;
     const a = this.account(p); // first: revalues stale exposures (an exposure holding an order is never dropped by it)
     const e = ref.exposure;
@@ -219,7 +219,7 @@ export class MarginBook {
   }
 
   /** Part of a resting order filled: `size` (WAD) less of its reservation `ref` (held in `p`) stays reserved. */
-  reduceOrder(p: Portfolio, ref: OpenOrderRef, size: bigint): void {
+  reduceOrder(p: Portfolio, ref: OpenOrder, size: bigint): void {
     const a = this.account(p);
     const e = ref.exposure;
     if (e === null) {
@@ -282,7 +282,7 @@ export class MarginBook {
    * What the margin account of `p` needs with `extra` orders added and the open orders in
    * `exclude` taken away (a replace's cancels; those of other accounts are ignored).
    */
-  requirement(p: Portfolio, extra: readonly ProspectiveOrder[] = [], exclude: readonly OpenOrderRef[] = NO_ORDERS): Requirement {
+  requirement(p: Portfolio, extra: readonly ProspectiveOrder[] = [], exclude: readonly OpenOrder[] = NO_ORDERS): Requirement {
     const a = this.account(p);
     const members = a.single ? null : this.members(a.anchor);
     let deposit = 0n;
@@ -412,7 +412,7 @@ export class MarginBook {
   }
 
   /** Add (`sign` 1) or take away (-1) one order's reservation and scenario losses. */
-  private countOrder(a: MarginAccount, e: Exposure, o: OpenOrderRef, sign: 1 | -1, q: RiskQuote | null): void {
+  private countOrder(a: MarginAccount, e: Exposure, o: OpenOrder, sign: 1 | -1, q: RiskQuote | null): void {
     if (o.isBuy) {
       if (sign > 0) {
         const reserve = (o.reserve = collateralOf(o.remaining, o.price));

@@ -6,19 +6,34 @@
  */
 import t from 'tap';
 import type { Hex } from '../../../engine/domain/hex.ts';
-import { OpenOrders, openOrderRef, type OpenOrderRef } from '../../../engine/actors/openOrders.ts';
+import { OpenOrders, openOrder, type OpenOrder } from '../../../engine/actors/openOrders.ts';
+import { SeriesActor } from '../../../engine/actors/series.ts';
+import { newPortfolio } from '../../../engine/actors/portfolio.ts';
+import { createFastBook } from '../../../engine/book/fastBook.ts';
 import { prng, randInt } from '../domain/prng.ts';
 import { listedVenue, BTC, usdc } from '../support/venueFixture.ts';
 
 const SERIES = `0x${'5'.repeat(64)}` as Hex;
-const ref = (n: number): OpenOrderRef => openOrderRef(`0x${n.toString(16).padStart(64, '0')}` as Hex, SERIES, n % 2 === 0, 1n, 2n);
+const OWNER = `0x${'b'.repeat(40)}`;
+const series = new SeriesActor(
+  { seriesId: SERIES, pairId: `0x${'6'.repeat(64)}` as Hex, pairSymbol: 'BTC-USDC', underlying: 'BTC', strike: 10n ** 22n, expiry: 2_000_000_000, isCall: true, symbol: 'BTC-X', listedAt: 0 },
+  createFastBook(),
+  10,
+);
+const portfolio = newPortfolio(OWNER, 1, 0);
+const ref = (n: number): OpenOrder => {
+  const orderId = `0x${n.toString(16).padStart(64, '0')}` as Hex;
+  const isBuy = n % 2 === 0;
+  const record = { orderId, seriesId: SERIES, ref: n, owner: OWNER, ownerIndex: 0, portfolioId: 1, routedPortfolioId: 1, isBuy, tick: 100, lots: 1, filledLots: 0, status: 'open' as const, expiry: 2_000_000_000, createdAt: 0 };
+  return openOrder(record, series, portfolio, 10n ** 16n, 10n ** 20n);
+};
 
 t.test('OpenOrders keeps its members in insertion order like an array', async (t) => {
   const rnd = prng(11);
   const list = new OpenOrders();
   const other = new OpenOrders();
-  const model: OpenOrderRef[] = [];
-  const outside: OpenOrderRef[] = [];
+  const model: OpenOrder[] = [];
+  const outside: OpenOrder[] = [];
   let next = 1;
   for (let step = 0; step < 40_000; step++) {
     const r = rnd();
@@ -44,7 +59,7 @@ t.test('OpenOrders keeps its members in insertion order like an array', async (t
     if (step % 997 === 0) {
       t.same([...list.values()], model, `step ${step}: forward walk`);
       t.same([...list.keys()], model.map((x) => x.orderId), `step ${step}: keys`);
-      const backward: OpenOrderRef[] = [];
+      const backward: OpenOrder[] = [];
       for (let x = list.tail; x !== null; x = x.pPrev) backward.push(x);
       t.same(backward.reverse(), model, `step ${step}: backward walk`);
     }
