@@ -9,7 +9,7 @@
  * series actor's time goes"). Both lists keep insertion order, which snapshots depend on.
  */
 import type { Hex } from '../domain/hex.ts';
-import type { Exposure } from '../risk/marginBook.ts';
+import type { Exposure } from '../risk/marginAccount.ts';
 import type { OrderRecord, SeriesActor } from './series.ts';
 import type { Portfolio } from './portfolio.ts';
 
