@@ -79,10 +79,6 @@ export class OpenOrders {
     for (let r = this.head; r !== null; r = r.pNext) yield r;
   }
 
-  *keys(): IterableIterator<Hex> {
-    for (let r = this.head; r !== null; r = r.pNext) yield r.orderId;
-  }
-
   [Symbol.iterator](): IterableIterator<OpenOrder> {
     return this.values();
   }

@@ -153,10 +153,7 @@ export class OrderHistory {
     if (!account) return [];
     const records: OrderRecord[] = [];
     for (const p of account.portfolios.values()) {
-      for (const orderId of p.openOrders.keys()) {
-        const r = this.openRecord(owner, orderId);
-        if (r) records.push(r);
-      }
+      for (const { record } of p.openOrders.values()) records.push(record);
     }
     records.sort((a, b) => b.ref - a.ref);
     return records.map((r) => this.viewOf(r)).filter((v): v is OrderView => v !== null);

@@ -183,10 +183,7 @@ export class AccountViews {
     if (!a) return [];
     const records: OrderRecord[] = [];
     for (const p of a.portfolios.values()) {
-      for (const ref of p.openOrders.values()) {
-        const record = state.orderIndex.get(ref.orderId)?.record;
-        if (record !== undefined && (portfolioId === undefined || record.portfolioId === portfolioId)) records.push(record);
-      }
+      for (const { record } of p.openOrders.values()) if (portfolioId === undefined || record.portfolioId === portfolioId) records.push(record);
     }
     records.sort((x, y) => y.ref - x.ref);
     return records.map((r) => {
