@@ -20,7 +20,9 @@
  * Subjects: each is one function `run<Subject>(stream)` returning its ops/s for one pass. The
  * measurement "through the series actor" (lib/seriesActorSubject.ts: the whole engine, from
  * 1,000 and from 10 wallets) is listed in `alsoMeasured` below: it runs in the same alternating
- * rounds and is reported in `extra`, with its own sampled p50/p99/p99.9 (1,000 wallets).
+ * rounds and is reported in `extra`, with its own sampled p50/p99/p99.9 (1,000 wallets); so is
+ * a diagnostic "series actor alone" (lib/seriesAloneSubject.ts: the same commands without the
+ * account actor's risk and accounting, checked to end with the same book).
  * `makeOpStream` is exported so that another bench file can reuse the same stream (this file
  * only runs its main when executed directly).
  */
@@ -31,6 +33,7 @@ import type { MatchSink } from '../engine/book/types.ts';
 import { report } from './lib/report.ts';
 import { percentile } from './lib/stats.ts';
 import { prepare as prepareSeriesActor, runSeriesActor, runSeriesActorMarketMakers } from './lib/seriesActorSubject.ts';
+import { checkSeriesAlone, prepareSeriesAlone, runSeriesAlone } from './lib/seriesAloneSubject.ts';
 
 export const OP_PLACE = 0;
 export const OP_PLACE_IOC = 1;
@@ -286,6 +289,8 @@ type Subject = { name: string; run: (s: OpStream) => number };
 const alsoMeasured: Subject[] = [
   { name: 'series actor', run: runSeriesActor },
   { name: 'series actor 10 wallets', run: runSeriesActorMarketMakers },
+  // Diagnostic, not the budget's measure: the series actor without the account actor's risk and accounting.
+  { name: 'series actor alone', run: runSeriesAlone },
 ];
 
 async function main(): Promise<void> {
@@ -321,6 +326,8 @@ async function main(): Promise<void> {
   }
   const levels = lastFastDepth.split(/[ ,]/).filter((x) => x.includes(':')).length;
   console.log(`# after every round both books held the same ${levels} levels (tick and qty)`);
+  checkSeriesAlone(stream);
+  console.log('# the series actor alone and Venue.apply ended with the same book and open orders, and refused the same commands');
   const extra: Record<string, unknown> = {
     timedOps,
     rounds,
@@ -353,6 +360,13 @@ async function main(): Promise<void> {
     actor = prepareSeriesActor(stream);
     for (let i = 0; i < stream.prefill; i++) actor.venue.apply(actor.commands[i]!);
   }, every);
+  let alone = prepareSeriesAlone(stream);
+  const aloneLat = sampleLatencies(stream, (i) => alone.apply(i), () => {
+    alone = prepareSeriesAlone(stream);
+    for (let i = 0; i < stream.prefill; i++) alone.apply(i);
+  }, every);
+  extra['series actor alone_p50_us'] = percentile(aloneLat, 50);
+  extra['series actor alone_p99_us'] = percentile(aloneLat, 99);
   extra['series actor_p50_us'] = percentile(actorLat, 50);
   extra['series actor_p99_us'] = percentile(actorLat, 99);
   extra['series actor_p999_us'] = percentile(actorLat, 99.9);

@@ -24,10 +24,11 @@ export type OrderOutcome = {
   readonly trades: readonly { readonly tradeId: string; readonly price: bigint; readonly size: bigint }[];
 };
 
-type ValidPlace = { readonly o: PlaceOrder; readonly account: Account; readonly series: SeriesActor; readonly pair: Pair; readonly portfolio: Portfolio; readonly lots: number; readonly price: bigint };
-type ValidCancel = { readonly c: CancelOrder; readonly account: Account; readonly open: OpenOrder };
+export type ValidPlace = { readonly o: PlaceOrder; readonly account: Account; readonly series: SeriesActor; readonly pair: Pair; readonly portfolio: Portfolio; readonly lots: number; readonly price: bigint };
+export type ValidCancel = { readonly c: CancelOrder; readonly account: Account; readonly open: OpenOrder };
 
-function validatePlace(state: VenueState, o: PlaceOrder): ValidPlace | Rejection {
+/** The checks of one order that need neither the rest of its command nor a risk figure (those follow in enterOrders). */
+export function validatePlace(state: VenueState, o: PlaceOrder): ValidPlace | Rejection {
   const series = state.series.get(o.seriesId);
   if (!series) return reject('unknown_series', { seriesId: o.seriesId });
   const pair = state.pairs.get(series.spec.pairId)!;
@@ -55,7 +56,7 @@ function validatePlace(state: VenueState, o: PlaceOrder): ValidPlace | Rejection
   return { o, account, series, pair, portfolio, lots: Number(lots), price: tickToPrice(o.tick, pair.tickDecimals) };
 }
 
-function validateCancel(state: VenueState, c: CancelOrder): ValidCancel | Rejection {
+export function validateCancel(state: VenueState, c: CancelOrder): ValidCancel | Rejection {
   const open = state.orderIndex.get(c.orderId);
   if (!open) return reject('unknown_order', { orderId: c.orderId });
   if (open.record.owner !== c.owner) return reject('not_owner', { orderId: c.orderId });
@@ -152,10 +153,10 @@ function checkAccount(state: VenueState, portfolio: Portfolio, orders: readonly 
   return null;
 }
 
-function executePlace(state: VenueState, sink: EventSink, v: ValidPlace): OrderOutcome {
-  const { o, series, pair } = v;
-  v.account.nonces.use(o.nonce);
-  const record: OrderRecord = {
+/** The series' record of a validated order, before it matches: a fresh book ref, status open. */
+export function newRecord(state: VenueState, v: ValidPlace): OrderRecord {
+  const { o, series } = v;
+  return {
     orderId: o.orderId,
     seriesId: o.seriesId,
     ref: state.nextRef++,
@@ -171,6 +172,12 @@ function executePlace(state: VenueState, sink: EventSink, v: ValidPlace): OrderO
     expiry: Math.min(o.expiry, series.spec.expiry),
     createdAt: state.now,
   };
+}
+
+function executePlace(state: VenueState, sink: EventSink, v: ValidPlace): OrderOutcome {
+  const { o, series, pair } = v;
+  v.account.nonces.use(o.nonce);
+  const record = newRecord(state, v);
   const outcome = series.match(record);
   const trades = new Array<{ tradeId: string; price: bigint; size: bigint }>(outcome.fills.length);
   for (let i = 0; i < outcome.fills.length; i++) {
@@ -230,13 +237,14 @@ export function removeOrder(state: VenueState, sink: EventSink, open: OpenOrder,
   orderEvent(state, sink, record, pair, reason);
 }
 
-function orderEvent(state: VenueState, sink: EventSink, r: OrderRecord, pair: Pair, reason: string | null): void {
+/** The order event of `r` as it stands (a maker after a fill, a removed order). */
+export function orderEvent(state: VenueState, sink: EventSink, r: OrderRecord, pair: Pair, reason: string | null): void {
   const filled = BigInt(r.filledLots) * pair.sizeStep;
   const open = r.status === 'open' || r.status === 'partial';
   pushOrderEvent(state, sink, r, filled, open ? BigInt(r.lots) * pair.sizeStep - filled : 0n, reason);
 }
 
-function pushOrderEvent(state: VenueState, sink: EventSink, r: OrderRecord, filled: bigint, remaining: bigint, reason: string | null): void {
+export function pushOrderEvent(state: VenueState, sink: EventSink, r: OrderRecord, filled: bigint, remaining: bigint, reason: string | null): void {
   sink.push({ type: 'order', orderId: r.orderId, owner: r.owner, seriesId: r.seriesId, status: r.status, filled, remaining, reason, ts: state.now });
 }
 

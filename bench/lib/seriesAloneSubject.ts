@@ -1,0 +1,112 @@
+/**
+ * bench/book's diagnostic subject: the same commands as lib/seriesActorSubject.ts, through the
+ * series actor alone, without the account actor's risk and accounting. It separates the two
+ * halves of `Venue.apply`'s cost (docs/book.md "Where the series actor's time goes").
+ *
+ * Kept, with the engine's own functions: every order check of `validatePlace` and
+ * `validateCancel` (series live, tick and size grid, deadlines, nonce, duplicate id, owner,
+ * portfolio), nonces used, the order's record, matching in the series actor, the order index
+ * and good-till tracking,
+ * the order events of the taker, of each maker touched and of each cancel, and the depth event.
+ * Left out (the account actor's half): the open-interest cap and the pre-trade margin and cash
+ * check, the margin book's order upkeep, and each fill's positions, premium, fees, open
+ * interest, trade records, trade event and position and portfolio events.
+ *
+ * This is not the budget's measure: the issue's 500,000 ops/s is "with validation, risk and
+ * events", which is the `Venue.apply` subject.
+ */
+import type { Command } from '../../engine/commands.ts';
+import { EventSink } from '../../engine/flows/eventSink.ts';
+import { newRecord, orderEvent, pushOrderEvent, validateCancel, validatePlace } from '../../engine/flows/orders.ts';
+import { openOrder } from '../../engine/actors/openOrders.ts';
+import type { VenueState } from '../../engine/state.ts';
+import type { OpStream } from '../book.ts';
+import { prepare } from './seriesActorSubject.ts';
+
+/** Apply one place or cancel command through the series actor alone; returns its event count (0 if refused). */
+function applyAlone(state: VenueState, sink: EventSink, cmd: Command): number {
+  state.seq = cmd.seq;
+  if (cmd.ts > state.now) state.now = cmd.ts;
+  sink.begin(state.now);
+  if (cmd.type === 'cancel') {
+    for (const c of cmd.cancels) {
+      const v = validateCancel(state, c);
+      if ('code' in v) return 0;
+      v.account.nonces.use(c.nonce);
+      const { record, series } = v.open;
+      series.remove(record, 'cancelled');
+      state.orderIndex.delete(record.orderId);
+      sink.book(series);
+      orderEvent(state, sink, record, state.pairs.get(series.spec.pairId)!, 'cancelled_by_owner');
+    }
+  } else if (cmd.type === 'place') {
+    for (const o of cmd.orders) {
+      const v = validatePlace(state, o);
+      if ('code' in v) return 0;
+      const { series, pair } = v;
+      v.account.nonces.use(o.nonce);
+      const record = newRecord(state, v);
+      const outcome = series.match(record);
+      for (const fill of outcome.fills) {
+        const maker = fill.maker;
+        if (maker.status === 'filled') state.orderIndex.delete(maker.orderId);
+        else state.orderIndex.get(maker.orderId)!.remaining -= BigInt(fill.lots) * pair.sizeStep;
+        orderEvent(state, sink, maker, pair, null);
+      }
+      for (const m of outcome.selfTradeCancels) {
+        state.orderIndex.delete(m.orderId);
+        orderEvent(state, sink, m, pair, 'self_trade_prevention');
+      }
+      const filled = BigInt(record.filledLots) * pair.sizeStep;
+      const remaining = o.size - filled;
+      if (outcome.restingLots > 0) {
+        state.orderIndex.set(o.orderId, openOrder(record, series, v.portfolio, remaining, v.price));
+        if (record.expiry < series.spec.expiry) state.trackGoodTill(record.expiry, o.orderId);
+      }
+      sink.book(series);
+      pushOrderEvent(state, sink, record, filled, outcome.restingLots > 0 ? remaining : 0n, null);
+    }
+  } else throw new Error(`the series-alone subject applies place and cancel commands, not ${cmd.type}`);
+  return sink.finish(state).length;
+}
+
+export type SeriesAlone = { apply(i: number): number; prefill: number; length: number; state: VenueState };
+
+/** A venue with the stream's wallets funded and its commands built (untimed), applied through the series actor alone. */
+export function prepareSeriesAlone(s: OpStream): SeriesAlone {
+  const p = prepare(s);
+  const state = p.venue.state;
+  const sink = new EventSink(state.now);
+  return { apply: (i) => applyAlone(state, sink, p.commands[i]!), prefill: p.prefill, length: p.commands.length, state };
+}
+
+/** ops/s through the series actor alone over the timed part of the stream. */
+export function runSeriesAlone(s: OpStream): number {
+  const p = prepareSeriesAlone(s);
+  for (let i = 0; i < p.prefill; i++) p.apply(i);
+  const start = process.hrtime.bigint();
+  for (let i = p.prefill; i < p.length; i++) p.apply(i);
+  const secs = Number(process.hrtime.bigint() - start) / 1e9;
+  return (p.length - p.prefill) / secs;
+}
+
+/**
+ * Both subjects over the whole stream: the series actor alone must end with the same book (every
+ * level's tick, qty and order count) and the same open orders as `Venue.apply`, and refuse the
+ * same commands, or it did not do the same matching work. Throws naming the difference.
+ */
+export function checkSeriesAlone(s: OpStream): void {
+  const alone = prepareSeriesAlone(s);
+  let aloneRefused = 0;
+  for (let i = 0; i < alone.length; i++) if (alone.apply(i) === 0) aloneRefused++;
+  const whole = prepare(s);
+  let wholeRefused = 0;
+  for (const c of whole.commands) if (!whole.venue.apply(c).ok) wholeRefused++;
+  const book = (st: VenueState): string => {
+    const series = [...st.series.values()].filter((x) => x.openOrderCount > 0);
+    return JSON.stringify(series.map((x) => [x.spec.seriesId, x.book.depth(true, 1e9), x.book.depth(false, 1e9)]));
+  };
+  if (aloneRefused !== wholeRefused) throw new Error(`series alone refused ${aloneRefused} commands, Venue.apply ${wholeRefused}`);
+  if (alone.state.orderIndex.size !== whole.venue.state.orderIndex.size) throw new Error('series alone and Venue.apply end with different open orders');
+  if (book(alone.state) !== book(whole.venue.state)) throw new Error('series alone and Venue.apply end with different books');
+}
