@@ -11,8 +11,12 @@ export type NonceRecord = { readonly address: string | null; readonly chainId: n
 export type NonceStore = {
   /** Resolves once durable. Re-issuing a nonce replaces its record. */
   issue(nonce: string, record: NonceRecord): Promise<void>;
-  /** The record, removed in the same atomic step (single use); null when unknown, used or expired (now >= expiresAt). */
-  consume(nonce: string, now: number): Promise<NonceRecord | null>;
+  /**
+   * The record, removed in the same atomic step (single use); null when unknown, used or
+   * expired (now >= expiresAt). With `address` (any case), a nonce issued for another
+   * address is left untouched and null is returned: someone else's attempt cannot burn it.
+   */
+  consume(nonce: string, now: number, address?: string): Promise<NonceRecord | null>;
   /** Deletes expired nonces; returns how many. Call it from time to time (the store has no timers). */
   sweep(now: number): Promise<number>;
 };
@@ -21,6 +25,9 @@ function isNonceRecord(v: unknown): v is NonceRecord {
   const r = v as NonceRecord | null;
   return typeof r === 'object' && r !== null && (r.address === null || typeof r.address === 'string') && typeof r.chainId === 'number' && typeof r.expiresAt === 'number';
 }
+
+/** Whether `address` may use the record: nonces issued without an address are anyone's. */
+const usableBy = (r: NonceRecord, address: string | undefined): boolean => address === undefined || r.address === null || r.address.toLowerCase() === address.toLowerCase();
 
 const copy = (r: NonceRecord): NonceRecord => ({ address: r.address, chainId: r.chainId, expiresAt: r.expiresAt });
 
@@ -31,8 +38,9 @@ export function memoryNonceStore(): NonceStore {
       nonces.set(nonce, copy(record));
       return Promise.resolve();
     },
-    consume(nonce, now) {
+    consume(nonce, now, address) {
       const r = nonces.get(nonce);
+      if (r !== undefined && !usableBy(r, address)) return Promise.resolve(null);
       nonces.delete(nonce);
       return Promise.resolve(r !== undefined && now < r.expiresAt ? copy(r) : null);
     },
@@ -55,11 +63,11 @@ export function lmdbNonceStore(env: RootDatabase, log: Logger): NonceStore {
     async issue(nonce, record) {
       await putFramed(db, nonce, copy(record));
     },
-    consume(nonce, now) {
+    consume(nonce, now, address) {
       // get + remove inside one write transaction: two consumes of one nonce cannot both see it.
       return db.transaction(() => {
         const r = read(nonce);
-        if (r === null) return null;
+        if (r === null || !usableBy(r, address)) return null;
         db.removeSync(nonce);
         return now < r.expiresAt ? r : null;
       });

@@ -42,3 +42,12 @@ bothKinds(t, 'an issued nonce survives a restart, still single use', async (t, h
   await h.restart();
   t.equal(await h.stores.nonces.consume('n5', 1), null, 'consumption survived too');
 });
+
+bothKinds(t, 'consuming for another address leaves the nonce to its owner', async (t, h) => {
+  await h.stores.nonces.issue('n6', record);
+  t.equal(await h.stores.nonces.consume('n6', 5_000, '0x00000000000000000000000000000000000000ff'), null, 'not usable by another address');
+  t.same(await h.stores.nonces.consume('n6', 5_000, record.address.toLowerCase()), record, 'still there for its owner (any case)');
+  t.equal(await h.stores.nonces.consume('n6', 5_000, record.address), null, 'and then gone');
+  await h.stores.nonces.issue('n7', { ...record, address: null });
+  t.same(await h.stores.nonces.consume('n7', 5_000, '0x00000000000000000000000000000000000000ff'), { ...record, address: null }, 'a nonce issued without an address is anyone\'s');
+});
