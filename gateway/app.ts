@@ -23,6 +23,7 @@ import { jsonLogger, type Logger } from './http/log.ts';
 import { loadUws } from './uws.ts';
 import { bootstrap, startDrivers } from './drivers.ts';
 import type { Services } from './services.ts';
+import { SiweDomains } from './auth/siweDomains.ts';
 import { apiRoutes, apiInfo } from './routes/index.ts';
 import { attachStreams } from './streams/index.ts';
 
@@ -99,7 +100,8 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
 
   const verifier = options.inlineWorkers ? createInlineVerifier() : createPoolVerifier({ threads: config.workers });
   const marks = options.inlineWorkers ? createInlineMarkComputer() : createPoolMarkComputer();
-  const services: Services = { config, venue, pipeline, market, stores: storage.stores, verifier, marks, metrics, log };
+  const siweDomains = new SiweDomains(config);
+  const services: Services = { config, venue, pipeline, market, stores: storage.stores, verifier, marks, metrics, log, siweDomains };
   metrics.gauge({ name: 'worker_pool_queue_size', help: 'Signature batches waiting for a worker.', collect() { this.set(verifier.stats().queueSize); } });
   metrics.gauge({ name: 'worker_pool_utilization', help: 'Share of the signature pool capacity in use (0..1).', collect() { this.set(verifier.stats().utilization); } });
   metrics.gauge({ name: 'marks_pool_queue_size', help: 'Mark recomputations waiting for the pricing worker.', collect() { this.set(marks.stats().queueSize); } });
@@ -123,7 +125,8 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
   const streams = attachStreams(server.app, services, api.authenticate, asyncapi);
   const drivers = options.drivers === false ? null : startDrivers(pipeline, config, marks, log);
   const port = await server.listen(config.host, config.port);
-  log.info('listening', { url: `http://${config.host}:${port}`, network: config.network, chainId: config.chainId });
+  siweDomains.bindPort(port);
+  log.info('listening', { url: `http://${config.host}:${port}`, network: config.network, chainId: config.chainId, siweDomains: siweDomains.accepted() });
 
   let closing: Promise<void> | null = null;
   return {

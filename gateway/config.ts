@@ -22,7 +22,12 @@ export type AppConfig = {
   readonly serviceName: string;
   readonly network: Network;
   readonly chainId: number;
-  readonly siweDomain: string | null;
+  /**
+   * SIWE_DOMAIN, comma-separated, lowercased host[:port] entries (empty when unset). Required
+   * on testnet and mainnet; on local the venue's own listen address is accepted as well
+   * (gateway/auth/siweDomains.ts). The request's Host header is never trusted for it.
+   */
+  readonly siweDomains: readonly string[];
   readonly adminAddresses: ReadonlySet<string>;
   readonly pairs: readonly PairConfig[];
   readonly oracle: 'simulated' | 'manual';
@@ -74,7 +79,7 @@ export function loadConfig(env: Record<string, string | undefined>): ConfigResul
   if (!/^[A-Za-z0-9]{1,32}$/.test(serviceName)) errors.push(`SERVICE_NAME must be 1-32 letters or digits (got "${serviceName}")`);
   const network = oneOf<Network>('NETWORK', 'local', ['local', 'testnet', 'mainnet']);
   const chainId = int('CHAIN_ID', 10143, 1, 2 ** 53 - 1);
-  const siweDomain = env.SIWE_DOMAIN || null;
+  const siweDomains = parseSiweDomains(env.SIWE_DOMAIN, network, errors);
 
   const adminAddresses = new Set<string>();
   for (const a of (env.ADMIN_ADDRESSES ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
@@ -111,7 +116,7 @@ export function loadConfig(env: Record<string, string | undefined>): ConfigResul
     serviceName,
     network,
     chainId,
-    siweDomain,
+    siweDomains,
     adminAddresses,
     pairs,
     oracle,
@@ -139,6 +144,26 @@ export function contractAddresses(serviceName: string, chainId: number): Record<
     out[name] = getAddress(`0x${hash.slice(26)}`);
   }
   return out;
+}
+
+/** An RFC 3986 authority without userinfo: a DNS name, IPv4 or [IPv6], and an optional port. */
+const HOST_PORT = /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*|\[[0-9a-f:.]+\])(?::[0-9]{1,5})?$/;
+
+/**
+ * SIWE_DOMAIN='app.example.com,www.example.com:8443': the domains a SIWE message may name.
+ * Required off NETWORK=local: the Host header of a request is the client's to choose, so
+ * a phishing page's signature relayed with a matching Host would otherwise sign in.
+ */
+function parseSiweDomains(raw: string | undefined, network: Network, errors: string[]): string[] {
+  const entries = (raw ?? '').split(',').map((d) => d.trim().toLowerCase()).filter(Boolean);
+  for (const d of entries) {
+    const port = /:([0-9]+)$/.exec(d)?.[1];
+    if (d.length > 253 || !HOST_PORT.test(d) || (port !== undefined && Number(port) > 65535)) errors.push(`SIWE_DOMAIN: "${d}" is not a host[:port] (no scheme, path or user info)`);
+  }
+  if (entries.length === 0 && network !== 'local') {
+    errors.push(`SIWE_DOMAIN must be set on NETWORK=${network}: the host[:port] that clients sign in at (comma-separated for several); the Host header is not trusted`);
+  }
+  return [...new Set(entries)];
 }
 
 /** RATE_LIMITS='{"markets":{"anonymous":1200},"orders":{"tier1":1000}}': per-minute limits, null = unlimited. */

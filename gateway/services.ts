@@ -11,6 +11,7 @@ import type { CommandPipeline } from './commandPipeline.ts';
 import type { MarketData } from './readModels/marketData.ts';
 import type { Metrics } from './http/metrics.ts';
 import type { Logger } from './http/log.ts';
+import type { SiweDomains } from './auth/siweDomains.ts';
 
 export type Services = {
   readonly config: AppConfig;
@@ -22,4 +23,6 @@ export type Services = {
   readonly marks: MarkComputer;
   readonly metrics: Metrics;
   readonly log: Logger;
+  /** The domains SIWE messages may name (known fully once the server listens). */
+  readonly siweDomains: SiweDomains;
 };

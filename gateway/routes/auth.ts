@@ -13,7 +13,7 @@ import type { Services } from '../services.ts';
 import { hashToken } from '../../persistence/stores.ts';
 import { alphanumericNonce, hexNonce, NONCE_TTL_MS } from '../auth/nonces.ts';
 import { clearedSessionCookie, issueSession, presentedToken, sessionCookieHeader, sessionIdOf, SESSION_TTL_MS } from '../auth/sessions.ts';
-import { verifySiwe, type LoginCheck } from '../auth/login.ts';
+import { siweStatement, verifySiwe, type LoginCheck, type SiwePurpose } from '../auth/login.ts';
 import { MAX_SIWE_MESSAGE_CHARS } from '../auth/siweMessage.ts';
 import { AddressSchema, Nullable } from './schemas.ts';
 
@@ -28,6 +28,14 @@ const SiweBody = {
 const UserSchema = Type.Object({ id: Type.String(), address: AddressSchema });
 const SessionSchema = Type.Object({ id: Type.String(), expiresAt: Type.String({ description: 'ISO 8601' }) });
 const Success = Type.Object({ success: Type.Boolean() });
+
+const PurposeSchema = Type.Optional(
+  Type.Union([Type.Literal('login'), Type.Literal('link')], {
+    description: 'What the signature will be for: `login` (default, statement `Sign in to <SERVICE_NAME>`) or `link` (linking a wallet, statement `Link wallet to <SERVICE_NAME>`)',
+    errorMessage: 'purpose must be login or link',
+  }),
+);
+const StatementSchema = Type.String({ description: 'The statement line the SIWE message must carry for the requested purpose' });
 
 const authFailed = (check: Extract<LoginCheck, { ok: false }>) => errorReply('unauthenticated', check.message, null, { earlierCode: 'auth_error' });
 
@@ -48,6 +56,8 @@ export function authRoutes(s: Services): Route[] {
     return nonce;
   };
 
+  const statementFor = (purpose: SiwePurpose | undefined) => siweStatement(s.config.serviceName, purpose ?? 'login');
+
   /** The user behind a request, or the interface's "User not found" (an API key of a wallet that never signed in). */
   const userOf = (auth: UserAuth) => s.stores.users.get(auth.userId);
   const userNotFound = () => errorReply('unauthenticated', 'User not found');
@@ -59,14 +69,16 @@ export function authRoutes(s: Services): Route[] {
       group: 'auth',
       auth: 'none',
       summary: 'Get a SIWE nonce',
-      description: 'A 16-hex-character nonce for the SIWE message, valid 5 minutes and once. It can only sign in `walletAddress`. `chainId`, when given, must be the network\'s.',
-      body: Type.Object({ walletAddress: AddressSchema, chainId: Type.Optional(Type.Integer({ minimum: 1, errorMessage: 'chainId must be a positive integer' })) }),
-      responses: { 200: Type.Object({ nonce: Type.String({ pattern: '^[0-9a-f]{16}$' }) }) },
+      description:
+        'A 16-hex-character nonce for the SIWE message, valid 5 minutes and once. It can only be used by `walletAddress` (a failed attempt by another wallet leaves it usable). `chainId`, when given, must be the network\'s. ' +
+        '`statement` is the statement line the message must carry for `purpose`: `Sign in to <SERVICE_NAME>` for a login (default), `Link wallet to <SERVICE_NAME>` for linking a wallet.',
+      body: Type.Object({ walletAddress: AddressSchema, chainId: Type.Optional(Type.Integer({ minimum: 1, errorMessage: 'chainId must be a positive integer' })), purpose: PurposeSchema }),
+      responses: { 200: Type.Object({ nonce: Type.String({ pattern: '^[0-9a-f]{16}$' }), statement: StatementSchema }) },
       handler: async ({ body }) => {
         if (body.chainId !== undefined && body.chainId !== s.config.chainId) {
           return errorReply('invalid_argument', `ChainId mismatch: expected ${s.config.chainId}`, { field: 'chainId', expected: s.config.chainId });
         }
-        return { body: { nonce: await issueNonce(hexNonce(), body.walletAddress) } };
+        return { body: { nonce: await issueNonce(hexNonce(), body.walletAddress), statement: statementFor(body.purpose) } };
       },
     }),
     defineRoute({
@@ -76,10 +88,12 @@ export function authRoutes(s: Services): Route[] {
       group: 'auth',
       auth: 'none',
       summary: 'Get a SIWE nonce (earlier form)',
-      description: 'A 32-character alphanumeric nonce, valid 5 minutes and once. With `walletAddress` it can only sign in that wallet. Served at `/api/auth/siwe/nonce` and `/auth/siwe/nonce`.',
-      query: Type.Object({ walletAddress: Type.Optional(AddressSchema) }),
-      responses: { 200: Type.Object({ nonce: Type.String({ pattern: '^[A-Za-z0-9]{32}$' }) }) },
-      handler: async ({ query }) => ({ body: { nonce: await issueNonce(alphanumericNonce(), query.walletAddress) } }),
+      description:
+        'A 32-character alphanumeric nonce, valid 5 minutes and once. With `walletAddress` it can only be used by that wallet (a failed attempt by another wallet leaves it usable). Served at `/api/auth/siwe/nonce` and `/auth/siwe/nonce`. ' +
+        '`statement` is the statement line the message must carry for `purpose`: `Sign in to <SERVICE_NAME>` for a login (default), `Link wallet to <SERVICE_NAME>` for `/auth/api/wallets/verify`.',
+      query: Type.Object({ walletAddress: Type.Optional(AddressSchema), purpose: PurposeSchema }),
+      responses: { 200: Type.Object({ nonce: Type.String({ pattern: '^[A-Za-z0-9]{32}$' }), statement: StatementSchema }) },
+      handler: async ({ query }) => ({ body: { nonce: await issueNonce(alphanumericNonce(), query.walletAddress), statement: statementFor(query.purpose) } }),
     }),
     defineRoute({
       method: 'POST',
@@ -87,10 +101,10 @@ export function authRoutes(s: Services): Route[] {
       forms: both,
       group: 'auth',
       auth: 'none',
-      headers: ['host'],
       summary: 'Sign in with a signed SIWE message',
       description:
-        'Checks the message (domain = this API host or SIWE_DOMAIN, chain id = the network\'s, statement `Sign in to <SERVICE_NAME>`), the EOA signature and the nonce (single use). ' +
+        'Checks the message (domain = one of SIWE_DOMAIN\'s entries, on NETWORK=local also the venue\'s own listen address, never the Host header; URI on the same host[:port]; chain id = the network\'s; statement `Sign in to <SERVICE_NAME>`; ' +
+        '`Issued At` at most 60 s in the future), the EOA signature and the nonce (single use, consumed only by the wallet it was asked for). ' +
         'Current form: `{ token, user, success }`; send the token as `Authorization: Bearer <token>` (24 hours). ' +
         'Earlier form: `{ session, user }` and an HttpOnly `session` cookie (24 hours). Failures: 401 with the reason.',
       body: Type.Object({
@@ -107,11 +121,11 @@ export function authRoutes(s: Services): Route[] {
         }),
       },
       earlier: { responses: { 200: Type.Object({ session: SessionSchema, user: UserSchema }) } },
-      handler: async ({ body, headers, form }) => {
+      handler: async ({ body, form }) => {
         const check = await verifySiwe(s, {
           message: body.message,
           signature: body.signature,
-          host: headers['host'],
+          purpose: 'login',
           ...(body.walletAddress !== undefined ? { claimedAddress: body.walletAddress } : {}),
           ...(body.chainId !== undefined ? { claimedChainId: body.chainId } : {}),
         });
@@ -201,15 +215,15 @@ export function authRoutes(s: Services): Route[] {
       group: 'auth',
       auth: 'required',
       accepts: ['bearer', 'cookie'],
-      headers: ['host'],
       summary: 'Link another wallet by a SIWE signature',
       description:
-        'The wallet `address` signs a SIWE message exactly like a login (nonce from `/auth/siwe/nonce`, same checks and 401 messages). On success it is linked to the signed-in user. ' +
+        'The wallet `address` signs a SIWE message like a login (nonce from `/auth/siwe/nonce?purpose=link`, same checks and 401 messages) but with its own statement, `Link wallet to <SERVICE_NAME>`: ' +
+        'a message signed to sign in is refused here, and a linking message is refused by verify. On success the wallet is linked to the signed-in user. ' +
         'A wallet already linked to another user is refused with 400 `failed_precondition` (`details.reason: wallet_linked_elsewhere`).',
       body: Type.Object({ ...SiweBody, address: AddressSchema }),
       responses: { 200: Type.Object({ success: Type.Boolean(), message: Type.String(), address: AddressSchema }) },
-      handler: async ({ auth, body, headers }) => {
-        const check = await verifySiwe(s, { message: body.message, signature: body.signature, host: headers['host'], claimedAddress: body.address });
+      handler: async ({ auth, body }) => {
+        const check = await verifySiwe(s, { message: body.message, signature: body.signature, purpose: 'link', claimedAddress: body.address });
         if (!check.ok) return authFailed(check);
         const linked = await s.stores.users.link(auth.userId, check.address, s.pipeline.wallNow());
         if (!linked.ok) {

@@ -12,7 +12,7 @@ t.test('the embedded defaults of api.md', async (t) => {
   t.equal(c.serviceName, 'Diffusal');
   t.equal(c.network, 'local');
   t.equal(c.chainId, 10143);
-  t.equal(c.siweDomain, null);
+  t.same(c.siweDomains, []);
   t.same([...c.adminAddresses], []);
   t.same(c.pairs.map((p) => [p.symbol, p.tickDecimals]), [['BTC-USDC', 2], ['ETH-USDC', 3]]);
   t.equal(c.oracle, 'simulated');
@@ -55,4 +55,22 @@ t.test('contract addresses depend on the service name and chain id only', async 
   t.not(contractAddresses('Other', 10143).orderBook, a.orderBook);
   t.not(contractAddresses('Diffusal', 1).rfq, a.rfq);
   t.equal(new Set(Object.values(a)).size, 8, 'eight distinct contracts');
+});
+
+t.test('SIWE_DOMAIN: required off local, a comma-separated list of host[:port]', async (t) => {
+  for (const network of ['testnet', 'mainnet']) {
+    const r = loadConfig({ NETWORK: network });
+    t.notOk(r.ok, `${network} without SIWE_DOMAIN does not start`);
+    if (!r.ok) t.match(r.errors.join('\n'), `SIWE_DOMAIN must be set on NETWORK=${network}`);
+    const set = loadConfig({ NETWORK: network, SIWE_DOMAIN: 'app.example.com' });
+    t.ok(set.ok && set.config.siweDomains.length === 1 && set.config.siweDomains[0] === 'app.example.com', `${network} with SIWE_DOMAIN starts`);
+  }
+  const list = loadConfig({ SIWE_DOMAIN: ' App.Example.com, www.example.com:8443,app.example.com,[::1]:8080,10.0.0.2' });
+  if (!list.ok) throw new Error(list.errors.join('; '));
+  t.same(list.config.siweDomains, ['app.example.com', 'www.example.com:8443', '[::1]:8080', '10.0.0.2'], 'trimmed, lowercased, deduplicated');
+  for (const bad of ['https://app.example.com', 'app.example.com/login', 'user@app.example.com', 'app.example.com:99999', 'app example.com', '-app.example.com']) {
+    const r = loadConfig({ SIWE_DOMAIN: bad });
+    t.notOk(r.ok, `${bad} refused`);
+    if (!r.ok) t.match(r.errors.join('\n'), 'SIWE_DOMAIN', 'the message names SIWE_DOMAIN');
+  }
 });

@@ -18,19 +18,30 @@ export type MessageFields = {
   expirationTime?: string;
 };
 
+/**
+ * A fixed past instant for `Issued At`: the venue refuses messages issued more than 60 s
+ * in its future, and tests must not depend on the date they run (test apps start at a
+ * fixed `startAt` after it). Tests of the check itself pass their own.
+ */
+export const DEFAULT_ISSUED_AT = '2025-06-01T00:00:00.000Z';
+
+/** The statements of the two purposes (gateway/auth/login.ts), for SERVICE_NAME=Diffusal. */
+export const LOGIN_STATEMENT = 'Sign in to Diffusal';
+export const LINK_STATEMENT = 'Link wallet to Diffusal';
+
 /** The interface's lines ("Login by SIWE"), joined by \n. */
 export function siweMessage(f: MessageFields): string {
   return [
     `${f.domain} wants you to sign in with your Ethereum account:`,
     f.address,
     '',
-    f.statement ?? 'Sign in to Diffusal',
+    f.statement ?? LOGIN_STATEMENT,
     '',
     `URI: ${f.uri ?? `http://${f.domain}`}`,
     'Version: 1',
     `Chain ID: ${f.chainId ?? 10143}`,
     `Nonce: ${f.nonce}`,
-    `Issued At: ${f.issuedAt ?? new Date().toISOString()}`,
+    `Issued At: ${f.issuedAt ?? DEFAULT_ISSUED_AT}`,
     ...(f.expirationTime !== undefined ? [`Expiration Time: ${f.expirationTime}`] : []),
   ].join('\n');
 }
@@ -39,7 +50,7 @@ export function newWallet(): PrivateKeyAccount {
   return privateKeyToAccount(generatePrivateKey());
 }
 
-/** host:port of a test app url, what the server expects as the SIWE domain. */
+/** host:port of a test app url: on NETWORK=local the venue accepts it as the SIWE domain (127.0.0.1:<port>). */
 export function hostOf(url: string): string {
   return new URL(url).host;
 }
@@ -56,10 +67,10 @@ export async function earlierNonce(url: string, address?: string): Promise<strin
   return r.body.nonce as string;
 }
 
-/** A full current-form login; returns the bearer token. */
-export async function login(url: string, wallet: PrivateKeyAccount): Promise<string> {
+/** A full current-form login; returns the bearer token. `domain` defaults to the url's host:port (for apps pinned by SIWE_DOMAIN, pass it). */
+export async function login(url: string, wallet: PrivateKeyAccount, options: { domain?: string } = {}): Promise<string> {
   const nonce = await currentNonce(url, wallet.address);
-  const message = siweMessage({ domain: hostOf(url), address: wallet.address, nonce });
+  const message = siweMessage({ domain: options.domain ?? hostOf(url), address: wallet.address, nonce });
   const signature = await wallet.signMessage({ message });
   const r = await request(`${url}/api/auth/siwe/verify`, { body: { message, signature, walletAddress: wallet.address, chainId: 10143 } });
   if (r.status !== 200) throw new Error(`verify: ${r.status} ${JSON.stringify(r.body)}`);

@@ -1,14 +1,16 @@
 /**
  * Sign-In with Ethereum against the real server, with viem-signed messages: every success
  * and failure case of the interface in both forms (bearer token / cookie), sessions,
- * sign-out, linked wallets, SIWE_DOMAIN and the auth group's 20/min limit.
+ * sign-out, linked wallets, SIWE_DOMAIN and the auth group's 20/min limit. The hardening
+ * of the SIWE checks (domain never from Host, statements per purpose, nonces of others,
+ * parse errors) is in authSiwe.test.ts.
  */
 import t, { type Test } from 'tap';
 import { privateKeyToAccount } from 'viem/accounts';
 import { startTestApp, request } from '../support/testApp.ts';
-import { currentNonce, earlierNonce, hostOf, login, loginEarlier, newWallet, relaxedAuthLimits, siweMessage, hmacHeaders } from '../auth/siweClient.ts';
+import { currentNonce, earlierNonce, hostOf, login, loginEarlier, newWallet, relaxedAuthLimits, siweMessage, hmacHeaders, LINK_STATEMENT } from '../auth/siweClient.ts';
 
-const app = await startTestApp({ memory: true, env: relaxedAuthLimits });
+const app = await startTestApp({ memory: true, env: relaxedAuthLimits, startAt: Date.UTC(2026, 0, 5, 12, 0, 0) });
 t.teardown(() => app.close());
 const url = app.url;
 const host = hostOf(url);
@@ -114,7 +116,7 @@ const cases: Case[] = [
   { name: 'no address', message: 'Invalid SIWE message: no address', build: async (w, nonce) => ({ message: siweMessage({ domain: host, address: 'nobody', nonce }), signature: (await sign(w, { nonce })).signature }) },
   { name: 'no chain id', message: 'Invalid SIWE message: no chainId', build: async (w, nonce) => { const s = await sign(w, { nonce }); return { message: drop(s.message, 'Chain ID:'), signature: s.signature }; } },
   { name: 'no nonce', message: 'Invalid SIWE message: no nonce', build: async (w, nonce) => { const s = await sign(w, { nonce }); return { message: drop(s.message, 'Nonce:'), signature: s.signature }; } },
-  { name: 'another domain', message: `Domain mismatch: expected ${host}`, build: (w, nonce) => sign(w, { nonce, domain: 'evil.example.com' }) },
+  { name: 'another domain', message: `Domain mismatch: expected ${host} or localhost:${app.app.port}`, build: (w, nonce) => sign(w, { nonce, domain: 'evil.example.com' }) },
   { name: 'another chain', message: 'ChainId mismatch: expected 10143', build: (w, nonce) => sign(w, { nonce, chainId: 1 }) },
   { name: 'another statement', message: 'Invalid SIWE message: statement must be "Sign in to Diffusal"', build: (w, nonce) => sign(w, { nonce, statement: 'Hello' }) },
   { name: 'expired message', message: 'Invalid SIWE message: expired (Expiration Time has passed)', build: (w, nonce) => sign(w, { nonce, expirationTime: new Date(app.clock.now - 1000).toISOString() }) },
@@ -197,7 +199,7 @@ t.test('wallets: link a second wallet by its SIWE signature', async (t) => {
   const token = await login(url, a);
   const link = async (wallet: typeof b, as: typeof b, authToken: string) => {
     const nonce = await earlierNonce(url, wallet.address);
-    const message = siweMessage({ domain: host, address: wallet.address, nonce });
+    const message = siweMessage({ domain: host, address: wallet.address, nonce, statement: LINK_STATEMENT });
     return request(`${url}/auth/api/wallets/verify`, { token: authToken, body: { message, signature: await as.signMessage({ message }), address: wallet.address } });
   };
   refused(t, await link(b, other, token), 'earlier', 'Invalid SIWE signature');
@@ -229,22 +231,23 @@ t.test('a contract wallet (no EOA key) cannot sign in: EIP-1271 is not supported
   refused(t, r, 'current', 'Invalid SIWE signature');
 });
 
-t.test('SIWE_DOMAIN pins the domain; the auth group allows 20 requests a minute', async (t) => {
-  const pinned = await startTestApp({ memory: true, env: { SIWE_DOMAIN: 'app.example.com' } });
+t.test('SIWE_DOMAIN adds domains, whatever the Host header; the auth group allows 20 requests a minute', async (t) => {
+  const pinned = await startTestApp({ memory: true, env: { SIWE_DOMAIN: 'app.example.com' }, startAt: Date.UTC(2026, 0, 5, 12, 0, 0) });
   t.teardown(() => pinned.close());
   const w = newWallet();
   let used = 0;
   const nonce = await currentNonce(pinned.url, w.address);
   used++;
-  const wrong = siweMessage({ domain: hostOf(pinned.url), address: w.address, nonce });
-  refused(t, await request(pinned.url + verifyPath.current, { body: { message: wrong, signature: await w.signMessage({ message: wrong }) } }), 'current', 'Domain mismatch: expected app.example.com');
+  const wrong = siweMessage({ domain: 'other.example.com', address: w.address, nonce });
+  const expected = `Domain mismatch: expected ${hostOf(pinned.url)} or localhost:${pinned.app.port} or app.example.com`;
+  refused(t, await request(pinned.url + verifyPath.current, { body: { message: wrong, signature: await w.signMessage({ message: wrong }) } }), 'current', expected);
   used++;
   const nonce2 = await currentNonce(pinned.url, w.address);
   used++;
   const right = siweMessage({ domain: 'app.example.com', address: w.address, nonce: nonce2 });
   const ok = await request(pinned.url + verifyPath.current, { body: { message: right, signature: await w.signMessage({ message: right }) } });
   used++;
-  t.equal(ok.status, 200, 'the pinned domain signs in whatever the Host header');
+  t.equal(ok.status, 200, 'the SIWE_DOMAIN entry signs in whatever the Host header');
   while (used < 20) {
     const r = await request(`${pinned.url}/auth/siwe/nonce`);
     t.equal(r.status, 200);

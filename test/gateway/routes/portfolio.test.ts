@@ -90,10 +90,10 @@ t.test('withdraw is limited by maxWithdraw; transfer too', async (t) => {
 t.test('mainnet has no faucet; an acknowledged write survives a restart', async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'venue-portfolio-'));
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
-  const env = { ...relaxedAuthLimits, NETWORK: 'mainnet' };
+  const env = { ...relaxedAuthLimits, NETWORK: 'mainnet', SIWE_DOMAIN: 'venue.example.com' };
   const first = await startTestApp({ dataDir, env });
   const w = newWallet();
-  const token = await login(first.url, w);
+  const token = await login(first.url, w, { domain: 'venue.example.com' });
   const created = await request(`${first.url}/api/portfolio/create`, { method: 'POST', token });
   t.same(created.body, { id: 1 });
   const refused = await request(`${first.url}/api/portfolio/deposit`, { token, body: { portfolioId: 1, amount: '1000000' } });
