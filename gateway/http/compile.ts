@@ -60,7 +60,9 @@ export function compileRoutes(routes: readonly Route[], options: CompileOptions)
       const clash = seen.get(key);
       if (clash !== undefined) throw new Error(`route ${route.method} ${path} (${form}) conflicts with ${clash}`);
       seen.set(key, `${route.method} ${path} (${form})`);
-      const readHeaders = [...new Set([...authHeaders, ...(options.extraHeaders ?? []), ...(route.headers ?? []).map((h) => h.toLowerCase())])];
+      // Routes with a body read its Content-Type: cookie writes must be JSON (csrf.ts).
+      const bodyHeaders = route.body !== undefined ? ['content-type'] : [];
+      const readHeaders = [...new Set([...authHeaders, ...bodyHeaders, ...(options.extraHeaders ?? []), ...(route.headers ?? []).map((h) => h.toLowerCase())])];
       const responseSchemas = form === 'earlier' ? (route.earlier?.responses ?? route.responses) : route.responses;
       let responses: Map<number, (value: unknown) => string | null> | null = null;
       if (options.validateResponses) {

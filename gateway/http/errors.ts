@@ -21,6 +21,7 @@ export const earlierErrorCodes = {
   not_found: 404,
   method_not_allowed: 405,
   payload_too_large: 413,
+  unsupported_media_type: 415,
   rate_limited: 429,
   internal_error: 500,
   indexer_error: 500,
@@ -39,7 +40,7 @@ type ErrorCodeSpec = {
   readonly defaultMessage: string;
 };
 
-/** Current-form codes: the interface's, `failed_precondition` (api.md) and two for 405/413. */
+/** Current-form codes: the interface's, `failed_precondition` (api.md) and three for 405/413/415. */
 export const errorCodes = {
   invalid_argument: { status: 400, earlier: 'validation_error', defaultMessage: 'Invalid argument' },
   failed_precondition: { status: 400, earlier: 'failed_precondition', defaultMessage: 'Failed precondition' },
@@ -48,6 +49,7 @@ export const errorCodes = {
   not_found: { status: 404, earlier: 'not_found', defaultMessage: 'Not found' },
   method_not_allowed: { status: 405, earlier: 'method_not_allowed', defaultMessage: 'Method not allowed' },
   payload_too_large: { status: 413, earlier: 'payload_too_large', defaultMessage: 'Request body too large' },
+  unsupported_media_type: { status: 415, earlier: 'unsupported_media_type', defaultMessage: 'Content-Type must be application/json' },
   resource_exhausted: { status: 429, earlier: 'rate_limited', defaultMessage: 'rate limit exceeded' },
   internal: { status: 500, earlier: 'internal_error', defaultMessage: 'An unexpected error occurred' },
   unavailable: { status: 503, earlier: 'unavailable', defaultMessage: 'Service unavailable' },

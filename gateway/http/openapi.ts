@@ -33,6 +33,7 @@ const errorDescriptions: Record<number, string> = {
   404: 'Not found',
   405: 'Method not allowed on this path',
   413: 'Request body too large',
+  415: 'A request authenticated by the session cookie sent a body that is not Content-Type: application/json',
   429: 'Rate limit exceeded; see Retry-After',
   500: 'Unexpected server error (generic message, never a stack trace)',
   503: 'Service not ready',
@@ -48,7 +49,9 @@ Routes that also have the earlier form are served at the same path without \`/ap
 ## Authentication
 
 - \`Authorization: Bearer <token>\` from SIWE sign-in (current form).
-- Cookie \`session\` set by the earlier form's SIWE verify.
+- Cookie \`session\` set by the earlier form's SIWE verify. A request it authenticates that carries a body must send
+  \`Content-Type: application/json\` (parameters such as \`; charset=utf-8\` allowed), else 415 \`unsupported_media_type\`
+  (protection against cross-site form posts).
 - API keys: \`X-API-Key\` (key id), \`X-API-Timestamp\` (Unix ms, within 30 s), \`X-API-Signature\`
   (lowercase hex HMAC-SHA256 of the timestamp string keyed with the secret). On public routes invalid
   API-key headers are ignored and the request is limited by IP.
@@ -150,6 +153,8 @@ function operation(route: Route, form: Form, components: Record<string, JsonSche
   if (route.auth === 'required' || route.auth === 'admin') errors.add(401);
   if (route.scope !== undefined || route.auth === 'admin' || route.accepts !== undefined) errors.add(403);
   if (route.body !== undefined) errors.add(413);
+  // Cookie writes must be JSON (gateway/http/csrf.ts).
+  if (route.body !== undefined && route.auth !== 'none' && (route.accepts === undefined || route.accepts.includes('cookie'))) errors.add(415);
   if (limited(route)) errors.add(429);
   for (const status of [...errors].sort((a, b) => a - b)) if (responses[String(status)] === undefined) responses[String(status)] = errorResponse(form, status);
   op['responses'] = responses;

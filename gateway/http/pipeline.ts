@@ -4,7 +4,8 @@
  *
  *   1. authenticate  (only when a credential is present; may be async)
  *   2. rate-limit    (keyed by API key, else wallet, else IP; invalid credentials -> IP)
- *   3. authorize     (route auth / scope / admin -> 401, 403)
+ *   3. authorize     (route auth / scope / admin -> 401, 403; a cookie write that is
+ *                    not application/json -> 415, csrf.ts)
  *   4. validate      (path, query, body -> 400 naming the field)
  *   5. handle        (the route's handler; returned or thrown ApiError -> its code)
  *   6. shape         (earlier-form reply hook), serialise, add rate-limit headers
@@ -16,6 +17,7 @@
 import { anonymous, authorize, hasCredentials, parseCookies, rateIdentity, type Authenticator, type AuthResult, type IsAdmin, type RateIdentity } from './auth.ts';
 import type { CompiledRoute } from './compile.ts';
 import { ApiError, errorReply, type ErrorReply } from './errors.ts';
+import { cookieWriteCheck } from './csrf.ts';
 import type { Logger } from './log.ts';
 import type { RateDecision, RateLimiter } from './rateLimit.ts';
 import type { HandlerResult, RouteContext } from './route.ts';
@@ -214,6 +216,8 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     }
     const denied = authorize(route.route, auth, isAdmin);
     if (denied !== null) return errorWire(route.form, denied, headers);
+    const forged = cookieWriteCheck({ auth: route.route.auth, hasBody: route.body !== null }, auth, req.headers, req.body);
+    if (forged !== null) return errorWire(route.form, forged, headers);
     const ctx = buildContext(route, req, auth, now);
     if ('error' in ctx) return errorWire(route.form, ctx, headers);
     let result: HandlerResult<unknown> | Promise<HandlerResult<unknown>>;
