@@ -26,7 +26,6 @@ import { checkSiweMessage, isHexSignature, type SiweFields } from './siweMessage
  * to sign in can never link a wallet, and one signed to link can never sign in.
  */
 export type SiwePurpose = 'login' | 'link';
-export const siwePurposes: readonly SiwePurpose[] = ['login', 'link'];
 
 export type LoginInput = {
   readonly message: string;

@@ -130,7 +130,7 @@ t.test('advance-time (local): the venue clock jumps, series expire and settle, p
 });
 
 t.test('advance-time exists only on NETWORK=local', async (t) => {
-  const testnet = await startTestApp({ memory: true, env: { ...relaxedAuthLimits, NETWORK: 'testnet', SIWE_DOMAIN: 'venue.example.com', ADMIN_ADDRESSES: admin.address } });
+  const testnet = await startTestApp({ memory: true, env: { ...relaxedAuthLimits, NETWORK: 'testnet', SIWE_DOMAIN: 'venue.example.com', ADMIN_ADDRESSES: admin.address }, startAt: Date.UTC(2026, 0, 5, 12, 0, 0) });
   t.teardown(() => testnet.close());
   const token = await login(testnet.url, admin, { domain: 'venue.example.com' });
   const r = await request(`${testnet.url}/api/admin/advance-time`, { token, body: { seconds: 60 } });

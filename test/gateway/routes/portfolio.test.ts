@@ -91,7 +91,7 @@ t.test('mainnet has no faucet; an acknowledged write survives a restart', async 
   const dataDir = mkdtempSync(join(tmpdir(), 'venue-portfolio-'));
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
   const env = { ...relaxedAuthLimits, NETWORK: 'mainnet', SIWE_DOMAIN: 'venue.example.com' };
-  const first = await startTestApp({ dataDir, env });
+  const first = await startTestApp({ dataDir, env, startAt: Date.UTC(2026, 0, 5, 12, 0, 0) });
   const w = newWallet();
   const token = await login(first.url, w, { domain: 'venue.example.com' });
   const created = await request(`${first.url}/api/portfolio/create`, { method: 'POST', token });
