@@ -7,9 +7,12 @@ import type { Services } from '../services.ts';
 import { seriesJson } from '../readModels/marketData.ts';
 import { contractNames } from '../config.ts';
 import { orderBookAbi, rfqAbi } from '../abi.ts';
+import { orderBookDomain, rfqDomain } from '../../workers/eip712/types.ts';
+import { domainJson } from '../orders/orderErrors.ts';
 import { SeriesSchema, OrderBookSchema, TickerSchema, TradeSchema, OpenInterestSchema, bytes32, Bytes32, WadString, Nullable } from './schemas.ts';
 
 const both = ['current', 'earlier'] as const;
+const DomainSchema = Type.Object({ name: Type.String(), version: Type.String(), chainId: Type.Integer(), verifyingContract: Type.String() }, { description: 'EIP-712 domain' });
 const symbolParam = Type.Object({ symbol: Type.String({ minLength: 1, maxLength: 100, description: 'canonical or user-facing symbol, or seriesId' }) });
 const pairParam = Type.Object({ pairId: bytes32('pairId') });
 
@@ -17,6 +20,7 @@ const notFoundSeries = (symbol: string) => errorReply('not_found', `Series not f
 
 export function marketRoutes(s: Services): Route[] {
   const state = s.venue.state;
+  const domains = { orderBook: domainJson(orderBookDomain(s.config.serviceName, s.config.chainId, s.config.contracts.orderBook)), rfq: domainJson(rfqDomain(s.config.serviceName, s.config.chainId, s.config.contracts.rfq)) };
   const pairOr404 = (pairId: string) => (state.pairs.has(pairId.toLowerCase() as Hex) ? (pairId.toLowerCase() as Hex) : null);
   return [
     defineRoute({
@@ -167,10 +171,10 @@ export function marketRoutes(s: Services): Route[] {
       forms: both,
       group: 'markets',
       auth: 'none',
-      summary: 'Contract addresses of this deployment',
-      description: 'Addresses are derived from SERVICE_NAME and the chain id (docs/api-decisions.md).',
-      responses: { 200: Type.Object({ chainId: Type.Integer(), contracts: Type.Object(Object.fromEntries(contractNames.map((n) => [n, Type.String()]))) }) },
-      handler: () => ({ body: { chainId: s.config.chainId, contracts: { ...s.config.contracts } } }),
+      summary: 'Contract addresses and EIP-712 signing domains of this deployment',
+      description: 'Addresses are derived from SERVICE_NAME and the chain id (docs/api-decisions.md). `domains` holds every EIP-712 domain a client signs with: `orderBook` for PlaceOrder and CancelOrder, `rfq` for RfqQuote and FillQuote (docs/signatures.md).',
+      responses: { 200: Type.Object({ chainId: Type.Integer(), contracts: Type.Object(Object.fromEntries(contractNames.map((n) => [n, Type.String()]))), domains: Type.Object({ orderBook: DomainSchema, rfq: DomainSchema }) }) },
+      handler: () => ({ body: { chainId: s.config.chainId, contracts: { ...s.config.contracts }, domains } }),
     }),
     defineRoute({
       method: 'GET',
