@@ -17,8 +17,25 @@ import { verifySiwe, type LoginCheck } from '../auth/login.ts';
 import { MAX_SIWE_MESSAGE_CHARS } from '../auth/siweMessage.ts';
 import { AddressSchema, Nullable } from './schemas.ts';
 
+import { exampleAddress } from './examples.ts';
 const both = ['current', 'earlier'] as const;
 const SWEEP_EVERY = 256;
+/** A well-formed 65-byte signature for the examples (a real one signs a fresh nonce). */
+const exampleSignature = `0x${'11'.repeat(64)}1b`;
+/** The shape of a sign-in message, for the examples: a real one carries a fresh nonce and is signed by its address. */
+const siweExample = (s: Services) =>
+  [
+    `${s.config.siweDomain ?? `${s.config.host}:${s.config.port}`} wants you to sign in with your Ethereum account:`,
+    exampleAddress,
+    '',
+    `Sign in to ${s.config.serviceName}`,
+    '',
+    `URI: http://${s.config.host}:${s.config.port}`,
+    'Version: 1',
+    `Chain ID: ${s.config.chainId}`,
+    'Nonce: 0123456789abcdef0123456789abcdef',
+    `Issued At: ${new Date(s.pipeline.wallNow()).toISOString()}`,
+  ].join('\n');
 const iso = (ms: number) => new Date(ms).toISOString();
 
 const SiweBody = {
@@ -59,6 +76,7 @@ export function authRoutes(s: Services): Route[] {
       group: 'auth',
       auth: 'none',
       summary: 'Get a SIWE nonce',
+      examples: { body: { walletAddress: exampleAddress, chainId: s.config.chainId } },
       description: 'A 16-hex-character nonce for the SIWE message, valid 5 minutes and once. It can only sign in `walletAddress`. `chainId`, when given, must be the network\'s.',
       body: Type.Object({ walletAddress: AddressSchema, chainId: Type.Optional(Type.Integer({ minimum: 1, errorMessage: 'chainId must be a positive integer' })) }),
       responses: { 200: Type.Object({ nonce: Type.String({ pattern: '^[0-9a-f]{16}$' }) }) },
@@ -76,6 +94,7 @@ export function authRoutes(s: Services): Route[] {
       group: 'auth',
       auth: 'none',
       summary: 'Get a SIWE nonce (earlier form)',
+      examples: { query: { walletAddress: exampleAddress } },
       description: 'A 32-character alphanumeric nonce, valid 5 minutes and once. With `walletAddress` it can only sign in that wallet. Served at `/api/auth/siwe/nonce` and `/auth/siwe/nonce`.',
       query: Type.Object({ walletAddress: Type.Optional(AddressSchema) }),
       responses: { 200: Type.Object({ nonce: Type.String({ pattern: '^[A-Za-z0-9]{32}$' }) }) },
@@ -89,6 +108,7 @@ export function authRoutes(s: Services): Route[] {
       auth: 'none',
       headers: ['host'],
       summary: 'Sign in with a signed SIWE message',
+      examples: () => ({ body: { message: siweExample(s), signature: exampleSignature, walletAddress: exampleAddress, chainId: s.config.chainId } }),
       description:
         'Checks the message (domain = this API host or SIWE_DOMAIN, chain id = the network\'s, statement `Sign in to <SERVICE_NAME>`), the EOA signature and the nonce (single use). ' +
         'Current form: `{ token, user, success }`; send the token as `Authorization: Bearer <token>` (24 hours). ' +
@@ -187,6 +207,7 @@ export function authRoutes(s: Services): Route[] {
       group: 'auth',
       auth: 'required',
       summary: 'Primary wallet of the signed-in user',
+      description: 'The wallet the user first signed in with.',
       responses: { 200: Type.Object({ address: AddressSchema, userId: Type.String() }) },
       handler: ({ auth }) => {
         const user = userOf(auth);
@@ -203,6 +224,7 @@ export function authRoutes(s: Services): Route[] {
       accepts: ['bearer', 'cookie'],
       headers: ['host'],
       summary: 'Link another wallet by a SIWE signature',
+      examples: () => ({ body: { message: siweExample(s), signature: exampleSignature, address: exampleAddress } }),
       description:
         'The wallet `address` signs a SIWE message exactly like a login (nonce from `/auth/siwe/nonce`, same checks and 401 messages). On success it is linked to the signed-in user. ' +
         'A wallet already linked to another user is refused with 400 `failed_precondition` (`details.reason: wallet_linked_elsewhere`).',
