@@ -125,7 +125,7 @@ t.test('llms.txt comes from the declarations', async (t) => {
   t.match(text, /### POST \/api\/mm\/orders\/place[\s\S]*?auth required, scope `trade`[\s\S]*?`seriesId`: string matching/);
   t.match(text, /`limit` \(optional\): integer >= 1 <= 100 \(default 20\)/);
   t.match(text, /`resource_exhausted` 429/);
-  t.match(text, /- 200 \(earlier form\): \{ pairs: \{ pairId: string, symbol: string, baseCurrency: string, quoteCurrency: string \}\[\] \}/);
+  t.match(text, /### GET \/markets\/pairs\n[^#]*?- 200: \{ pairs: \{ pairId: string, symbol: string, baseCurrency: string, quoteCurrency: string \}\[\] \}/, 'the earlier form\'s section shows its own reply');
   for (const route of api) t.ok(text.includes(`### ${route.method} ${route.path}`), `${route.method} ${route.path} listed`);
 });
 
