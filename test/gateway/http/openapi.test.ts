@@ -19,6 +19,7 @@ const asyncapi = createAsyncApiRegistry();
 asyncapi.addServer('public', { host: '{host}', protocol: 'wss', pathname: '/ws/public', description: 'Public stream' });
 asyncapi.addChannel('ticker', {
   address: '{symbol}@ticker',
+  servers: ['public'],
   description: 'Ticker updates',
   parameters: { symbol: 'canonical symbol, lowercase' },
   sends: { ticker: { summary: 'A ticker', payload: Type.Object({ symbol: Type.String(), markPrice: Type.String() }, { $id: 'TickerUpdate' }) } },
@@ -137,5 +138,5 @@ t.test('AsyncAPI document from the registry', async (t) => {
   t.match(a['operations'], { 'ticker.send': { action: 'send', channel: { $ref: '#/channels/ticker' } }, 'ticker.receive': { action: 'receive' } });
   t.match(a['components']?.['messages'], { 'ticker.ticker': { payload: { $ref: '#/components/schemas/TickerUpdate' } } });
   t.match(a['servers'], { public: { protocol: 'wss', pathname: '/ws/public' } });
-  t.throws(() => asyncapi.addChannel('ticker', { address: 'x' }), 'duplicate channel');
+  t.throws(() => asyncapi.addChannel('ticker', { address: 'x', servers: ['public'] }), 'duplicate channel');
 });
