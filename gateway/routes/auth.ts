@@ -108,6 +108,8 @@ export function authRoutes(s: Services): Route[] {
       auth: 'none',
       headers: ['host'],
       summary: 'Sign in with a signed SIWE message',
+      // A refused message, signature or nonce.
+      errors: [401],
       examples: () => ({ body: { message: siweExample(s), signature: exampleSignature, walletAddress: exampleAddress, chainId: s.config.chainId } }),
       description:
         'Checks the message (domain = this API host or SIWE_DOMAIN, chain id = the network\'s, statement `Sign in to <SERVICE_NAME>`), the EOA signature and the nonce (single use). ' +

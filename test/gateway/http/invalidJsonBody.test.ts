@@ -14,7 +14,7 @@ const app = await startTestApp({ memory: true, startAt: Date.UTC(2026, 0, 5, 12,
 t.teardown(() => app.close());
 const token = await app.session(admin);
 
-type Op = { parameters?: Array<{ name: string; in: string; example?: unknown }>; 'x-form': 'current' | 'earlier' };
+type Op = { parameters?: Array<{ name: string; in: string; example?: unknown }>; 'x-form': 'current' | 'earlier'; responses: Record<string, unknown> };
 const doc = (await (await fetch(`${app.url}/openapi/json`)).json()) as { paths: Record<string, Record<string, Op>> };
 
 const bodyRoutes = Object.entries(doc.paths).flatMap(([path, methods]) =>
@@ -36,6 +36,7 @@ t.test('the body `x` is 400 Invalid JSON body on each, in the shape of its form'
     const r = await request(app.url + url, { method, body: 'x', token });
     const id = `${method} ${path}`;
     t.equal(r.status, 400, id);
+    t.ok(op.responses['400'], `${id}: 400 is listed`);
     if (op['x-form'] === 'current') t.match(r.body, { code: 'invalid_argument', message: 'Invalid JSON body', details: { field: 'body', location: 'body' } }, id);
     else t.match(r.body, { error: 'validation_error', message: 'Invalid JSON body' }, id);
   }
