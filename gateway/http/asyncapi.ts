@@ -2,6 +2,7 @@
  * A registry of WebSocket channels and messages that the stream layers fill in, and the
  * AsyncAPI 3.0 document generated from it (served at `/asyncapi/json`). Like the REST
  * routes, channel payloads are TypeBox schemas declared beside the code that sends them.
+ * Every channel names the servers (streams) it lives on.
  */
 import type { TSchema } from '@sinclair/typebox';
 import { toJsonSchema, type JsonSchema } from './jsonSchema.ts';
@@ -19,6 +20,8 @@ export type ChannelDefinition = {
   readonly description?: string;
   /** Description of each `{name}` in the address. */
   readonly parameters?: Readonly<Record<string, string>>;
+  /** Names of the servers (streams) the channel lives on; a channel is offered on no other. */
+  readonly servers: readonly string[];
   /** Messages the server sends on this channel. */
   readonly sends?: Readonly<Record<string, MessageDefinition>>;
   /** Messages the server accepts on this channel. */
@@ -58,6 +61,7 @@ export function createAsyncApiRegistry(): AsyncApiRegistry {
       for (const name of [...Object.keys(channel.sends ?? {}), ...Object.keys(channel.receives ?? {})]) {
         if (!idPattern.test(name)) throw new Error(`asyncapi: bad message name ${name} in ${id}`);
       }
+      if (channel.servers.length === 0) throw new Error(`asyncapi: channel ${id} names no server`);
       channels.set(id, channel);
     },
     document(info) {
@@ -83,7 +87,8 @@ export function createAsyncApiRegistry(): AsyncApiRegistry {
         };
         add('send', ch.sends);
         add('receive', ch.receives);
-        const c: JsonSchema = { address: ch.address, messages: channelMessages };
+        for (const name of ch.servers) if (!servers.has(name)) throw new Error(`asyncapi: channel ${id} names unknown server ${name}`);
+        const c: JsonSchema = { address: ch.address, messages: channelMessages, servers: ch.servers.map((name) => ({ $ref: `#/servers/${name}` })) };
         if (ch.title !== undefined) c['title'] = ch.title;
         if (ch.description !== undefined) c['description'] = ch.description;
         if (ch.parameters !== undefined) c['parameters'] = Object.fromEntries(Object.entries(ch.parameters).map(([k, d]) => [k, { description: d }]));

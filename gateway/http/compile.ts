@@ -20,6 +20,12 @@ export type CompiledRoute = {
   readonly params: InputValidator | null;
   readonly query: InputValidator | null;
   readonly body: InputValidator | null;
+  /**
+   * Whether the request body is read: routes with a body schema and every method but GET.
+   * A route without a schema ignores the body's content but still refuses one that is not
+   * JSON (400), so a mistyped body is never silently taken as none.
+   */
+  readonly takesBody: boolean;
   /** Whether an empty body stands for `{}` (object body schemas). */
   readonly emptyBodyIsObject: boolean;
   readonly shape: ((body: never) => unknown) | null;
@@ -82,6 +88,7 @@ export function compileRoutes(routes: readonly Route[], options: CompileOptions)
         params: input(route.params, 'path'),
         query: input(route.query, 'query'),
         body: input(route.body, 'body'),
+        takesBody: route.body !== undefined || route.method !== 'GET',
         emptyBodyIsObject: (route.body as { type?: unknown } | undefined)?.type === 'object',
         shape: form === 'earlier' ? ((route.earlier?.reply as ((body: never) => unknown) | undefined) ?? null) : null,
         responses,

@@ -1,11 +1,13 @@
 /**
  * `/llms.txt`: the API as markdown for machine reading (llmstxt.org layout), generated
  * from the same route declarations as the OpenAPI document, so the two cannot drift.
+ * Every operation has its own section in each form it is served in (`/api/...` and the
+ * earlier path), each showing its request body with an example.
  */
 import { errorCodes, earlierErrorCodes } from './errors.ts';
 import { describeType, toJsonSchema, type JsonSchema } from './jsonSchema.ts';
-import { pathForForm, type Route } from './route.ts';
-import type { OpenApiInfo } from './openapi.ts';
+import { forms, pathForForm, type Form, type Route } from './route.ts';
+import { errorStatuses, routeExamples, takesBody, type OpenApiInfo } from './openapi.ts';
 
 function fields(schema: JsonSchema | undefined): string[] {
   if (schema === undefined) return [];
@@ -24,24 +26,36 @@ function authText(route: Route): string {
   return `${base}${scope}${accepts}`;
 }
 
-function section(route: Route): string {
+/** One operation: a route in one form, with its inputs, request body (fields and an example) and replies. */
+function section(route: Route, form: Form): string {
   const components: Record<string, JsonSchema> = {};
   const conv = (s: Parameters<typeof toJsonSchema>[0] | undefined) => (s === undefined ? undefined : toJsonSchema(s, components, ''));
-  const lines: string[] = [`### ${route.method} ${pathForForm(route, 'current') ?? pathForForm(route, 'earlier')}`, '', route.summary];
+  const path = pathForForm(route, form)!;
+  const duplicated = form === 'earlier' && route.forms.includes('current');
+  const lines: string[] = [`### ${route.method} ${path}`, '', duplicated ? `${route.summary} (earlier form)` : route.summary];
   if (route.description !== undefined) lines.push('', route.description);
   lines.push('', `- Auth: ${authText(route)}; rate-limit group \`${route.group}\``);
-  const earlier = route.forms.includes('current') ? pathForForm(route, 'earlier') : null;
-  if (earlier !== null) lines.push(`- Earlier form: \`${route.method} ${earlier}\``);
-  for (const [label, schema] of [['Path', route.params], ['Query', route.query], ['Body (JSON)', route.body]] as const) {
+  if (duplicated) lines.push(`- Earlier form of \`${route.method} ${route.path}\`: session cookie (or the current form's credentials), errors \`{ error, message, details? }\``);
+  const other = form === 'current' ? pathForForm(route, 'earlier') : null;
+  if (other !== null) lines.push(`- Earlier form: \`${route.method} ${other}\` (the same body)`);
+  for (const [label, schema] of [['Path', route.params], ['Query', route.query]] as const) {
     const list = fields(conv(schema));
     if (list.length > 0) lines.push(`- ${label}: ${list.join('; ')}`);
   }
-  for (const [status, schema] of Object.entries(route.responses)) {
+  const examples = routeExamples(route);
+  if (route.body !== undefined) {
+    const body = conv(route.body);
+    const list = fields(body);
+    lines.push(`- Body (JSON): ${list.length > 0 ? list.join('; ') : describeType(body)}`);
+    if (examples.body !== undefined) lines.push(`- Example body: \`${JSON.stringify(examples.body)}\``);
+  } else if (takesBody(route)) {
+    lines.push('- Body: none (send none, or any JSON, which is ignored; a body that is not JSON is 400)');
+  }
+  const responses = form === 'earlier' ? (route.earlier?.responses ?? route.responses) : route.responses;
+  for (const [status, schema] of Object.entries(responses)) {
     lines.push(`- ${status}${route.produces === undefined ? '' : ` (${route.produces})`}: ${describeType(conv(schema))}`);
   }
-  if (earlier !== null && route.earlier?.responses !== undefined) {
-    for (const [status, schema] of Object.entries(route.earlier.responses)) lines.push(`- ${status} (earlier form): ${describeType(conv(schema))}`);
-  }
+  lines.push(`- Errors: ${errorStatuses(route).join(', ')}`);
   const names = Object.keys(components);
   if (names.length > 0) lines.push(`- Types: ${names.map((n) => `\`${n}\` = ${describeType(components[n])}`).join('; ')}`);
   return lines.join('\n');
@@ -73,7 +87,7 @@ export function buildLlmsTxt(routes: readonly Route[], info: OpenApiInfo): strin
   ];
   for (const [group, list] of groups) {
     out.push('', `## ${group}`, '');
-    out.push(list.map(section).join('\n\n'));
+    out.push(list.flatMap((route) => forms.filter((f) => pathForForm(route, f) !== null).map((f) => section(route, f))).join('\n\n'));
   }
   return out.join('\n') + '\n';
 }

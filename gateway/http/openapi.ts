@@ -9,7 +9,7 @@ import { stringify } from 'yaml';
 import { earlierErrorCodes, errorCodes } from './errors.ts';
 import { toJsonSchema, type JsonSchema } from './jsonSchema.ts';
 import { defaultRateLimits } from './rateLimit.ts';
-import { forms, pathForForm, type Form, type Route } from './route.ts';
+import { forms, pathForForm, type Form, type Route, type RouteExamples } from './route.ts';
 
 export type OpenApiInfo = {
   readonly title: string;
@@ -17,6 +17,11 @@ export type OpenApiInfo = {
   /** Markdown; the generator appends sections on forms, authentication, errors and limits. */
   readonly description?: string;
   readonly servers?: ReadonlyArray<{ readonly url: string; readonly description?: string }>;
+  readonly contact?: { readonly name: string; readonly url?: string };
+  /** `identifier` is an SPDX expression (`LicenseRef-...` for a licence of one's own). */
+  readonly license?: { readonly name: string; readonly identifier?: string; readonly url?: string };
+  /** Descriptions of tags beyond the built-in ones (rate-limit groups and the shared tags). */
+  readonly tagDescriptions?: Readonly<Record<string, string>>;
 };
 
 export type OpenApiDocument = { readonly openapi: '3.1.0'; readonly [key: string]: unknown };
@@ -25,6 +30,23 @@ export type OpenApiDocument = { readonly openapi: '3.1.0'; readonly [key: string
 export const earlierFormTag = 'Earlier form';
 
 const schemaRef = '#/components/schemas/';
+
+/** Tag descriptions: one per rate-limit group and per shared tag (a tag without one fails the lint test). */
+export const tagDescriptions: Readonly<Record<string, string>> = {
+  markets: 'Public market data: series, pairs, order books, tickers, trades, oracle, contracts and EIP-712 domains, open interest.',
+  helpers: 'Public computations: series and pair ids, tick and price conversion, symbol translation.',
+  auth: 'Sign-In with Ethereum, sessions and linked wallets.',
+  account: 'Your account: profile, portfolios, positions, open orders, trades, fees and API keys.',
+  orders: 'Portfolios and collateral moves, and EIP-712 order entry (place, replace, cancel) with the order history.',
+  rfq: 'Requests for quote: requests, MMM quotes, fills and the MMM quote nonce.',
+  platform: 'Platform information.',
+  admin: 'Operator actions; an admin wallet only.',
+  health: 'Liveness of the process (no input, no credentials, no rate limit).',
+  docs: 'Machine-readable descriptions of the API.',
+  documentation: 'Machine-readable descriptions of the API: OpenAPI, AsyncAPI, llms.txt.',
+  operations: 'Operations: Prometheus metrics.',
+  [earlierFormTag]: 'The earlier form of routes that also have a current form: the same path without `/api`, a session cookie, errors `{ error, message, details? }`.',
+};
 
 const errorDescriptions: Record<number, string> = {
   400: 'Invalid input (the message names the field) or a failed precondition',
@@ -94,9 +116,22 @@ function limited(route: Route): boolean {
   return Object.values(defaultRateLimits[route.group]).some((n) => n !== null);
 }
 
-function parameters(route: Route, components: Record<string, JsonSchema>): JsonSchema[] {
+/** The route's examples, resolved now (a function names what exists when the document is built). */
+export function routeExamples(route: Route): RouteExamples {
+  return typeof route.examples === 'function' ? route.examples() : (route.examples ?? {});
+}
+
+/** A parameter's example: the route's, else the schema's `examples[0]`, else its `default`. */
+function parameterExample(given: Readonly<Record<string, unknown>> | undefined, name: string, schema: JsonSchema): unknown {
+  if (given !== undefined && name in given) return given[name];
+  const examples = schema['examples'];
+  if (Array.isArray(examples) && examples.length > 0) return examples[0];
+  return schema['default'];
+}
+
+function parameters(route: Route, components: Record<string, JsonSchema>, examples: RouteExamples): JsonSchema[] {
   const out: JsonSchema[] = [];
-  for (const [location, schema] of [['path', route.params], ['query', route.query]] as const) {
+  for (const [location, schema, given] of [['path', route.params, examples.params], ['query', route.query, examples.query]] as const) {
     if (schema === undefined) continue;
     const json = toJsonSchema(schema, components, schemaRef);
     const props = (json['properties'] ?? {}) as Record<string, JsonSchema>;
@@ -104,10 +139,31 @@ function parameters(route: Route, components: Record<string, JsonSchema>): JsonS
     for (const [name, prop] of Object.entries(props)) {
       const p: JsonSchema = { name, in: location, required: location === 'path' || required.has(name), schema: prop };
       if (typeof prop['description'] === 'string') p['description'] = prop['description'];
+      const example = parameterExample(given, name, prop);
+      if (example !== undefined) p['example'] = example;
       out.push(p);
     }
   }
   return out;
+}
+
+/** Whether the route reads a request body: a body schema, or any method but GET (a body there must be JSON). */
+export function takesBody(route: Route): boolean {
+  return route.body !== undefined || route.method !== 'GET';
+}
+
+/** Error statuses an operation can answer, from its auth, scope, inputs, limits and declared `errors`. */
+export function errorStatuses(route: Route): number[] {
+  const errors = new Set<number>([500, ...(route.errors ?? [])]);
+  if (route.params !== undefined || route.query !== undefined || takesBody(route)) errors.add(400);
+  if (route.params !== undefined) errors.add(404);
+  if (route.auth === 'required' || route.auth === 'admin') errors.add(401);
+  if (route.scope !== undefined || route.auth === 'admin' || route.accepts !== undefined) errors.add(403);
+  if (takesBody(route)) errors.add(413);
+  // Cookie writes must be JSON (gateway/http/csrf.ts).
+  if (takesBody(route) && route.auth !== 'none' && (route.accepts === undefined || route.accepts.includes('cookie'))) errors.add(415);
+  if (limited(route)) errors.add(429);
+  return [...errors].sort((a, b) => a - b);
 }
 
 function operation(route: Route, form: Form, components: Record<string, JsonSchema>, used: Set<string>): JsonSchema {
@@ -128,10 +184,13 @@ function operation(route: Route, form: Form, components: Record<string, JsonSche
   if (route.auth === 'admin') notes.push('Requires an admin wallet.');
   if (notes.length > 0) op['description'] = notes.join('\n\n');
   if (route.scope !== undefined) op['x-scope'] = route.scope;
-  const params = parameters(route, components);
+  const examples = routeExamples(route);
+  const params = parameters(route, components, examples);
   if (params.length > 0) op['parameters'] = params;
   if (route.body !== undefined) {
-    op['requestBody'] = { required: true, content: { 'application/json': { schema: toJsonSchema(route.body, components, schemaRef) } } };
+    const media: JsonSchema = { schema: toJsonSchema(route.body, components, schemaRef) };
+    if (examples.body !== undefined) media['example'] = examples.body;
+    op['requestBody'] = { required: true, content: { 'application/json': media } };
   }
   const responses: JsonSchema = {};
   const declared = form === 'earlier' ? (route.earlier?.responses ?? route.responses) : route.responses;
@@ -148,15 +207,7 @@ function operation(route: Route, form: Form, components: Record<string, JsonSche
     }
     responses[status] = r;
   }
-  const errors = new Set<number>([500]);
-  if (route.params !== undefined || route.query !== undefined || route.body !== undefined) errors.add(400);
-  if (route.auth === 'required' || route.auth === 'admin') errors.add(401);
-  if (route.scope !== undefined || route.auth === 'admin' || route.accepts !== undefined) errors.add(403);
-  if (route.body !== undefined) errors.add(413);
-  // Cookie writes must be JSON (gateway/http/csrf.ts).
-  if (route.body !== undefined && route.auth !== 'none' && (route.accepts === undefined || route.accepts.includes('cookie'))) errors.add(415);
-  if (limited(route)) errors.add(429);
-  for (const status of [...errors].sort((a, b) => a - b)) if (responses[String(status)] === undefined) responses[String(status)] = errorResponse(form, status);
+  for (const status of errorStatuses(route)) if (responses[String(status)] === undefined) responses[String(status)] = errorResponse(form, status);
   op['responses'] = responses;
   op['security'] = securityFor(route, form);
   return op;
@@ -199,7 +250,7 @@ function errorComponents(): { schemas: Record<string, JsonSchema>; responses: Re
 
 /** Build the document from every route (API and system routes alike). */
 export function buildOpenApi(routes: readonly Route[], info: OpenApiInfo): OpenApiDocument {
-  const { schemas, responses } = errorComponents();
+  const { schemas, responses: allResponses } = errorComponents();
   const paths: Record<string, Record<string, JsonSchema>> = {};
   const used = new Set<string>();
   const tagNames = new Set<string>();
@@ -212,12 +263,18 @@ export function buildOpenApi(routes: readonly Route[], info: OpenApiInfo): OpenA
       (paths[openApiPath(path)] ??= {})[route.method.toLowerCase()] = op;
     }
   }
-  const doc: Record<string, unknown> = {
-    openapi: '3.1.0',
-    info: { title: info.title, version: info.version, description: `${info.description ?? ''}\n${generatedDescription}`.trim() },
-  };
+  // Only the error responses some operation refers to.
+  const referenced = JSON.stringify(paths);
+  const responses = Object.fromEntries(Object.entries(allResponses).filter(([name]) => referenced.includes(`"#/components/responses/${name}"`)));
+  const infoObject: Record<string, unknown> = { title: info.title, version: info.version, description: `${info.description ?? ''}\n${generatedDescription}`.trim() };
+  if (info.contact !== undefined) infoObject['contact'] = { ...info.contact };
+  if (info.license !== undefined) infoObject['license'] = { ...info.license };
+  const doc: Record<string, unknown> = { openapi: '3.1.0', info: infoObject };
   if (info.servers !== undefined) doc['servers'] = info.servers.map((s) => ({ ...s }));
-  doc['tags'] = [...tagNames].sort((a, b) => (a === earlierFormTag ? 1 : b === earlierFormTag ? -1 : a.localeCompare(b))).map((name) => ({ name }));
+  const described = { ...tagDescriptions, ...info.tagDescriptions };
+  doc['tags'] = [...tagNames]
+    .sort((a, b) => (a === earlierFormTag ? 1 : b === earlierFormTag ? -1 : a.localeCompare(b)))
+    .map((name) => (described[name] === undefined ? { name } : { name, description: described[name] }));
   doc['paths'] = paths;
   doc['components'] = {
     schemas,

@@ -36,7 +36,7 @@ export type RawRequest = {
   /** Path parameter values as sent (still percent-encoded), in pattern order. */
   readonly params: readonly string[];
   readonly query: string;
-  /** The body bytes, or null when the route declares no body. */
+  /** The body bytes, or null when the route takes none (GET without a body schema). */
   readonly body: Uint8Array | null;
 };
 
@@ -170,6 +170,10 @@ export function createPipeline(options: PipelineOptions): Pipeline {
       const r = route.body.parse(parsed.value);
       if (!r.ok) return validationError(r.error.field, r.error.message, 'body');
       body = r.value;
+    } else if (req.body !== null && req.body.byteLength > 0) {
+      // No body schema (e.g. an optional, ignored body): whatever is sent must still be JSON.
+      const parsed = parseBody(route, req.body);
+      if (!parsed.ok) return parsed.reply;
     }
     return new HandlerContext(paramsValue, query, body, req, route.form, auth, now) as unknown as RouteContext<unknown, unknown, unknown, 'none'>;
   }

@@ -87,6 +87,18 @@ export type EarlierFormOptions<R extends ResponseSchemas> = {
   readonly reply?: (body: BodyOf<R>) => unknown;
 };
 
+/**
+ * Example inputs for the generated documents (OpenAPI `example`s, llms.txt): values the
+ * venue accepts. Parameters without one here fall back to their schema's `examples[0]` or
+ * `default`. A function is called when a document is built, so an example may name what
+ * exists then (a listed series); test/gateway/http/examples.test.ts sends every one.
+ */
+export type RouteExamples = {
+  readonly params?: Readonly<Record<string, unknown>>;
+  readonly query?: Readonly<Record<string, unknown>>;
+  readonly body?: unknown;
+};
+
 export type RouteSpec<
   P extends TSchema | undefined,
   Q extends TSchema | undefined,
@@ -119,6 +131,9 @@ export type RouteSpec<
   /** Extra request headers the handler reads (lowercase), e.g. `['host', 'origin']`. */
   readonly headers?: readonly string[];
   readonly earlier?: EarlierFormOptions<R>;
+  /** Statuses the handler itself can answer beyond those derived from auth, inputs and limits (e.g. 404 for a missing resource named in the body). Path-parameter routes get 404 without saying so. */
+  readonly errors?: readonly number[];
+  readonly examples?: RouteExamples | (() => RouteExamples);
   readonly handler: RouteHandler<P, Q, B, R, A>;
 };
 
@@ -141,6 +156,8 @@ export type Route = {
   readonly produces?: string;
   readonly headers?: readonly string[];
   readonly earlier?: EarlierFormOptions<ResponseSchemas>;
+  readonly errors?: readonly number[];
+  readonly examples?: RouteExamples | (() => RouteExamples);
   // `any` only here: a table holds routes of many context types, each checked at its defineRoute.
   readonly handler: (ctx: RouteContext<any, any, any, AuthMode>) => HandlerResult<unknown> | Promise<HandlerResult<unknown>>;
 };

@@ -244,7 +244,7 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
   }
 
   function routeHandler(route: CompiledRoute, method: string) {
-    const readsBody = route.body !== null;
+    const readsBody = route.takesBody;
     const recorder = recorderFor(route.path, method);
     return (res: HttpResponse, req: HttpRequest): void => {
       const exchange = new Exchange(res, route, recorder, metrics === null ? 0 : performance.now(), trustProxy);

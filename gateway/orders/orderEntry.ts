@@ -36,7 +36,7 @@ import {
   deadlineSeconds,
   type Check,
 } from './orderChecks.ts';
-import { orderEngineError, orderValidation } from './orderErrors.ts';
+import { orderEngineError, orderValidation, signedWith } from './orderErrors.ts';
 
 /** Default signature lifetime of typed data handed out (api.md: now + 5 minutes). */
 export const DEFAULT_DEADLINE_SEC = 300;
@@ -168,7 +168,7 @@ async function verifyAll(ctx: OrderContext, owner: string, cancels: readonly Dra
     const field = requests[i]!.field;
     if (r.signer === null) return { ok: false, error: orderValidation(`${field} is not a valid signature of this message: ${r.error ?? 'invalid'}`, { field, reason: 'bad_signature' }) };
     if (r.signer.toLowerCase() !== wanted) {
-      return { ok: false, error: orderValidation(`${field} was made by ${r.signer}, not by the authenticated wallet ${owner}`, { field, reason: 'wrong_signer', signer: r.signer, expected: owner }) };
+      return { ok: false, error: orderValidation(`${field} was made by ${r.signer}, not by the authenticated wallet ${owner}`, { field, reason: 'wrong_signer', signer: r.signer, expected: owner, ...signedWith(domain, r.digest) }) };
     }
   }
   return { ok: true, value: results.slice(cancels.length).map((r) => r.digest!) };

@@ -7,6 +7,7 @@
 import { ResultCodes, type Rejection } from '../../engine/codes.ts';
 import { errorReply, type ErrorDetails, type ErrorReply } from '../http/errors.ts';
 import { engineError } from '../routes/engineErrors.ts';
+import type { Eip712Domain } from '../../workers/eip712/types.ts';
 
 export const ORDER_VALIDATION_ERROR = 'OrderValidationError';
 
@@ -41,4 +42,17 @@ export function portfolioNotFound(portfolioId: string | number): ErrorReply {
 
 export function mmmRequired(): ErrorReply {
   return errorReply('permission_denied', 'MMM membership required', { reason: 'not_mmm' });
+}
+
+/** An EIP-712 domain as JSON, as `/api/markets/contracts` lists it. */
+export function domainJson(domain: Eip712Domain): { name: string; version: string; chainId: number; verifyingContract: string } {
+  return { name: domain.name, version: domain.version, chainId: domain.chainId, verifyingContract: domain.verifyingContract };
+}
+
+/**
+ * What a `wrong_signer` refusal adds to its details: the digest the venue computed from the
+ * body and the domain it used, so a client can compare them with its own.
+ */
+export function signedWith(domain: Eip712Domain, digest: string | null): ErrorDetails {
+  return { digest, domain: domainJson(domain) };
 }

@@ -18,7 +18,7 @@ import type { Services } from '../services.ts';
 import { isPresent, readAddress, readBool, readBytes32, readObject, readSignature, readUint } from './fields.ts';
 import { orderContext, type OrderContext } from './orderContext.ts';
 import type { Check } from './orderChecks.ts';
-import { mmmRequired, orderEngineError } from './orderErrors.ts';
+import { mmmRequired, orderEngineError, signedWith } from './orderErrors.ts';
 
 export type QuoteAccepted = { readonly quoteId: Hex; readonly requestId: Hex; readonly status: 'active'; readonly expiresAt: string };
 
@@ -153,7 +153,10 @@ export async function submitQuote(services: Services, mmm: string, quote: unknow
 
   const verified = await ctx.verify({ kind: 'quote', domain: ctx.rfq.domain, message: q, signature: sig.value.raw });
   if (verified.signer === null) return { ok: false, error: badField('signature', `signature is not a valid signature of this quote: ${verified.error ?? 'invalid'}`) };
-  if (verified.signer !== caller) return { ok: false, error: badField('signature', `signature was made by ${verified.signer}, not by the quote's mmm ${caller}`) };
+  if (verified.signer !== caller) {
+    const details = { field: 'signature', location: 'body', reason: 'wrong_signer', signer: verified.signer, expected: caller, ...signedWith(ctx.rfq.domain, verified.digest) };
+    return { ok: false, error: errorReply('invalid_argument', `signature was made by ${verified.signer}, not by the quote's mmm ${caller}`, details) };
+  }
   const quoteId = verified.digest!;
 
   const result = await services.pipeline.submit({

@@ -17,7 +17,7 @@ import { errorReply, type ErrorReply } from '../http/errors.ts';
 import { isPresent, readObject, readOptionalUint, readSignature, readUint, type SignatureField } from './fields.ts';
 import type { OrderContext } from './orderContext.ts';
 import { checkDeadline, checkNonce, checkPortfolio, checkSize, deadlineSeconds, type Check } from './orderChecks.ts';
-import { orderEngineError } from './orderErrors.ts';
+import { orderEngineError, signedWith } from './orderErrors.ts';
 import { DEFAULT_DEADLINE_SEC } from './orderEntry.ts';
 import { parseRfqQuote, quoteIdOf } from './quotes.ts';
 
@@ -97,9 +97,16 @@ export async function fillQuote(ctx: OrderContext, owner: string, body: unknown)
     ctx.verify({ kind: 'quote', domain: ctx.rfq.domain, message: q, signature: mmSignature.value.raw }),
     ctx.verify({ kind: 'fill', domain: ctx.rfq.domain, message, signature: signature.value.raw }),
   ]);
-  if (mmResult.signer === null || mmResult.signer !== record.mmm) return { ok: false, error: badField('mmSignature', `mmSignature was not made by the quote's mmm ${record.mmm}`) };
+  if (mmResult.signer === null) return { ok: false, error: badField('mmSignature', `mmSignature was not made by the quote's mmm ${record.mmm}`) };
+  if (mmResult.signer !== record.mmm) {
+    const details = { field: 'mmSignature', location: 'body', reason: 'wrong_signer', signer: mmResult.signer, expected: record.mmm, ...signedWith(ctx.rfq.domain, mmResult.digest) };
+    return { ok: false, error: errorReply('invalid_argument', `mmSignature was not made by the quote's mmm ${record.mmm}`, details) };
+  }
   if (takerResult.signer === null) return { ok: false, error: badField('signature', `signature is not a valid signature of this fill: ${takerResult.error ?? 'invalid'}`) };
-  if (takerResult.signer !== owner) return { ok: false, error: badField('signature', `signature was made by ${takerResult.signer}, not by the authenticated wallet ${owner}`) };
+  if (takerResult.signer !== owner) {
+    const details = { field: 'signature', location: 'body', reason: 'wrong_signer', signer: takerResult.signer, expected: owner, ...signedWith(ctx.rfq.domain, takerResult.digest) };
+    return { ok: false, error: errorReply('invalid_argument', `signature was made by ${takerResult.signer}, not by the authenticated wallet ${owner}`, details) };
+  }
 
   const result = await ctx.services.pipeline.submit({
     type: 'rfq_fill',

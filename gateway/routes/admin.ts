@@ -12,6 +12,7 @@ import { parseIntString } from '../../engine/domain/fixed.ts';
 import type { Services } from '../services.ts';
 import { submitOracle } from '../drivers.ts';
 import { engineError } from './engineErrors.ts';
+import { exampleAddress, examplePair } from './examples.ts';
 import { AddressSchema, bytes32, Bytes32, OpenInterestSchema, WadString } from './schemas.ts';
 
 const pairParam = Type.Object({ pairId: bytes32('pairId') });
@@ -44,6 +45,7 @@ export function adminRoutes(s: Services): Route[] {
       method: 'POST',
       path: '/api/admin/mmm',
       summary: 'Grant or revoke Main Market Maker membership',
+      examples: { body: { address: exampleAddress, isMmm: true } },
       description: 'MMMs may quote RFQs; their cash lives in portfolio 0 and their orders may name portfolio 0 (docs/accounts.md).',
       body: Type.Object({ address: AddressSchema, isMmm: Type.Boolean({ errorMessage: 'isMmm must be true or false' }) }),
       responses: { 200: Type.Object({ address: AddressSchema, isMmm: Type.Boolean() }) },
@@ -59,6 +61,10 @@ export function adminRoutes(s: Services): Route[] {
       method: 'POST',
       path: '/api/admin/oracle/:pairId',
       summary: 'Set the oracle of a pair',
+      examples: () => {
+        const pair = s.config.pairs[0]!;
+        return { params: { pairId: examplePair(s).pairId }, body: { spotPrice: (BigInt(Math.round(pair.initialSpot)) * 10n ** 18n).toString(), volatility: '550000000000000000', riskFreeRate: '50000000000000000' } };
+      },
       description: 'WAD integer strings; `volatility` and `riskFreeRate` default to the current values. Marks, Greeks and margin scenarios of every live series are recomputed (in a worker) with the new values. With ORACLE=simulated the random walk continues from the new spot.',
       params: pairParam,
       body: Type.Object({ spotPrice: Wad('spot price'), volatility: Type.Optional(Wad('annualised volatility, e.g. "550000000000000000" = 55%')), riskFreeRate: Type.Optional(Wad('annual risk-free rate, may be negative')) }),
@@ -84,6 +90,7 @@ export function adminRoutes(s: Services): Route[] {
       method: 'POST',
       path: '/api/admin/open-interest/:pairId',
       summary: 'Set the open-interest caps of a pair',
+      examples: () => ({ params: { pairId: examplePair(s).pairId }, body: { maxCallOI: '1000000000000000000000', maxPutOI: '1000000000000000000000' } }),
       description: 'WAD integer strings, per option type, summed over the pair\'s series; 0 = unlimited. Orders that could open contracts beyond a cap are refused (`oi_cap`); existing positions are not touched.',
       params: pairParam,
       body: Type.Object({ maxCallOI: Wad('cap on call open interest'), maxPutOI: Wad('cap on put open interest') }),
@@ -110,6 +117,7 @@ export function adminRoutes(s: Services): Route[] {
         method: 'POST',
         path: '/api/admin/advance-time',
         summary: 'Move the venue clock forward (NETWORK=local only)',
+        examples: { body: { seconds: 60 } },
         description:
           'Like a devnet\'s time travel: the venue clock jumps `seconds` ahead and stays ahead (wall time + offset). A clock command then runs what time does (order expiry, RFQ expiry, settlement at 08:00 UTC, new listings), and marks are recomputed at the new time. ' +
           'Sessions, nonces and API-key timestamps are checked against the same clock (docs/auth.md).',

@@ -17,8 +17,27 @@ import { siweStatement, verifySiwe, type LoginCheck, type SiwePurpose } from '..
 import { MAX_SIWE_MESSAGE_CHARS } from '../auth/siweMessage.ts';
 import { AddressSchema, Nullable } from './schemas.ts';
 
+import { exampleAddress } from './examples.ts';
 const both = ['current', 'earlier'] as const;
 const SWEEP_EVERY = 256;
+/** A well-formed 65-byte signature for the examples (a real one signs a fresh nonce). */
+const exampleSignature = `0x${'11'.repeat(64)}1b`;
+/** The shape of a sign-in message, for the examples: a real one carries a fresh nonce and is signed by its address. */
+const siweExample = (s: Services, statement = `Sign in to ${s.config.serviceName}`) => {
+  const authority = s.config.siweDomains[0] ?? `${s.config.host}:${s.config.port}`;
+  return [
+    `${authority} wants you to sign in with your Ethereum account:`,
+    exampleAddress,
+    '',
+    statement,
+    '',
+    `URI: http://${authority}`,
+    'Version: 1',
+    `Chain ID: ${s.config.chainId}`,
+    'Nonce: 0123456789abcdef0123456789abcdef',
+    `Issued At: ${new Date(s.pipeline.wallNow()).toISOString()}`,
+  ].join('\n');
+};
 const iso = (ms: number) => new Date(ms).toISOString();
 
 const SiweBody = {
@@ -69,6 +88,7 @@ export function authRoutes(s: Services): Route[] {
       group: 'auth',
       auth: 'none',
       summary: 'Get a SIWE nonce',
+      examples: { body: { walletAddress: exampleAddress, chainId: s.config.chainId } },
       description:
         'A 16-hex-character nonce for the SIWE message, valid 5 minutes and once. It can only be used by `walletAddress` (a failed attempt by another wallet leaves it usable). `chainId`, when given, must be the network\'s. ' +
         '`statement` is the statement line the message must carry for `purpose`: `Sign in to <SERVICE_NAME>` for a login (default), `Link wallet to <SERVICE_NAME>` for linking a wallet.',
@@ -88,6 +108,7 @@ export function authRoutes(s: Services): Route[] {
       group: 'auth',
       auth: 'none',
       summary: 'Get a SIWE nonce (earlier form)',
+      examples: { query: { walletAddress: exampleAddress } },
       description:
         'A 32-character alphanumeric nonce, valid 5 minutes and once. With `walletAddress` it can only be used by that wallet (a failed attempt by another wallet leaves it usable). Served at `/api/auth/siwe/nonce` and `/auth/siwe/nonce`. ' +
         '`statement` is the statement line the message must carry for `purpose`: `Sign in to <SERVICE_NAME>` for a login (default), `Link wallet to <SERVICE_NAME>` for `/auth/api/wallets/verify`.',
@@ -102,6 +123,9 @@ export function authRoutes(s: Services): Route[] {
       group: 'auth',
       auth: 'none',
       summary: 'Sign in with a signed SIWE message',
+      // A refused message, signature or nonce.
+      errors: [401],
+      examples: () => ({ body: { message: siweExample(s), signature: exampleSignature, walletAddress: exampleAddress, chainId: s.config.chainId } }),
       description:
         'Checks the message (domain = one of SIWE_DOMAIN\'s entries, on NETWORK=local also the venue\'s own listen address, never the Host header; URI on the same host[:port]; chain id = the network\'s; statement `Sign in to <SERVICE_NAME>`; ' +
         '`Issued At` at most 60 s in the future), the EOA signature and the nonce (single use, consumed only by the wallet it was asked for). ' +
@@ -201,6 +225,7 @@ export function authRoutes(s: Services): Route[] {
       group: 'auth',
       auth: 'required',
       summary: 'Primary wallet of the signed-in user',
+      description: 'The wallet the user first signed in with.',
       responses: { 200: Type.Object({ address: AddressSchema, userId: Type.String() }) },
       handler: ({ auth }) => {
         const user = userOf(auth);
@@ -216,6 +241,7 @@ export function authRoutes(s: Services): Route[] {
       auth: 'required',
       accepts: ['bearer', 'cookie'],
       summary: 'Link another wallet by a SIWE signature',
+      examples: () => ({ body: { message: siweExample(s, siweStatement(s.config.serviceName, 'link')), signature: exampleSignature, address: exampleAddress } }),
       description:
         'The wallet `address` signs a SIWE message like a login (nonce from `/auth/siwe/nonce?purpose=link`, same checks and 401 messages) but with its own statement, `Link wallet to <SERVICE_NAME>`: ' +
         'a message signed to sign in is refused here, and a linking message is refused by verify. On success the wallet is linked to the signed-in user. ' +

@@ -6,7 +6,7 @@ export function healthRoutes(): Route[] {
   const current = Type.Object({ status: Type.Literal('ok'), timestamp: Type.String({ description: 'ISO 8601' }) });
   return [
     ...['/api/health-signal', '/api/health'].map((path) =>
-      defineRoute({ method: 'GET', path, group: 'health', auth: 'none', summary: 'Liveness', responses: { 200: current }, handler: ({ now }) => ({ body: { status: 'ok' as const, timestamp: new Date(now).toISOString() } }) }),
+      defineRoute({ method: 'GET', path, group: 'health', auth: 'none', summary: 'Liveness', description: 'Answers while the process serves HTTP; `timestamp` is the venue clock (ISO 8601). Not rate limited, no input, no credentials.', responses: { 200: current }, handler: ({ now }) => ({ body: { status: 'ok' as const, timestamp: new Date(now).toISOString() } }) }),
     ),
     defineRoute({
       method: 'GET',
@@ -15,6 +15,7 @@ export function healthRoutes(): Route[] {
       group: 'health',
       auth: 'none',
       summary: 'Liveness (earlier form)',
+      description: 'Answers while the process serves HTTP; `timestamp` is the venue clock in Unix milliseconds. Not rate limited, no input, no credentials.',
       responses: { 200: Type.Object({ status: Type.Literal('ok'), timestamp: Type.Integer({ description: 'Unix milliseconds' }) }) },
       handler: ({ now }) => ({ body: { status: 'ok' as const, timestamp: now } }),
     }),

@@ -9,6 +9,7 @@ import { tickToPrice, priceToTick } from '../../engine/domain/ticks.ts';
 import { translateSymbol } from '../../engine/domain/symbols.ts';
 import type { Services } from '../services.ts';
 import { bytes32, Bytes32, WadString } from './schemas.ts';
+import { exampleAddress, exampleBytes32, examplePair, exampleSeries } from './examples.ts';
 
 const both = ['current', 'earlier'] as const;
 const tickDecimals = Type.Integer({ minimum: 0, maximum: 18, errorMessage: 'tickDecimals must be an integer from 0 to 18' });
@@ -29,6 +30,10 @@ export function helperRoutes(s: Services): Route[] {
       group: 'helpers',
       auth: 'none',
       summary: 'Compute a seriesId',
+      examples: () => {
+        const e = exampleSeries(s);
+        return { query: { pairId: e.pairId, strike: e.strike, expiry: e.expiry, isCall: e.isCall } };
+      },
       description: 'keccak256(abi.encode(bytes32 pairId, uint256 strike, uint256 expiry, bool isCall)); strike in WAD, expiry in Unix seconds.',
       query: Type.Object({ pairId: bytes32('pairId'), strike: Type.String({ description: 'WAD integer string' }), expiry: Type.Integer({ minimum: 0, errorMessage: 'expiry must be a Unix timestamp in seconds' }), isCall: Type.Boolean({ errorMessage: 'isCall must be true or false' }) }),
       responses: { 200: Type.Object({ seriesId: Bytes32 }) },
@@ -45,6 +50,7 @@ export function helperRoutes(s: Services): Route[] {
       group: 'helpers',
       auth: 'none',
       summary: 'Compute a pairId',
+      examples: () => ({ query: { name: examplePair(s).symbol } }),
       description: 'keccak256 of the UTF-8 bytes of the pair symbol, e.g. "BTC-USDC".',
       query: Type.Object({ name: Type.String({ minLength: 1, maxLength: 64 }) }),
       responses: { 200: Type.Object({ pairId: Bytes32 }) },
@@ -57,6 +63,8 @@ export function helperRoutes(s: Services): Route[] {
       group: 'helpers',
       auth: 'none',
       summary: 'Tick decimals and spot of a pair',
+      examples: () => ({ params: { pairId: examplePair(s).pairId } }),
+      description: 'The tick grid of the pair (`tickDecimals`) and its spot price (WAD). An unknown pair is 404.',
       params: Type.Object({ pairId: bytes32('pairId') }),
       responses: { 200: Type.Object({ tickDecimals: Type.Integer(), spotPrice: WadString }) },
       handler: ({ params }) => {
@@ -73,6 +81,7 @@ export function helperRoutes(s: Services): Route[] {
       group: 'helpers',
       auth: 'none',
       summary: 'Convert a tick to a price',
+      examples: () => ({ query: { tick: '10000000', tickDecimals: examplePair(s).tickDecimals } }),
       description: 'price (WAD) = tick x 10^(18 - tickDecimals).',
       query: Type.Object({ tick: Type.String({ description: 'uint32 as a decimal string' }), tickDecimals }),
       responses: { 200: Type.Object({ price: WadString }) },
@@ -89,6 +98,7 @@ export function helperRoutes(s: Services): Route[] {
       group: 'helpers',
       auth: 'none',
       summary: 'Convert a price to a tick',
+      examples: () => ({ query: { price: '100050000000000000000000', tickDecimals: examplePair(s).tickDecimals, roundUp: false } }),
       description: 'tick = price / 10^(18 - tickDecimals), rounded down, or up with `roundUp=true`.',
       query: Type.Object({ price: Type.String({ description: 'WAD integer string' }), tickDecimals, roundUp: Type.Optional(Type.Boolean({ default: false })) }),
       responses: { 200: Type.Object({ tick: Type.String() }) },
@@ -105,6 +115,7 @@ export function helperRoutes(s: Services): Route[] {
       group: 'helpers',
       auth: 'none',
       summary: 'Translate a symbol between the canonical and the user-facing form',
+      examples: () => ({ body: { symbol: exampleSeries(s).symbol } }),
       description: 'The input format is detected: `diffusal` (canonical UNDERLYING-STRIKE-TYPE-EXPIRY[-SHORT]) or `external` (UNDERLYING-DDMMMYY-STRIKE-TYPE). `isShort` is present when the input had the -SHORT suffix.',
       body: Type.Object({ symbol: Type.String({ minLength: 1, maxLength: 100 }) }),
       responses: { 200: Translation },
@@ -121,6 +132,7 @@ export function helperRoutes(s: Services): Route[] {
       group: 'helpers',
       auth: 'none',
       summary: 'Translate many symbols',
+      examples: () => ({ body: { symbols: [exampleSeries(s).symbol] } }),
       description: 'At most 100 symbols. Each bad symbol is reported in `errors` with its index; the others are translated.',
       body: Type.Object({ symbols: Type.Array(Type.String({ maxLength: 100 }), { maxItems: 100, errorMessage: 'symbols must be an array of at most 100 strings' }) }),
       responses: { 200: Type.Object({ results: Type.Array(Translation), errors: Type.Array(Type.Object({ index: Type.Integer(), symbol: Type.String(), message: Type.String() })) }) },

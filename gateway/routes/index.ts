@@ -52,5 +52,8 @@ export function apiInfo(config: AppConfig): OpenApiInfo {
     version: '1.0.0',
     description: `Options on ${config.pairs.map((p) => p.symbol).join(', ')}, network \`${config.network}\` (chain id ${config.chainId}). Money values are integer strings in fixed point: WAD (18 decimals) for prices, sizes and Greeks, COLLATERAL6 (6 decimals) for cash.`,
     servers: [{ url: `http://${config.host}:${config.port}` }],
+    // The package is private and carries no licence; the operators of this deployment answer for it.
+    contact: { name: `${config.serviceName} venue operators`, url: `http://${config.host}:${config.port}/llms.txt` },
+    license: { name: 'Proprietary: no licence is granted by this document', identifier: 'LicenseRef-Proprietary' },
   };
 }

@@ -15,6 +15,8 @@ import type { ApiKeyRecord } from '../../persistence/stores.ts';
 import { KEY_ID_PATTERN, MAX_KEYS_PER_WALLET, newKeyId, newSecret, normaliseScopes } from '../auth/apiKeys.ts';
 
 const ScopeSchema = Type.Union(allScopes.map((s) => Type.Literal(s)), { description: '`read` account data; `trade` orders, RFQ and portfolio moves; `withdraw` withdrawals' });
+/** A well-formed key id; a real one is what `POST /api/keys` returned. */
+const exampleKeyId = `ok_${'0123456789ab'.repeat(2)}`;
 const keyIdParam = Type.Object({ keyId: Type.String({ maxLength: 64, description: '`ok_` + 24 hex characters' }) });
 const SecretReply = Type.Object({
   keyId: Type.String({ pattern: KEY_ID_PATTERN }),
@@ -50,6 +52,7 @@ export function keyRoutes(s: Services): Route[] {
       auth: 'required',
       accepts: sessionsOnly,
       summary: 'Create an API key',
+      examples: { body: { label: 'market maker bot', scopes: ['read', 'trade'] } },
       description: `Returns the secret once. Sign requests with \`X-API-Key\`, \`X-API-Timestamp\` (Unix ms, within 30 s) and \`X-API-Signature\` (lowercase hex HMAC-SHA256 of the timestamp string keyed with the secret). At most ${MAX_KEYS_PER_WALLET} active keys per wallet. Needs a login session, not a key.`,
       body: Type.Object({
         label: Type.String({ minLength: 1, maxLength: 64, errorMessage: 'label must be a string of 1 to 64 characters' }),
@@ -87,6 +90,7 @@ export function keyRoutes(s: Services): Route[] {
       auth: 'required',
       accepts: sessionsOnly,
       summary: 'Revoke an API key',
+      examples: { params: { keyId: exampleKeyId } },
       description: 'Requests signed with it answer 401 from then on (on public routes they fall back to IP limits).',
       params: keyIdParam,
       responses: { 200: Type.Object({ success: Type.Boolean(), keyId: Type.String() }) },
@@ -103,6 +107,7 @@ export function keyRoutes(s: Services): Route[] {
       auth: 'required',
       accepts: sessionsOnly,
       summary: 'Rotate the secret of an API key',
+      examples: { params: { keyId: exampleKeyId } },
       description: 'Same keyId, label and scopes; a new secret, shown once. The old secret stops working at once.',
       params: keyIdParam,
       responses: { 200: SecretReply },

@@ -7,9 +7,13 @@ import type { Services } from '../services.ts';
 import { seriesJson } from '../readModels/marketData.ts';
 import { contractNames } from '../config.ts';
 import { orderBookAbi, rfqAbi } from '../abi.ts';
+import { orderBookDomain, rfqDomain } from '../../workers/eip712/types.ts';
+import { domainJson } from '../orders/orderErrors.ts';
+import { exampleAddress, exampleBytes32, examplePair, exampleSeries } from './examples.ts';
 import { SeriesSchema, OrderBookSchema, TickerSchema, TradeSchema, OpenInterestSchema, bytes32, Bytes32, WadString, Nullable } from './schemas.ts';
 
 const both = ['current', 'earlier'] as const;
+const DomainSchema = Type.Object({ name: Type.String(), version: Type.String(), chainId: Type.Integer(), verifyingContract: Type.String() }, { description: 'EIP-712 domain' });
 const symbolParam = Type.Object({ symbol: Type.String({ minLength: 1, maxLength: 100, description: 'canonical or user-facing symbol, or seriesId' }) });
 const pairParam = Type.Object({ pairId: bytes32('pairId') });
 
@@ -17,6 +21,7 @@ const notFoundSeries = (symbol: string) => errorReply('not_found', `Series not f
 
 export function marketRoutes(s: Services): Route[] {
   const state = s.venue.state;
+  const domains = { orderBook: domainJson(orderBookDomain(s.config.serviceName, s.config.chainId, s.config.contracts.orderBook)), rfq: domainJson(rfqDomain(s.config.serviceName, s.config.chainId, s.config.contracts.rfq)) };
   const pairOr404 = (pairId: string) => (state.pairs.has(pairId.toLowerCase() as Hex) ? (pairId.toLowerCase() as Hex) : null);
   return [
     defineRoute({
@@ -26,6 +31,10 @@ export function marketRoutes(s: Services): Route[] {
       group: 'markets',
       auth: 'none',
       summary: 'List option series',
+      examples: () => {
+        const e = exampleSeries(s);
+        return { query: { limit: 20, cursor: e.seriesId, pairId: e.pairId, expiry: e.expiry, isCall: e.isCall, settled: false } };
+      },
       description: 'Series ordered by pair, expiry, strike, call before put. `cursor` is the `nextCursor` of the previous page. Filters: `pairId`, `expiry` (Unix seconds), `isCall`, `settled`. Unknown parameters are ignored.',
       query: Type.Object({
         limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, errorMessage: 'limit must be greater than 0 and at most 100' })),
@@ -80,6 +89,7 @@ export function marketRoutes(s: Services): Route[] {
       group: 'markets',
       auth: 'none',
       summary: 'Order book of a series',
+      examples: () => ({ params: { symbol: exampleSeries(s).symbol }, query: { depth: 10 } }),
       description: 'Aggregated levels, best first. `depth` levels per side: default 20, at most 500.',
       params: symbolParam,
       query: Type.Object({ depth: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 20, errorMessage: 'depth must be from 1 to 500' })) }),
@@ -97,6 +107,7 @@ export function marketRoutes(s: Services): Route[] {
       group: 'markets',
       auth: 'none',
       summary: 'Ticker with Black-Scholes mark and Greeks',
+      examples: () => ({ params: { symbol: exampleSeries(s).symbol } }),
       description: 'Greeks in WAD: delta and gamma per unit of the underlying, vega per 1.00 of volatility, theta per year, rho per 1.00 of rate (docs/pricing.md). `iv` is the implied volatility of the book mid when both sides are quoted, else the oracle volatility.',
       params: symbolParam,
       responses: { 200: TickerSchema },
@@ -113,6 +124,7 @@ export function marketRoutes(s: Services): Route[] {
       group: 'markets',
       auth: 'none',
       summary: 'Recent public trades of a series',
+      examples: () => ({ params: { symbol: exampleSeries(s).symbol }, query: { limit: 20, before: String(Math.floor(s.pipeline.now() / 1000)) } }),
       description: 'Newest first. `before` is a Unix-seconds timestamp (trades strictly older) or a `nextCursor` value (`<timestamp>:<tradeId>`, pages exactly). The venue keeps the last 1,000 trades per series.',
       params: symbolParam,
       query: Type.Object({
@@ -152,6 +164,8 @@ export function marketRoutes(s: Services): Route[] {
       group: 'markets',
       auth: 'none',
       summary: 'Oracle data of a pair',
+      examples: () => ({ params: { pairId: examplePair(s).pairId } }),
+      description: 'Spot price, volatility and risk-free rate (WAD) and the Unix second of the last update. An unknown pair is 404.',
       params: pairParam,
       responses: { 200: Type.Object({ pairId: Bytes32, symbol: Type.String(), spotPrice: WadString, volatility: WadString, riskFreeRate: WadString, lastUpdate: Type.Integer() }) },
       handler: ({ params }) => {
@@ -167,10 +181,10 @@ export function marketRoutes(s: Services): Route[] {
       forms: both,
       group: 'markets',
       auth: 'none',
-      summary: 'Contract addresses of this deployment',
-      description: 'Addresses are derived from SERVICE_NAME and the chain id (docs/api-decisions.md).',
-      responses: { 200: Type.Object({ chainId: Type.Integer(), contracts: Type.Object(Object.fromEntries(contractNames.map((n) => [n, Type.String()]))) }) },
-      handler: () => ({ body: { chainId: s.config.chainId, contracts: { ...s.config.contracts } } }),
+      summary: 'Contract addresses and EIP-712 signing domains of this deployment',
+      description: 'Addresses are derived from SERVICE_NAME and the chain id (docs/api-decisions.md). `domains` holds every EIP-712 domain a client signs with: `orderBook` for PlaceOrder and CancelOrder, `rfq` for RfqQuote and FillQuote (docs/signatures.md).',
+      responses: { 200: Type.Object({ chainId: Type.Integer(), contracts: Type.Object(Object.fromEntries(contractNames.map((n) => [n, Type.String()]))), domains: Type.Object({ orderBook: DomainSchema, rfq: DomainSchema }) }) },
+      handler: () => ({ body: { chainId: s.config.chainId, contracts: { ...s.config.contracts }, domains } }),
     }),
     defineRoute({
       method: 'GET',
@@ -179,6 +193,7 @@ export function marketRoutes(s: Services): Route[] {
       group: 'markets',
       auth: 'none',
       summary: 'ABIs of the order book and RFQ contracts',
+      description: 'The functions a relayed order or fill calls (`calldata` of relay replies is encoded with them).',
       responses: { 200: Type.Object({ orderBook: Type.Array(Type.Unknown()), rfq: Type.Array(Type.Unknown()) }) },
       handler: () => ({ body: { orderBook: orderBookAbi as unknown as unknown[], rfq: rfqAbi as unknown as unknown[] } }),
     }),
@@ -200,6 +215,8 @@ export function marketRoutes(s: Services): Route[] {
       group: 'markets',
       auth: 'none',
       summary: 'Open interest of one pair',
+      examples: () => ({ params: { pairId: examplePair(s).pairId } }),
+      description: 'As in `/api/markets/open-interest`, for one pair; an unknown pair is 404.',
       params: pairParam,
       responses: { 200: Type.Object({ data: OpenInterestSchema }) },
       handler: ({ params }) => {

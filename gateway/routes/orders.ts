@@ -9,6 +9,7 @@ import { defineRoute, type Route } from '../http/route.ts';
 import type { ErrorReply } from '../http/errors.ts';
 import type { Services } from '../services.ts';
 import { Bytes32, bytes32, Nullable } from './schemas.ts';
+import { exampleBytes32, exampleSeries } from './examples.ts';
 import { orderContext, type OrderContext } from '../orders/orderContext.ts';
 import { parseBatch, parseCancel, parsePlace, parseReplace, rawReplaceSigned, rawSigned, type EntryError } from '../orders/orderEntries.ts';
 import { enterOrders, type EntryOutcome, type OrderRequest } from '../orders/orderEntry.ts';
@@ -67,8 +68,11 @@ export function orderRoutes(s: Services): Route[] {
   };
   /** A two-phase POST route; its handler gets the raw body (validated by orderEntries.ts) and the caller's address. */
   type Handler = (body: unknown, address: string) => Promise<{ body: Record<string, unknown> } | ErrorReply>;
-  const post = (path: string, summary: string, description: string, body: TSchema, responses: Record<number, TSchema>, handler: Handler) =>
+  const post = (path: string, summary: string, description: string, body: TSchema, responses: Record<number, TSchema>, handler: Handler, examples: () => { body: unknown }) =>
     defineRoute({
+      examples,
+      // Unknown portfolio, series or order.
+      errors: [404],
       method: 'POST',
       path,
       group: 'orders',
@@ -82,6 +86,10 @@ export function orderRoutes(s: Services): Route[] {
       // The reply shapes are declared in `responses` (a union of both phases) for the documents.
       handler: async ({ body: b, auth }) => (await handler(b, auth.address)) as { body: never } | ErrorReply,
     });
+
+  /** Unsigned bodies for the examples: portfolio 1 is a new wallet's first trading portfolio. */
+  const placeExample = (price: string) => ({ seriesId: exampleSeries(s).seriesId, isBuy: true, size: '1', price, portfolioId: 1 });
+  const cancelExample = { orderId: exampleBytes32 };
 
   return [
     post(
@@ -100,6 +108,7 @@ export function orderRoutes(s: Services): Route[] {
         const p = out.places[0]!;
         return { body: { mode: 'typed_data', operation: 'place_order', contractAddress: ctx.orderBook.address, typedData: placeTypedData(ctx.orderBook.domain, p.message), orderId: p.orderId } };
       },
+      () => ({ body: placeExample('1') }),
     ),
     post(
       '/api/mm/orders/replace',
@@ -124,6 +133,7 @@ export function orderRoutes(s: Services): Route[] {
         const p = out.places[0]!;
         return { body: { mode: 'typed_data', operation: 'replace_order', contractAddress: ctx.orderBook.address, replacement: { oldOrderId: c.orderId, cancelTypedData: cancelTypedData(domain, c), placeTypedData: placeTypedData(domain, p.message), orderId: p.orderId } } };
       },
+      () => ({ body: { cancel: cancelExample, place: placeExample('1.5') } }),
     ),
     post(
       '/api/mm/orders/place-batch',
@@ -148,6 +158,7 @@ export function orderRoutes(s: Services): Route[] {
         const placements = out.places.map((p) => ({ typedData: placeTypedData(ctx.orderBook.domain, p.message), orderId: p.orderId }));
         return { body: { mode: 'typed_data', operation: 'place_orders_batch', contractAddress: ctx.orderBook.address, placements, count: placements.length } };
       },
+      () => ({ body: { orders: [placeExample('1'), placeExample('1.5')] } }),
     ),
     post(
       '/api/mm/orders/cancel-batch',
@@ -172,6 +183,7 @@ export function orderRoutes(s: Services): Route[] {
         const cancellations = out.cancels.map((c) => ({ orderId: c.orderId, typedData: cancelTypedData(ctx.orderBook.domain, c) }));
         return { body: { mode: 'typed_data', operation: 'cancel_orders_batch', contractAddress: ctx.orderBook.address, cancellations, count: cancellations.length } };
       },
+      () => ({ body: { cancellations: [cancelExample] } }),
     ),
     post(
       '/api/mm/orders/replace-batch',
@@ -201,6 +213,7 @@ export function orderRoutes(s: Services): Route[] {
         const replacements = out.cancels.map((c, i) => ({ oldOrderId: c.orderId, cancelTypedData: cancelTypedData(domain, c), placeTypedData: placeTypedData(domain, out.places[i]!.message), orderId: out.places[i]!.orderId }));
         return { body: { mode: 'typed_data', operation: 'replace_orders_batch', contractAddress: ctx.orderBook.address, replacements, count: replacements.length } };
       },
+      () => ({ body: { replacements: [{ cancel: cancelExample, place: placeExample('1.5') }] } }),
     ),
     defineRoute({
       method: 'GET',
@@ -210,6 +223,7 @@ export function orderRoutes(s: Services): Route[] {
       scope: 'read',
       tags: ['orders'],
       summary: "The caller's orders",
+      examples: () => ({ query: { seriesId: exampleSeries(s).seriesId, status: 'open', limit: 20, cursor: exampleBytes32 } }),
       description:
         'Open orders (`open` and `partial`), newest first, by default. `status` selects one status; `filled`, `cancelled` and `expired` list finished orders the server remembers (the last 1,000 per wallet since it started). `cursor` is the `nextCursor` of the previous page.',
       query: Type.Object({
@@ -246,6 +260,7 @@ export function orderRoutes(s: Services): Route[] {
       scope: 'read',
       tags: ['orders'],
       summary: 'One of the caller\'s orders',
+      examples: { params: { orderId: exampleBytes32 } },
       description: 'An open order, or a finished one the server still remembers. Unknown orders and other wallets\' orders are 404 `not_found`.',
       params: Type.Object({ orderId: bytes32('orderId') }),
       responses: { 200: OrderViewSchema },

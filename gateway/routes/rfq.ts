@@ -10,6 +10,7 @@ import { defineRoute, type Route } from '../http/route.ts';
 import { errorReply } from '../http/errors.ts';
 import type { Services } from '../services.ts';
 import { AddressSchema, Bytes32, bytes32, WadString } from './schemas.ts';
+import { exampleAddress, exampleBytes32, exampleSeries } from './examples.ts';
 import { orderContext } from '../orders/orderContext.ts';
 import { checkPortfolio, checkSeries } from '../orders/orderChecks.ts';
 import { mmmRequired, orderEngineError } from '../orders/orderErrors.ts';
@@ -65,6 +66,11 @@ export function rfqRoutes(s: Services): Route[] {
   const ctx = orderContext(s);
   const state = s.venue.state;
   const nowSec = () => Math.floor(s.pipeline.now() / 1000);
+  /** An RfqQuote of the example series, for the examples: a real one is signed by its MMM at the current MMM nonce. */
+  const quoteExample = (sv: Services) => {
+    const e = exampleSeries(sv);
+    return { mmm: exampleAddress, taker: '0x0000000000000000000000000000000000000000', seriesId: e.seriesId, takerIsBuying: true, price: '2100000000000000000000', size: '1000000000000000000', nonce: '0', quoteExpiry: String(nowSec() + 20), pairId: e.pairId, strike: e.strike, optionExpiry: String(e.expiry), isCall: e.isCall };
+  };
   /** The request's status as a reader sees it: open requests past their time read as expired before the clock command closes them. */
   const statusOf = (r: RfqRequest) => (r.status === 'open' && r.expiresAt <= nowSec() ? 'expired' : r.status);
 
@@ -77,6 +83,8 @@ export function rfqRoutes(s: Services): Route[] {
       scope: 'trade',
       tags: ['rfq'],
       summary: 'Request quotes (start an RFQ auction)',
+      errors: [404],
+      examples: () => ({ body: { seriesId: exampleSeries(s).seriesId, size: '1000000000000000000', takerIsBuying: true, portfolioId: 1, ttlSeconds: 30 } }),
       description: 'The caller is the taker. `size` is WAD. `ttlSeconds` defaults to 10, at most 30. Emits `rfq_created` on `global@rfq` and `rfq_request` to connected MMMs.',
       body: Type.Object({
         seriesId: bytes32('seriesId'),
@@ -135,6 +143,7 @@ export function rfqRoutes(s: Services): Route[] {
       auth: 'required',
       tags: ['rfq'],
       summary: 'Quotes of an RFQ request, best first',
+      examples: { params: { requestId: exampleBytes32 } },
       description:
         'Best first: lowest price when the taker buys, highest when it sells (ties: earliest). The taker sees every quote with the signed quote fields and the MMM signature it needs to fill; an MMM sees its own quotes only; anyone else gets 404.',
       params: Type.Object({ requestId: bytes32('requestId') }),
@@ -165,6 +174,8 @@ export function rfqRoutes(s: Services): Route[] {
       scope: 'trade',
       tags: ['rfq'],
       summary: 'Submit a signed RFQ quote (MMM only)',
+      errors: [403, 404],
+      examples: () => ({ body: { ...quoteExample(s), signature: `0x${'11'.repeat(64)}1b`, requestId: exampleBytes32 } }),
       description:
         'RfqQuote fields plus `signature` (EIP-712, domain `${SERVICE_NAME}OptionsRFQ` v1, verifyingContract = the `rfq` contract). `requestId` (additive) names the auction; without it the quote goes to the one open request it matches. Checks: MMM membership (403 `MMM membership required`), `mmm` = the caller, nonce = the current MMM nonce (InvalidNonce), now < quoteExpiry <= now + 30, the quote matches the request and its series, the signature recovers to `mmm`. quoteId = the EIP-712 hash of the quote.',
       body: docsOnly(Type.Intersect([QuoteFields, Type.Object({ signature: Type.String(), requestId: Type.Optional(Bytes32) })])),
@@ -217,6 +228,8 @@ export function rfqRoutes(s: Services): Route[] {
       scope: 'trade',
       tags: ['rfq'],
       summary: 'Fill an RFQ quote (two-phase)',
+      errors: [404],
+      examples: () => ({ body: { quote: quoteExample(s), mmSignature: `0x${'11'.repeat(64)}1b`, fillSize: '1000000000000000000', portfolioId: 1 } }),
       description:
         'Unsigned `{ quote, mmSignature, fillSize, portfolioId }` -> `mode: typed_data` with the FillQuote `{ quoteId, portfolioId, fillSize, nonce, deadline }` to sign. The same body plus `signature`, `nonce` and `deadline` -> `mode: relay` with `fillQuote` calldata and the trade, after the journal commit. Only the requester may fill; a quote signed at an old MMM nonce fails with InvalidNonce (400 failed_precondition).',
       body: docsOnly(FillFields),

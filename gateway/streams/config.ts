@@ -5,7 +5,7 @@
  */
 
 export type StreamLimits = {
-  /** New connections per IP per minute, over all three streams; the next is closed silently. */
+  /** New connections per IP per minute, over all three streams; the next upgrade is answered 429 with Retry-After. */
   readonly connectionsPerMinute: number;
   /** Inbound messages per connection per minute on /ws/public and /ws/private (error 4029 beyond). */
   readonly messagesPerMinute: number;

@@ -31,6 +31,12 @@ export class RateWindow {
     return true;
   }
 
+  /** When the next event will be accepted (Unix ms): `now` unless the window is full. */
+  retryAt(now: number): number {
+    if (this.stamps.length < this.limit) return now;
+    return Math.max(now, this.stamps[this.next]! + this.windowMs);
+  }
+
   /** True when nothing accepted is still inside the window (the counter can be forgotten). */
   idle(now: number): boolean {
     const n = this.stamps.length;
@@ -58,6 +64,11 @@ export class KeyedRateWindows {
     let w = this.windows.get(key);
     if (!w) this.windows.set(key, (w = new RateWindow(this.limit, this.windowMs)));
     return w.take(now);
+  }
+
+  /** When `key` may take its next event (Unix ms); `now` for a key with no window. */
+  retryAt(key: string, now: number): number {
+    return this.windows.get(key)?.retryAt(now) ?? now;
   }
 
   get size(): number {

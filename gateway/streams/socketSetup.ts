@@ -3,6 +3,8 @@
  * backpressure bound) and the upgrade handler that applies the per-IP connection limit.
  */
 import type { HttpRequest, HttpResponse, us_socket_context_t, WebSocketBehavior } from 'uWebSockets.js';
+import { errorReply } from '../http/errors.ts';
+import { errorWire, jsonContentType, statusLine } from '../http/reply.ts';
 import type { StreamLimits } from './config.ts';
 import type { KeyedRateWindows } from './rateWindow.ts';
 import { RateWindow } from './rateWindow.ts';
@@ -36,9 +38,26 @@ export function baseBehavior(limits: StreamLimits): Pick<WebSocketBehavior<Socke
 }
 
 /**
- * The upgrade handler: over the per-IP connection limit, the connection is closed at once,
- * without a reply (interface.md: "connection silently closed"); otherwise it is upgraded
- * with fresh per-socket state. Only the RFQ stream reads credential headers.
+ * Over the connection limit the upgrade is answered like an HTTP rate limit: 429 with
+ * `Retry-After` (seconds) and the current-form error body `resource_exhausted` with
+ * `details: { limit, resetAt }`, then the connection is closed. (interface.md only says the
+ * connection is closed; a reply lets a client tell a refusal from a network fault and back off.)
+ */
+function refuseUpgrade(res: HttpResponse, limit: number, now: number, retryAt: number): void {
+  const reply = errorWire('current', errorReply('resource_exhausted', 'connection rate limit exceeded', { limit, resetAt: retryAt }), [
+    ['Retry-After', String(Math.max(1, Math.ceil((retryAt - now) / 1000)))],
+  ]);
+  // Inside uWS's upgrade callback the response is already corked.
+  res.writeStatus(statusLine(reply.status));
+  res.writeHeader('Content-Type', reply.contentType ?? jsonContentType);
+  for (const [name, value] of reply.headers) res.writeHeader(name, value);
+  res.end(reply.body, true);
+}
+
+/**
+ * The upgrade handler: over the per-IP connection limit the upgrade is refused with 429
+ * (see refuseUpgrade); otherwise it is upgraded with fresh per-socket state. Only the RFQ
+ * stream reads credential headers.
  */
 export function upgradeHandler(deps: StreamDeps, stream: StreamName, inboundPerMinute: number, readCredentials: boolean) {
   return (res: HttpResponse, req: HttpRequest, context: us_socket_context_t): void => {
@@ -54,9 +73,10 @@ export function upgradeHandler(deps: StreamDeps, stream: StreamName, inboundPerM
       }
     }
     const ip = Buffer.from(res.getRemoteAddressAsText()).toString();
-    if (!deps.connections.take(ip, deps.now())) {
+    const now = deps.now();
+    if (!deps.connections.take(ip, now)) {
       deps.metrics.refused(stream, 'connection_rate');
-      res.close();
+      refuseUpgrade(res, deps.connections.limit, now, deps.connections.retryAt(ip, now));
       return;
     }
     const data: SocketData = {

@@ -29,6 +29,7 @@ export function registerStreamsAsyncApi(registry: AsyncApiRegistry, config: Pick
   };
   registry.addChannel('control', {
     address: 'control',
+    servers: ['public', 'private'],
     title: 'Control messages',
     description: 'Sent on the connection itself, on /ws/public and (after AUTH) /ws/private. PING and the error frames also apply to /ws/rfq/mm.',
     receives: {
@@ -40,7 +41,7 @@ export function registerStreamsAsyncApi(registry: AsyncApiRegistry, config: Pick
   });
 
   const seriesChannel = (id: string, address: string, title: string, description: string, messages: Record<string, MessageDefinition>) =>
-    registry.addChannel(id, { address, title, description, parameters: symbolParam, sends: messages });
+    registry.addChannel(id, { address, servers: ['public'], title, description, parameters: symbolParam, sends: messages });
   const depthMessages = (pattern: string) => ({
     depthSnapshot: data(pattern, 'canonical channel name', S.DepthSnapshot, 'Full book with its seq, sent on every SUBSCRIBE'),
     depthDelta: data(pattern, 'canonical channel name', S.DepthDelta, 'Changed levels; prevSeq is the previous seq'),
@@ -55,6 +56,7 @@ export function registerStreamsAsyncApi(registry: AsyncApiRegistry, config: Pick
   seriesChannel('tradesEarlier', 'trades:{symbol}', 'Trades (earlier name)', 'Alias of {symbol}@trades.', { trade: data('^trades:', 'canonical channel name', S.TradeData, 'Trade') });
   registry.addChannel('index', {
     address: '{pair}@index',
+    servers: ['public'],
     title: 'Index price',
     description: 'The oracle spot and volatility of a pair, on every oracle update.',
     parameters: { pair: 'pair symbol, lowercase in frames (btc-usdc); case-insensitive when subscribing' },
@@ -62,6 +64,7 @@ export function registerStreamsAsyncApi(registry: AsyncApiRegistry, config: Pick
   });
   registry.addChannel('rfq', {
     address: 'global@rfq',
+    servers: ['public'],
     title: 'RFQ auctions',
     description: 'An auction was created (rfq_created) or ended (rfq_resolved: filled, expired or cancelled).',
     sends: {
@@ -72,6 +75,7 @@ export function registerStreamsAsyncApi(registry: AsyncApiRegistry, config: Pick
 
   registry.addChannel('auth', {
     address: 'auth',
+    servers: ['private', 'rfqMm'],
     title: 'Authentication',
     description: 'On /ws/private and /ws/rfq/mm the first message must be AUTH; anything else, or bad credentials, gets AUTH_FAILED and the socket is closed with 4001 (4003 when the credentials are valid but lack a scope or MMM membership).',
     receives: {
@@ -85,6 +89,7 @@ export function registerStreamsAsyncApi(registry: AsyncApiRegistry, config: Pick
   });
   registry.addChannel('accountFills', {
     address: 'account@fills',
+    servers: ['private'],
     title: 'Own fills',
     description: "The caller's fills. As taker: the trader payload (side buy or sell). As maker: the market-maker payload (side 'maker', with direction).",
     sends: {
@@ -94,24 +99,28 @@ export function registerStreamsAsyncApi(registry: AsyncApiRegistry, config: Pick
   });
   registry.addChannel('accountPositions', {
     address: 'account@positions',
+    servers: ['private'],
     title: 'Own positions',
     description: 'A position after each change (fill or settlement).',
     sends: { position: data('^account@positions$', 'account@positions', S.PositionData, 'Position') },
   });
   registry.addChannel('accountPortfolios', {
     address: 'account@portfolios',
+    servers: ['private'],
     title: 'Own portfolios',
     description: "A portfolio's cash and risk after a change (cash, fills, orders) and when the oracle moves a pair it holds; at most once per portfolio per event-loop turn.",
     sends: { portfolio: data('^account@portfolios$', 'account@portfolios', S.PortfolioData, 'Portfolio') },
   });
   registry.addChannel('accountOrders', {
     address: 'account@orders',
+    servers: ['private'],
     title: 'Own orders',
     description: "Status changes of the caller's orders: open, partial, filled, cancelled, expired.",
     sends: { order: data('^account@orders$', 'account@orders', S.OrderData, 'Order update') },
   });
   registry.addChannel('rfqMm', {
     address: 'rfq/mm',
+    servers: ['rfqMm'],
     title: 'RFQ market-maker messages',
     description: 'After AUTH an MMM receives rfq_request for every new auction (and for auctions still open when it connects) and rfq_resolved when one ends; it answers with rfq_response.',
     sends: {

@@ -19,6 +19,7 @@ const asyncapi = createAsyncApiRegistry();
 asyncapi.addServer('public', { host: '{host}', protocol: 'wss', pathname: '/ws/public', description: 'Public stream' });
 asyncapi.addChannel('ticker', {
   address: '{symbol}@ticker',
+  servers: ['public'],
   description: 'Ticker updates',
   parameters: { symbol: 'canonical symbol, lowercase' },
   sends: { ticker: { summary: 'A ticker', payload: Type.Object({ symbol: Type.String(), markPrice: Type.String() }, { $id: 'TickerUpdate' }) } },
@@ -125,7 +126,7 @@ t.test('llms.txt comes from the declarations', async (t) => {
   t.match(text, /### POST \/api\/mm\/orders\/place[\s\S]*?auth required, scope `trade`[\s\S]*?`seriesId`: string matching/);
   t.match(text, /`limit` \(optional\): integer >= 1 <= 100 \(default 20\)/);
   t.match(text, /`resource_exhausted` 429/);
-  t.match(text, /- 200 \(earlier form\): \{ pairs: \{ pairId: string, symbol: string, baseCurrency: string, quoteCurrency: string \}\[\] \}/);
+  t.match(text, /### GET \/markets\/pairs\n[^#]*?- 200: \{ pairs: \{ pairId: string, symbol: string, baseCurrency: string, quoteCurrency: string \}\[\] \}/, 'the earlier form\'s section shows its own reply');
   for (const route of api) t.ok(text.includes(`### ${route.method} ${route.path}`), `${route.method} ${route.path} listed`);
 });
 
@@ -137,5 +138,5 @@ t.test('AsyncAPI document from the registry', async (t) => {
   t.match(a['operations'], { 'ticker.send': { action: 'send', channel: { $ref: '#/channels/ticker' } }, 'ticker.receive': { action: 'receive' } });
   t.match(a['components']?.['messages'], { 'ticker.ticker': { payload: { $ref: '#/components/schemas/TickerUpdate' } } });
   t.match(a['servers'], { public: { protocol: 'wss', pathname: '/ws/public' } });
-  t.throws(() => asyncapi.addChannel('ticker', { address: 'x' }), 'duplicate channel');
+  t.throws(() => asyncapi.addChannel('ticker', { address: 'x', servers: ['public'] }), 'duplicate channel');
 });

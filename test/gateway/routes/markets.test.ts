@@ -111,6 +111,10 @@ t.test('oracle, contracts, abi, open interest', async (t) => {
   t.equal(c.body.chainId, 10143);
   t.same(Object.keys(c.body.contracts).sort(), ['collateralToken', 'collateralVault', 'oracle', 'orderBook', 'positionManager', 'quoter', 'rfq', 'seriesRegistry']);
   for (const a of Object.values(c.body.contracts) as string[]) t.equal(getAddress(a), a, 'EIP-55 address');
+  t.same(c.body.domains, {
+    orderBook: { name: 'DiffusalOptionsOrderBook', version: '1', chainId: 10143, verifyingContract: c.body.contracts.orderBook },
+    rfq: { name: 'DiffusalOptionsRFQ', version: '1', chainId: 10143, verifyingContract: c.body.contracts.rfq },
+  }, 'every EIP-712 domain a client signs with');
   const abi = await request(`${url}/api/markets/contracts/abi`);
   t.same(abi.body.orderBook.map((f: { name: string }) => f.name), ['placeOrderSigned', 'replaceOrderSigned', 'batchPlaceOrders', 'batchCancelOrders', 'batchReplaceOrders']);
   t.same(abi.body.rfq.map((f: { name: string }) => f.name), ['fillQuote']);

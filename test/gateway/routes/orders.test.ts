@@ -169,6 +169,11 @@ t.test('checks in order: fields, portfolio, series, tick grid and size step, dea
   t.equal(wrong.status, 400, 'a signature by another wallet');
   t.equal(wrong.body.details.reason, 'wrong_signer');
   t.equal(wrong.body.details.signer, bob.address);
+  const td0 = typed.body.typedData;
+  t.equal(wrong.body.details.digest, hashTypedData({ domain: td0.domain, types: td0.types, primaryType: 'PlaceOrder', message: toViemMessage(td0.types, 'PlaceOrder', td0.message) as never }), 'details name the digest the venue computed');
+  t.same(wrong.body.details.domain, td0.domain, 'and the domain it used');
+  const contracts = await request(`${app.url}/api/markets/contracts`);
+  t.same(contracts.body.domains.orderBook, td0.domain, '/api/markets/contracts lists the order book domain');
   const badSig = await post(app, '/api/mm/orders/place', alice.token, { ...signed, signature: '0x1234' });
   t.equal(badSig.status, 400);
   t.equal(badSig.body.details.field, 'signature');

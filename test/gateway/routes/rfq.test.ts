@@ -8,7 +8,7 @@ import { decodeFunctionData, hashTypedData, zeroAddress, type Hex } from 'viem';
 import { startTestApp, request } from '../support/testApp.ts';
 import { rfqAbi } from '../../../gateway/abi.ts';
 import { rfqDomain, rfqQuoteTypes } from '../../../workers/eip712/types.ts';
-import { liveSeries, post, signServed, trader, wad, type Trader } from './ordersFixture.ts';
+import { liveSeries, post, signServed, toViemMessage, trader, wad, type Trader } from './ordersFixture.ts';
 
 const app = await startTestApp({ memory: true });
 t.teardown(() => app.close());
@@ -89,6 +89,9 @@ t.test('request, quote, compare, cancel by nonce, fill', async (t) => {
   const wrongSigner = await post(app, '/api/mm/quotes/submit', mm2.token, { ...forged.wire, signature: q1.signature, requestId });
   t.equal(wrongSigner.status, 400, 'a signature by another MMM');
   t.equal(wrongSigner.body.details.field, 'signature');
+  t.equal(wrongSigner.body.details.reason, 'wrong_signer');
+  t.equal(wrongSigner.body.details.digest, forged.quoteId, 'details name the digest the venue computed');
+  t.same(wrongSigner.body.details.domain, { name: 'DiffusalOptionsRFQ', version: '1', chainId: config.chainId, verifyingContract: config.contracts.rfq }, 'and the domain it used');
 
   const q2 = await signedQuote(mm2, { price: wad(2050) });
   const sub2 = await post(app, '/api/mm/quotes/submit', mm2.token, { ...q2.wire, signature: q2.signature, requestId });
@@ -132,6 +135,15 @@ t.test('request, quote, compare, cancel by nonce, fill', async (t) => {
   const wrongMm = await post(app, '/api/rfq/fill', taker.token, { ...fillBody, mmSignature: q2.signature, signature: signedFill.signature, nonce: signedFill.nonce, deadline: signedFill.deadline });
   t.equal(wrongMm.status, 400, 'mmSignature must be the quote signer');
   t.equal(wrongMm.body.details.field, 'mmSignature');
+  t.equal(wrongMm.body.details.reason, 'wrong_signer');
+  t.equal(wrongMm.body.details.digest, q1.quoteId, 'details name the digest the venue computed');
+  const contracts = await request(`${app.url}/api/markets/contracts`);
+  t.same(wrongMm.body.details.domain, contracts.body.domains.rfq, 'and the domain it used, as /api/markets/contracts lists it');
+  const wrongTaker = await post(app, '/api/rfq/fill', taker.token, { ...fillBody, signature: (await signServed(other.account, typed.body.typedData)).signature, nonce: signedFill.nonce, deadline: signedFill.deadline });
+  t.equal(wrongTaker.body.details.reason, 'wrong_signer', 'a fill signed by another wallet');
+  t.equal(wrongTaker.body.details.signer, other.address);
+  t.equal(wrongTaker.body.details.digest, hashTypedData({ domain: typed.body.typedData.domain, types: typed.body.typedData.types, primaryType: 'FillQuote', message: toViemMessage(typed.body.typedData.types, 'FillQuote', typed.body.typedData.message) as never }));
+  t.same(wrongTaker.body.details.domain, typed.body.typedData.domain);
   const relay = await post(app, '/api/rfq/fill', taker.token, { ...fillBody, signature: signedFill.signature, nonce: signedFill.nonce, deadline: signedFill.deadline });
   t.equal(relay.status, 200, 'status', { body: relay.body });
   t.equal(relay.body.mode, 'relay');

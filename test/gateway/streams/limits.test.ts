@@ -1,15 +1,16 @@
 /**
  * Stream limits against the real server (interface.md "Public WebSocket limits"): new
- * connections per IP per minute (the next is closed silently), inbound messages per
+ * connections per IP per minute (the next upgrade is refused with 429 and Retry-After), inbound messages per
  * connection per minute (4029, the connection stays open), subscriptions per connection
  * (4029), and the stream metrics. The windows follow the venue clock, which the test moves.
  */
 import t from 'tap';
+import WebSocket from 'ws';
 import { startTestApp, request } from '../support/testApp.ts';
 import { wsEnv, connect, asyncApiValidator, type Client } from './support.ts';
 
 wsEnv({ WS_CONNECTIONS_PER_MINUTE: '10' });
-const app = await startTestApp({ memory: true });
+const app = await startTestApp({ memory: true, startAt: Date.UTC(2026, 0, 5, 12, 0, 0) });
 t.teardown(() => app.close());
 const api = await asyncApiValidator(app);
 const nextMinute = () => app.clock.advance(61_000);
@@ -18,18 +19,37 @@ t.afterEach(() => {
   for (const c of open.splice(0)) c.close();
 });
 
-t.test('10 new connections per minute per IP; the 11th is closed silently; the window slides', async (t) => {
+/** The HTTP reply to an upgrade the server refuses (rejects if the socket opens or is dropped without one). */
+function refusedUpgrade(path: string): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: any }> {
+  const ws = new WebSocket(app.url.replace('http://', 'ws://') + path, { perMessageDeflate: false });
+  ws.on('error', () => {});
+  return new Promise((resolve, reject) => {
+    ws.once('open', () => {
+      ws.close();
+      reject(new Error('opened'));
+    });
+    ws.once('close', (code) => reject(new Error(`closed without a reply (${code})`)));
+    ws.once('unexpected-response', (_req, res) => {
+      let text = '';
+      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: JSON.parse(text) }));
+    });
+  });
+}
+
+t.test('10 new connections per minute per IP; the 11th upgrade gets 429 with Retry-After; the window slides', async (t) => {
   nextMinute();
+  const firstAt = app.clock.now;
   for (let i = 0; i < 10; i++) open.push(await connect(app, i % 3 === 0 ? '/ws/private' : '/ws/public'));
-  const refused = await connect(app, '/ws/public').then(
-    () => 'opened',
-    (e: Error) => e.message,
-  );
-  t.match(refused, /closed before open|unexpected response/, 'the 11th connection is dropped without a reply');
-  await t.rejects(connect(app, '/ws/rfq/mm'), 'the limit is per IP over all three streams');
+  app.clock.advance(20_000);
+  const refused = await refusedUpgrade('/ws/public');
+  t.equal(refused.status, 429, 'the 11th upgrade is answered 429, not dropped');
+  t.equal(refused.headers['retry-after'], '40', 'Retry-After: seconds until the oldest connection leaves the minute');
+  t.same(refused.body, { code: 'resource_exhausted', message: 'connection rate limit exceeded', details: { limit: 10, resetAt: firstAt + 60_000 } }, 'the current-form error body');
+  t.equal((await refusedUpgrade('/ws/rfq/mm')).status, 429, 'the limit is per IP over all three streams');
   t.equal(open.filter((c) => c.isClosed()).length, 0, 'the ten admitted connections are untouched');
   app.clock.advance(30_000);
-  await t.rejects(connect(app, '/ws/public'), 'still refused 30 s later');
+  t.equal((await refusedUpgrade('/ws/public')).headers['retry-after'], '10', 'still refused 50 s later');
   nextMinute();
   open.push(await connect(app, '/ws/public'));
   t.pass('accepted again once the minute has passed');

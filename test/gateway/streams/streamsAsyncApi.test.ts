@@ -1,19 +1,21 @@
 /**
  * The AsyncAPI document at /asyncapi/json covers every stream, channel and message, and is
- * a valid AsyncAPI 3.0 document. No AsyncAPI validator package is installed, so its
- * structure is checked here against the 3.0 rules (required fields, allowed keys, actions,
- * address parameters, every $ref resolving, operations pointing into their channel) and every
- * payload must compile as JSON Schema with ajv. The other stream tests validate the frames
- * the server really sends against these payloads.
+ * a valid AsyncAPI 3.0 document: @asyncapi/parser reports no error and no warning, and its
+ * structure is also checked here against the 3.0 rules (required fields, allowed keys,
+ * actions, address parameters, every $ref resolving, operations pointing into their channel)
+ * with every payload compiling as JSON Schema with ajv. Each channel names the stream
+ * (server) it lives on, and /ws/public refuses the channels it does not offer. The other
+ * stream tests validate the frames the server really sends against these payloads.
  */
 import t from 'tap';
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
+import { Parser } from '@asyncapi/parser';
 import { startTestApp } from '../support/testApp.ts';
-import { wsEnv } from './support.ts';
+import { connect, wsEnv } from './support.ts';
 
 wsEnv();
-const app = await startTestApp({ memory: true });
+const app = await startTestApp({ memory: true, startAt: Date.UTC(2026, 0, 5, 12, 0, 0) });
 t.teardown(() => app.close());
 const res = await fetch(`${app.url}/asyncapi/json`);
 const doc = (await res.json()) as Record<string, any>;
@@ -134,4 +136,53 @@ t.test('covers every channel and message the streams use', async (t) => {
   for (const [address, messages] of Object.entries(expected)) t.same(byAddress[address], messages, `${address}: ${messages.join(', ')}`);
   const ops = Object.entries(doc['operations'] as Record<string, Record<string, any>>).map(([id, o]) => `${id}:${o['action']}`);
   for (const expected of ['control.receive:receive', 'control.send:send', 'auth.receive:receive', 'rfqMm.receive:receive', 'rfqMm.send:send', 'depth.send:send', 'accountFills.send:send']) t.ok(ops.includes(expected), expected);
+});
+
+t.test('@asyncapi/parser: no error and no warning', async (t) => {
+  const parser = new Parser();
+  const { document, diagnostics } = await parser.parse(JSON.stringify(doc));
+  t.ok(document, 'parsed');
+  // Severities: 0 error, 1 warning, 2 information, 3 hint.
+  t.same(diagnostics.filter((d) => d.severity <= 1).map((d) => `${d.code} ${d.path.join('.')}: ${d.message}`), []);
+  t.same(document!.channels().get('accountFills')!.servers().all().map((x) => x.id()), ['private'], 'the parser reads the channel\'s server');
+  const broken = structuredClone(doc);
+  broken['channels']['accountFills']['servers'] = [{ $ref: '#/servers/nowhere' }];
+  const bad = await parser.parse(JSON.stringify(broken));
+  t.ok(bad.diagnostics.some((d) => d.severity === 0), 'and does report a channel on an unknown server');
+});
+
+t.test('each channel names the stream it lives on; private channels are not on /ws/public', async (t) => {
+  const servers = doc['servers'] as Record<string, Record<string, unknown>>;
+  const pathOf = (ref: string) => servers[ref.replace('#/servers/', '')]?.['pathname'];
+  const channels = doc['channels'] as Record<string, Record<string, any>>;
+  const streamsOf = Object.fromEntries(Object.values(channels).map((c) => [c['address'], (c['servers'] ?? []).map((r: { $ref: string }) => pathOf(r.$ref)).sort()]));
+  const expected: Record<string, string[]> = {
+    control: ['/ws/private', '/ws/public'],
+    '{symbol}@depth': ['/ws/public'],
+    '{symbol}@ticker': ['/ws/public'],
+    '{symbol}@trades': ['/ws/public'],
+    'orderbook:{symbol}': ['/ws/public'],
+    'ticker:{symbol}': ['/ws/public'],
+    'trades:{symbol}': ['/ws/public'],
+    '{pair}@index': ['/ws/public'],
+    'global@rfq': ['/ws/public'],
+    auth: ['/ws/private', '/ws/rfq/mm'],
+    'account@fills': ['/ws/private'],
+    'account@positions': ['/ws/private'],
+    'account@portfolios': ['/ws/private'],
+    'account@orders': ['/ws/private'],
+    'rfq/mm': ['/ws/rfq/mm'],
+  };
+  t.same(streamsOf, expected);
+  // The server agrees: /ws/public refuses every account@ channel the document puts elsewhere.
+  const privateOnly = Object.values(channels).filter((c) => !(c['servers'] as Array<{ $ref: string }>).some((r) => r.$ref === '#/servers/public')).map((c) => String(c['address'])).filter((a) => a.includes('@'));
+  t.same(privateOnly.sort(), ['account@fills', 'account@orders', 'account@portfolios', 'account@positions']);
+  const c = await connect(app, '/ws/public');
+  let id = 100;
+  for (const address of privateOnly) {
+    c.send({ method: 'SUBSCRIBE', params: [address], id: ++id });
+    const f = await c.next((x) => x['id'] === id, address);
+    t.equal(f['error']?.code, 4003, `${address} is refused on /ws/public`);
+  }
+  c.close();
 });
