@@ -171,6 +171,7 @@ export function authRoutes(s: Services): Route[] {
       forms: ['earlier'],
       group: 'auth',
       auth: 'required',
+      scope: 'read',
       summary: 'Wallets of the signed-in user',
       description: 'The primary wallet first, then linked wallets by link time. Each wallet has its own portfolios and API keys; signing in with any of them reaches the same user.',
       responses: { 200: Type.Object({ wallets: Type.Array(Type.Object({ address: AddressSchema, isPrimary: Type.Boolean(), linkedAt: Type.String({ description: 'ISO 8601' }) })), total: Type.Integer() }) },
@@ -186,6 +187,7 @@ export function authRoutes(s: Services): Route[] {
       forms: ['earlier'],
       group: 'auth',
       auth: 'required',
+      scope: 'read',
       summary: 'Primary wallet of the signed-in user',
       responses: { 200: Type.Object({ address: AddressSchema, userId: Type.String() }) },
       handler: ({ auth }) => {

@@ -133,6 +133,7 @@ export function rfqRoutes(s: Services): Route[] {
       path: '/api/rfq/quotes/:requestId',
       group: 'orders',
       auth: 'required',
+      scope: 'read',
       tags: ['rfq'],
       summary: 'Quotes of an RFQ request, best first',
       description:
@@ -180,6 +181,7 @@ export function rfqRoutes(s: Services): Route[] {
       path: '/api/mm/nonce',
       group: 'orders',
       auth: 'required',
+      scope: 'read',
       tags: ['rfq'],
       summary: "The caller's MMM quote nonce",
       description: '`nonce`: what an RfqQuote must carry (the on-chain `mmmNonce`). Additive: `nextOrderNonce`, an unused order nonce for clients that sign orders without phase one (any unused value works).',
