@@ -87,8 +87,13 @@ export type RateLimiterOptions = {
   readonly maxKeys?: number;
 };
 
-/** Float slack so that `limit` requests of `window / limit` each fit the window exactly. */
-const epsilon = 1e-6;
+/**
+ * Float slack (ms) so that `limit` requests of `window / limit` each fit the window exactly.
+ * Times are kept relative to the limiter's creation (`origin`): at Unix-epoch magnitudes a
+ * double has ~0.0002 ms of resolution, and nine additions of 60000/9 drifted past a 1e-6
+ * slack, letting only 8 of 9 requests through at one instant.
+ */
+const epsilon = 1e-3;
 /** Keys examined for idleness per request: amortised eviction with no timer. */
 const sweepPerTake = 2;
 /** At the hard bound, keys examined from the least recently seen end for an idle one to drop. */
@@ -108,6 +113,7 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
     }
     limits[group] = merged;
   }
+  const origin = Math.floor(clock());
   const tat = new Map<string, number>();
   let sweeper: IterableIterator<[string, number]> = tat.entries();
 
@@ -136,6 +142,9 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
     }
   }
 
+  /** A relative time as Unix ms, rounded up (float noise below the slack does not add a millisecond). */
+  const at = (relative: number): number => origin + Math.ceil(relative - epsilon);
+
   /** Over the bound: drop an idle key near the least recently seen end, else that end's key. */
   function evictOne(now: number): void {
     let first: string | undefined;
@@ -154,7 +163,8 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
   function take(group: RateLimitGroup, identity: RateIdentity): RateDecision | null {
     const limit = limitFor(group, identity);
     if (limit === null) return null;
-    const now = clock();
+    const wall = clock();
+    const now = wall - origin;
     sweep(now);
     const interval = windowMs / limit;
     const key = keyOf(group, identity);
@@ -169,10 +179,10 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
     if (next - now <= windowMs + epsilon) {
       tat.set(key, next);
       const remaining = Math.max(0, Math.floor((windowMs - (next - now)) / interval + epsilon));
-      return { allowed: true, limit, remaining, resetAt: Math.ceil(next), retryAt: remaining > 0 ? now : Math.ceil(next - windowMs + interval) };
+      return { allowed: true, limit, remaining, resetAt: at(next), retryAt: remaining > 0 ? wall : at(next - windowMs + interval) };
     }
     tat.set(key, start);
-    return { allowed: false, limit, remaining: 0, resetAt: Math.ceil(start), retryAt: Math.ceil(start - windowMs + interval) };
+    return { allowed: false, limit, remaining: 0, resetAt: at(start), retryAt: at(start - windowMs + interval) };
   }
 
   return { take, limitFor, size: () => tat.size };

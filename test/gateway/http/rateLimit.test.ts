@@ -118,11 +118,21 @@ t.test('configuration: overrides merge over defaults; bad values throw', async (
   t.throws(() => createRateLimiter({ clock: clock.read, windowMs: 0 }));
 });
 
-t.test('limits that do not divide the window still allow exactly N', async (t) => {
-  for (const n of [7, 13, 333, 997, 2399]) {
-    const clock = fakeClock(1_234_567);
-    const limiter = createRateLimiter({ clock: clock.read, limits: { platform: { anonymous: n } } });
-    t.equal(drain(() => limiter.take('platform', { kind: 'ip', ip: 'z' })!.allowed), n, `limit ${n}`);
+t.test('limits that do not divide the window still allow exactly N, at any clock value', async (t) => {
+  // At Unix-epoch magnitudes a double resolves ~0.0002 ms: sums of 60000/9 used to drift past the slack (8 of 9).
+  for (const start of [1_234_567, Date.UTC(2026, 0, 5, 12, 0, 0), Date.UTC(2100, 0, 1)]) {
+    for (const n of [3, 7, 9, 11, 13, 333, 997, 2399]) {
+      const clock = fakeClock(start);
+      const limiter = createRateLimiter({ clock: clock.read, limits: { platform: { anonymous: n } } });
+      const ip: RateIdentity = { kind: 'ip', ip: 'z' };
+      t.equal(drain(() => limiter.take('platform', ip)!.allowed), n, `limit ${n} at ${start}`);
+      const refused = limiter.take('platform', ip)!;
+      t.equal(refused.retryAt, start + Math.ceil(60_000 / n), `limit ${n} at ${start}: one token back after window / N`);
+      clock.now = refused.retryAt - 1;
+      t.equal(limiter.take('platform', ip)!.allowed, false, 'not a millisecond before');
+      clock.now = refused.retryAt;
+      t.equal(limiter.take('platform', ip)!.allowed, true, 'at retryAt');
+    }
   }
 });
 
