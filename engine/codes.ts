@@ -43,6 +43,7 @@ export const ResultCodes = {
   insufficient_margin: { kind: 'precondition', message: 'insufficient margin' },
   insufficient_cash: { kind: 'precondition', message: 'insufficient cash for premium and fees' },
   insufficient_funds: { kind: 'precondition', message: 'amount exceeds maxWithdraw' },
+  deposit_limit: { kind: 'precondition', message: 'deposit would exceed the uint128 bound of a portfolio (2^128-1 COLLATERAL6 units)' },
   oi_cap: { kind: 'precondition', message: 'open-interest cap reached' },
   no_oracle_price: { kind: 'precondition', message: 'no oracle price for this pair yet' },
   portfolio_reserved: { kind: 'precondition', message: 'portfolio 0 of a market maker holds cash only' },

@@ -12,9 +12,11 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { checksumAddress } from '../../workers/secp256k1.ts';
 import type { Authenticator, AuthResult } from '../http/auth.ts';
 import { sessionCookie } from '../http/auth.ts';
+import { scopes } from '../http/route.ts';
 import { hashToken, type Stores } from '../../persistence/stores.ts';
 
-export const ALL_SCOPES = ['read', 'trade', 'withdraw'] as const;
+/** A login session has every scope, `admin` included (admin routes still check the wallet). */
+export const ALL_SCOPES = scopes;
 export const API_KEY_SKEW_MS = 30_000;
 const KEY_ID = /^ok_[0-9a-f]{24}$/;
 /** lastUsedAt is written at most this often per key, so that a busy key is not an LMDB write per request. */

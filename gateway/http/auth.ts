@@ -2,7 +2,7 @@
  * Authentication plumbing. The framework does not know how a token, session cookie or
  * HMAC signature is checked: an injected `Authenticator` does (SIWE sessions and API
  * keys live elsewhere). The framework decides when to call it, what a route's `auth`
- * and `scope` demand, and which identity the rate limiter keys on.
+ * and `scope` demand, and which identity the rate limiter keys on (the wallet).
  */
 import type { AuthMode, CredentialKind, Form, HttpMethod, RateLimitGroup, Scope } from './route.ts';
 import { errorReply, type ErrorReply } from './errors.ts';
@@ -14,7 +14,7 @@ export type UserAuth = {
   readonly address: string;
   readonly scopes: readonly string[];
   readonly via: CredentialKind;
-  /** Present when `via` is `apikey`: the rate limiter keys on it. */
+  /** Present when `via` is `apikey`. */
   readonly keyId?: string;
 };
 
@@ -83,7 +83,8 @@ export function hasCredentials(headers: Readonly<Record<string, string>>, cookie
 
 /**
  * What a route's `auth` and `scope` demand of an authentication result: null when the
- * request may proceed, else the 401/403 reply. On `none` and `optional` routes invalid
+ * request may proceed, else the 401/403 reply. Admin routes need an admin wallet and the
+ * `admin` scope (a read key of an admin wallet gets 403). On `none` and `optional` routes invalid
  * credentials are ignored (interface.md: they fall back to IP limits, never 401).
  */
 export function authorize(
@@ -98,19 +99,21 @@ export function authorize(
     return errorReply('permission_denied', `This endpoint does not accept ${auth.via === 'apikey' ? 'API keys' : `${auth.via} credentials`}`);
   }
   if (route.auth === 'admin' && !isAdmin(auth.address)) return errorReply('permission_denied', 'Admin access required');
-  if (route.scope !== undefined && !auth.scopes.includes(route.scope)) return errorReply('permission_denied', `Missing required scope: ${route.scope}`);
+  // An admin action always needs the `admin` scope (a login has it; an API key only if created with it).
+  const scope = route.auth === 'admin' ? 'admin' : route.scope;
+  if (scope !== undefined && !auth.scopes.includes(scope)) return errorReply('permission_denied', `Missing required scope: ${scope}`);
   return null;
 }
 
-/** What the rate limiter keys on: API key, else wallet, else IP (api.md). */
-export type RateIdentity =
-  | { readonly kind: 'apikey'; readonly keyId: string; readonly address: string }
-  | { readonly kind: 'wallet'; readonly address: string }
-  | { readonly kind: 'ip'; readonly ip: string };
+/**
+ * What the rate limiter keys on: the wallet, else the IP (docs/rate-limits.md). Every
+ * credential of a wallet (its sessions, cookie and each of its API keys) draws on the
+ * wallet's one budget per group, so more keys never buy more requests.
+ */
+export type RateIdentity = { readonly kind: 'wallet'; readonly address: string } | { readonly kind: 'ip'; readonly ip: string };
 
 /** The address comes from `source.ip()` because reading it from uWS is not free: only anonymous callers need it. */
 export function rateIdentity(auth: AuthResult, source: { ip(): string }): RateIdentity {
   if (auth.kind !== 'user') return { kind: 'ip', ip: source.ip() };
-  if (auth.via === 'apikey' && auth.keyId !== undefined) return { kind: 'apikey', keyId: auth.keyId, address: auth.address };
   return { kind: 'wallet', address: auth.address };
 }

@@ -80,7 +80,7 @@ Routes that also have the earlier form are served at the same path without \`/ap
 
 ## Errors and limits
 
-See the \`Error\` and \`EarlierError\` schemas. Rate limits are per group and caller (API key, else wallet, else IP);
+See the \`Error\` and \`EarlierError\` schemas. Rate limits are per group and caller (the wallet, whichever of its sessions or API keys calls, else the IP);
 authenticated current-form replies carry \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and \`X-RateLimit-Reset\`
 (Unix seconds); 429 replies carry \`Retry-After\` (seconds) and \`details: { limit, resetAt }\` (Unix ms).
 `;
@@ -181,7 +181,7 @@ function operation(route: Route, form: Form, components: Record<string, JsonSche
   if (route.description !== undefined) notes.push(route.description);
   if (duplicated) notes.push(`Earlier form of \`${route.method} ${openApiPath(route.path)}\`.`);
   if (route.scope !== undefined) notes.push(`Requires scope \`${route.scope}\`.`);
-  if (route.auth === 'admin') notes.push('Requires an admin wallet.');
+  if (route.auth === 'admin') notes.push('Requires an admin wallet (a login session, or an API key with scope `admin`).');
   if (notes.length > 0) op['description'] = notes.join('\n\n');
   if (route.scope !== undefined) op['x-scope'] = route.scope;
   const examples = routeExamples(route);

@@ -3,7 +3,7 @@
  * bottom (style.md habit 2):
  *
  *   1. authenticate  (only when a credential is present; may be async)
- *   2. rate-limit    (keyed by API key, else wallet, else IP; invalid credentials -> IP)
+ *   2. rate-limit    (keyed by wallet, whatever its credential, else IP; invalid credentials -> IP)
  *   3. authorize     (route auth / scope / admin -> 401, 403; a cookie write that is
  *                    not application/json -> 415, csrf.ts)
  *   4. validate      (path, query, body -> 400 naming the field)

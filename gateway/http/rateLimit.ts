@@ -7,10 +7,17 @@
  * is not over capacity: `max(tat, now) + interval - now <= window`. So `limit` requests
  * at the same instant pass and the next one gets 429; afterwards one token comes back
  * every `window / limit` ms. A key whose tat is in the past has a full bucket and holds
- * no information, which is what makes eviction safe.
+ * no information, which is what makes eviction safe: a key whose tat has passed and a key
+ * that is absent are the same full bucket, whether or not the idle sweep removed it yet.
  *
- * Keys: API key, else wallet, else IP. The limit depends on the group and, for keys and
- * wallets, on the wallet's tier (an injected `tierOf`).
+ * Keys: the wallet (every session, cookie and API key of it share one budget per group),
+ * else the IP. The limit depends on the group and, for wallets, on the wallet's tier (an
+ * injected `tierOf`).
+ *
+ * Memory: idle keys are swept a few per request, and the map is a least-recently-seen
+ * list (each request moves its key to the end). At the hard bound `maxKeys` the victim is
+ * an idle key near the front if there is one, else the key seen least recently: never the
+ * key that is being limited right now, which would regain a full bucket mid-burst.
  */
 import type { RateIdentity } from './auth.ts';
 import type { RateLimitGroup } from './route.ts';
@@ -76,14 +83,21 @@ export type RateLimiterOptions = {
   /** Overrides per group, merged over `defaultRateLimits`. */
   readonly limits?: Partial<Record<RateLimitGroup, Partial<GroupLimits>>>;
   readonly windowMs?: number;
-  /** Hard bound on keys held; beyond it the oldest key is dropped (default 100,000). */
+  /** Hard bound on keys held; beyond it an idle key, else the least recently seen one, is dropped (default 100,000). */
   readonly maxKeys?: number;
 };
 
-/** Float slack so that `limit` requests of `window / limit` each fit the window exactly. */
-const epsilon = 1e-6;
+/**
+ * Float slack (ms) so that `limit` requests of `window / limit` each fit the window exactly.
+ * Times are kept relative to the limiter's creation (`origin`): at Unix-epoch magnitudes a
+ * double has ~0.0002 ms of resolution, and nine additions of 60000/9 drifted past a 1e-6
+ * slack, letting only 8 of 9 requests through at one instant.
+ */
+const epsilon = 1e-3;
 /** Keys examined for idleness per request: amortised eviction with no timer. */
 const sweepPerTake = 2;
+/** At the hard bound, keys examined from the least recently seen end for an idle one to drop. */
+const victimScan = 16;
 
 export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
   const clock = options.clock;
@@ -99,6 +113,7 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
     }
     limits[group] = merged;
   }
+  const origin = Math.floor(clock());
   const tat = new Map<string, number>();
   let sweeper: IterableIterator<[string, number]> = tat.entries();
 
@@ -112,7 +127,6 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
   }
 
   function keyOf(group: RateLimitGroup, identity: RateIdentity): string {
-    if (identity.kind === 'apikey') return `${group}|k|${identity.keyId}`;
     if (identity.kind === 'wallet') return `${group}|w|${identity.address.toLowerCase()}`;
     return `${group}|i|${identity.ip}`;
   }
@@ -128,27 +142,47 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
     }
   }
 
+  /** A relative time as Unix ms, rounded up (float noise below the slack does not add a millisecond). */
+  const at = (relative: number): number => origin + Math.ceil(relative - epsilon);
+
+  /** Over the bound: drop an idle key near the least recently seen end, else that end's key. */
+  function evictOne(now: number): void {
+    let first: string | undefined;
+    let scanned = 0;
+    for (const [key, value] of tat) {
+      first ??= key;
+      if (value <= now) {
+        tat.delete(key);
+        return;
+      }
+      if (++scanned >= victimScan) break;
+    }
+    if (first !== undefined) tat.delete(first);
+  }
+
   function take(group: RateLimitGroup, identity: RateIdentity): RateDecision | null {
     const limit = limitFor(group, identity);
     if (limit === null) return null;
-    const now = clock();
+    const wall = clock();
+    const now = wall - origin;
     sweep(now);
     const interval = windowMs / limit;
     const key = keyOf(group, identity);
     const stored = tat.get(key);
+    // Refill is clamped: a tat in the past is a full bucket, never more.
     const start = stored === undefined || stored < now ? now : stored;
     const next = start + interval;
+    // Move the key to the most recently seen end (refused requests too: a caller hammering
+    // its limit is the last one the bound should forget).
+    if (stored !== undefined) tat.delete(key);
+    else if (tat.size >= maxKeys) evictOne(now);
     if (next - now <= windowMs + epsilon) {
-      if (stored === undefined && tat.size >= maxKeys) {
-        // Over the bound: drop the oldest key (it regains a full bucket) rather than grow.
-        const oldest = tat.keys().next();
-        if (oldest.done !== true) tat.delete(oldest.value);
-      }
       tat.set(key, next);
       const remaining = Math.max(0, Math.floor((windowMs - (next - now)) / interval + epsilon));
-      return { allowed: true, limit, remaining, resetAt: Math.ceil(next), retryAt: remaining > 0 ? now : Math.ceil(next - windowMs + interval) };
+      return { allowed: true, limit, remaining, resetAt: at(next), retryAt: remaining > 0 ? wall : at(next - windowMs + interval) };
     }
-    return { allowed: false, limit, remaining: 0, resetAt: Math.ceil(start), retryAt: Math.ceil(start - windowMs + interval) };
+    tat.set(key, start);
+    return { allowed: false, limit, remaining: 0, resetAt: at(start), retryAt: at(start - windowMs + interval) };
   }
 
   return { take, limitFor, size: () => tat.size };

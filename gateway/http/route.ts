@@ -26,7 +26,12 @@ export type RateLimitGroup = (typeof rateLimitGroups)[number];
 export const authModes = ['none', 'optional', 'required', 'admin'] as const;
 export type AuthMode = (typeof authModes)[number];
 
-export const scopes = ['read', 'trade', 'withdraw'] as const;
+/**
+ * API-key scopes (docs/auth.md "Scopes"). Every authenticated route declares the one it
+ * needs; a login session has them all. `admin` is only ever needed by `auth: 'admin'`
+ * routes, on top of the wallet being an admin.
+ */
+export const scopes = ['read', 'trade', 'withdraw', 'admin'] as const;
 export type Scope = (typeof scopes)[number];
 
 export const credentialKinds = ['bearer', 'cookie', 'apikey'] as const;
@@ -113,6 +118,11 @@ export type RouteSpec<
   readonly forms?: readonly Form[];
   readonly group: RateLimitGroup;
   readonly auth: A;
+  /**
+   * The scope an API key needs. Required on every `required` route an API key may call
+   * (defineRoute throws otherwise), and `admin` on every `admin` route; a route that
+   * accepts login sessions only (`accepts` without `apikey`) may leave it out.
+   */
   readonly scope?: Scope;
   /** Credential kinds accepted on `required`/`admin` routes (default all), e.g. `['bearer', 'cookie']` where API keys may not be used. */
   readonly accepts?: readonly CredentialKind[];
@@ -214,6 +224,11 @@ export function defineRoute<
   if (spec.earlier !== undefined && !forms.includes('earlier')) throw new Error(`route ${spec.path} has earlier options but not the earlier form`);
   if (spec.scope !== undefined && spec.auth !== 'required' && spec.auth !== 'admin') throw new Error(`route ${spec.path}: a scope needs auth 'required' or 'admin'`);
   if (spec.accepts !== undefined && (spec.accepts.length === 0 || (spec.auth !== 'required' && spec.auth !== 'admin'))) throw new Error(`route ${spec.path}: accepts needs auth 'required' or 'admin' and at least one kind`);
+  // Every route an API key can reach says which scope it needs, so a new private route cannot be open to every key.
+  const keysAccepted = spec.accepts === undefined || spec.accepts.includes('apikey');
+  if (spec.auth === 'admin' && spec.scope !== 'admin') throw new Error(`route ${spec.path}: an admin route needs scope 'admin'`);
+  if (spec.auth === 'required' && spec.scope === undefined && keysAccepted) throw new Error(`route ${spec.path}: an authenticated route that accepts API keys must declare its scope`);
+  if (spec.scope === 'admin' && spec.auth !== 'admin') throw new Error(`route ${spec.path}: scope 'admin' is for admin routes only`);
   const names = pathParams(spec.path);
   const earlierNames = spec.earlier?.path === undefined ? names : pathParams(spec.earlier.path);
   if (names.join() !== earlierNames.join()) throw new Error(`route ${spec.path}: earlier path must have the same parameters`);

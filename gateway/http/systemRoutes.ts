@@ -60,6 +60,8 @@ export function systemRoutes(options: SystemRoutesOptions): Route[] {
         forms: ['earlier'],
         group: 'docs',
         auth: options.metricsAuth ?? 'none',
+        // An admin route needs scope admin (route.ts).
+        ...(options.metricsAuth === 'admin' ? { scope: 'admin' as const } : {}),
         summary: 'Prometheus metrics',
         description: 'Text exposition of the process, HTTP, engine, journal, worker and WebSocket metrics.',
         tags: ['operations'],

@@ -1,6 +1,8 @@
 /**
  * Admin actions (api.md "Auth"): wallets in ADMIN_ADDRESSES only, everyone else gets 403
- * `Admin access required` (the framework checks `auth: 'admin'`). Each action is an engine
+ * `Admin access required` (the framework checks `auth: 'admin'`). A login session of an
+ * admin wallet may act; an API key only with scope `admin` (a `read` key of an admin
+ * wallet gets 403 `Missing required scope: admin`). Each action is an engine
  * command through the pipeline, so it is journaled and replayed like any other.
  */
 import { Type } from '@sinclair/typebox';
@@ -28,7 +30,7 @@ function wad(raw: string | undefined, field: string, opts: { positive?: boolean;
   return { ok: true, value: r.value };
 }
 
-const admin = { group: 'admin', auth: 'admin' } as const;
+const admin = { group: 'admin', auth: 'admin', scope: 'admin' } as const;
 
 export function adminRoutes(s: Services): Route[] {
   const state = s.venue.state;

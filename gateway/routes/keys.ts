@@ -3,7 +3,8 @@
  * (bearer token or cookie) may list, create, rotate or revoke keys: a leaked key cannot
  * mint more keys or lock its owner out. A key belongs to the wallet that created it and
  * acts as that wallet with its scopes; a wallet never sees, rotates or revokes another
- * wallet's keys (an unknown and a foreign keyId both answer 404).
+ * wallet's keys (an unknown and a foreign keyId both answer 404). Only an admin wallet
+ * may create a key with scope `admin` (403 otherwise): such a key could do nothing else.
  */
 import { Type } from '@sinclair/typebox';
 import { getAddress } from 'viem';
@@ -14,7 +15,9 @@ import type { Services } from '../services.ts';
 import type { ApiKeyRecord } from '../../persistence/stores.ts';
 import { KEY_ID_PATTERN, MAX_KEYS_PER_WALLET, newKeyId, newSecret, normaliseScopes } from '../auth/apiKeys.ts';
 
-const ScopeSchema = Type.Union(allScopes.map((s) => Type.Literal(s)), { description: '`read` account data; `trade` orders, RFQ and portfolio moves; `withdraw` withdrawals' });
+const ScopeSchema = Type.Union(allScopes.map((s) => Type.Literal(s)), {
+  description: '`read` every private read; `trade` orders, RFQ and portfolio moves; `withdraw` withdrawals; `admin` admin actions (admin wallets only). docs/auth.md has the route x scope matrix.',
+});
 /** A well-formed key id; a real one is what `POST /api/keys` returned. */
 const exampleKeyId = `ok_${'0123456789ab'.repeat(2)}`;
 const keyIdParam = Type.Object({ keyId: Type.String({ maxLength: 64, description: '`ok_` + 24 hex characters' }) });
@@ -53,13 +56,16 @@ export function keyRoutes(s: Services): Route[] {
       accepts: sessionsOnly,
       summary: 'Create an API key',
       examples: { body: { label: 'market maker bot', scopes: ['read', 'trade'] } },
-      description: `Returns the secret once. Sign requests with \`X-API-Key\`, \`X-API-Timestamp\` (Unix ms, within 30 s) and \`X-API-Signature\` (lowercase hex HMAC-SHA256 of the timestamp string keyed with the secret). At most ${MAX_KEYS_PER_WALLET} active keys per wallet. Needs a login session, not a key.`,
+      description: `Returns the secret once. Sign requests with \`X-API-Key\`, \`X-API-Timestamp\` (Unix ms, within 30 s) and \`X-API-Signature\` (lowercase hex HMAC-SHA256 of the timestamp string keyed with the secret). At most ${MAX_KEYS_PER_WALLET} active keys per wallet. Needs a login session, not a key. Scope \`admin\` is for admin wallets only: another wallet asking for it gets 403 \`permission_denied\` (\`details.reason: admin_scope_needs_admin\`) and no key is created.`,
       body: Type.Object({
         label: Type.String({ minLength: 1, maxLength: 64, errorMessage: 'label must be a string of 1 to 64 characters' }),
-        scopes: Type.Array(ScopeSchema, { minItems: 1, maxItems: 3, errorMessage: 'scopes must be a non-empty array of read, trade, withdraw' }),
+        scopes: Type.Array(ScopeSchema, { minItems: 1, maxItems: 8, errorMessage: `scopes must be a non-empty array of ${allScopes.join(', ')}` }),
       }),
       responses: { 200: SecretReply },
       handler: async ({ auth, body }) => {
+        if (body.scopes.includes('admin') && !s.config.adminAddresses.has(getAddress(auth.address))) {
+          return errorReply('permission_denied', 'Only an admin wallet may create a key with scope admin', { reason: 'admin_scope_needs_admin', field: 'scopes' });
+        }
         if (s.stores.apiKeys.list(owner(auth)).length >= MAX_KEYS_PER_WALLET) {
           return errorReply('failed_precondition', `At most ${MAX_KEYS_PER_WALLET} API keys per wallet; revoke one first`, { reason: 'too_many_keys', limit: MAX_KEYS_PER_WALLET });
         }

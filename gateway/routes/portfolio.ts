@@ -76,7 +76,7 @@ export function portfolioRoutes(s: Services): Route[] {
       summary: 'Deposit collateral',
       errors: [404],
       examples: { body: { portfolioId: 1, amount: '2500000000' } },
-      description: 'On `local` and `testnet` this mints test collateral (a faucet: the settlement layer is embedded). On `mainnet` it is refused (`details.reason: faucet_disabled`). Portfolio 0 is created by a first deposit.',
+      description: 'On `local` and `testnet` this mints test collateral (a faucet: the settlement layer is embedded). On `mainnet` it is refused (`details.reason: faucet_disabled`). Portfolio 0 is created by a first deposit. A portfolio\'s deposit stays within uint128 (2^128-1 COLLATERAL6 units): a deposit past it is refused with 400 `failed_precondition`, `details: { reason: deposit_limit, portfolioId, maxDeposit }`, and nothing changes.',
       body: Type.Object({ portfolioId: portfolioId('portfolioId'), amount: Amount }),
       responses: { 200: CashReply },
       handler: async ({ auth, body }) => {

@@ -36,14 +36,18 @@ t.test('route modes', async (t) => {
   t.equal(authorize({ auth: 'required', scope: 'trade' }, user(['read', 'trade']), nobody), null);
   t.same(authorize({ auth: 'required', scope: 'withdraw' }, user(['read', 'trade']), nobody)?.error, { code: 'permission_denied', message: 'Missing required scope: withdraw', details: null });
   t.same(authorize({ auth: 'admin' }, user(['read']), nobody)?.error.message, 'Admin access required');
-  t.equal(authorize({ auth: 'admin' }, user(['read']), admins), null);
+  t.same(authorize({ auth: 'admin', scope: 'admin' }, user(['read']), admins)?.error, { code: 'permission_denied', message: 'Missing required scope: admin', details: null }, 'an admin wallet without the admin scope');
+  t.same(authorize({ auth: 'admin' }, user(['read', 'trade', 'withdraw'], 'apikey', 'ok_1'), admins)?.error.message, 'Missing required scope: admin', 'admin routes need scope admin even when the declaration omits it');
+  t.equal(authorize({ auth: 'admin', scope: 'admin' }, user(['admin'], 'apikey', 'ok_1'), admins), null);
+  t.equal(authorize({ auth: 'admin', scope: 'admin' }, user(['read', 'trade', 'withdraw', 'admin']), admins), null);
   t.same(authorize({ auth: 'admin' }, none, admins)?.error.code, 'unauthenticated', '401 before 403');
   t.same(authorize({ auth: 'required', accepts: ['bearer', 'cookie'] }, user(['read'], 'apikey', 'ok_1'), nobody)?.error.message, 'This endpoint does not accept API keys');
   t.equal(authorize({ auth: 'required', accepts: ['bearer', 'cookie'] }, user(['read'], 'cookie'), nobody), null);
 });
 
-t.test('rate identity: API key, else wallet, else IP', async (t) => {
-  t.same(rateIdentity(user([], 'apikey', 'ok_1'), { ip: () => '1.1.1.1' }), { kind: 'apikey', keyId: 'ok_1', address: '0xAbC' });
+t.test('rate identity: wallet (whatever the credential), else IP', async (t) => {
+  t.same(rateIdentity(user([], 'apikey', 'ok_1'), { ip: () => '1.1.1.1' }), { kind: 'wallet', address: '0xAbC' }, 'an API key counts against its wallet');
+  t.same(rateIdentity(user([], 'cookie'), { ip: () => '1.1.1.1' }), { kind: 'wallet', address: '0xAbC' });
   t.same(rateIdentity(user([], 'bearer'), { ip: () => '1.1.1.1' }), { kind: 'wallet', address: '0xAbC' });
   t.same(rateIdentity({ kind: 'invalid', message: 'x' }, { ip: () => '1.1.1.1' }), { kind: 'ip', ip: '1.1.1.1' });
   t.same(rateIdentity({ kind: 'none' }, { ip: () => '::1' }), { kind: 'ip', ip: '::1' });

@@ -31,7 +31,7 @@ t.test('the default table: N pass at one instant, the N+1-th is refused', async 
     const identities: Array<[keyof typeof defaultRateLimits.markets, RateIdentity]> = [
       ['anonymous', { kind: 'ip', ip: '10.0.0.1' }],
       ['tier1', { kind: 'wallet', address: wallets[1] }],
-      ['tier2', { kind: 'apikey', keyId: 'ok_2', address: wallets[2] }],
+      ['tier2', { kind: 'wallet', address: wallets[2] }],
       ['tier3', { kind: 'wallet', address: wallets[3] }],
     ];
     for (const [column, identity] of identities) {
@@ -80,7 +80,7 @@ t.test('in any minute at most N + refill: a steady caller at the limit rate is n
   t.equal(refused, 0);
 });
 
-t.test('keys: per group, per identity; API key separate from its wallet; addresses case-insensitive', async (t) => {
+t.test('keys: per group, per identity; addresses case-insensitive', async (t) => {
   const clock = fakeClock();
   const limiter = createRateLimiter({ clock: clock.read, limits: { helpers: { anonymous: 2, tier1: 2 }, auth: { anonymous: 2 } } });
   const ipA: RateIdentity = { kind: 'ip', ip: 'a' };
@@ -91,7 +91,7 @@ t.test('keys: per group, per identity; API key separate from its wallet; address
   const w = '0xAbCd000000000000000000000000000000000000';
   drain(() => limiter.take('helpers', { kind: 'wallet', address: w })!.allowed);
   t.equal(limiter.take('helpers', { kind: 'wallet', address: w.toLowerCase() })!.allowed, false, 'same wallet in another case');
-  t.equal(limiter.take('helpers', { kind: 'apikey', keyId: 'ok_1', address: w })!.allowed, true, 'an API key has its own bucket');
+  t.equal(limiter.take('helpers', { kind: 'wallet', address: '0xAbCd000000000000000000000000000000000001' })!.allowed, true, 'another wallet has its own bucket');
 });
 
 t.test('memory: idle keys are swept; the hard bound holds', async (t) => {
@@ -118,11 +118,21 @@ t.test('configuration: overrides merge over defaults; bad values throw', async (
   t.throws(() => createRateLimiter({ clock: clock.read, windowMs: 0 }));
 });
 
-t.test('limits that do not divide the window still allow exactly N', async (t) => {
-  for (const n of [7, 13, 333, 997, 2399]) {
-    const clock = fakeClock(1_234_567);
-    const limiter = createRateLimiter({ clock: clock.read, limits: { platform: { anonymous: n } } });
-    t.equal(drain(() => limiter.take('platform', { kind: 'ip', ip: 'z' })!.allowed), n, `limit ${n}`);
+t.test('limits that do not divide the window still allow exactly N, at any clock value', async (t) => {
+  // At Unix-epoch magnitudes a double resolves ~0.0002 ms: sums of 60000/9 used to drift past the slack (8 of 9).
+  for (const start of [1_234_567, Date.UTC(2026, 0, 5, 12, 0, 0), Date.UTC(2100, 0, 1)]) {
+    for (const n of [3, 7, 9, 11, 13, 333, 997, 2399]) {
+      const clock = fakeClock(start);
+      const limiter = createRateLimiter({ clock: clock.read, limits: { platform: { anonymous: n } } });
+      const ip: RateIdentity = { kind: 'ip', ip: 'z' };
+      t.equal(drain(() => limiter.take('platform', ip)!.allowed), n, `limit ${n} at ${start}`);
+      const refused = limiter.take('platform', ip)!;
+      t.equal(refused.retryAt, start + Math.ceil(60_000 / n), `limit ${n} at ${start}: one token back after window / N`);
+      clock.now = refused.retryAt - 1;
+      t.equal(limiter.take('platform', ip)!.allowed, false, 'not a millisecond before');
+      clock.now = refused.retryAt;
+      t.equal(limiter.take('platform', ip)!.allowed, true, 'at retryAt');
+    }
   }
 });
 
@@ -135,4 +145,62 @@ t.test("a wallet's tier is looked up only when the group's tiers differ", async 
   t.same(looked, []);
   t.equal(limiter.take('markets', wallet)!.limit, 1000, 'tiers differ: the tier decides');
   t.same(looked, [wallets[3]]);
+});
+
+/** Requests `who` gets through at the current instant, with other callers' requests between its own. */
+function burstAmong(limiter: ReturnType<typeof createRateLimiter>, who: RateIdentity, others: (i: number) => RateIdentity | null, tries = 100): number {
+  let passed = 0;
+  for (let i = 0; i < tries; i++) {
+    if (limiter.take('auth', who)!.allowed) passed++;
+    const other = others(i);
+    if (other !== null) limiter.take('auth', other);
+  }
+  return passed;
+}
+
+t.test('refill is clamped: a key idle for 10 minutes among 1,000+ buckets gets its limit, swept or not', async (t) => {
+  const limits = { auth: { anonymous: 20 } };
+  const me: RateIdentity = { kind: 'ip', ip: 'me' };
+  const other = (i: number): RateIdentity => ({ kind: 'ip', ip: `10.1.${i >> 8}.${i & 255}` });
+  for (const order of ['me first', 'me last'] as const) {
+    const clock = fakeClock(1_000_000);
+    const limiter = createRateLimiter({ clock: clock.read, limits });
+    if (order === 'me first') t.equal(drain(() => limiter.take('auth', me)!.allowed), 20);
+    for (let i = 0; i < 1500; i++) limiter.take('auth', other(i));
+    if (order === 'me last') t.equal(drain(() => limiter.take('auth', me)!.allowed), 20);
+    t.ok(limiter.size() > 1000, `${order}: ${limiter.size()} buckets held`);
+    clock.now += 10 * 60_000;
+    // The others come back at the same instant, so the sweep has not had time to pass over every idle key.
+    t.equal(burstAmong(limiter, me, (i) => other(i)), 20, `${order}: exactly the limit at one instant`);
+    clock.now += 2_999;
+    t.equal(limiter.take('auth', me)!.allowed, false, 'no token before window / N');
+    clock.now += 1;
+    t.equal(limiter.take('auth', me)!.allowed, true, 'one token back after window / N');
+    t.equal(limiter.take('auth', me)!.allowed, false, 'and only one');
+  }
+});
+
+t.test('the memory bound never hands the key being limited a second bucket', async (t) => {
+  // 1,001 buckets held at most; the bound is reached while `me` is refused. Dropping the
+  // bucket inserted first (the old policy) gave `me` a full bucket again, and again: 60
+  // requests at one instant against a limit of 20 (32 when the bound is reached mid-burst).
+  const clock = fakeClock(1_000_000);
+  const limiter = createRateLimiter({ clock: clock.read, limits: { auth: { anonymous: 20 } }, maxKeys: 1001 });
+  const me: RateIdentity = { kind: 'ip', ip: 'me' };
+  const caller = (i: number): RateIdentity => ({ kind: 'ip', ip: `10.2.${i >> 8}.${i & 255}` });
+  let passed = drain(() => limiter.take('auth', me)!.allowed);
+  for (let i = 0; i < 1000; i++) limiter.take('auth', caller(i));
+  t.equal(limiter.size(), 1001, 'the bound is reached');
+  passed += burstAmong(limiter, me, (i) => caller(1000 + i), 1500);
+  t.equal(passed, 20, 'still 20 at this instant while 1,500 new callers came and the bound held');
+  t.equal(limiter.size(), 1001);
+  // Mid-burst: the bound is reached after 11 of `me`'s requests.
+  const clock2 = fakeClock(5_000_000);
+  const limiter2 = createRateLimiter({ clock: clock2.read, limits: { auth: { anonymous: 20 } }, maxKeys: 1001 });
+  let passed2 = 0;
+  for (let i = 0; i < 11; i++) if (limiter2.take('auth', me)!.allowed) passed2++;
+  for (let i = 0; i < 1000; i++) limiter2.take('auth', caller(i));
+  passed2 += burstAmong(limiter2, me, (i) => caller(1000 + i), 200);
+  t.equal(passed2, 20, 'mid-burst too');
+  t.equal(limiter2.size(), 1001, 'bounded');
 });

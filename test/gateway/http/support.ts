@@ -26,7 +26,7 @@ function user(address: string, scopes: string[], via: 'bearer' | 'cookie' | 'api
   return keyId === undefined ? { kind: 'user', userId: `u-${address.slice(2, 6)}`, address, scopes, via } : { kind: 'user', userId: `u-${address.slice(2, 6)}`, address, scopes, via, keyId };
 }
 
-const all = ['read', 'trade', 'withdraw'];
+const all = ['read', 'trade', 'withdraw', 'admin'];
 
 /** Bearer tokens `tok-<name>`, cookie `session=s-trader`, API key `ok_good` signed `sig`. Async, like the real one. */
 export const fakeAuthenticate: Authenticator = async (headers, cookies) => {
@@ -172,6 +172,7 @@ export function demoRoutes(): Route[] {
       forms: ['current', 'earlier'],
       group: 'account',
       auth: 'required',
+      scope: 'read',
       summary: 'Profile',
       responses: { 200: Type.Object({ address: Type.String(), via: Type.String() }) },
       handler: (ctx) => ({ body: { address: ctx.auth.address, via: ctx.auth.via } }),
@@ -212,6 +213,7 @@ export function demoRoutes(): Route[] {
       path: '/api/admin/mmm',
       group: 'admin',
       auth: 'admin',
+      scope: 'admin',
       summary: 'Set MMM membership',
       body: Type.Object({ address: Type.String({ pattern: '^0x[0-9a-fA-F]{40}$' }), isMmm: Type.Boolean() }),
       responses: { 200: Type.Object({ address: Type.String(), isMmm: Type.Boolean() }) },

@@ -11,7 +11,8 @@ import { atTheMoney, placeDirect, priceNearMark, USDC, WAD } from '../auth/venue
 import { pairIdOf } from '../../../engine/domain/ids.ts';
 
 const admin = newWallet();
-const app = await startTestApp({ memory: true, env: { ...relaxedAuthLimits, ADMIN_ADDRESSES: admin.address.toLowerCase() } });
+const startAt = Date.UTC(2026, 0, 5, 12, 0, 0);
+const app = await startTestApp({ memory: true, startAt, env: { ...relaxedAuthLimits, ADMIN_ADDRESSES: admin.address.toLowerCase() } });
 t.teardown(() => app.close());
 const url = app.url;
 const state = app.app.services.venue.state;
@@ -34,13 +35,23 @@ t.test('non-admins get 403 Admin access required; anonymous callers 401', async 
   }
 });
 
+/** What only an MMM may do, through the API: cancel its quotes by incrementing its MMM nonce. */
+const incrementNonce = (token: string, baseUrl = url) => request(`${baseUrl}/api/mm/nonce/increment`, { method: 'POST', token });
+const notMmm = { code: 'permission_denied', message: 'MMM membership required', details: { reason: 'not_mmm' } };
+
 t.test('mmm: grant and revoke membership', async (t) => {
   const mm = newWallet();
+  const mmToken = await app.session(mm.address);
+  t.same(await incrementNonce(mmToken).then((r) => [r.status, r.body]), [403, notMmm], 'not an MMM yet');
   const r = await request(`${url}/api/admin/mmm`, { token: adminToken, body: { address: mm.address.toLowerCase(), isMmm: true } });
   t.same([r.status, r.body], [200, { address: mm.address, isMmm: true }], 'answered checksummed');
   t.equal(state.accounts.account(getAddress(mm.address)).isMmm, true);
-  await request(`${url}/api/admin/mmm`, { token: adminToken, body: { address: mm.address, isMmm: false } });
+  t.same(await incrementNonce(mmToken).then((r) => [r.status, r.body]), [200, { nonce: '1', previousNonce: '0' }], 'the wallet now acts as an MMM');
+  t.equal((await request(`${url}/api/mm/nonce`, { token: mmToken })).body.nonce, '1');
+  const revoke = await request(`${url}/api/admin/mmm`, { token: adminToken, body: { address: mm.address, isMmm: false } });
+  t.same([revoke.status, revoke.body], [200, { address: mm.address, isMmm: false }]);
   t.equal(state.accounts.account(getAddress(mm.address)).isMmm, false);
+  t.same(await incrementNonce(mmToken).then((r) => [r.status, r.body]), [403, notMmm], 'and no longer after the revocation');
   const bad = await request(`${url}/api/admin/mmm`, { token: adminToken, body: { address: '0x12', isMmm: true } });
   t.same([bad.status, bad.body.message], [400, 'Invalid wallet address']);
   const notBool = await request(`${url}/api/admin/mmm`, { token: adminToken, body: { address: mm.address, isMmm: 'yes' } });
@@ -88,11 +99,17 @@ t.test('open-interest caps apply to new orders', async (t) => {
   t.same([neg.status, neg.body.message], [400, 'maxCallOI must not be negative']);
 });
 
-t.test('admin actions accept the admin wallet\'s API key too', async (t) => {
-  const key = (await request(`${url}/api/keys`, { token: adminToken, body: { label: 'ops', scopes: ['read'] } })).body;
+t.test('an admin wallet\'s API key acts only with scope admin', async (t) => {
+  const readKey = (await request(`${url}/api/keys`, { token: adminToken, body: { label: 'reader', scopes: ['read', 'trade', 'withdraw'] } })).body;
+  const adminKey = (await request(`${url}/api/keys`, { token: adminToken, body: { label: 'ops', scopes: ['admin'] } })).body;
   const mm = newWallet();
-  const r = await request(`${url}/api/admin/mmm`, { headers: hmacHeaders(key.keyId, key.secret, app.clock.now), body: { address: mm.address, isMmm: true } });
-  t.equal(r.status, 200);
+  const mmToken = await app.session(mm.address);
+  const refused = await request(`${url}/api/admin/mmm`, { headers: hmacHeaders(readKey.keyId, readKey.secret, app.clock.now), body: { address: mm.address, isMmm: true } });
+  t.same([refused.status, refused.body], [403, { code: 'permission_denied', message: 'Missing required scope: admin', details: null }], 'read, trade and withdraw are not admin');
+  t.same(await incrementNonce(mmToken).then((r) => [r.status, r.body]), [403, notMmm], 'nothing was granted');
+  const r = await request(`${url}/api/admin/mmm`, { headers: hmacHeaders(adminKey.keyId, adminKey.secret, app.clock.now), body: { address: mm.address, isMmm: true } });
+  t.same([r.status, r.body], [200, { address: mm.address, isMmm: true }]);
+  t.same(await incrementNonce(mmToken).then((r) => [r.status, r.body]), [200, { nonce: '1', previousNonce: '0' }], 'granted by the admin key');
 });
 
 t.test('advance-time (local): the venue clock jumps, series expire and settle, positions are paid', async (t) => {
@@ -130,14 +147,17 @@ t.test('advance-time (local): the venue clock jumps, series expire and settle, p
 });
 
 t.test('advance-time exists only on NETWORK=local', async (t) => {
-  const testnet = await startTestApp({ memory: true, env: { ...relaxedAuthLimits, NETWORK: 'testnet', SIWE_DOMAIN: 'venue.example.com', ADMIN_ADDRESSES: admin.address }, startAt: Date.UTC(2026, 0, 5, 12, 0, 0) });
+  const testnet = await startTestApp({ memory: true, startAt, env: { ...relaxedAuthLimits, NETWORK: 'testnet', SIWE_DOMAIN: 'venue.example.com', ADMIN_ADDRESSES: admin.address } });
   t.teardown(() => testnet.close());
   const token = await login(testnet.url, admin, { domain: 'venue.example.com' });
   const r = await request(`${testnet.url}/api/admin/advance-time`, { token, body: { seconds: 60 } });
   t.same([r.status, r.body.code], [404, 'not_found']);
   const doc = (await request(`${testnet.url}/openapi/json`)).body;
   t.notOk(doc.paths['/api/admin/advance-time'], 'not documented there either');
-  t.equal((await request(`${testnet.url}/api/admin/mmm`, { token, body: { address: admin.address, isMmm: true } })).status, 200, 'other admin actions work');
+  t.same(await incrementNonce(token, testnet.url).then((r) => [r.status, r.body]), [403, notMmm]);
+  const grant = await request(`${testnet.url}/api/admin/mmm`, { token, body: { address: admin.address, isMmm: true } });
+  t.same([grant.status, grant.body], [200, { address: admin.address, isMmm: true }], 'other admin actions work');
+  t.same(await incrementNonce(token, testnet.url).then((r) => [r.status, r.body]), [200, { nonce: '1', previousNonce: '0' }], 'with their effect');
   await request(`${testnet.url}/api/portfolio/create`, { method: 'POST', token });
   t.equal((await request(`${testnet.url}/api/portfolio/deposit`, { token, body: { portfolioId: 1, amount: '1000000' } })).status, 200, 'testnet has the faucet');
 });

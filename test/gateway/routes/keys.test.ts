@@ -70,9 +70,9 @@ t.test('an earlier-form cookie session may manage keys too', async (t) => {
 
 t.test('validation and authentication', async (t) => {
   const cases: [unknown, string][] = [
-    [{ label: 'x', scopes: [] }, 'scopes must be a non-empty array of read, trade, withdraw'],
-    [{ label: 'x', scopes: ['admin'] }, 'scopes[0] must be one of: read, trade, withdraw'],
-    [{ label: 'x', scopes: 'read' }, 'scopes must be a non-empty array of read, trade, withdraw'],
+    [{ label: 'x', scopes: [] }, 'scopes must be a non-empty array of read, trade, withdraw, admin'],
+    [{ label: 'x', scopes: ['root'] }, 'scopes[0] must be one of: read, trade, withdraw, admin'],
+    [{ label: 'x', scopes: 'read' }, 'scopes must be a non-empty array of read, trade, withdraw, admin'],
     [{ scopes: ['read'] }, 'label is required'],
     [{ label: '', scopes: ['read'] }, 'label must be a string of 1 to 64 characters'],
     [{ label: 'x'.repeat(65), scopes: ['read'] }, 'label must be a string of 1 to 64 characters'],
