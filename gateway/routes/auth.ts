@@ -88,7 +88,7 @@ export function authRoutes(s: Services): Route[] {
       group: 'auth',
       auth: 'none',
       summary: 'Get a SIWE nonce',
-      examples: { body: { walletAddress: exampleAddress, chainId: s.config.chainId } },
+      examples: { body: { walletAddress: exampleAddress, chainId: s.config.chainId, purpose: 'login' } },
       description:
         'A 16-hex-character nonce for the SIWE message, valid 5 minutes and once. It can only be used by `walletAddress` (a failed attempt by another wallet leaves it usable). `chainId`, when given, must be the network\'s. ' +
         '`statement` is the statement line the message must carry for `purpose`: `Sign in to <SERVICE_NAME>` for a login (default), `Link wallet to <SERVICE_NAME>` for linking a wallet.',
@@ -108,7 +108,7 @@ export function authRoutes(s: Services): Route[] {
       group: 'auth',
       auth: 'none',
       summary: 'Get a SIWE nonce (earlier form)',
-      examples: { query: { walletAddress: exampleAddress } },
+      examples: { query: { walletAddress: exampleAddress, purpose: 'login' } },
       description:
         'A 32-character alphanumeric nonce, valid 5 minutes and once. With `walletAddress` it can only be used by that wallet (a failed attempt by another wallet leaves it usable). Served at `/api/auth/siwe/nonce` and `/auth/siwe/nonce`. ' +
         '`statement` is the statement line the message must carry for `purpose`: `Sign in to <SERVICE_NAME>` for a login (default), `Link wallet to <SERVICE_NAME>` for `/auth/api/wallets/verify`.',

@@ -9,7 +9,7 @@ import { startTestApp, request } from '../support/testApp.ts';
 import { newWallet } from '../auth/siweClient.ts';
 
 const MAX = 2n ** 128n - 1n;
-const app = await startTestApp({ memory: true, startAt: Date.UTC(2026, 0, 5, 12, 0, 0), env: { NETWORK: 'testnet' } });
+const app = await startTestApp({ memory: true, startAt: Date.UTC(2026, 0, 5, 12, 0, 0), env: { NETWORK: 'testnet', SIWE_DOMAIN: 'venue.example.com' } });
 t.teardown(() => app.close());
 const url = app.url;
 const state = app.app.services.venue.state;
