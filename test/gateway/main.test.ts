@@ -11,14 +11,21 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const main = fileURLToPath(new URL('../../gateway/main.ts', import.meta.url));
+// The child's wall clock starts at a fixed instant (test/support/fakeToday.mjs), so that the
+// series it lists and everything priced from them are the same whatever the day.
+const fakeToday = fileURLToPath(new URL('../support/fakeToday.mjs', import.meta.url));
+const START = Date.UTC(2026, 0, 5, 12, 0, 0);
+/** `node gateway/main.ts` with its clock starting at `startAt`. */
+const mainProcess = (env: Record<string, string>, startAt: number) =>
+  spawn(process.execPath, ['--import', fakeToday, '--import', 'tsx', main], { env: { ...process.env, FAKE_TODAY: String(startAt), ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
 const dataDir = mkdtempSync(join(tmpdir(), 'venue-main-'));
 t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
 
 type Started = { child: ChildProcess; port: number; lines: Record<string, unknown>[]; exited: Promise<number | null> };
 
-function start(env: Record<string, string>): Promise<Started> {
+function start(env: Record<string, string>, startAt: number): Promise<Started> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', main], { env: { ...process.env, PORT: '0', DATA_DIR: dataDir, WORKERS: '1', ORACLE_INTERVAL_MS: '200', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = mainProcess({ PORT: '0', DATA_DIR: dataDir, WORKERS: '1', ORACLE_INTERVAL_MS: '200', ...env }, startAt);
     const lines: Record<string, unknown>[] = [];
     let buf = '';
     const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
@@ -41,7 +48,7 @@ function start(env: Record<string, string>): Promise<Started> {
 }
 
 t.test('start, serve, stop on SIGTERM, recover', async (t) => {
-  const first = await start({});
+  const first = await start({}, START);
   const health = await fetch(`http://127.0.0.1:${first.port}/api/health`);
   t.equal(health.status, 200);
   const pairs = (await (await fetch(`http://127.0.0.1:${first.port}/api/markets/pairs`)).json()) as unknown[];
@@ -53,13 +60,13 @@ t.test('start, serve, stop on SIGTERM, recover', async (t) => {
   t.ok(stopped, 'logged a clean stop');
   t.ok(first.lines.some((l) => typeof l.msg === 'string' && l.msg.startsWith('snapshots: saved')), 'final snapshot taken');
 
-  const second = await start({});
+  const second = await start({}, START + 3600_000); // restarted an hour later
   const recovered = second.lines.find((l) => l.msg === 'recovered');
   t.equal(recovered?.lastSeq, stopped?.lastSeq, 'recovered to the last command before the stop');
   t.equal(recovered?.replayed, 0, 'from the final snapshot, nothing left to replay');
   t.notOk(second.lines.some((l) => l.msg === 'listed pairs'), 'pairs are not listed twice');
 
-  const third = spawn(process.execPath, ['--import', 'tsx', main], { env: { ...process.env, PORT: '0', DATA_DIR: dataDir }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const third = mainProcess({ PORT: '0', DATA_DIR: dataDir }, START + 3600_000);
   let err = '';
   third.stderr!.on('data', (d: Buffer) => (err += d.toString()));
   const code = await new Promise<number | null>((r) => third.once('exit', r));
@@ -70,7 +77,7 @@ t.test('start, serve, stop on SIGTERM, recover', async (t) => {
 });
 
 t.test('bad configuration stops with a message naming the variable', async (t) => {
-  const child = spawn(process.execPath, ['--import', 'tsx', main], { env: { ...process.env, NETWORK: 'moon', PORT: 'x' }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = mainProcess({ NETWORK: 'moon', PORT: 'x' }, START);
   let err = '';
   child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
   const code = await new Promise<number | null>((r) => child.once('exit', r));

@@ -5,7 +5,7 @@
  */
 import { createHmac } from 'node:crypto';
 import { privateKeyToAccount, generatePrivateKey, type PrivateKeyAccount } from 'viem/accounts';
-import { request, type JsonResponse } from '../support/testApp.ts';
+import { request, TEST_START_AT, type JsonResponse } from '../support/testApp.ts';
 
 export type MessageFields = {
   domain: string;
@@ -30,7 +30,7 @@ export function siweMessage(f: MessageFields): string {
     'Version: 1',
     `Chain ID: ${f.chainId ?? 10143}`,
     `Nonce: ${f.nonce}`,
-    `Issued At: ${f.issuedAt ?? new Date().toISOString()}`,
+    `Issued At: ${f.issuedAt ?? new Date(TEST_START_AT).toISOString()}`,
     ...(f.expirationTime !== undefined ? [`Expiration Time: ${f.expirationTime}`] : []),
   ].join('\n');
 }
