@@ -25,7 +25,7 @@ type Started = { child: ChildProcess; port: number; lines: Record<string, unknow
 
 function start(env: Record<string, string>, startAt: number): Promise<Started> {
   return new Promise((resolve, reject) => {
-    const child = mainProcess({ PORT: '0', DATA_DIR: dataDir, WORKERS: '1', ORACLE_INTERVAL_MS: '200', ...env }, startAt);
+    const child = mainProcess({ PORT: '0', DATA_DIR: dataDir, WORKERS: '1', ORACLE_INTERVAL_MS: '200', CLOCK_INTERVAL_MS: '200', ...env }, startAt);
     const lines: Record<string, unknown>[] = [];
     let buf = '';
     const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
@@ -47,13 +47,34 @@ function start(env: Record<string, string>, startAt: number): Promise<Started> {
   });
 }
 
+type Applied = { oracle: number; clock: number };
+
+/**
+ * Resolves with the child's applied oracle and clock commands (engine_commands_total on
+ * /metrics) once `enough` holds; fails after 60 s, a safety net rather than a timing.
+ */
+async function commandsApplied(port: number, enough: (c: Applied) => boolean): Promise<Applied> {
+  const deadline = performance.now() + 60_000;
+  let last: Applied = { oracle: 0, clock: 0 };
+  for (;;) {
+    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    const count = (type: string) => Number(new RegExp(`^engine_commands_total\\{type="${type}",outcome="ok"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+    last = { oracle: count('oracle'), clock: count('clock') };
+    if (enough(last)) return last;
+    if (performance.now() > deadline) throw new Error(`the drivers applied too few commands within 60 s: ${JSON.stringify(last)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 t.test('start, serve, stop on SIGTERM, recover', async (t) => {
   const first = await start({}, START);
   const health = await fetch(`http://127.0.0.1:${first.port}/api/health`);
   t.equal(health.status, 200);
   const pairs = (await (await fetch(`http://127.0.0.1:${first.port}/api/markets/pairs`)).json()) as unknown[];
   t.equal(pairs.length, 2, 'BTC-USDC and ETH-USDC listed');
-  await new Promise((r) => setTimeout(r, 600)); // a few simulated oracle updates and clock ticks
+  // The drivers' own updates (beyond the bootstrap's 2 oracle commands and 1 clock): awaited, not slept for.
+  const applied = await commandsApplied(first.port, (c) => c.oracle >= 4 && c.clock >= 2);
+  t.ok(applied.oracle >= 4 && applied.clock >= 2, `simulated oracle updates and clock ticks applied (${JSON.stringify(applied)})`);
   first.child.kill('SIGTERM');
   t.equal(await first.exited, 0, 'exit 0 on SIGTERM');
   const stopped = first.lines.find((l) => l.msg === 'stopped');
