@@ -30,6 +30,7 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
+import { STALL_MS, within } from './lib/deadline.ts';
 
 const N = Number(process.env['FANOUT_SUBSCRIBERS'] ?? 5000);
 if (!Number.isInteger(N) || N < 1000 || N > 10_000) throw new Error('FANOUT_SUBSCRIBERS must be a whole number from 1000 to 10000');
@@ -114,8 +115,9 @@ function runClient(sampleEvery: number): void {
   }
 
   function open(port: number, path: string): Promise<Socket> {
-    return new Promise((resolve, reject) => {
-      const s = tcpConnect(port, '127.0.0.1', () => s.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\n\r\n`));
+    let sock: Socket | null = null;
+    const handshake = new Promise<Socket>((resolve, reject) => {
+      const s = (sock = tcpConnect(port, '127.0.0.1', () => s.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\n\r\n`)));
       s.setNoDelay(true);
       s.on('error', reject);
       let got = '';
@@ -128,6 +130,10 @@ function runClient(sampleEvery: number): void {
         resolve(s);
       };
       s.on('data', onData);
+    });
+    return within(handshake, `fanout client: the WebSocket handshake with 127.0.0.1:${port}${path}`).catch((e: unknown) => {
+      (sock as Socket | null)?.destroy();
+      throw e;
     });
   }
 
@@ -192,7 +198,7 @@ async function runServer(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'fanout-'));
   const loaded = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, WORKERS: '1', ORACLE: 'manual' });
   if (!loaded.ok) throw new Error(loaded.errors.join('; '));
-  const app = await startApp(loaded.config, { log: silentLogger, inlineWorkers: true, drivers: false, memory: true });
+  const app = await within(startApp(loaded.config, { log: silentLogger, inlineWorkers: true, drivers: false, memory: true }), 'fanout: the venue starting');
   const s = app.services;
   const pairId = viem.keccak256(viem.toBytes('BTC-USDC'));
   const o = s.venue.state.oracles.get(pairId)!;
@@ -206,7 +212,7 @@ async function runServer(): Promise<void> {
 
   // The peer: the same frames from the same pipeline events, sent with `ws` to each client.
   const wss = new WebSocketServer({ host: '127.0.0.1', port: 0, perMessageDeflate: false });
-  await new Promise((r) => wss.once('listening', r));
+  await within(new Promise((r) => wss.once('listening', r)), 'fanout: the ws peer server listening');
   let peerActive = false;
   s.pipeline.onEvents((events) => {
     if (!peerActive) return;
@@ -235,10 +241,17 @@ async function runServer(): Promise<void> {
   let progressWaiter: (() => void) | null = null;
   const client = (role: 'bulk' | 'probe'): Client => {
     const child = fork(fileURLToPath(import.meta.url), ['client', role], { execArgv: process.execArgv, stdio: 'inherit' });
-    let waiter: ((m: FromClient) => void) | null = null;
-    const c: Client = { child, progress: { uws: 0, ws: 0 }, ask: (m) => new Promise<FromClient>((resolve) => ((waiter = resolve), child.send(m))) };
+    let waiter: { resolve: (m: FromClient) => void; reject: (e: Error) => void } | null = null;
+    children.push(child);
+    child.once('exit', (code, signal) => waiter?.reject(new Error(`fanout: the ${role} client process exited (${code ?? signal})`)));
+    // Every question to a client process is bounded: one that stops answering fails the run.
+    const c: Client = {
+      child,
+      progress: { uws: 0, ws: 0 },
+      ask: (m) => within(new Promise<FromClient>((resolve, reject) => ((waiter = { resolve, reject }), child.send(m))), `fanout: the ${role} client's answer to ${m.cmd}`),
+    };
     child.on('message', (m: FromClient) => {
-      if (m.t !== 'progress') return waiter?.(m);
+      if (m.t !== 'progress') return waiter?.resolve(m);
       c.progress = m;
       if (role === 'bulk') {
         progressWaiter?.();
@@ -280,7 +293,7 @@ async function runServer(): Promise<void> {
         continue;
       }
       if (room <= 0) {
-        await new Promise<void>((r) => (progressWaiter = r));
+        await within(new Promise<void>((r) => (progressWaiter = r)), `fanout: delivery progress on ${target} (${published} updates published, ${progress()} messages delivered)`, STALL_MS);
         continue;
       }
       const wave: Promise<unknown>[] = [];
@@ -333,7 +346,7 @@ async function runServer(): Promise<void> {
   console.log(`# latency round: ${pacedRate} updates/s (${Math.round(paced.rate)} msg/s), ${latencies.length} probe samples`);
   for (const c of [bulk, probe]) c.child.send({ cmd: 'exit' } satisfies ToClient);
   wss.close();
-  await app.close();
+  await within(app.close(), 'fanout: the venue closing');
   rmSync(dataDir, { recursive: true, force: true });
 
   rep.report({
@@ -375,5 +388,14 @@ async function runServer(): Promise<void> {
   });
 }
 
+/** The client processes while they run: killed if the server side fails, so that a failed run ends. */
+const children: ChildProcess[] = [];
+
 if (process.argv[2] === 'client') runClient(process.argv[3] === 'probe' ? 1 : SAMPLE_EVERY);
-else await runServer();
+else {
+  await runServer().catch((e: unknown) => {
+    for (const c of children) c.kill('SIGKILL');
+    process.stderr.write(`# bench fanout failed: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.exit(1);
+  });
+}

@@ -26,6 +26,7 @@ import { fileURLToPath } from 'node:url';
 import { report } from './lib/report.ts';
 import { percentile } from './lib/stats.ts';
 import { load, openLoad, type OpenLoadResult } from './http/loadgen.ts';
+import { within } from './lib/deadline.ts';
 
 /** The budget's rate and a run long enough for a stable p99 (120,000 requests). */
 const OPEN_RATE = 40_000;
@@ -35,10 +36,14 @@ const FLOOR_RATE = 1_000;
 /** With fewer connections, each carrying several pipelined requests, the generator fell behind here (16-32 connections: most requests late or unanswered, with fastify as with uWS). */
 const OPEN_CONNECTIONS = 128;
 
-const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./http/servers.ts', import.meta.url))], { stdio: ['ignore', 'pipe', 'inherit'] });
-const info = await new Promise<{ uwsPort: number; fastifyPort: number; symbol: string }>((resolve, reject) => {
+const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./http/servers.ts', import.meta.url))], { stdio: ['pipe', 'pipe', 'inherit'] });
+const started = new Promise<{ uwsPort: number; fastifyPort: number; symbol: string }>((resolve, reject) => {
   createInterface({ input: child.stdout! }).once('line', (line) => resolve(JSON.parse(line)));
   child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
+});
+const info = await within(started, 'http: the servers starting (their ports on stdout)').catch((e: unknown) => {
+  child.kill('SIGKILL');
+  throw e;
 });
 
 const opts = { connections: 32, depth: 8, seconds: 3 };

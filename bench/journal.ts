@@ -27,6 +27,7 @@ import { encodeFrame } from '../persistence/frame.ts';
 import { ToyEngine, toyCommand } from '../test/persistence/fixtures/toyEngine.ts';
 import { percentile } from './lib/stats.ts';
 import { report } from './lib/report.ts';
+import { STALL_MS, StallError, within } from './lib/deadline.ts';
 
 const BURST = 1000;
 const IN_FLIGHT = 4;
@@ -34,6 +35,8 @@ const ROUND_COMMANDS = 200_000;
 const ROUNDS = 3;
 const RECOVERY_COMMANDS = 1_000_000;
 const TEMPLATES = 10_000;
+/** The throughput child (warm-up and every round) must end within this (each wait in it is bounded too). */
+const CHILD_TIMEOUT_MS = (ROUNDS + 1) * STALL_MS;
 
 const quietLog: Logger = {
   info() {},
@@ -66,7 +69,7 @@ async function appendBursts(storage: ReturnType<typeof openStorage>, from: numbe
 
 async function throughputChild(dir: string, durability: Durability): Promise<void> {
   const storage = openStorage({ dataDir: dir, log: quietLog, durability });
-  await appendBursts(storage, 1, 20_000, null); // warm-up: JIT, LMDB map growth
+  await within(appendBursts(storage, 1, 20_000, null), 'journal: the warm-up appends (LMDB acknowledgements)'); // warm-up: JIT, LMDB map growth
   const latencies: number[] = [];
   const rounds: Round[] = [];
   let next = 20_001;
@@ -75,7 +78,7 @@ async function throughputChild(dir: string, durability: Durability): Promise<voi
     const start = epochSeconds();
     const t0 = performance.now();
     const cpu0 = process.cpuUsage();
-    await appendBursts(storage, next, ROUND_COMMANDS, latencies);
+    await within(appendBursts(storage, next, ROUND_COMMANDS, latencies), `journal: round ${r + 1}'s appends (LMDB acknowledgements)`);
     const seconds = (performance.now() - t0) / 1000;
     const cpu = process.cpuUsage(cpu0);
     const end = epochSeconds();
@@ -83,7 +86,7 @@ async function throughputChild(dir: string, durability: Durability): Promise<voi
     next += ROUND_COMMANDS;
     rounds.push({ commands: ROUND_COMMANDS, seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6, commits: after.commits - before.commits, journalTransactions: after.journalTransactions - before.journalTransactions, start, end });
   }
-  await storage.close();
+  await within(storage.close(), 'journal: closing the throughput storage');
   const result: ChildResult = { durability, rounds, p50_us: percentile(latencies, 50), p99_us: percentile(latencies, 99) };
   process.stdout.write(JSON.stringify(result) + '\n');
 }
@@ -100,8 +103,9 @@ function runThroughput(durability: Durability, trace: boolean): { result: ChildR
   const nodeArgs = ['--import', 'tsx', self, '--throughput-child', join(dir, 'data'), durability];
   try {
     const r = trace
-      ? spawnSync('strace', ['-f', '--seccomp-bpf', '-qq', '-ttt', '-o', traceFile, '-e', 'trace=fsync,fdatasync,msync,sync_file_range', process.execPath, ...nodeArgs], { encoding: 'utf8', maxBuffer: 1 << 26 })
-      : spawnSync(process.execPath, nodeArgs, { encoding: 'utf8', maxBuffer: 1 << 26 });
+      ? spawnSync('strace', ['-f', '--seccomp-bpf', '-qq', '-ttt', '-o', traceFile, '-e', 'trace=fsync,fdatasync,msync,sync_file_range', process.execPath, ...nodeArgs], { encoding: 'utf8', maxBuffer: 1 << 26, timeout: CHILD_TIMEOUT_MS, killSignal: 'SIGKILL' })
+      : spawnSync(process.execPath, nodeArgs, { encoding: 'utf8', maxBuffer: 1 << 26, timeout: CHILD_TIMEOUT_MS, killSignal: 'SIGKILL' });
+    if (r.error !== undefined && (r.error as NodeJS.ErrnoException).code === 'ETIMEDOUT') throw new StallError(`stalled: journal: the ${durability} throughput child did not finish within ${CHILD_TIMEOUT_MS} ms`);
     if (r.status !== 0) throw new Error(`throughput child failed (${r.status ?? r.signal}): ${r.stderr}`);
     const lastLine = r.stdout.trim().split('\n').pop() ?? '';
     const result = JSON.parse(lastLine) as ChildResult;
@@ -124,15 +128,15 @@ async function recoveryPhase(): Promise<{ seconds: number; cpuSeconds: number; c
   try {
     // Setup only: durability 'commit' writes the 1M history faster; recovery does not care.
     const writer = openStorage({ dataDir: dir, log: quietLog, durability: 'commit' });
-    await appendBursts(writer, 1, RECOVERY_COMMANDS, null);
-    await writer.close();
+    await within(appendBursts(writer, 1, RECOVERY_COMMANDS, null), 'journal: writing the recovery history (LMDB acknowledgements)');
+    await within(writer.close(), 'journal: closing the recovery writer');
     const t0 = performance.now();
     const cpu0 = process.cpuUsage();
     const storage = openStorage({ dataDir: dir, log: quietLog });
     const r = recover({ journal: storage.journal, snapshots: storage.snapshots, create: () => new ToyEngine(), restore: ToyEngine.restore, log: quietLog });
     const seconds = (performance.now() - t0) / 1000;
     const cpu = process.cpuUsage(cpu0);
-    await storage.close();
+    await within(storage.close(), 'journal: closing the recovered storage');
     if (r.lastSeq !== RECOVERY_COMMANDS || r.replayed !== RECOVERY_COMMANDS) throw new Error(`recovered ${r.replayed} of ${RECOVERY_COMMANDS}`);
     return { seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6, commands: r.replayed, hash: r.engine.stateHash() };
   } finally {

@@ -58,6 +58,7 @@ import { percentile } from './lib/stats.ts';
 import { orderEntryBreakdown } from './lib/venueMetrics.ts';
 import { forkFloor } from './lib/floorServer.ts';
 import { Conn, closedLoop, firstErrorBody, openLoop, type Round } from './lib/httpLoad.ts';
+import { within } from './lib/deadline.ts';
 import { perThreadUsPerItem, threadCpuMicros } from './lib/threadCpu.ts';
 import { domainSeparator, placeOrderDigest } from '../workers/eip712/digest.ts';
 import { placeOrderTypes, type Eip712Domain, type PlaceOrderMessage } from '../workers/eip712/types.ts';
@@ -209,13 +210,24 @@ const us = (xs: number[], p: number): number => Math.round(percentile(xs, p));
 
 async function main(): Promise<void> {
   const child: ChildProcess = fork(fileURLToPath(import.meta.url), ['--server'], { execArgv: ['--import', 'tsx', ...profileArgs()], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const waiters: ((m: FromChild) => void)[] = [];
-  child.on('message', (m: FromChild) => waiters.shift()?.(m));
+  serverChild = child;
+  const waiters: { resolve: (m: FromChild) => void; reject: (e: Error) => void }[] = [];
+  child.on('message', (m: FromChild) => waiters.shift()?.resolve(m));
+  let stopping = false;
+  child.once('exit', (code, signal) => {
+    if (stopping) return;
+    const e = new Error(`orders: the server process exited (${code ?? signal}) while the generator was running`);
+    for (const w of waiters.splice(0)) w.reject(e);
+  });
+  // Every question to the server is bounded: a server that stops answering fails the run.
   const ask = (m: ToChild | null) =>
-    new Promise<FromChild>((resolve) => {
-      waiters.push(resolve);
-      if (m) child.send(m);
-    });
+    within(
+      new Promise<FromChild>((resolve, reject) => {
+        waiters.push({ resolve, reject });
+        if (m) child.send(m);
+      }),
+      `orders: the server's answer to ${m === null ? 'start-up (ready)' : m.type}`,
+    );
   const ready = await ask(null);
   if (ready.type !== 'ready') throw new Error('server did not start');
   const setup = ready.setup;
@@ -282,13 +294,14 @@ async function main(): Promise<void> {
   const errors = [...oursRounds, ...peerRounds, latency].reduce((n, r) => n + r.errors, 0);
   const firstError = [...oursRounds, ...peerRounds, latency].find((r) => r.firstError !== null)?.firstError ?? null;
   conns.forEach((c) => c.close());
+  stopping = true;
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.send({ type: 'stop' } satisfies ToChild);
-  await exited;
+  await within(exited, 'orders: the server process exiting after stop');
+  serverChild = null;
   // The floor subject at the same rate, once the venue has exited: what the machine gives the bare hops.
   const floorServer = await forkFloor(setup.domain);
-  const floor = await floorRound(floorServer.port, reqs, latencyRate);
-  await floorServer.stop();
+  const floor = await floorRound(floorServer.port, reqs, latencyRate).finally(() => floorServer.stop());
   if (errors > 0) throw new Error(`${errors} requests failed (first status ${firstError}: ${firstErrorBody()}): the bench would measure a broken path`);
 
   report({
@@ -334,5 +347,17 @@ async function main(): Promise<void> {
   });
 }
 
-if (process.argv.includes('--server')) await server();
-else await main();
+/** The server child while it runs: killed if the generator fails, so that a failed run ends. */
+let serverChild: ChildProcess | null = null;
+
+if (process.argv.includes('--server')) {
+  // Never outlive the generator.
+  process.on('disconnect', () => process.exit(1));
+  await server();
+} else {
+  await main().catch((e: unknown) => {
+    serverChild?.kill('SIGKILL');
+    process.stderr.write(`# bench orders failed: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.exit(1);
+  });
+}

@@ -7,6 +7,7 @@ import { readdirSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BENCH_TIMEOUT_MS } from './lib/deadline.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const available = readdirSync(here)
@@ -25,10 +26,14 @@ for (const name of wanted) {
 let failed = 0;
 for (const name of wanted.length > 0 ? wanted : available) {
   console.log(`# bench ${name}`);
-  const r = spawnSync(process.execPath, ['--import', 'tsx', join(here, `${name}.ts`)], { stdio: 'inherit' });
-  if (r.status !== 0) {
+  // A benchmark that does not end by itself within BENCH_TIMEOUT_MS is killed and counted as failed.
+  const r = spawnSync(process.execPath, ['--import', 'tsx', join(here, `${name}.ts`)], { stdio: 'inherit', timeout: BENCH_TIMEOUT_MS, killSignal: 'SIGKILL' });
+  if (r.error !== undefined && (r.error as NodeJS.ErrnoException).code === 'ETIMEDOUT') {
     failed++;
-    console.error(`# bench ${name} exited with ${r.status ?? r.signal}`);
+    console.error(`# bench ${name} stalled: killed after ${BENCH_TIMEOUT_MS} ms (BENCH_TIMEOUT_MS)`);
+  } else if (r.status !== 0) {
+    failed++;
+    console.error(`# bench ${name} exited with ${r.status ?? r.signal ?? r.error?.message}`);
   }
 }
 process.exit(failed === 0 ? 0 : 1);

@@ -3,15 +3,20 @@
  * up to `depth` requests in flight, for a fixed time. It counts responses by their byte
  * length (every reply of a run is the same cached JSON, so the same length) and measures
  * each request's latency from write to the end of its response.
+ *
+ * Every wait is bounded (bench/lib/deadline.ts): a probe, a connection and a closed-loop run
+ * that stall fail with a message saying where; the open loop stops on its own timer.
  */
 import { connect, type Socket } from 'node:net';
+import { STALL_MS, StallError, within } from '../lib/deadline.ts';
 
 export type LoadResult = { requests: number; seconds: number; perSec: number; latenciesUs: Float64Array; errors: number };
 
 /** Fetch one response to learn its exact size in bytes (headers and body). */
 export function probe(port: number, path: string): Promise<{ bytes: number; status: number }> {
-  return new Promise((resolve, reject) => {
-    const sock = connect(port, '127.0.0.1');
+  let sock: Socket | null = null;
+  const answer = new Promise<{ bytes: number; status: number }>((resolve, reject) => {
+    sock = connect(port, '127.0.0.1');
     let buf = Buffer.alloc(0);
     sock.on('data', (d) => {
       buf = Buffer.concat([buf, d]);
@@ -20,13 +25,14 @@ export function probe(port: number, path: string): Promise<{ bytes: number; stat
       const m = /content-length:\s*(\d+)/i.exec(buf.subarray(0, head).toString());
       const total = head + 4 + Number(m?.[1] ?? 0);
       if (buf.length >= total) {
-        sock.destroy();
+        sock!.destroy();
         resolve({ bytes: total, status: Number(buf.subarray(9, 12).toString()) });
       }
     });
     sock.on('error', reject);
     sock.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
   });
+  return within(answer, `http load: the probe reply from 127.0.0.1:${port}${path}`).finally(() => (sock as Socket | null)?.destroy());
 }
 
 export async function load(port: number, path: string, opts: { connections: number; depth: number; seconds: number }): Promise<LoadResult> {
@@ -38,9 +44,16 @@ export async function load(port: number, path: string, opts: { connections: numb
   const deadline = process.hrtime.bigint() + BigInt(Math.round(opts.seconds * 1e9));
   const start = process.hrtime.bigint();
   await Promise.all(
-    Array.from({ length: opts.connections }, () => new Promise<void>((resolve) => {
+    Array.from({ length: opts.connections }, () => new Promise<void>((resolve, reject) => {
       const sock: Socket = connect(port, '127.0.0.1');
       sock.setNoDelay(true);
+      // The run takes `seconds`; a connection still waiting STALL_MS after that has stalled.
+      const bound = opts.seconds * 1000 + STALL_MS;
+      const guard = setTimeout(() => {
+        sock.destroy();
+        reject(new StallError(`http load: a connection to 127.0.0.1:${port}${path} still waiting for replies ${bound} ms after its start (${sent.length} in flight)`));
+      }, bound);
+      sock.once('close', () => clearTimeout(guard));
       const sent: bigint[] = [];
       let pending = 0; // bytes of the current, incomplete response
       let stopped = false;
@@ -103,10 +116,17 @@ export async function openLoad(port: number, path: string, opts: { connections: 
   const fromWrite = new Float64Array(total);
   let answered = 0;
   const socks = await Promise.all(
-    Array.from({ length: opts.connections }, () => new Promise<Socket>((resolve, reject) => {
-      const s = connect(port, '127.0.0.1', () => resolve(s));
-      s.once('error', reject);
-    })),
+    Array.from({ length: opts.connections }, () => {
+      let s: Socket | null = null;
+      const connected = new Promise<Socket>((resolve, reject) => {
+        s = connect(port, '127.0.0.1', () => resolve(s!));
+        s.once('error', reject);
+      });
+      return within(connected, `http open load: connecting to 127.0.0.1:${port}`).catch((e: unknown) => {
+        (s as Socket | null)?.destroy();
+        throw e;
+      });
+    }),
   );
   const start = process.hrtime.bigint();
   const since = (): number => Number(process.hrtime.bigint() - start);

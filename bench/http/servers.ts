@@ -34,3 +34,6 @@ process.stdout.write(JSON.stringify({ uwsPort: app.port, fastifyPort, symbol: se
 process.on('SIGTERM', () => {
   void Promise.all([app.close(), fastify.close()]).then(() => process.exit(0));
 });
+// Never outlive the generator (bench/http.ts): its end of stdin closes when it exits.
+process.stdin.on('end', () => process.exit(1));
+process.stdin.resume();

@@ -21,6 +21,7 @@ import { ackTracker } from '../../persistence/lmdbAck.ts';
 import { createMicroBatcher } from '../../workers/microBatcher.ts';
 import { createPoolVerifier, type SignatureVerifier } from '../../workers/signatureVerifier.ts';
 import type { Eip712Domain, PlaceOrderMessage } from '../../workers/eip712/types.ts';
+import { within } from './deadline.ts';
 
 export type FloorServer = { readonly port: number; close(): Promise<void> };
 
@@ -81,25 +82,35 @@ type FloorMessage = { type: 'start'; domain: Eip712Domain } | { type: 'stop' };
 /** Fork the floor in its own process; resolves with its port and a stop that waits for its exit. */
 export function forkFloor(domain: Eip712Domain): Promise<{ port: number; stop(): Promise<void> }> {
   const child = fork(fileURLToPath(import.meta.url), ['--floor-child'], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  return new Promise((resolve, reject) => {
+  const ready = new Promise<{ port: number; stop(): Promise<void> }>((resolve, reject) => {
     child.once('error', reject);
     child.once('exit', (code) => reject(new Error(`floor server exited (${code}) before it was ready`)));
     child.once('message', (m: { port: number }) => {
       child.removeAllListeners('exit');
       resolve({
         port: m.port,
-        stop: () =>
-          new Promise<void>((done) => {
-            child.once('exit', () => done());
-            child.send({ type: 'stop' } satisfies FloorMessage);
-          }),
+        stop: () => {
+          if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+          const exited = new Promise<void>((done) => child.once('exit', () => done()));
+          child.send({ type: 'stop' } satisfies FloorMessage);
+          return within(exited, 'floor server: exiting after stop').catch((e: unknown) => {
+            child.kill('SIGKILL');
+            throw e;
+          });
+        },
       });
     });
     child.send({ type: 'start', domain } satisfies FloorMessage);
   });
+  return within(ready, 'floor server: start-up (its port)').catch((e: unknown) => {
+    child.kill('SIGKILL');
+    throw e;
+  });
 }
 
 async function runFloorChild(): Promise<void> {
+  // Never outlive the generator.
+  process.on('disconnect', () => process.exit(1));
   const verifier = createPoolVerifier();
   let server: FloorServer | null = null;
   process.on('message', (m: FloorMessage) => {

@@ -3,8 +3,13 @@
  * replies to requests in order, and closed-loop and open-loop drivers over pre-serialised
  * requests. Latencies are in microseconds; an open loop counts them from each request's due
  * time (so queueing is measured, not hidden) and also from its write.
+ *
+ * A round never waits forever (bench/lib/deadline.ts): a connection that the server closes
+ * or resets, or that gets no reply for `stallMs` while requests are in flight, fails the
+ * round with a message naming the connection and what it was waiting for.
  */
 import { connect, type Socket } from 'node:net';
+import { STALL_MS, StallError } from './deadline.ts';
 
 let firstError: string | null = null;
 
@@ -13,25 +18,94 @@ export function firstErrorBody(): string | null {
   return firstError;
 }
 
+export type ConnOptions = {
+  /** No reply for this long with requests in flight fails the connection (default STALL_MS). */
+  readonly stallMs?: number;
+};
+
 /** One keep-alive connection (pipelining-capable: replies are matched to requests in order). */
 export class Conn {
   private buf: Buffer = Buffer.alloc(0);
   private readonly pending: { sentNs: bigint; done: (status: number, ns: bigint) => void }[] = [];
-  constructor(private readonly socket: Socket) {
+  private readonly stallMs: number;
+  /** Last time a reply arrived or a request was sent on an idle connection (ms, performance.now). */
+  private lastProgress = performance.now();
+  private readonly watchdog: NodeJS.Timeout;
+  private closing = false;
+  private failure: Error | null = null;
+  private readonly onFail: ((e: Error) => void)[] = [];
+
+  constructor(
+    private readonly socket: Socket,
+    private readonly name: string,
+    options: ConnOptions = {},
+  ) {
+    this.stallMs = options.stallMs ?? STALL_MS;
     socket.setNoDelay(true);
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
-  }
-  static open(port: number): Promise<Conn> {
-    return new Promise((resolve, reject) => {
-      const s = connect(port, '127.0.0.1', () => resolve(new Conn(s)));
-      s.once('error', reject);
+    socket.on('error', (e) => this.fail(new Error(`${this.name}: ${e.message} with ${this.pending.length} requests in flight`)));
+    socket.on('close', () => {
+      if (!this.closing) this.fail(new Error(`${this.name}: closed by the server with ${this.pending.length} requests in flight`));
     });
+    this.watchdog = setInterval(
+      () => {
+        if (this.pending.length > 0 && performance.now() - this.lastProgress > this.stallMs) {
+          this.fail(new StallError(`${this.name}: no reply for ${this.stallMs} ms with ${this.pending.length} requests in flight`));
+        }
+      },
+      Math.max(5, Math.min(1000, Math.floor(this.stallMs / 4))),
+    );
+    this.watchdog.unref();
+  }
+
+  /** Connect to 127.0.0.1:`port`; fails if the connection is refused or not made within `stallMs`. */
+  static open(port: number, options: ConnOptions = {}): Promise<Conn> {
+    const stallMs = options.stallMs ?? STALL_MS;
+    const name = `HTTP load connection to 127.0.0.1:${port}`;
+    return new Promise((resolve, reject) => {
+      const s = connect(port, '127.0.0.1', () => {
+        clearTimeout(timer);
+        s.off('error', refused);
+        resolve(new Conn(s, name, options));
+      });
+      const refused = (e: Error) => {
+        clearTimeout(timer);
+        reject(new Error(`${name}: ${e.message}`));
+      };
+      const timer = setTimeout(() => {
+        s.destroy();
+        reject(new StallError(`${name}: not connected within ${stallMs} ms`));
+      }, stallMs);
+      s.once('error', refused);
+    });
+  }
+
+  /** The error that ended this connection, if one did. */
+  get error(): Error | null {
+    return this.failure;
+  }
+
+  /** Call `f` once if this connection fails (at once if it already has). */
+  whenFailed(f: (e: Error) => void): void {
+    if (this.failure !== null) f(this.failure);
+    else this.onFail.push(f);
+  }
+
+  private fail(e: Error): void {
+    if (this.failure !== null) return;
+    this.failure = e;
+    clearInterval(this.watchdog);
+    this.closing = true;
+    this.socket.destroy();
+    for (const f of this.onFail.splice(0)) f(e);
   }
   get inFlight(): number {
     return this.pending.length;
   }
   /** `sentNs`: when the request was due (open loop), so that time queued for a free connection counts. */
   send(req: Buffer, done: (status: number, ns: bigint) => void, sentNs = process.hrtime.bigint()): void {
+    if (this.failure !== null) return;
+    if (this.pending.length === 0) this.lastProgress = performance.now();
     this.pending.push({ sentNs, done });
     this.socket.write(req);
   }
@@ -47,11 +121,15 @@ export class Conn {
       const status = Number(headers.slice(9, 12));
       if (status !== 200 && firstError === null) firstError = this.buf.toString('utf8', head + 4, head + 4 + length);
       this.buf = this.buf.subarray(head + 4 + length);
-      const p = this.pending.shift()!;
+      this.lastProgress = performance.now();
+      const p = this.pending.shift();
+      if (p === undefined) return this.fail(new Error(`${this.name}: a reply to no request (status ${status})`));
       p.done(status, process.hrtime.bigint() - p.sentNs);
     }
   }
   close(): void {
+    this.closing = true;
+    clearInterval(this.watchdog);
     this.socket.destroy();
   }
 }
@@ -64,7 +142,7 @@ export type Round = { rate: number; latenciesUs: number[]; errors: number; first
 
 /** Closed loop: every connection keeps `depth` requests in flight for `ms`. */
 export function closedLoop(conns: Conn[], reqs: Buffer[], cursor: { i: number }, ms: number, depth = 1): Promise<Round> {
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
     const latenciesUs: number[] = [];
     let errors = 0;
     let firstError: number | null = null;
@@ -90,7 +168,18 @@ export function closedLoop(conns: Conn[], reqs: Buffer[], cursor: { i: number },
         });
       }
     };
+    for (const c of conns) {
+      c.whenFailed((e) => {
+        if (finished) return;
+        finished = true;
+        reject(new Error(`closed loop after ${done} replies: ${e.message}`, { cause: e }));
+      });
+    }
     conns.forEach(pump);
+    if (!finished && conns.every((x) => x.inFlight === 0)) {
+      finished = true;
+      reject(new Error(`closed loop: nothing to send (${reqs.length - cursor.i} requests left)`));
+    }
   });
 }
 
@@ -100,7 +189,7 @@ export function closedLoop(conns: Conn[], reqs: Buffer[], cursor: { i: number },
  * latency counts from when it was due, so queueing is measured, not hidden.
  */
 export function openLoop(conns: Conn[], reqs: Buffer[], cursor: { i: number }, rate: number, ms: number): Promise<Round> {
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
     const latenciesUs: number[] = [];
     const sendLagUs: number[] = [];
     const sentUs: number[] = [];
@@ -113,7 +202,12 @@ export function openLoop(conns: Conn[], reqs: Buffer[], cursor: { i: number }, r
     const free = [...conns];
     const start = performance.now();
     const startNs = process.hrtime.bigint();
-    const finish = () => resolve({ rate: done / ((performance.now() - start) / 1000), latenciesUs, errors, firstError, sendLagUs, sentUs });
+    let ended = false;
+    const finish = () => {
+      if (ended) return;
+      ended = true;
+      resolve({ rate: done / ((performance.now() - start) / 1000), latenciesUs, errors, firstError, sendLagUs, sentUs });
+    };
     const drain = () => {
       while (queue.length > 0 && free.length > 0) {
         const c = free.pop()!;
@@ -148,5 +242,13 @@ export function openLoop(conns: Conn[], reqs: Buffer[], cursor: { i: number }, r
         if (done === scheduled) finish();
       }
     }, 1);
+    for (const c of conns) {
+      c.whenFailed((e) => {
+        if (ended) return;
+        ended = true;
+        clearInterval(timer);
+        reject(new Error(`open loop after ${done} of ${scheduled} replies: ${e.message}`, { cause: e }));
+      });
+    }
   });
 }

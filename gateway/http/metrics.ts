@@ -55,6 +55,9 @@ export type MetricsOptions = {
 /** Label value for requests that matched no route, so that random paths cannot explode cardinality. */
 export const unmatchedRoute = 'unmatched';
 
+/** prom-client default metrics that break the naming rules (gauges named *_total); not served. */
+export const droppedDefaultGauges = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'] as const;
+
 const defaultBuckets = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 
 type Slot = {
@@ -72,7 +75,14 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   const registry = new client.Registry();
   const prefix = options.prefix ?? '';
   if (options.defaultLabels !== undefined) registry.setDefaultLabels({ ...options.defaultLabels });
-  if (options.defaultMetrics ?? true) client.collectDefaultMetrics({ register: registry, prefix });
+  if (options.defaultMetrics ?? true) {
+    client.collectDefaultMetrics({ register: registry, prefix });
+    // prom-client's nodejs_active_{handles,requests,resources}_total are gauges, and a gauge
+    // must not end in _total (Prometheus naming; `promtool check metrics` flags them). They
+    // are dropped: the same totals are sum() of the by-type gauges that stay
+    // (nodejs_active_handles{type}, nodejs_active_requests{type}, nodejs_active_resources{type}).
+    for (const name of droppedDefaultGauges) registry.removeSingleMetric(prefix + name);
+  }
   const bounds = [...(options.durationBuckets ?? defaultBuckets)].sort((a, b) => a - b);
   const slots = new Map<string, Slot>();
 

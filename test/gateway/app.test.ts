@@ -60,7 +60,7 @@ t.test('fuzz every route with malformed input', async (t) => {
     const headers: Record<string, string> = {};
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (rnd() < 0.6) headers['authorization'] = `Bearer ${token}`;
-    else if (rnd() < 0.3) Object.assign(headers, { 'x-api-key': 'ok_' + '0'.repeat(24), 'x-api-timestamp': String(Date.now()), 'x-api-signature': 'ab' });
+    else if (rnd() < 0.3) Object.assign(headers, { 'x-api-key': 'ok_' + '0'.repeat(24), 'x-api-timestamp': String(app.clock.now), 'x-api-signature': 'ab' });
     const res = await fetch(url + path + query, { method: op.method, headers, ...(body !== undefined ? { body } : {}) });
     const text = await res.text();
     count++;

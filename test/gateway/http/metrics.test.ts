@@ -4,14 +4,69 @@
  * metrics added by other layers, and `GET /metrics` in Prometheus text.
  */
 import t from 'tap';
-import { createMetrics } from '../../../gateway/http/metrics.ts';
+import { Type } from '@sinclair/typebox';
+import { createMetrics, type Metrics } from '../../../gateway/http/metrics.ts';
+import { defineRoute } from '../../../gateway/http/route.ts';
 import { systemRoutes } from '../../../gateway/http/systemRoutes.ts';
 import client from 'prom-client';
 import { connect } from 'node:net';
 import { demoRoutes, faultyRoutes, start } from './support.ts';
 
-const metrics = createMetrics();
-const api = demoRoutes();
+/**
+ * `GET /api/demo/held` answers only when the test releases it: `nextHeld()` resolves once a
+ * request has reached the handler, with the function that lets it answer. No timing involved.
+ */
+const heldWaiters: ((release: () => void) => void)[] = [];
+const heldEarly: (() => void)[] = [];
+const nextHeld = (): Promise<() => void> => new Promise((resolve) => (heldEarly.length > 0 ? resolve(heldEarly.shift()!) : heldWaiters.push(resolve)));
+const heldRoute = defineRoute({
+  method: 'GET',
+  path: '/api/demo/held',
+  group: 'platform',
+  auth: 'none',
+  summary: 'Answers when the test releases it',
+  responses: { 200: Type.Object({ ok: Type.Boolean() }) },
+  handler: async () => {
+    await new Promise<void>((release) => {
+      const waiter = heldWaiters.shift();
+      if (waiter) waiter(release);
+      else heldEarly.push(release);
+    });
+    return { body: { ok: true } };
+  },
+});
+
+/** The server's metrics, with a hook on each recorded abort (the event the abort test awaits). */
+const base = createMetrics();
+const abortWaiters: { route: string; n: number; resolve: () => void }[] = [];
+const abortCounts = new Map<string, number>();
+const metrics: Metrics = {
+  ...base,
+  recorder(route, method) {
+    const r = base.recorder(route, method);
+    return {
+      record: r.record,
+      aborted() {
+        r.aborted();
+        const n = (abortCounts.get(route) ?? 0) + 1;
+        abortCounts.set(route, n);
+        for (const w of abortWaiters.filter((w) => w.route === route && w.n <= n)) {
+          abortWaiters.splice(abortWaiters.indexOf(w), 1);
+          w.resolve();
+        }
+      },
+    };
+  },
+};
+/** Resolves once `n` aborts of `route` were recorded; fails after 10 s (a safety net, not a timing). */
+function abortsRecorded(route: string, n: number): Promise<void> {
+  if ((abortCounts.get(route) ?? 0) >= n) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${n} aborts of ${route} were not recorded within 10 s (got ${abortCounts.get(route) ?? 0})`)), 10_000);
+    abortWaiters.push({ route, n, resolve: () => (clearTimeout(timer), resolve()) });
+  });
+}
+const api = [...demoRoutes(), heldRoute];
 const s = await start({ routes: [...api, ...faultyRoutes(), ...systemRoutes({ apiRoutes: api, info: { title: 'Test venue', version: '1' }, metrics })], metrics });
 t.teardown(s.close);
 
@@ -45,33 +100,38 @@ t.test('requests are counted by declared pattern, method and status', async (t) 
   t.match(text, /http_request_duration_seconds_bucket\{le="0\.001",route="\/api\/markets\/ticker\/:symbol",method="GET"\}/);
 });
 
-/** Write `payload` on a raw connection, then wait until the server closes it or `closeAfterMs` passes (then close it ourselves). */
-function raw(payload: string, closeAfterMs: number): Promise<string> {
-  return new Promise((resolve) => {
-    let got = '';
-    const sock = connect(s.port, '127.0.0.1', () => sock.write(payload));
-    sock.on('data', (d) => (got += d.toString()));
-    const timer = setTimeout(() => sock.destroy(), closeAfterMs);
-    sock.on('close', () => {
-      clearTimeout(timer);
-      resolve(got);
-    });
-    sock.on('error', () => {});
-  });
+/** A raw connection that writes `payload`; `closed` resolves with what it received once either side closed it. */
+function raw(payload: string): { closed: Promise<string>; destroy(): void } {
+  let got = '';
+  const sock = connect(s.port, '127.0.0.1', () => sock.write(payload));
+  sock.on('data', (d) => (got += d.toString()));
+  sock.on('error', () => {});
+  return { closed: new Promise((resolve) => sock.on('close', () => resolve(got))), destroy: () => sock.destroy() };
 }
 
 t.test('requests whose connection closed before the reply are counted as aborted', async (t) => {
-  const slow = 'GET /api/demo/slow HTTP/1.1\r\nHost: x\r\n\r\n';
-  // A client that gives up before the 200 ms reply.
-  t.equal(await raw(slow, 50), '', 'no reply reached the client');
+  const held = 'GET /api/demo/held HTTP/1.1\r\nHost: x\r\n\r\n';
+  // A client that gives up while its request is in the handler.
+  const quitter = raw(held);
+  const releaseFirst = await nextHeld();
+  quitter.destroy();
+  t.equal(await quitter.closed, '', 'no reply reached the client');
+  await abortsRecorded('/api/demo/held', 1);
+  releaseFirst(); // the handler finishes into an aborted response: nothing is written
   // Two requests pipelined behind a pending reply: uWebSockets.js closes the connection, answering neither.
-  t.equal(await raw(slow + slow, 1000), '', 'pipelined behind a pending reply: closed without a reply');
-  await new Promise((r) => setTimeout(r, 300)); // the handlers finish into aborted responses
+  const pipelined = raw(held + held);
+  const releaseSecond = await nextHeld();
+  t.equal(await pipelined.closed, '', 'pipelined behind a pending reply: closed by the server without a reply');
+  await abortsRecorded('/api/demo/held', 2);
+  releaseSecond();
   const text = await metrics.text();
-  t.equal(sample(text, 'http_requests_aborted_total', { route: '/api/demo/slow', method: 'GET' }), 2, 'one each: the second pipelined request never reached the handler');
-  t.equal(sample(text, 'http_requests_total', { route: '/api/demo/slow', method: 'GET', status: '200' }), null, 'and none is counted as answered');
-  const ok = await fetch(`${s.base}/api/demo/slow`);
-  t.equal(ok.status, 200, 'a patient client still gets its reply');
+  t.equal(sample(text, 'http_requests_aborted_total', { route: '/api/demo/held', method: 'GET' }), 2, 'one each: the second pipelined request never reached the handler');
+  t.equal(sample(text, 'http_requests_total', { route: '/api/demo/held', method: 'GET', status: '200' }), null, 'and none is counted as answered');
+  t.equal(heldEarly.length + heldWaiters.length, 0, 'exactly two requests reached the handler');
+  const patient = fetch(`${s.base}/api/demo/held`);
+  (await nextHeld())();
+  t.equal((await patient).status, 200, 'a patient client still gets its reply');
+  t.equal(sample(await metrics.text(), 'http_requests_total', { route: '/api/demo/held', method: 'GET', status: '200' }), 1, 'counted as answered');
 });
 
 t.test('default process metrics include event-loop lag', async (t) => {

@@ -57,6 +57,7 @@ t.test('markets: pagination, filters, seriesId as api.md defines it', async (t) 
   t.equal(m.seriesId, expected, 'seriesId recomputes with viem');
   t.equal(new Date(m.expiry * 1000).getUTCHours(), 8, 'expiry at 08:00 UTC');
   const eth = await request(`${url}/api/markets?pairId=${keccak256(toBytes('ETH-USDC'))}&isCall=false&limit=100`);
+  t.ok(eth.body.markets.length > 0, 'the filters leave some ETH puts');
   t.ok(eth.body.markets.every((x: { pairSymbol: string; isCall: boolean }) => x.pairSymbol === 'ETH-USDC' && !x.isCall), 'filters apply');
   for (const bad of ['limit=0', 'limit=101', 'limit=abc', 'pairId=0x12', 'cursor=nope']) {
     const r = await request(`${url}/api/markets?${bad}`);

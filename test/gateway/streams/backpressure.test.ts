@@ -6,6 +6,7 @@
 import t from 'tap';
 import type { Socket } from 'node:net';
 import { startTestApp, request } from '../support/testApp.ts';
+import { within } from '../../support/within.ts';
 import { wsEnv, connect, priceMarks, fund, atmSeries, order, wallet, BTC, type Client, type Frame } from './support.ts';
 
 // The bound well above one turn of traffic (400 tickers and a depth change, ~150 KB): uWS's own
@@ -71,14 +72,15 @@ t.test('a reader that stops reading is cut off with 4008; the others keep receiv
   t.equal(await slowCloses(), before + 1, `the slow reader was closed after ${turns} turns`);
   for (let i = 0; i < 20; i++) await traffic();
   (slow.ws as unknown as { _socket: Socket })._socket.resume();
-  const closed = await slow.closed;
+  const closed = await within(slow.closed, 60_000, "the slow reader's close");
   t.equal(closed.code, 4008, 'close code 4008');
   t.match(closed.reason, /slow consumer/);
   t.ok(slow.frames.length > 0, `the slow reader read its backlog (${slow.frames.length} frames) before the close frame`);
 
   t.equal(fast.isClosed(), false, 'the fast reader is still connected');
   const last = s.venue.state.series.get(series.spec.seriesId)!.bookSeq;
-  for (let i = 0; i < 500 && (deltas.length === 0 || deltas[deltas.length - 1]!['data'].seq < last); i++) await new Promise((r) => setTimeout(r, 10));
+  // Awaited: the last delta's arrival (fast.next fails with a message if it never comes).
+  await fast.next((f) => f['channel'] === depth && f['data'].seq === last, `the depth delta at seq ${last}`, 60_000);
   const gaps = deltas.slice(1).filter((f, i) => f['data'].prevSeq !== deltas[i]!['data'].seq);
   t.same(gaps, [], 'every delta reached the fast reader, in order');
   t.equal(deltas[deltas.length - 1]!['data'].seq, last, 'up to the last one');

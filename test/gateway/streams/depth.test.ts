@@ -123,7 +123,8 @@ t.test('snapshot + deltas rebuild the REST book through a burst of random orders
   t.ok(rest.bids.length > 0 && rest.asks.length > 0, 'both sides have levels');
   const after = await follow(`${series.spec.symbol}@depth`);
   for (const [name, f] of [['before', before], ['earlier name', earlier], ['joined at 120', during[0]!], ['joined at 280', during[1]!], ['after', after]] as const) {
-    for (let i = 0; i < 1000 && f.book.seq < rest.seq; i++) await new Promise((r) => setTimeout(r, 10));
+    // Awaited: the frame that brings the client to the REST seq (next() fails with a message if it never comes).
+    if (f.book.seq < rest.seq) await f.client.next((x) => x['channel'] !== undefined && x['data']?.seq === rest.seq, `${name}: the frame at seq ${rest.seq}`, 60_000);
     t.equal(f.book.seq, rest.seq, `${name}: last seq = REST seq`);
     t.same(f.book.gaps, [], `${name}: every delta's prevSeq is the previous seq`);
     t.same(f.book.levels(true), rest.bids, `${name}: bids equal the REST book`);

@@ -24,14 +24,28 @@ export type TestApp = {
   close(): Promise<void>;
 };
 
-export type TestAppOptions = { env?: Record<string, string>; log?: Logger; memory?: boolean; dataDir?: string; startAt?: number };
+/**
+ * The instant a test app starts at unless a test passes its own: fixed, so that no test
+ * depends on the day it runs (the listed expiries, and so strikes, deltas and times to
+ * expiry, follow the venue's clock). A Monday, 12:00 UTC.
+ */
+export const TEST_START_AT = Date.UTC(2026, 0, 5, 12, 0, 0);
+
+export type TestAppOptions = {
+  env?: Record<string, string>;
+  log?: Logger;
+  memory?: boolean;
+  dataDir?: string;
+  /** The venue clock's start (Unix ms); TEST_START_AT by default. Never derive it from the real clock. */
+  startAt?: number;
+};
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'venue-test-'));
   const loaded = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, WORKERS: '1', ...options.env });
   if (!loaded.ok) throw new Error(loaded.errors.join('; '));
   const clock: TestClock = {
-    now: options.startAt ?? Date.now(),
+    now: options.startAt ?? TEST_START_AT,
     advance(ms) {
       this.now += ms;
     },
