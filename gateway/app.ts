@@ -74,12 +74,26 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
   const uws = loadUws().uws; // refuses to start on the slow pure-JS fallback
 
   const storage = options.memory ? memoryStorage({ log }) : openStorage({ dataDir: config.dataDir, log, keyEncryptionKey: process.env.KEY_ENCRYPTION_KEY });
-  const recovered = recover({ journal: storage.journal, snapshots: storage.snapshots, create: () => replayable(Venue.create()), restore: (bytes) => replayable(Venue.restore(bytes)), log });
+  let recovered: ReturnType<typeof recover<ReturnType<typeof replayable>>>;
+  try {
+    recovered = recover({
+      journal: storage.journal,
+      snapshots: storage.snapshots,
+      create: () => replayable(Venue.create()),
+      restore: (bytes) => replayable(Venue.restore(bytes)),
+      log,
+      // A torn tail is cut: every order nonce used so far stays used (persistence/stores/orderNonceStore.ts).
+      beforeTruncate: () => void storage.stores.orderNonces.burnAll(),
+    });
+  } catch (e) {
+    await storage.close(); // releases DATA_DIR for the operator's `npm run recover`
+    throw e;
+  }
   const venue = recovered.engine.venue;
   log.info('recovered', { snapshotSeq: recovered.snapshotSeq, replayed: recovered.replayed, lastSeq: recovered.lastSeq, series: venue.state.series.size });
 
   const metrics = createMetrics();
-  const pipeline = new CommandPipeline(venue, storage.journal, clock, metrics);
+  const pipeline = new CommandPipeline(venue, storage.journal, clock, metrics, storage.stores.orderNonces);
   const market = new MarketData(venue);
   const snapshotter = new Snapshotter({
     snapshots: storage.snapshots,

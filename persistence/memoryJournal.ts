@@ -78,6 +78,11 @@ export function memoryJournal(): MemoryJournal {
       return n;
     },
     prunedThrough: () => pruned,
+    tailStart(): number {
+      let max = 0;
+      for (const s of entries.keys()) if (s > max) max = s;
+      return max;
+    },
     overwriteRaw(seq: number, bytes: Uint8Array): void {
       entries.set(seq, Uint8Array.from(bytes));
     },
