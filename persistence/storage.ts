@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { open, type RootDatabase } from 'lmdb';
 import type { Durability, Journal, Logger, SnapshotStore } from './types.ts';
 import { acquireDataDirLock } from './dataDirLock.ts';
+import { checkLmdbFile } from './lmdbFileCheck.ts';
 import { lmdbJournal } from './lmdbJournal.ts';
 import { lmdbSnapshotStore } from './lmdbSnapshotStore.ts';
 import { memoryJournal, type MemoryJournal } from './memoryJournal.ts';
@@ -62,7 +63,8 @@ export type OpenStorageOptions = {
 
 /**
  * Opens (creating if needed) DATA_DIR. Throws DataDirInUseError when another live process
- * holds it; takes over a lock left by a dead one (logged).
+ * holds it; takes over a lock left by a dead one (logged). Throws LmdbFileError when
+ * lmdb/data.mdb is shorter than its meta page records (lmdbFileCheck.ts).
  */
 export function openStorage(opts: OpenStorageOptions): Storage {
   const lock = acquireDataDirLock(opts.dataDir, opts.log);
@@ -72,6 +74,8 @@ export function openStorage(opts: OpenStorageOptions): Storage {
     const durability = opts.durability ?? 'flush';
     // overlappingSync (lmdb-js default on Linux/macOS) commits first and fdatasyncs after,
     // outside the writer lock; separateFlushed exposes that fdatasync as `.flushed`.
+    // A data.mdb shorter than its meta page says would be a SIGBUS inside LMDB: refuse with a message instead.
+    checkLmdbFile(join(opts.dataDir, 'lmdb', 'data.mdb'));
     env = open({ path: join(opts.dataDir, 'lmdb'), maxDbs: 24, separateFlushed: true });
     const rootEnv = env;
     let commits = 0;
