@@ -136,7 +136,19 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
   // Streams seed their depth mirror from the books: attach before the drivers can put commands in flight.
   const streams = attachStreams(server.app, services, api.authenticate, asyncapi);
   const drivers = options.drivers === false ? null : startDrivers(pipeline, config, marks, log);
-  const port = await server.listen(config.host, config.port);
+  let port: number;
+  try {
+    port = await server.listen(config.host, config.port);
+  } catch (e) {
+    // Nothing was served: release what was opened (DATA_DIR, workers, timers) and report.
+    await drivers?.stop();
+    streams.close();
+    server.close();
+    await pipeline.drain();
+    await Promise.all([verifier.close(), marks.close()]);
+    await storage.close();
+    throw e;
+  }
   log.info('listening', { url: `http://${config.host}:${port}`, network: config.network, chainId: config.chainId });
 
   let closing: Promise<void> | null = null;
