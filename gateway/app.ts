@@ -89,6 +89,12 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
     await storage.close(); // releases DATA_DIR for the operator's `npm run recover`
     throw e;
   }
+  if (storage.masterKeyFile !== null && config.network !== 'local') {
+    log.warn(
+      `keys: the key-encryption key is the file ${storage.masterKeyFile}, inside DATA_DIR, on ${config.network}: a copy of DATA_DIR carries both the sealed API-key secrets and the key that opens them; set KEY_ENCRYPTION_KEY (from a secret manager) instead`,
+      { path: storage.masterKeyFile, network: config.network },
+    );
+  }
   const venue = recovered.engine.venue;
   log.info('recovered', { snapshotSeq: recovered.snapshotSeq, replayed: recovered.replayed, lastSeq: recovered.lastSeq, series: venue.state.series.size });
 
