@@ -58,8 +58,10 @@ export function memoryOrderNonceStore(): OrderNonceStore {
 export function lmdbOrderNonceStore(env: RootDatabase, log: Logger): OrderNonceStore {
   const db = openBinaryDb(env, 'order-nonces');
   const cache = new Map<string, OrderNonceRecord>();
+  // Records written but not yet committed: never dropped with the cache, so a read never sees an older committed value.
+  const pending = new Map<string, OrderNonceRecord>();
   const read = (key: string): OrderNonceRecord => {
-    let r = cache.get(key);
+    let r = pending.get(key) ?? cache.get(key);
     if (r !== undefined) return r;
     const v = getFramed(db, key, (reason) => log.error(`stores: the order-nonce record of ${key} failed its check (${reason}); treated as absent`));
     r = isRecord(v) ? v : ABSENT;
@@ -67,28 +69,39 @@ export function lmdbOrderNonceStore(env: RootDatabase, log: Logger): OrderNonceS
     cache.set(key, r);
     return r;
   };
+  const write = (key: string, r: OrderNonceRecord): void => {
+    pending.set(key, r);
+    cache.set(key, r);
+    db.put(key, encodeFrame(r)).then(
+      () => void (pending.get(key) === r && pending.delete(key)),
+      (e: unknown) => log.error(`stores: recording the order nonce of ${key} failed (${String(e)})`),
+    );
+  };
   return {
     noteUsed(owner, nonce) {
       const key = owner.toLowerCase();
       const r = read(key);
-      if (nonce <= r.highest) return;
-      const next = { highest: nonce, floor: r.floor };
-      cache.set(key, next);
-      db.put(key, encodeFrame(next)).catch((e: unknown) => log.error(`stores: recording the order nonce of ${key} failed (${String(e)})`));
+      if (nonce > r.highest) write(key, { highest: nonce, floor: r.floor });
     },
     floor: (owner) => read(owner.toLowerCase()).floor,
     burnAll() {
-      let n = 0;
+      const keys = new Set<string>(pending.keys());
+      for (const key of db.getKeys()) keys.add(key as string);
+      const burned = new Map<string, OrderNonceRecord>();
+      for (const key of keys) {
+        const r = read(key);
+        if (r !== ABSENT) burned.set(key, { highest: r.highest, floor: r.highest });
+      }
+      // Durable before returning (the truncation that follows is synchronous too).
       db.transactionSync(() => {
-        for (const key of [...db.getKeys()]) {
-          const r = read(key as string);
-          if (r === ABSENT) continue;
-          db.putSync(key, encodeFrame({ highest: r.highest, floor: r.highest }));
-          n++;
-        }
+        for (const [key, r] of burned) db.putSync(key, encodeFrame(r));
       });
-      cache.clear();
-      return n;
+      // A write still queued from before would commit after this and undo the floor: queue the burned value behind it.
+      for (const [key, r] of burned) {
+        if (pending.has(key)) write(key, r);
+        else cache.set(key, r);
+      }
+      return burned.size;
     },
   };
 }
