@@ -9,6 +9,8 @@
  *   3. logs what it did (JSON lines on stderr) and exits 0; any refusal exits 1.
  * `--dry-run` only says what it would drop.
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { loadConfig } from './config.ts';
 import { jsonLogger } from './http/log.ts';
 import { replayable } from './app.ts';
@@ -65,8 +67,11 @@ const say = (line: string): void => void process.stdout.write(`recover: ${line}\
 let storage: Storage | null = null;
 let code = 0;
 try {
+  const dataFile = join(dataDir, 'lmdb', 'data.mdb');
+  if (!existsSync(dataFile)) throw new Error(`no LMDB environment at ${dataFile}: is DATA_DIR right? (nothing was created)`);
   storage = openStorage({ dataDir, log, keyEncryptionKey: process.env.KEY_ENCRYPTION_KEY });
   const p = plan(storage, args.truncateAt);
+  if (args.truncateAt > p.end) throw new Error(`the journal ends at ${p.end}; there is nothing at or after ${args.truncateAt} to drop`);
   say(
     `DATA_DIR ${dataDir}: the journal ends at ${p.end}; --truncate-at ${args.truncateAt} drops entries ${args.truncateAt}..${p.end} ` +
       `(${p.stored} stored${p.damage === null ? ', none damaged' : `; first damage: ${p.damage}`}), moving them to the journal-quarantine database, ` +

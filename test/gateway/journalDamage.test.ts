@@ -82,6 +82,13 @@ t.test('mid-journal damage: start refuses, recover --truncate-at drops it, the d
   t.match(started.err, new RegExp(`npm run recover -- --truncate-at ${seqA}`));
   t.notMatch(started.err, /"msg":"listening"/);
 
+  const beyond = await run('gateway/recoverMain.ts', ['--truncate-at', String(last + 5)], { DATA_DIR: dataDir });
+  t.same([beyond.code, beyond.err.trim().split('\n').pop()], [1, `recover: the journal ends at ${last}; there is nothing at or after ${last + 5} to drop`]);
+  const nowhere = await run('gateway/recoverMain.ts', ['--truncate-at', '1'], { DATA_DIR: join(dataDir, 'missing') });
+  t.same([nowhere.code, nowhere.err.trim()], [1, `recover: no LMDB environment at ${join(dataDir, 'missing', 'lmdb', 'data.mdb')}: is DATA_DIR right? (nothing was created)`]);
+  const badArg = await run('gateway/recoverMain.ts', ['--truncate-at', 'x'], { DATA_DIR: dataDir });
+  t.equal(badArg.code, 2, 'a bad argument exits 2');
+
   const dry = await run('gateway/recoverMain.ts', ['--truncate-at', String(seqA), '--dry-run'], { DATA_DIR: dataDir });
   t.equal(dry.code, 0, 'dry run', { err: dry.err });
   t.match(dry.out, new RegExp(`drops entries ${seqA}\\.\\.${last} \\(${last - seqA + 1} stored; first damage: entry ${seqA} failed its check \\(checksum mismatch\\)\\)`));
