@@ -75,12 +75,32 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
   const uws = loadUws().uws; // refuses to start on the slow pure-JS fallback
 
   const storage = options.memory ? memoryStorage({ log }) : openStorage({ dataDir: config.dataDir, log, keyEncryptionKey: process.env.KEY_ENCRYPTION_KEY });
-  const recovered = recover({ journal: storage.journal, snapshots: storage.snapshots, create: () => replayable(Venue.create()), restore: (bytes) => replayable(Venue.restore(bytes)), log });
+  let recovered: ReturnType<typeof recover<ReturnType<typeof replayable>>>;
+  try {
+    recovered = recover({
+      journal: storage.journal,
+      snapshots: storage.snapshots,
+      create: () => replayable(Venue.create()),
+      restore: (bytes) => replayable(Venue.restore(bytes)),
+      log,
+      // A torn tail is cut: every order nonce used so far stays used (persistence/stores/orderNonceStore.ts).
+      beforeTruncate: () => void storage.stores.orderNonces.burnAll(),
+    });
+  } catch (e) {
+    await storage.close(); // releases DATA_DIR for the operator's `npm run recover`
+    throw e;
+  }
+  if (storage.masterKeyFile !== null && config.network !== 'local') {
+    log.warn(
+      `keys: the key-encryption key is the file ${storage.masterKeyFile}, inside DATA_DIR, on ${config.network}: a copy of DATA_DIR carries both the sealed API-key secrets and the key that opens them; set KEY_ENCRYPTION_KEY (from a secret manager) instead`,
+      { path: storage.masterKeyFile, network: config.network },
+    );
+  }
   const venue = recovered.engine.venue;
   log.info('recovered', { snapshotSeq: recovered.snapshotSeq, replayed: recovered.replayed, lastSeq: recovered.lastSeq, series: venue.state.series.size });
 
   const metrics = createMetrics();
-  const pipeline = new CommandPipeline(venue, storage.journal, clock, metrics);
+  const pipeline = new CommandPipeline(venue, storage.journal, clock, metrics, storage.stores.orderNonces);
   const market = new MarketData(venue);
   const snapshotter = new Snapshotter({
     snapshots: storage.snapshots,
@@ -124,7 +144,19 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
   // Streams seed their depth mirror from the books: attach before the drivers can put commands in flight.
   const streams = attachStreams(server.app, services, api.authenticate, asyncapi);
   const drivers = options.drivers === false ? null : startDrivers(pipeline, config, marks, log);
-  const port = await server.listen(config.host, config.port);
+  let port: number;
+  try {
+    port = await server.listen(config.host, config.port);
+  } catch (e) {
+    // Nothing was served: release what was opened (DATA_DIR, workers, timers) and report.
+    await drivers?.stop();
+    streams.close();
+    server.close();
+    await pipeline.drain();
+    await Promise.all([verifier.close(), marks.close()]);
+    await storage.close();
+    throw e;
+  }
   siweDomains.bindPort(port);
   log.info('listening', { url: `http://${config.host}:${port}`, network: config.network, chainId: config.chainId, siweDomains: siweDomains.accepted() });
 

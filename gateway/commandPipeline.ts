@@ -17,6 +17,7 @@ import type { VenueEvent } from '../engine/events.ts';
 import type { Journal } from '../persistence/types.ts';
 import type { Metrics } from './http/metrics.ts';
 import type { SlotCounter, SlotFamily, SlotHistogram } from './http/slotMetrics.ts';
+import { noteUsedNonces, type NonceSink } from './orders/usedNonces.ts';
 
 export type EventListener = (events: readonly VenueEvent[], command: Command, result: ApplyResult) => void;
 
@@ -39,6 +40,8 @@ export class CommandPipeline {
     private readonly journal: Journal,
     private readonly clock: () => number,
     metrics: Metrics,
+    /** Where the order nonces of each command are recorded, before it is journaled (kept apart from the journal). */
+    private readonly usedNonces: NonceSink | null = null,
   ) {
     this.lastTs = venue.state.now;
     this.applied = metrics.slotCounter({ name: 'engine_commands_total', help: 'Commands applied, by type and outcome.', labelNames: ['type', 'outcome'] as const });
@@ -75,8 +78,9 @@ export class CommandPipeline {
     const ts = this.now();
     this.lastTs = ts;
     const command = { ...body, seq: this.journal.lastSeq() + 1, ts } as Command;
-    // 2. journal
+    // 2. journal (its order nonces first: the same or an earlier commit, never a later one)
     const started = performance.now();
+    if (this.usedNonces !== null) noteUsedNonces(command, this.usedNonces);
     const durable = this.journal.append(command);
     // 3. apply
     const result = this.venue.apply(command);

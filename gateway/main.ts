@@ -15,23 +15,31 @@ if (!loaded.ok) {
 const config = loaded.config;
 const log = jsonLogger(config.logLevel);
 
+// Signals are handled from the very start: a SIGTERM that arrives while the venue is still
+// starting (or just after it logged "listening") stops it gracefully once started, instead
+// of killing it with Node's default action.
+let app: Awaited<ReturnType<typeof startApp>> | null = null;
+let stopRequested: string | null = null;
+let stopping = false;
+const stop = (signal: string) => {
+  stopRequested ??= signal;
+  if (app === null || stopping) return;
+  stopping = true;
+  log.info('stopping', { signal });
+  app.close().then(
+    () => process.exit(0),
+    (e: unknown) => {
+      log.error('shutdown failed', { error: String(e) });
+      process.exit(1);
+    },
+  );
+};
+process.on('SIGTERM', () => stop('SIGTERM'));
+process.on('SIGINT', () => stop('SIGINT'));
+
 try {
-  const app = await startApp(config, { log });
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log.info('stopping', { signal });
-    app.close().then(
-      () => process.exit(0),
-      (e: unknown) => {
-        log.error('shutdown failed', { error: String(e) });
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+  app = await startApp(config, { log });
+  if (stopRequested !== null) stop(stopRequested);
 } catch (e) {
   log.error('failed to start', { error: e instanceof Error ? e.message : String(e) });
   process.exit(1);

@@ -58,7 +58,7 @@ function unlinkIfExists(path: string): void {
 }
 
 export function acquireDataDirLock(dataDir: string, log: Logger): DataDirLock {
-  mkdirSync(dataDir, { recursive: true });
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 }); // private: see fileModes.ts
   const path = join(dataDir, LOCK_FILE);
   const key = resolve(path);
   if (heldHere.has(key)) throw new DataDirInUseError(dataDir, process.pid);
@@ -66,7 +66,7 @@ export function acquireDataDirLock(dataDir: string, log: Logger): DataDirLock {
   const temp = `${path}.${process.pid}.tmp`;
 
   for (let attempt = 0; attempt < 8; attempt++) {
-    writeFileSync(temp, mine, { mode: 0o644 });
+    writeFileSync(temp, mine, { mode: 0o600 });
     try {
       linkSync(temp, path);
       unlinkSync(temp);

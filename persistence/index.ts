@@ -2,7 +2,8 @@
 export type { Command, Journal, JournalEntry, Logger, Replayable, RecoveryResult, Snapshot, SnapshotCandidate, SnapshotStore } from './types.ts';
 export { Durability } from './types.ts';
 export { openStorage, memoryStorage, type MemoryStorage, type OpenStorageOptions, type Storage, type StorageStats } from './storage.ts';
-export { recover, RecoveryError } from './recover.ts';
+export { recover, RecoveryError, JournalDamageError } from './recover.ts';
+export { checkLmdbFile, LmdbFileError } from './lmdbFileCheck.ts';
 export { Snapshotter, type SnapshotOutcome, type SnapshotterOptions } from './snapshotter.ts';
 export { DataDirInUseError, LOCK_FILE } from './dataDirLock.ts';
 export { encodeValue, decodeValue, tryDecodeValue, CodecError } from './codec.ts';

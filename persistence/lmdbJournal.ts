@@ -201,6 +201,11 @@ export function lmdbJournal(env: RootDatabase, durability: Durability): LmdbJour
 
     prunedThrough: () => pruned,
 
+    tailStart(): number {
+      for (const key of db.getKeys({ reverse: true, limit: 1 })) return typeof key === 'number' ? key : 0;
+      return 0;
+    },
+
     stats: () => ({ appended, transactions: tracker.transactions() }),
     flushPending: flush,
   };

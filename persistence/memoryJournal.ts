@@ -13,6 +13,11 @@ export type MemoryJournal = Journal & {
   overwriteRaw(seq: number, bytes: Uint8Array): void;
   /** Test hook: remove one entry without moving lastSeq (simulates a gap). */
   deleteRaw(seq: number): void;
+  /**
+   * Test hook: from now on no commit completes (append promises stay pending, as with a
+   * stalled disk) until `release()`. `appended()` resolves with the seq of the next append.
+   */
+  holdCommits(): { appended(): Promise<number>; release(): void };
 };
 
 export function memoryJournal(): MemoryJournal {
@@ -22,6 +27,8 @@ export function memoryJournal(): MemoryJournal {
   let pending: Promise<void> | null = null;
   let appended = 0;
   let turns = 0;
+  let held: Promise<void> | null = null;
+  const onAppend: ((seq: number) => void)[] = [];
 
   const sortedSeqs = (fromSeq: number): number[] => [...entries.keys()].filter((s) => s >= fromSeq).sort((a, b) => a - b);
 
@@ -36,13 +43,16 @@ export function memoryJournal(): MemoryJournal {
       entries.set(command.seq, bytes);
       last = command.seq;
       appended++;
+      for (const f of onAppend.splice(0)) f(command.seq);
       // One shared promise per event turn, like one LMDB commit per turn.
       if (pending === null) {
         turns++;
+        const gate = held;
         pending = new Promise<void>((resolve) =>
           setImmediate(() => {
             pending = null;
-            resolve();
+            if (gate === null) resolve();
+            else void gate.then(resolve);
           }),
         );
       }
@@ -78,11 +88,28 @@ export function memoryJournal(): MemoryJournal {
       return n;
     },
     prunedThrough: () => pruned,
+    tailStart(): number {
+      let max = 0;
+      for (const s of entries.keys()) if (s > max) max = s;
+      return max;
+    },
     overwriteRaw(seq: number, bytes: Uint8Array): void {
       entries.set(seq, Uint8Array.from(bytes));
     },
     deleteRaw(seq: number): void {
       entries.delete(seq);
+    },
+    holdCommits() {
+      let release!: () => void;
+      const gate = new Promise<void>((r) => (release = r));
+      held = gate;
+      return {
+        appended: () => new Promise<number>((r) => onAppend.push(r)),
+        release() {
+          if (held === gate) held = null;
+          release();
+        },
+      };
     },
     stats: () => ({ appended, transactions: turns }),
   };

@@ -4,29 +4,65 @@
  * What can go wrong and what happens (docs/persistence.md, "Recovery"):
  * - A snapshot fails its checksum, cannot be restored, or restores to a different hash than
  *   it recorded: warn and fall back to the next older one (then to `create()`).
- * - A journal entry after the snapshot fails its checksum / decode / key check, or a seq is
- *   missing (a gap): replay stops before it; the entry and everything after it are moved to
- *   the quarantine database (truncated from the journal), with one warning line. The venue
- *   starts at the last good seq. This is never a crash loop: the next start finds a clean journal.
+ * - A journal entry of the journal's LAST write (its last batch: a torn tail) fails its
+ *   checksum / decode / key check: replay stops before it; it and the rest of that write are
+ *   moved to the quarantine database with one warning line, and the venue starts at the last
+ *   good seq. The next start finds a clean journal.
+ * - Any other damage (a bad entry with later writes after it, or a missing seq: a gap)
+ *   throws JournalDamageError: starting would silently forget acknowledged commands (orders,
+ *   deposits, used nonces). The message names the entry, the check and the way out: restore
+ *   a backup, or the operator's explicit `npm run recover -- --truncate-at <seq>`, which
+ *   calls this with `truncateAt`.
  * - The journal starts after the snapshot because it was pruned (no snapshot that covers the
  *   pruned commands verified): starting would silently lose acknowledged history, so this
  *   throws; the operator restores DATA_DIR from a backup.
  * - `apply` throwing is an engine bug (rejections are values), so it propagates.
+ *
+ * Every truncation first calls `beforeTruncate(from)` (synchronously, before anything is
+ * removed): the gateway marks every order nonce ever used as used there, so a signed order
+ * in the dropped part cannot be submitted again.
  */
-import type { Journal, Logger, Replayable, RecoveryResult, SnapshotStore } from './types.ts';
+import type { Journal, JournalEntry, Logger, Replayable, RecoveryResult, SnapshotStore } from './types.ts';
 
 export class RecoveryError extends Error {
   override name = 'RecoveryError';
 }
 
-export function recover<E extends Replayable>(opts: {
+/** Damage before the journal's last write: start-up stops (see the module comment). */
+export class JournalDamageError extends RecoveryError {
+  override name = 'JournalDamageError';
+  constructor(
+    message: string,
+    /** The first entry that cannot be replayed: what `--truncate-at` would name. */
+    readonly seq: number,
+  ) {
+    super(message);
+  }
+}
+
+export type RecoverOptions<E> = {
   journal: Journal;
   snapshots: SnapshotStore;
   create: () => E;
   restore: (bytes: Uint8Array) => E;
   log: Logger;
-}): RecoveryResult<E> {
-  const { journal, snapshots, log } = opts;
+  /**
+   * The operator's explicit truncation (`npm run recover -- --truncate-at <seq>`): replay up
+   * to seq-1 and move seq and everything after it to quarantine, damaged or not. Refused
+   * when damage comes before it, when a snapshot in use already includes it, or when there
+   * is nothing at or after it.
+   */
+  truncateAt?: number;
+  /** Called with the first seq to be removed, before any truncation. */
+  beforeTruncate?: (from: number) => void;
+};
+
+function describe(entry: JournalEntry, expected: number): string {
+  return entry.ok ? `entry ${expected} is missing (next is ${entry.seq})` : `entry ${entry.seq} failed its check (${entry.reason})`;
+}
+
+export function recover<E extends Replayable>(opts: RecoverOptions<E>): RecoveryResult<E> {
+  const { journal, snapshots, log, truncateAt } = opts;
   const warnings: string[] = [];
   const warn = (msg: string, fields?: object): void => {
     warnings.push(msg);
@@ -66,30 +102,63 @@ export function recover<E extends Replayable>(opts: {
         'refusing to start with lost history (restore DATA_DIR from a backup)',
     );
   }
+  const storedLast = journal.lastSeq();
+  if (truncateAt !== undefined) {
+    if (!Number.isSafeInteger(truncateAt) || truncateAt < 1) throw new RecoveryError(`recover: --truncate-at must be a whole number >= 1, got ${truncateAt}`);
+    if (truncateAt <= snapshotSeq) {
+      throw new RecoveryError(`recover: the snapshot in use (seq ${snapshotSeq}) already includes entry ${truncateAt}; truncating there would not remove it from the state (choose a seq above ${snapshotSeq})`);
+    }
+    if (truncateAt > storedLast) throw new RecoveryError(`recover: the journal ends at ${storedLast}; there is nothing at or after ${truncateAt} to drop`);
+  }
+
+  let truncated: RecoveryResult<E>['truncated'] = null;
+  const cut = (from: number, message: string, fields: object): void => {
+    opts.beforeTruncate?.(from);
+    const removed = journal.truncateFrom(from);
+    truncated = { from, removed };
+    warn(message.replace('{removed}', String(removed)), { ...fields, truncatedFrom: from, truncated: removed });
+  };
 
   let expected = first;
   let replayed = 0;
+  const tail = journal.tailStart();
   for (const entry of journal.scan(first)) {
-    if (entry.ok && entry.seq === expected) {
+    if (entry.ok && entry.seq === expected && (truncateAt === undefined || expected < truncateAt)) {
       engine.apply(entry.command);
       replayed++;
       expected++;
       continue;
     }
-    const problem = !entry.ok ? `entry ${entry.seq} failed its checksum (${entry.reason})` : `entry ${expected} is missing (next is ${entry.seq})`;
-    const removed = journal.truncateFrom(expected);
-    warn(`journal: ${problem}; replayed up to ${expected - 1}, truncating ${removed} entries from ${expected} (moved to quarantine)`, {
-      lastGoodSeq: expected - 1,
-      truncated: removed,
-    });
+    if (truncateAt !== undefined && expected === truncateAt) {
+      const found = entry.ok && entry.seq === expected ? '' : ` (${describe(entry, expected)})`;
+      cut(expected, `journal: recover --truncate-at ${truncateAt}: replayed up to ${expected - 1}, dropped {removed} entries from ${expected}${found} (moved to quarantine)`, { lastGoodSeq: expected - 1 });
+      break;
+    }
+    const problem = describe(entry, expected);
+    const torn = !entry.ok && entry.seq >= tail && truncateAt === undefined;
+    if (!torn) {
+      const after = storedLast > expected ? `; entries up to ${storedLast} follow it` : '';
+      const how =
+        truncateAt !== undefined
+          ? `--truncate-at ${truncateAt} is after it; choose ${expected} or lower`
+          : `to start anyway, stop nothing else and run \`npm run recover -- --truncate-at ${expected}\`: it drops entries ${expected}..${storedLast} (moved to the journal-quarantine database; ` +
+            'every order nonce ever used stays used), or restore DATA_DIR from a backup';
+      throw new JournalDamageError(
+        `journal: ${problem}${after}. This is damage inside the journal, not a torn last write: starting would forget acknowledged commands ${expected}..${storedLast} ` +
+          `(replay reached ${expected - 1}). Refusing to start; ${how}`,
+        expected,
+      );
+    }
+    cut(expected, `journal: ${problem} in the last write (a torn tail); replayed up to ${expected - 1}, truncating {removed} entries from ${expected} (moved to quarantine)`, { lastGoodSeq: expected - 1 });
     break;
   }
 
   const lastSeq = expected - 1;
-  if (journal.lastSeq() !== lastSeq) {
-    if (journal.lastSeq() < lastSeq) {
-      warn(`journal: ends at ${journal.lastSeq()} but the snapshot is at ${snapshotSeq}; continuing from ${lastSeq}`, { snapshotSeq });
-    }
+  if (journal.lastSeq() > lastSeq && truncated === null) {
+    // The entries ran out before the journal's recorded end (its last write claims more than it holds): a torn tail too.
+    cut(expected, `journal: entries end at ${lastSeq} but the last write claims up to ${journal.lastSeq()} (a torn tail); truncating {removed} entries from ${expected}`, { lastGoodSeq: lastSeq });
+  } else if (journal.lastSeq() < lastSeq) {
+    warn(`journal: ends at ${journal.lastSeq()} but the snapshot is at ${snapshotSeq}; continuing from ${lastSeq}`, { snapshotSeq });
     journal.truncateFrom(lastSeq + 1);
   }
   log.info(`recovery: snapshot at seq ${snapshotSeq}, replayed ${replayed} commands, lastSeq ${lastSeq}`, {
@@ -98,5 +167,5 @@ export function recover<E extends Replayable>(opts: {
     lastSeq,
     warnings: warnings.length,
   });
-  return { engine, snapshotSeq, replayed, lastSeq, warnings };
+  return { engine, snapshotSeq, replayed, lastSeq, warnings, truncated };
 }

@@ -8,11 +8,13 @@
  *   lmdb/lock.mdb     LMDB's reader table (not ours; safe to delete when stopped)
  *   keys/master.key   API-key encryption key, 0600, unless KEY_ENCRYPTION_KEY is set
  */
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { open, type RootDatabase } from 'lmdb';
 import type { Durability, Journal, Logger, SnapshotStore } from './types.ts';
 import { acquireDataDirLock } from './dataDirLock.ts';
+import { checkLmdbFile } from './lmdbFileCheck.ts';
+import { makePrivateDir, makePrivateFile, warnIfLoose } from './fileModes.ts';
 import { lmdbJournal } from './lmdbJournal.ts';
 import { lmdbSnapshotStore } from './lmdbSnapshotStore.ts';
 import { memoryJournal, type MemoryJournal } from './memoryJournal.ts';
@@ -43,6 +45,8 @@ export type Storage = {
    */
   backup(targetDir: string): Promise<void>;
   stats(): StorageStats;
+  /** The master-key file inside DATA_DIR when the key comes from there (no KEY_ENCRYPTION_KEY); null otherwise. */
+  readonly masterKeyFile: string | null;
 };
 
 export type OpenStorageOptions = {
@@ -62,7 +66,8 @@ export type OpenStorageOptions = {
 
 /**
  * Opens (creating if needed) DATA_DIR. Throws DataDirInUseError when another live process
- * holds it; takes over a lock left by a dead one (logged).
+ * holds it; takes over a lock left by a dead one (logged). Throws LmdbFileError when
+ * lmdb/data.mdb is shorter than its meta page records (lmdbFileCheck.ts).
  */
 export function openStorage(opts: OpenStorageOptions): Storage {
   const lock = acquireDataDirLock(opts.dataDir, opts.log);
@@ -72,7 +77,15 @@ export function openStorage(opts: OpenStorageOptions): Storage {
     const durability = opts.durability ?? 'flush';
     // overlappingSync (lmdb-js default on Linux/macOS) commits first and fdatasyncs after,
     // outside the writer lock; separateFlushed exposes that fdatasync as `.flushed`.
-    env = open({ path: join(opts.dataDir, 'lmdb'), maxDbs: 24, separateFlushed: true });
+    const lmdbDir = join(opts.dataDir, 'lmdb');
+    const files = [join(lmdbDir, 'data.mdb'), join(lmdbDir, 'lock.mdb')];
+    // A data.mdb shorter than its meta page says would be a SIGBUS inside LMDB: refuse with a message instead.
+    checkLmdbFile(files[0]!);
+    makePrivateDir(lmdbDir);
+    const fresh = files.filter((f) => !existsSync(f));
+    env = open({ path: lmdbDir, maxDbs: 24, separateFlushed: true });
+    for (const f of fresh) makePrivateFile(f); // LMDB creates them 0664 less the umask
+    warnIfLoose([opts.dataDir, lmdbDir, ...files, lock.path, join(opts.dataDir, 'keys')], opts.log);
     const rootEnv = env;
     let commits = 0;
     rootEnv.on('aftercommit', () => {
@@ -99,13 +112,15 @@ export function openStorage(opts: OpenStorageOptions): Storage {
         return closed;
       },
       backup: async (targetDir: string) => {
-        mkdirSync(targetDir, { recursive: true });
+        mkdirSync(targetDir, { recursive: true, mode: 0o700 });
         await rootEnv.backup(targetDir, false);
+        makePrivateFile(join(targetDir, 'data.mdb')); // a backup is as private as DATA_DIR
       },
       stats: () => {
         const j = journal.stats();
         return { commits, journalAppends: j.appended, journalTransactions: j.transactions };
       },
+      masterKeyFile: opts.keyEncryptionKey !== undefined && opts.keyEncryptionKey !== '' ? null : join(opts.dataDir, 'keys', 'master.key'),
     };
   } catch (e) {
     if (env !== undefined) void env.close();
@@ -130,5 +145,6 @@ export function memoryStorage(opts: { log?: Logger; keepSnapshots?: number; repl
       const j = journal.stats();
       return { commits: j.transactions, journalAppends: j.appended, journalTransactions: j.transactions };
     },
+    masterKeyFile: null,
   };
 }

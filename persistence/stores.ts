@@ -8,6 +8,7 @@ import type { RootDatabase } from 'lmdb';
 import type { Logger } from './types.ts';
 import { lmdbApiKeyStore, memoryApiKeyStore, type ApiKeyStore } from './stores/apiKeyStore.ts';
 import { lmdbNonceStore, memoryNonceStore, type NonceStore } from './stores/nonceStore.ts';
+import { lmdbOrderNonceStore, memoryOrderNonceStore, type OrderNonceStore } from './stores/orderNonceStore.ts';
 import { lmdbSeenRequests, memorySeenRequests, type SeenRequests } from './stores/seenRequests.ts';
 import { lmdbSessionStore, memorySessionStore, type SessionStore } from './stores/sessionStore.ts';
 import { lmdbUserStore, memoryUserStore, type UserStore } from './stores/userStore.ts';
@@ -15,6 +16,7 @@ import type { SecretBox } from './stores/secretBox.ts';
 
 export type { ApiKeyInfo, ApiKeyRecord, ApiKeyStore } from './stores/apiKeyStore.ts';
 export type { NonceRecord, NonceStore } from './stores/nonceStore.ts';
+export type { OrderNonceRecord, OrderNonceStore } from './stores/orderNonceStore.ts';
 export type { SeenRequests } from './stores/seenRequests.ts';
 export type { SessionForm, SessionRecord, SessionStore } from './stores/sessionStore.ts';
 export type { LinkResult, User, UserStore, Wallet } from './stores/userStore.ts';
@@ -27,6 +29,8 @@ export type Stores = {
   readonly apiKeys: ApiKeyStore;
   readonly seenRequests: SeenRequests;
   readonly users: UserStore;
+  /** Highest order nonce per wallet and the floor a journal truncation set (orderNonceStore.ts). */
+  readonly orderNonces: OrderNonceStore;
 };
 
 export type StoreOptions = { replayWindowMs?: number };
@@ -38,6 +42,7 @@ export function lmdbStores(env: RootDatabase, opts: StoreOptions & { box: Secret
     apiKeys: lmdbApiKeyStore(env, opts.box, opts.log),
     seenRequests: lmdbSeenRequests(env, opts.now, opts.replayWindowMs),
     users: lmdbUserStore(env, opts.log),
+    orderNonces: lmdbOrderNonceStore(env, opts.log),
   };
 }
 
@@ -48,5 +53,6 @@ export function memoryStores(opts: StoreOptions = {}): Stores {
     apiKeys: memoryApiKeyStore(),
     seenRequests: memorySeenRequests(opts.replayWindowMs),
     users: memoryUserStore(),
+    orderNonces: memoryOrderNonceStore(),
   };
 }

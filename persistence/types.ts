@@ -46,6 +46,12 @@ export type Journal = {
   truncateFrom(seq: number): number;
   /** Highest seq ever removed by pruneBefore (0 if none): entries up to it are gone on purpose. */
   prunedThrough(): number;
+  /**
+   * The first seq of the journal's last stored write (LMDB: the last batch, the commands of
+   * the last group commit; memory: the last entry); 0 when nothing is stored. Damage at or
+   * after it is a torn tail, which recovery may cut; damage before it is not (recover.ts).
+   */
+  tailStart(): number;
 };
 
 export type Snapshot = { seq: number; hash: string; state: Uint8Array; takenAt: number };
@@ -69,7 +75,15 @@ export type SnapshotStore = {
 /** What recovery needs from the engine. */
 export type Replayable = { apply(command: Command): void; stateHash(): string; serialize(): Uint8Array };
 
-export type RecoveryResult<E> = { engine: E; snapshotSeq: number; replayed: number; lastSeq: number; warnings: string[] };
+export type RecoveryResult<E> = {
+  engine: E;
+  snapshotSeq: number;
+  replayed: number;
+  lastSeq: number;
+  warnings: string[];
+  /** Entries removed from the journal by this recovery (a torn tail, or an operator's --truncate-at): `from` and how many; null when none. */
+  truncated: { from: number; removed: number } | null;
+};
 
 /** When the journal acknowledges an append (see docs/persistence.md, "Durability"). */
 export const Durability = {

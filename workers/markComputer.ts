@@ -7,6 +7,7 @@ import { Piscina } from 'piscina';
 import type { MarkInput } from '../engine/flows/marks.ts';
 import type { SeriesMarks } from '../engine/commands.ts';
 import marksTask from './marks.task.ts';
+import { taskWorkerOptions } from './taskWorker.ts';
 
 export type MarkComputer = {
   compute(inputs: readonly MarkInput[]): Promise<SeriesMarks[]>;
@@ -28,12 +29,17 @@ export function createInlineMarkComputer(): MarkComputer {
 
 /** A one-thread pool: the oracle moves every few seconds and a full recomputation takes milliseconds. */
 export function createPoolMarkComputer(threads = 1): MarkComputer {
-  const taskUrl = new URL('./marks.task.ts', import.meta.url);
-  const execArgv = process.execArgv.some((a) => a.includes('tsx')) ? [...process.execArgv] : [...process.execArgv, '--import', import.meta.resolve('tsx')];
-  const pool = new Piscina<readonly MarkInput[], SeriesMarks[]>({ filename: taskUrl.href, minThreads: threads, maxThreads: threads, idleTimeout: 60 * 60 * 1000, execArgv });
+  const pool = new Piscina<readonly MarkInput[], SeriesMarks[]>({
+    ...taskWorkerOptions(new URL('./marks.task.ts', import.meta.url), {}),
+    minThreads: threads,
+    maxThreads: threads,
+    idleTimeout: 60 * 60 * 1000,
+  });
+  // Once closing, nothing may start a worker (see signatureVerifier.ts).
+  let closing: Promise<void> | null = null;
   return {
-    compute: (inputs) => pool.run(inputs),
+    compute: (inputs) => (closing !== null ? Promise.reject(new Error('mark computer: closed')) : pool.run(inputs)),
     stats: () => ({ queueSize: pool.queueSize, completed: pool.completed }),
-    close: () => pool.destroy(),
+    close: () => (closing ??= pool.destroy()),
   };
 }

@@ -10,6 +10,7 @@ import { Piscina } from 'piscina';
 import { assertSecp256k1Ready, type Secp256k1Backend } from './secp256k1.ts';
 import type { VerifyTaskResult, VerifyTaskWorkerData } from './verify.task.ts';
 import { verifyBatch, type VerifyBatch, type VerifyResult } from './verifyBatch.ts';
+import { taskWorkerOptions } from './taskWorker.ts';
 
 export type VerifierStats = {
   readonly implementation: 'pool' | 'inline';
@@ -81,18 +82,6 @@ export function createInlineVerifier(options: InlineVerifierOptions = {}): Signa
   };
 }
 
-/**
- * Worker `execArgv` able to load our `.ts` task file. Workers inherit the parent's
- * execArgv, so under `node --import tsx` (npm start, tap, the tsx CLI) they already
- * register tsx themselves; when the parent registered its loader some other way (e.g.
- * tsx's `register()` API), we add `--import tsx` explicitly.
- */
-function workerExecArgv(taskUrl: URL): string[] {
-  const inherited = [...process.execArgv];
-  if (!taskUrl.pathname.endsWith('.ts') || inherited.some((arg) => arg.includes('tsx'))) return inherited;
-  return [...inherited, '--import', import.meta.resolve('tsx')];
-}
-
 /** Piscina pool of worker threads running verify.task.ts. */
 export function createPoolVerifier(options: PoolVerifierOptions = {}): SignatureVerifier {
   const allowJsFallback = options.allowJsFallback === true;
@@ -101,24 +90,25 @@ export function createPoolVerifier(options: PoolVerifierOptions = {}): Signature
   const threads = Math.max(1, Math.floor(options.threads ?? availableParallelism() - 1));
   const maxTaskItems = Math.max(1, options.maxTaskItems ?? 256);
   const minTaskItems = Math.max(1, Math.min(maxTaskItems, options.minTaskItems ?? 64));
-  const taskUrl = new URL('./verify.task.ts', import.meta.url);
   const workerData: VerifyTaskWorkerData = { allowJsFallback };
   const pool = new Piscina<VerifyBatch, VerifyTaskResult>({
-    filename: taskUrl.href,
+    ...taskWorkerOptions(new URL('./verify.task.ts', import.meta.url), workerData),
     minThreads: threads,
     maxThreads: threads,
     // Workers stay up: a cold worker pays the tsx transform and module load again.
     idleTimeout: 60 * 60 * 1000,
     concurrentTasksPerWorker: options.tasksPerWorker ?? 2,
-    execArgv: workerExecArgv(taskUrl),
-    workerData,
   });
   let verifiedItems = 0;
   let completedBatches = 0;
   let busyMs = 0;
   const startedAt = performance.now();
 
+  // Once closing, nothing may start a worker: Piscina's destroy() resets its own flag when
+  // done, after which a run() would spawn a fresh worker into a process that is shutting down.
+  let closing: Promise<void> | null = null;
   async function run(batch: VerifyBatch): Promise<VerifyResult[]> {
+    if (closing !== null) throw new Error('signature verifier: closed');
     const { results, runMs } = await pool.run(batch);
     verifiedItems += results.length;
     completedBatches++;
@@ -148,6 +138,6 @@ export function createPoolVerifier(options: PoolVerifierOptions = {}): Signature
       completedBatches,
       verifiedItems,
     }),
-    close: () => pool.destroy(),
+    close: () => (closing ??= pool.destroy()),
   };
 }

@@ -1,9 +1,9 @@
 /**
  * Piscina task module: verifies one batch (verifyBatch.ts) in a worker thread. Loaded by
- * `createPoolVerifier` from its `.ts` source: the workers inherit the parent's
- * `--import tsx`, and Piscina `require`s this file, which tsx compiles to CommonJS (its
- * ESM hooks do not reach worker threads on Node 20). So: no top-level `await` in this
- * module or anything it imports.
+ * `createPoolVerifier` from its `.ts` source through workers/loadTask.cjs, which registers
+ * tsx's CommonJS hook in the worker and `require`s this file (tsx's ESM hooks do not reach
+ * worker threads on Node 20; see taskWorker.ts). So: no top-level `await` in this module
+ * or anything it imports.
  *
  * The backend check runs when the worker loads the module, so a thread without the
  * native binding fails its tasks with NativeSecp256k1MissingError instead of quietly

@@ -15,6 +15,11 @@
  * OPTIONS answers CORS preflight for every known path.
  */
 import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
+
+/** uWS ListenOptions.LIBUS_LISTEN_EXCLUSIVE_PORT: bind without SO_REUSEPORT. */
+const LIBUS_LISTEN_EXCLUSIVE_PORT = 1;
+/** The binding takes (host, port, options, cb); the package's typings only declare (port, options, cb). */
+type ExclusiveListen = { listen(host: string, port: number, options: number, cb: (socket: us_listen_socket | false) => void): unknown };
 import type { Authenticator, IsAdmin } from './auth.ts';
 import { compileRoutes, type CompiledRoute } from './compile.ts';
 import { errorReply } from './errors.ts';
@@ -314,9 +319,12 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
     routes: compiled,
     listen(host, port) {
       return new Promise<number>((resolve, reject) => {
-        app.listen(host, port, (socket) => {
+        // Exclusive: uWS sets SO_REUSEPORT by default, and a second venue on the same port would
+        // bind too and the kernel would split connections between the two.
+        const exclusive = (app as unknown as ExclusiveListen).listen.bind(app);
+        exclusive(host, port, LIBUS_LISTEN_EXCLUSIVE_PORT, (socket) => {
           if (socket === false) {
-            reject(new Error(`cannot listen on ${host}:${port}`));
+            reject(new Error(`cannot listen on ${host}:${port}: port ${port} is in use by another process (or the address is not available here); stop it or set PORT`));
             return;
           }
           listenSocket = socket;

@@ -26,7 +26,14 @@ export class NonceAllocator {
   private readonly handedOut = new Map<string, bigint>();
   private readonly starts = new Map<string, bigint>();
 
-  constructor(private readonly state: VenueState) {}
+  /**
+   * `floors`: per wallet, nonces at or below the floor count as used (set when part of the
+   * journal was dropped: persistence/stores/orderNonceStore.ts); absent in tests of the allocator alone.
+   */
+  constructor(
+    private readonly state: VenueState,
+    private readonly floors: { floor(owner: string): bigint | null } | null = null,
+  ) {}
 
   /** The first nonce the server offers a wallet (see above). */
   start(owner: string): bigint {
@@ -41,7 +48,9 @@ export class NonceAllocator {
 
   /** The engine's next unused nonce for a wallet; never creates the account. */
   private engineNext(owner: string): bigint {
-    return this.state.accounts.accounts.get(owner)?.nonces.next() ?? 0n;
+    const next = this.state.accounts.accounts.get(owner)?.nonces.next() ?? 0n;
+    const floor = this.floors?.floor(owner) ?? null;
+    return floor !== null && floor >= next ? floor + 1n : next;
   }
 
   /** What `take` would return, without taking it. */
@@ -60,6 +69,8 @@ export class NonceAllocator {
   }
 
   isUsed(owner: string, nonce: bigint): boolean {
-    return this.state.accounts.accounts.get(owner)?.nonces.isUsed(nonce) ?? false;
+    if (this.state.accounts.accounts.get(owner)?.nonces.isUsed(nonce)) return true;
+    const floor = this.floors?.floor(owner) ?? null;
+    return floor !== null && nonce <= floor;
   }
 }

@@ -77,7 +77,7 @@ export function orderContext(services: Services): OrderContext {
     services,
     orderBook: signingDomain(orderBookDomain(config.serviceName, config.chainId, config.contracts.orderBook)),
     rfq: signingDomain(rfqDomain(config.serviceName, config.chainId, config.contracts.rfq)),
-    nonces: new NonceAllocator(venue.state),
+    nonces: new NonceAllocator(venue.state, services.stores.orderNonces),
     history,
     quotes,
     stages: { checks: stage.child({ stage: 'checks' }), signatures: stage.child({ stage: 'signatures' }), journal: stage.child({ stage: 'journal' }) },

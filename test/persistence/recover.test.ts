@@ -2,12 +2,13 @@ import t from 'tap';
 import { join } from 'node:path';
 import { open } from 'lmdb';
 import { memoryStorage, openStorage, type Storage } from '../../persistence/storage.ts';
-import { RecoveryError } from '../../persistence/recover.ts';
+import { JournalDamageError, recover, RecoveryError } from '../../persistence/recover.ts';
 import { Snapshotter } from '../../persistence/snapshotter.ts';
 import { captureLogger } from './fixtures/captureLogger.ts';
-import { drive, recoverToy, replayFromScratch } from './fixtures/drive.ts';
+import { drive, recoverToy, replayFromScratch, SEED } from './fixtures/drive.ts';
+import { encodeFrame } from '../../persistence/frame.ts';
 import { tempDir } from './fixtures/tempDir.ts';
-import { ToyEngine } from './fixtures/toyEngine.ts';
+import { ToyEngine, toyCommand } from './fixtures/toyEngine.ts';
 
 const fixedClock = (): number => 0;
 
@@ -100,7 +101,7 @@ for (const [name, damage] of [
     t.ok(lost >= 900 && lost < 1_000, `recovered up to ${lost}`);
     t.equal(r.engine.stateHash(), replayFromScratch(lost).stateHash(), 'state equals a replay of exactly the kept commands');
     t.equal(r.warnings.length, 1);
-    t.match(r.warnings[0], new RegExp(`^journal: entry ${lost + 1} failed its checksum \\(.+\\); replayed up to ${lost}, truncating \\d+ entries from ${lost + 1}`));
+    t.match(r.warnings[0], new RegExp(`^journal: entry ${lost + 1} failed its check \\(.+\\) in the last write \\(a torn tail\\); replayed up to ${lost}, truncating \\d+ entries from ${lost + 1}`));
     t.equal(log.lines.filter((l) => l.level === 'warn').length, 1, 'one log line');
     t.equal(first.journal.lastSeq(), lost, 'the journal now ends at the last good entry');
     await drive(first, r.engine, lost + 1, lost + 50);
@@ -116,7 +117,7 @@ for (const [name, damage] of [
   });
 }
 
-t.test('a gap in seq is detected and the entries after it truncated', async (t) => {
+t.test('a gap in seq (a missing batch in the middle) stops recovery; nothing is removed', async (t) => {
   const dir = tempDir(t);
   const storage = openStorage({ dataDir: dir, log: captureLogger() });
   await drive(storage, new ToyEngine(), 1, 500, { burst: 100 });
@@ -126,23 +127,78 @@ t.test('a gap in seq is detected and the entries after it truncated', async (t) 
   });
   const again = openStorage({ dataDir: dir, log: captureLogger() });
   t.teardown(() => again.close());
-  const r = recoverToy(again, captureLogger());
-  t.equal(r.lastSeq, 200);
-  t.match(r.warnings, [/journal: entry 201 is missing \(next is 301\); replayed up to 200, truncating 200 entries from 201/]);
-  t.equal(again.journal.lastSeq(), 200);
-  t.equal(r.engine.stateHash(), replayFromScratch(200).stateHash());
+  t.throws(() => recoverToy(again, captureLogger()), JournalDamageError);
+  t.throws(() => recoverToy(again, captureLogger()), /journal: entry 201 is missing \(next is 301\); entries up to 500 follow it\..*--truncate-at 201/);
+  t.equal(again.journal.lastSeq(), 500, 'nothing was removed');
 });
 
-t.test('memory storage: corrupt tail, gap and snapshot fallbacks behave the same', async (t) => {
+t.test('a flipped bit in a middle batch stops recovery with the entry, the check and the way out', async (t) => {
+  const dir = tempDir(t);
+  const storage = openStorage({ dataDir: dir, log: captureLogger() });
+  await drive(storage, new ToyEngine(), 1, 1_000, { burst: 100 });
+  await storage.close();
+  // Flip one bit in the 31st entry of the batch 401..500 (its length prefix and frame sit after the 9-byte header).
+  await withRawJournal(dir, async (db) => {
+    const b = Buffer.from(db.getBinary(401) as Buffer);
+    let pos = 9;
+    for (let i = 0; i < 30; i++) pos += 4 + b.readUInt32BE(pos);
+    b[pos + 4 + 12]! ^= 0x04;
+    await db.put(401, b);
+  });
+  const log = captureLogger();
+  const again = openStorage({ dataDir: dir, log });
+  let burned: number[] = [];
+  const attempt = () => recover({ journal: again.journal, snapshots: again.snapshots, create: () => new ToyEngine(), restore: ToyEngine.restore, log, beforeTruncate: (from) => burned.push(from) });
+  const err = t.throws(attempt, JournalDamageError) as JournalDamageError;
+  t.equal(err.seq, 431, 'names the damaged entry');
+  t.match(err.message, /^journal: entry 431 failed its check \(checksum mismatch\); entries up to 1000 follow it\. This is damage inside the journal, not a torn last write: starting would forget acknowledged commands 431\.\.1000 \(replay reached 430\)\. Refusing to start; .*npm run recover -- --truncate-at 431/);
+  t.equal(again.journal.lastSeq(), 1_000, 'nothing was removed');
+  t.same(burned, []);
+  // The same start again refuses again (no half-done state).
+  t.throws(attempt, JournalDamageError);
+
+  // --truncate-at after the damage cannot replay through it.
+  t.throws(() => recover({ journal: again.journal, snapshots: again.snapshots, create: () => new ToyEngine(), restore: ToyEngine.restore, log, truncateAt: 500 }), /entry 431 failed its check.*--truncate-at 500 is after it; choose 431 or lower/);
+  t.throws(() => recover({ journal: again.journal, snapshots: again.snapshots, create: () => new ToyEngine(), restore: ToyEngine.restore, log, truncateAt: 1_001 }), /journal ends at 1000; there is nothing at or after 1001/);
+
+  burned = [];
+  const r = recover({ journal: again.journal, snapshots: again.snapshots, create: () => new ToyEngine(), restore: ToyEngine.restore, log, truncateAt: 431, beforeTruncate: (from) => burned.push(from) });
+  t.same(burned, [431], 'told before truncating');
+  t.same(r.truncated, { from: 431, removed: 570 });
+  t.equal(r.lastSeq, 430);
+  t.equal(r.engine.stateHash(), replayFromScratch(430).stateHash());
+  t.match(r.warnings, [/^journal: recover --truncate-at 431: replayed up to 430, dropped 570 entries from 431 \(entry 431 failed its check \(checksum mismatch\)\) \(moved to quarantine\)/]);
+  t.equal(again.journal.lastSeq(), 430);
+  await again.close();
+
+  const third = openStorage({ dataDir: dir, log: captureLogger() });
+  t.teardown(() => third.close());
+  const r3 = recoverToy(third, captureLogger());
+  t.same([r3.lastSeq, r3.warnings, r3.truncated], [430, [], null], 'the next start is clean');
+});
+
+t.test('--truncate-at below the snapshot in use is refused', async (t) => {
+  const storage = memoryStorage();
+  const live = new ToyEngine();
+  await drive(storage, live, 1, 250, { snapshotter: snapshotterFor(storage, live, 100) });
+  t.throws(() => recover({ journal: storage.journal, snapshots: storage.snapshots, create: () => new ToyEngine(), restore: ToyEngine.restore, log: captureLogger(), truncateAt: 150 }), /snapshot in use \(seq 200\) already includes entry 150/);
+  t.equal(storage.journal.lastSeq(), 250);
+});
+
+t.test('memory storage: a corrupt last entry is a torn tail, a corrupt earlier one stops recovery', async (t) => {
   const storage = memoryStorage();
   const live = new ToyEngine();
   await drive(storage, live, 1, 350, { snapshotter: snapshotterFor(storage, live, 100) });
   storage.journal.overwriteRaw(340, Buffer.from('x'));
+  t.throws(() => recoverToy(storage, captureLogger()), /journal: entry 340 failed its check \(frame too short \(1 bytes\)\); entries up to 350 follow it/);
+  storage.journal.overwriteRaw(340, encodeFrame(toyCommand(SEED, 340))); // repaired
+  storage.journal.overwriteRaw(350, Buffer.from('x'));
   const r = recoverToy(storage, captureLogger());
   t.equal(r.snapshotSeq, 300);
-  t.equal(r.lastSeq, 339);
-  t.match(r.warnings, [/entry 340 failed its checksum/]);
-  t.equal(r.engine.stateHash(), replayFromScratch(339).stateHash());
+  t.equal(r.lastSeq, 349);
+  t.match(r.warnings, [/entry 350 failed its check \(frame too short \(1 bytes\)\) in the last write \(a torn tail\)/]);
+  t.same(r.truncated, { from: 350, removed: 1 });
+  t.equal(r.engine.stateHash(), replayFromScratch(349).stateHash());
 });
 
 t.test('a snapshot that restores to a different hash than it recorded is skipped', async (t) => {
