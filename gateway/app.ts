@@ -118,8 +118,10 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
     void snapshotter.afterApply(command.seq);
   });
 
-  const verifier = options.inlineWorkers ? createInlineVerifier() : createPoolVerifier({ threads: config.workers });
-  const marks = options.inlineWorkers ? createInlineMarkComputer() : createPoolMarkComputer();
+  // A worker thread failing outside a task (e.g. while loading) is logged, never a crash.
+  const onWorkerError = (error: Error) => log.error('worker thread failed outside a task', { error: error.message });
+  const verifier = options.inlineWorkers ? createInlineVerifier() : createPoolVerifier({ threads: config.workers, onWorkerError });
+  const marks = options.inlineWorkers ? createInlineMarkComputer() : createPoolMarkComputer(1, onWorkerError);
   const siweDomains = new SiweDomains(config);
   const services: Services = { config, venue, pipeline, market, stores: storage.stores, verifier, marks, metrics, log, siweDomains };
   metrics.gauge({ name: 'worker_pool_queue_size', help: 'Signature batches waiting for a worker.', collect() { this.set(verifier.stats().queueSize); } });

@@ -7,7 +7,7 @@ import { Piscina } from 'piscina';
 import type { MarkInput } from '../engine/flows/marks.ts';
 import type { SeriesMarks } from '../engine/commands.ts';
 import marksTask from './marks.task.ts';
-import { taskWorkerOptions } from './taskWorker.ts';
+import { logWorkerError, onWorkerError, taskWorkerOptions, type WorkerErrorHandler } from './taskWorker.ts';
 
 export type MarkComputer = {
   compute(inputs: readonly MarkInput[]): Promise<SeriesMarks[]>;
@@ -28,13 +28,14 @@ export function createInlineMarkComputer(): MarkComputer {
 }
 
 /** A one-thread pool: the oracle moves every few seconds and a full recomputation takes milliseconds. */
-export function createPoolMarkComputer(threads = 1): MarkComputer {
+export function createPoolMarkComputer(threads = 1, onError: WorkerErrorHandler = logWorkerError): MarkComputer {
   const pool = new Piscina<readonly MarkInput[], SeriesMarks[]>({
     ...taskWorkerOptions(new URL('./marks.task.ts', import.meta.url), {}),
     minThreads: threads,
     maxThreads: threads,
     idleTimeout: 60 * 60 * 1000,
   });
+  onWorkerError(pool, onError);
   // Once closing, nothing may start a worker (see signatureVerifier.ts).
   let closing: Promise<void> | null = null;
   return {

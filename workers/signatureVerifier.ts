@@ -10,7 +10,7 @@ import { Piscina } from 'piscina';
 import { assertSecp256k1Ready, type Secp256k1Backend } from './secp256k1.ts';
 import type { VerifyTaskResult, VerifyTaskWorkerData } from './verify.task.ts';
 import { verifyBatch, type VerifyBatch, type VerifyResult } from './verifyBatch.ts';
-import { taskWorkerOptions } from './taskWorker.ts';
+import { logWorkerError, onWorkerError, taskWorkerOptions, type WorkerErrorHandler } from './taskWorker.ts';
 
 export type VerifierStats = {
   readonly implementation: 'pool' | 'inline';
@@ -51,6 +51,8 @@ export type PoolVerifierOptions = InlineVerifierOptions & {
    * so that every thread gets a share; smaller ones are never split below `minTaskItems`.
    */
   readonly maxTaskItems?: number;
+  /** A worker's failure outside any task (default: a JSON line on stderr); never a crash. */
+  readonly onWorkerError?: WorkerErrorHandler;
   /** Smallest share worth a task of its own when splitting (default 64). */
   readonly minTaskItems?: number;
   /**
@@ -99,6 +101,7 @@ export function createPoolVerifier(options: PoolVerifierOptions = {}): Signature
     idleTimeout: 60 * 60 * 1000,
     concurrentTasksPerWorker: options.tasksPerWorker ?? 2,
   });
+  onWorkerError(pool, options.onWorkerError ?? logWorkerError);
   let verifiedItems = 0;
   let completedBatches = 0;
   let busyMs = 0;

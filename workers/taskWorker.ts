@@ -11,6 +11,7 @@
  * `require` of the task failed, its ESM fallback reported "Unknown file extension .ts",
  * hiding the real error.
  */
+import type { EventEmitter } from 'node:events';
 import { fileURLToPath } from 'node:url';
 
 const LOADER_FLAGS = new Set(['--import', '--loader', '--experimental-loader', '--require', '-r']);
@@ -40,3 +41,21 @@ export function taskWorkerOptions<D extends object>(taskUrl: URL, workerData: D)
     workerData: { ...workerData, taskFile: fileURLToPath(taskUrl) },
   };
 }
+
+/** What a pool does with a worker's failure outside any task (e.g. a worker that cannot load). */
+export type WorkerErrorHandler = (error: Error) => void;
+
+/**
+ * Piscina reports a worker that fails outside a task (while loading, before its first task)
+ * as the pool's 'error' event; an EventEmitter with no listener for it throws, and the whole
+ * venue would exit. Every pool hands it to `onError` instead (the venue logs it; the tasks
+ * waiting on that worker fail with their own error and their callers get a reply).
+ */
+export function onWorkerError(pool: EventEmitter, onError: WorkerErrorHandler): void {
+  pool.on('error', (error: unknown) => onError(error instanceof Error ? error : new Error(String(error))));
+}
+
+/** The default handler when a caller names none: one JSON line on stderr, like the venue's log. */
+export const logWorkerError: WorkerErrorHandler = (error) => {
+  process.stderr.write(`${JSON.stringify({ level: 'error', msg: 'worker thread failed outside a task', error: error.message })}\n`);
+};

@@ -6,7 +6,7 @@
 import t from 'tap';
 import { once } from 'node:events';
 import { Piscina } from 'piscina';
-import { taskWorkerOptions, workerExecArgv } from '../../workers/taskWorker.ts';
+import { onWorkerError, taskWorkerOptions, workerExecArgv } from '../../workers/taskWorker.ts';
 import { createPoolVerifier, createInlineVerifier } from '../../workers/signatureVerifier.ts';
 import { createPoolMarkComputer } from '../../workers/markComputer.ts';
 import type { VerifyBatch } from '../../workers/verifyBatch.ts';
@@ -22,10 +22,24 @@ t.test('workers get the parent execArgv without loader flags', async (t) => {
 t.test('a task that fails to load reports its own error', async (t) => {
   const pool = new Piscina({ ...taskWorkerOptions(new URL('./fixtures/throwsAtLoad.task.ts', import.meta.url), {}), minThreads: 1, maxThreads: 1 });
   t.teardown(() => pool.destroy());
-  // The worker starts with the pool and fails before any task: Piscina reports it as the pool's 'error'.
-  const [err] = (await once(pool, 'error')) as [Error];
+  // The worker starts with the pool and fails before any task: Piscina reports it as the pool's
+  // 'error', again for each replacement worker, so the listener stays until the pool is gone.
+  const err = await new Promise<Error>((resolve) => onWorkerError(pool, resolve));
   t.match(err.message, /boom: this task fails while loading/, 'the task module\'s own error');
   t.notMatch(err.message, /Unknown file extension/);
+});
+
+t.test('a worker failing outside a task goes to the handler, not to an uncaught exception', async (t) => {
+  const pool = new Piscina({ ...taskWorkerOptions(new URL('./fixtures/throwsAtLoad.task.ts', import.meta.url), {}), minThreads: 1, maxThreads: 1 });
+  t.teardown(() => pool.destroy());
+  const seen = new Promise<Error>((resolve) => onWorkerError(pool, resolve));
+  const uncaught: unknown[] = [];
+  const onUncaught = (e: unknown) => uncaught.push(e);
+  process.on('uncaughtException', onUncaught);
+  t.teardown(() => process.off('uncaughtException', onUncaught));
+  t.match((await seen).message, /boom: this task fails while loading/, 'the handler has the worker\'s error');
+  t.same(uncaught, [], 'nothing escaped as an uncaught exception');
+  t.equal(pool.listenerCount('error'), 1, 'the pool has its error listener');
 });
 
 t.test('a worker started to replace one that died loads the task and serves', async (t) => {
