@@ -19,7 +19,7 @@ const keyWarning = /^keys: the key-encryption key is the file .*\/keys\/master\.
 for (const network of ['testnet', 'mainnet'] as const) {
   t.test(`${network} with the key file inside DATA_DIR: one warning`, async (t) => {
     const log = capture();
-    const app = await startTestApp({ startAt: START_AT, log, env: { NETWORK: network } });
+    const app = await startTestApp({ startAt: START_AT, log, env: { NETWORK: network, SIWE_DOMAIN: 'venue.example.com' } });
     await app.close();
     t.equal(log.warnings.filter((w) => keyWarning.test(w)).length, 1, log.warnings.join('\n'));
     t.match(log.warnings.find((w) => keyWarning.test(w)), `on ${network}:`);
@@ -37,7 +37,7 @@ t.test('testnet with KEY_ENCRYPTION_KEY: no warning', async (t) => {
   process.env.KEY_ENCRYPTION_KEY = 'cd'.repeat(32);
   t.teardown(() => void delete process.env.KEY_ENCRYPTION_KEY);
   const log = capture();
-  const app = await startTestApp({ startAt: START_AT, log, env: { NETWORK: 'testnet' } });
+  const app = await startTestApp({ startAt: START_AT, log, env: { NETWORK: 'testnet', SIWE_DOMAIN: 'venue.example.com' } });
   await app.close();
   t.same(log.warnings.filter((w) => w.startsWith('keys:')), []);
 });
