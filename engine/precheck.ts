@@ -42,6 +42,9 @@ export function precheck(state: VenueState, command: Command): Rejection | null 
   return 'code' in checked ? checked : null;
 }
 
+/** The rule of a whole command that `precheckEntries` runs first: no nonce, and no order id, twice. */
+export const precheckDistinct = checkUnique;
+
 /**
  * The same rules for entries not signed yet (the gateway's early refusal): an entry's
  * order id or nonce may be unknown (null), and the rules needing it wait for the engine.

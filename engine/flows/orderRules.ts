@@ -109,7 +109,9 @@ export function withPortfolio(state: VenueState, v: CheckedPlace): ValidPlace {
 }
 
 /** Nonces and order ids must be unique within one command (entries without them yet are skipped). */
-export function checkUnique(places: readonly PlaceDraft[], cancels: readonly CancelDraft[]): Rejection | null {
+export type Keyed = { readonly owner: string; readonly nonce: bigint | null };
+
+export function checkUnique(places: readonly (Keyed & { readonly orderId: Hex | null })[], cancels: readonly (Keyed & { readonly orderId: Hex })[]): Rejection | null {
   if (places.length + cancels.length < 2) return null;
   const ids = new Set<string>();
   const nonces = new Set<string>();

@@ -5,7 +5,7 @@
  * (engine/precheck.ts), run early by entryChecks.ts. What order entry takes from this file is
  * wire-specific: the portfolio id and its default (`portfolioIdOf`), whose order a cancel
  * names (`checkCancelTarget`, from the order history), the nonce floor (`checkNonce`, which
- * also knows the order-nonce store), distinct nonces within a request, uint256 deadlines.
+ * also knows the order-nonce store) and uint256 deadlines (`deadlineSeconds`).
  *
  * The RFQ routes still use `checkPortfolio`, `checkSeries`, `checkSize` and `checkDeadline`
  * before a quote is filled (rfqFill.ts, routes/rfq.ts); the engine checks an RFQ fill again
@@ -104,14 +104,4 @@ export function checkCancelTarget(ctx: OrderContext, owner: string, orderId: Hex
 /** Engine command times are numbers; a uint256 deadline beyond them means "no deadline" to the engine. */
 export function deadlineSeconds(deadline: bigint): number {
   return deadline > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(deadline);
-}
-
-/** No two entries of one request may share a nonce (each signature is single-use). */
-export function checkDistinctNonces(nonces: readonly { readonly nonce: bigint; readonly field: string }[]): Check<null> {
-  const seen = new Set<bigint>();
-  for (const n of nonces) {
-    if (seen.has(n.nonce)) return refuse(orderValidation(`${n.field}: nonce ${n.nonce} appears twice in this request`, { field: n.field, reason: 'duplicate_in_batch' }));
-    seen.add(n.nonce);
-  }
-  return pass(null);
 }

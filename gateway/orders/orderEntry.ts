@@ -23,7 +23,9 @@ import type { SingleVerifyRequest } from '../../workers/microBatcher.ts';
 import { fieldPath } from './fields.ts';
 import type { CancelEntry, PlaceEntry } from './orderEntries.ts';
 import type { OrderContext } from './orderContext.ts';
-import { checkDistinctNonces, deadlineSeconds, type Check } from './orderChecks.ts';
+import { deadlineSeconds, type Check } from './orderChecks.ts';
+import { precheckDistinct } from '../../engine/precheck.ts';
+import { duplicateRefusal } from './refusals.ts';
 import { checkCancel, checkPlace, DEFAULT_DEADLINE_SEC, type CheckTime, type Draft } from './entryChecks.ts';
 import { orderEngineError, orderValidation, signedWith } from './orderErrors.ts';
 
@@ -63,15 +65,9 @@ export type EntryOutcome =
 function checkAll(ctx: OrderContext, owner: string, req: OrderRequest, now: CheckTime): Check<{ cancels: Draft<CancelOrderMessage>[]; places: Draft<PlaceOrderMessage>[] }> {
   const cancels: Draft<CancelOrderMessage>[] = [];
   const places: Draft<PlaceOrderMessage>[] = [];
-  const seenOrders = new Set<Hex>();
   for (const e of req.cancels) {
     const c = checkCancel(ctx, owner, e, now);
     if (!c.ok) return c;
-    if (seenOrders.has(c.value.message.orderId)) {
-      const field = fieldPath(e.path, 'orderId');
-      return { ok: false, error: orderValidation(`${field}: order ${c.value.message.orderId} is named twice in this request`, { field, reason: 'duplicate_in_batch' }) };
-    }
-    seenOrders.add(c.value.message.orderId);
     cancels.push(c.value);
   }
   for (const e of req.places) {
@@ -79,9 +75,13 @@ function checkAll(ctx: OrderContext, owner: string, req: OrderRequest, now: Chec
     if (!p.ok) return p;
     places.push(p.value);
   }
-  const given = [...cancels, ...places].filter((d) => d.message.nonce >= 0n).map((d) => ({ nonce: d.message.nonce, field: fieldPath(d.path, 'nonce') }));
-  const distinct = checkDistinctNonces(given);
-  if (!distinct.ok) return distinct;
+  // The engine's rule for the whole command (no nonce or order named twice); phase-one nonces are not chosen yet.
+  const nonceOf = (d: Draft<{ nonce: bigint }>) => (d.message.nonce >= 0n ? d.message.nonce : null);
+  const refused = precheckDistinct(
+    places.map((d) => ({ owner, nonce: nonceOf(d), orderId: null })),
+    cancels.map((d) => ({ owner, nonce: nonceOf(d), orderId: d.message.orderId })),
+  );
+  if (refused) return { ok: false, error: duplicateRefusal(refused, cancels, places) };
   return { ok: true, value: { cancels, places } };
 }
 

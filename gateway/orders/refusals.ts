@@ -9,7 +9,7 @@
 import { reject, type Rejection } from '../../engine/codes.ts';
 import { formatHuman } from '../../engine/domain/fixed.ts';
 import type { Hex } from '../../engine/domain/hex.ts';
-import type { PlaceOrderMessage } from '../../workers/eip712/types.ts';
+import type { CancelOrderMessage, PlaceOrderMessage } from '../../workers/eip712/types.ts';
 import type { ErrorReply } from '../http/errors.ts';
 import { fieldPath } from './fields.ts';
 import { orderEngineError, orderNotFound, orderValidation, portfolioNotFound, seriesNotFound } from './orderErrors.ts';
@@ -71,4 +71,24 @@ export function cancelRefusal(r: Rejection, at: CancelAt): ErrorReply {
     default:
       return orderEngineError(r);
   }
+}
+
+type Entry<M> = { readonly path: string; readonly message: M };
+
+/**
+ * `duplicate_in_batch` for a request: the entry named is the second one carrying the nonce (cancels
+ * first, then places, in request order) or the second cancel naming the order.
+ */
+export function duplicateRefusal(r: Rejection, cancels: readonly Entry<CancelOrderMessage>[], places: readonly Entry<PlaceOrderMessage>[]): ErrorReply {
+  if (r.code !== 'duplicate_in_batch') return orderEngineError(r);
+  const nonce = r.details?.['nonce'];
+  if (nonce !== undefined) {
+    const second = [...cancels, ...places].filter((d) => d.message.nonce >= 0n && d.message.nonce.toString() === nonce)[1];
+    const field = fieldPath(second?.path ?? '', 'nonce');
+    return orderValidation(`${field}: nonce ${nonce} appears twice in this request`, { field, reason: 'duplicate_in_batch' });
+  }
+  const orderId = String(r.details?.['orderId'] ?? '');
+  const second = cancels.filter((d) => d.message.orderId === orderId)[1];
+  const field = fieldPath(second?.path ?? '', 'orderId');
+  return orderValidation(`${field}: order ${orderId} is named twice in this request`, { field, reason: 'duplicate_in_batch' });
 }

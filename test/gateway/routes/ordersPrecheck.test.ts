@@ -109,15 +109,8 @@ t.test('cancel: deadline passed', async (t) => compareCancel(t, 'deadline', { or
 t.test('cancel: nonce used', async (t) => compareCancel(t, 'nonce', { orderId: restingId, nonce: usedNonce, deadline: nowSec() + 300, owner: alice }, 'nonce_used'));
 t.test("cancel: another wallet's order", async (t) => compareCancel(t, 'owner', { orderId: restingId, nonce: 1n, deadline: nowSec() + 300, owner: carol }, 'not_owner'));
 
-// Last: the clock passes the series' expiry (no clock command, so it is not settled yet).
-t.test('place: series expired', async (t) => {
-  app.clock.now = (series.spec.expiry + 1) * 1000;
-  const token = await app.session(alice.address); // the first session has expired by then
-  await comparePlace(t, 'series expired', { ...good(), expiry: series.spec.expiry + 100, deadline: nowSec() + 300 }, 'series_expired', token);
-});
 
 t.test('the gateway has no order rule of its own: an engine pre-check that accepts everything lets every row through', async (t) => {
-  app.clock.now = Date.UTC(2026, 0, 5, 12, 0, 0) + 60_000;
   const { checkPlace } = await t.mockImport<typeof import('../../../gateway/orders/entryChecks.ts')>('../../../gateway/orders/entryChecks.ts', {
     '../../../engine/precheck.ts': { precheckEntries: () => null },
   });
@@ -141,4 +134,31 @@ t.test('the gateway has no order rule of its own: an engine pre-check that accep
     checked++;
   }
   t.ok(checked >= 9, 'the rows were checked');
+});
+
+t.test('a whole request: a nonce twice, an order named twice (the engine rule, the words clients saw)', async (t) => {
+  const token = alice.token;
+  const entry = (o: Order) => ({ seriesId: o.seriesId, portfolioId: String(o.portfolioId), isBuy: true, tick: o.tick, size: o.size.toString(), expiry: o.expiry, nonce: o.nonce.toString(), deadline: String(o.deadline), signature: NO_SIGNATURE });
+  const first = good();
+  const twice = await post(app, '/api/mm/orders/place-batch', token, { orders: [entry(first), entry({ ...good(), tick: 9100, nonce: first.nonce })] });
+  t.equal(twice.status, 400);
+  t.same(twice.body, {
+    code: 'invalid_argument',
+    message: `orders[1].nonce: nonce ${first.nonce} appears twice in this request`,
+    details: { error: 'OrderValidationError', location: 'body', field: 'orders[1].nonce', reason: 'duplicate_in_batch' },
+  });
+  const named = await post(app, '/api/mm/orders/cancel-batch', token, { cancellations: [{ orderId: restingId }, { orderId: restingId }] });
+  t.equal(named.status, 400);
+  t.same(named.body, {
+    code: 'invalid_argument',
+    message: `cancellations[1].orderId: order ${restingId} is named twice in this request`,
+    details: { error: 'OrderValidationError', location: 'body', field: 'cancellations[1].orderId', reason: 'duplicate_in_batch' },
+  });
+});
+
+// Last: the clock passes the series' expiry (no clock command, so it is not settled yet).
+t.test('place: series expired', async (t) => {
+  app.clock.now = (series.spec.expiry + 1) * 1000;
+  const token = await app.session(alice.address); // the first session has expired by then
+  await comparePlace(t, 'series expired', { ...good(), expiry: series.spec.expiry + 100, deadline: nowSec() + 300 }, 'series_expired', token);
 });
