@@ -41,10 +41,11 @@ export type CheckedPlace = {
 export type ValidPlace = CheckedPlace & { readonly portfolio: Portfolio };
 export type ValidCancel = { readonly c: CancelOrder; readonly account: Account; readonly open: OpenOrder };
 
-type PlaceFacts = Omit<CheckedPlace, 'o'>;
+/** What the rules found for an entry `o` (an order, or a draft of one). */
+export type PlaceFacts<T extends PlaceDraft> = Omit<CheckedPlace, 'o'> & { readonly o: T };
 
 /** The rules of one place entry, in the order they are checked; `nowSec` is the command's time. */
-export function placeRules(state: VenueState, o: PlaceDraft, nowSec: number): PlaceFacts | Rejection {
+export function placeRules<T extends PlaceDraft>(state: VenueState, o: T, nowSec: number): PlaceFacts<T> | Rejection {
   const series = state.series.get(o.seriesId);
   if (!series) return reject('unknown_series', { seriesId: o.seriesId });
   const pair = state.pairs.get(series.spec.pairId)!;
@@ -69,7 +70,7 @@ export function placeRules(state: VenueState, o: PlaceDraft, nowSec: number): Pl
     if (!account || !portfolio || portfolio.id < 0) return reject('unknown_portfolio', { portfolioId: o.portfolioId });
   }
   if (!series.marks || !state.oracles.has(pair.pairId)) return reject('no_oracle_price', { pairId: pair.pairId });
-  return { account, series, pair, portfolio, lots: Number(lots), price: tickToPrice(o.tick, pair.tickDecimals) };
+  return { o, account, series, pair, portfolio, lots: Number(lots), price: tickToPrice(o.tick, pair.tickDecimals) };
 }
 
 /** A market maker's internal portfolio for a pair, if it was ever used (never created here). */
@@ -80,12 +81,11 @@ function existingInternal(account: Account, pairId: Hex): Portfolio | null {
 
 /** The checks of one order that need neither the rest of its command nor a risk figure (those follow in enterOrders). */
 export function validatePlace(state: VenueState, o: PlaceOrder, nowSec: number = state.nowSec): CheckedPlace | Rejection {
-  const facts = placeRules(state, o, nowSec);
-  return 'code' in facts ? facts : { o, ...facts };
+  return placeRules(state, o, nowSec);
 }
 
-/** The rules of one cancel entry. */
-export function cancelRules(state: VenueState, c: CancelDraft, nowSec: number): { readonly account: Account; readonly open: OpenOrder } | Rejection {
+/** The rules of one cancel entry (`c`, an order's cancel or a draft of one). */
+export function cancelRules<T extends CancelDraft>(state: VenueState, c: T, nowSec: number): { readonly c: T; readonly account: Account; readonly open: OpenOrder } | Rejection {
   const open = state.orderIndex.get(c.orderId);
   if (!open) return reject('unknown_order', { orderId: c.orderId });
   if (open.record.owner !== c.owner) return reject('not_owner', { orderId: c.orderId });
@@ -94,12 +94,11 @@ export function cancelRules(state: VenueState, c: CancelDraft, nowSec: number): 
   const account = state.accounts.accounts.get(c.owner);
   if (!account) return reject('unknown_order', { orderId: c.orderId });
   if (c.nonce !== null && account.nonces.isUsed(c.nonce)) return reject('nonce_used', { nonce: c.nonce.toString() });
-  return { account, open };
+  return { c, account, open };
 }
 
 export function validateCancel(state: VenueState, c: CancelOrder, nowSec: number = state.nowSec): ValidCancel | Rejection {
-  const v = cancelRules(state, c, nowSec);
-  return 'code' in v ? v : { c, ...v };
+  return cancelRules(state, c, nowSec);
 }
 
 /** The place as the apply step needs it: a market maker's internal portfolio is created on first use. */
@@ -108,9 +107,10 @@ export function withPortfolio(state: VenueState, v: CheckedPlace): ValidPlace {
   return { ...v, portfolio: state.accounts.internalPortfolio(v.o.owner, v.pair.pairId, state.now) };
 }
 
-/** Nonces and order ids must be unique within one command (entries without them yet are skipped). */
+/** What uniqueness within a command looks at: the wallet and the nonce (null: not chosen yet). */
 export type Keyed = { readonly owner: string; readonly nonce: bigint | null };
 
+/** Nonces and order ids must be unique within one command (entries without them yet are skipped). */
 export function checkUnique(places: readonly (Keyed & { readonly orderId: Hex | null })[], cancels: readonly (Keyed & { readonly orderId: Hex })[]): Rejection | null {
   if (places.length + cancels.length < 2) return null;
   const ids = new Set<string>();

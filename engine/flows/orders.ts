@@ -197,8 +197,12 @@ export function enterOrders(state: VenueState, sink: EventSink, cancels: readonl
   if ('code' in checked) return checked;
   const validCancels = checked.cancels;
   // Every rule passed: a market maker's internal portfolio used for the first time is created now.
-  const validPlaces = new Array<ValidPlace>(checked.places.length);
-  for (let i = 0; i < validPlaces.length; i++) validPlaces[i] = withPortfolio(state, checked.places[i]!);
+  let validPlaces = checked.places as readonly ValidPlace[];
+  for (let i = 0; i < validPlaces.length; i++) {
+    if (validPlaces[i]!.portfolio !== null) continue;
+    if (validPlaces === checked.places) validPlaces = validPlaces.slice();
+    (validPlaces as ValidPlace[])[i] = withPortfolio(state, validPlaces[i]!);
+  }
   if (validPlaces.length > 0) {
     const oi = checkOpenInterest(state, validPlaces);
     if (oi) return oi;
