@@ -18,6 +18,7 @@
 import type { Command } from '../../engine/commands.ts';
 import { EventSink } from '../../engine/flows/eventSink.ts';
 import { newRecord, orderEvent, pushOrderEvent, validateCancel, validatePlace } from '../../engine/flows/orders.ts';
+import { withPortfolio } from '../../engine/flows/orderRules.ts';
 import { openOrder } from '../../engine/actors/openOrders.ts';
 import type { VenueState } from '../../engine/state.ts';
 import type { OpStream } from '../book.ts';
@@ -41,8 +42,9 @@ function applyAlone(state: VenueState, sink: EventSink, cmd: Command): number {
     orderEvent(state, sink, record, state.pairs.get(series.spec.pairId)!, 'cancelled_by_owner');
   } else if (cmd.type === 'place' && cmd.orders.length === 1) {
     const o = cmd.orders[0]!;
-    const v = validatePlace(state, o);
-    if ('code' in v) return 0;
+    const checked = validatePlace(state, o);
+    if ('code' in checked) return 0;
+    const v = withPortfolio(state, checked);
     const { series, pair } = v;
     v.account.nonces.use(o.nonce);
     const record = newRecord(state, v);

@@ -4,17 +4,17 @@
  * is all-or-nothing (api.md "Orders").
  */
 import type { Hex } from '../domain/hex.ts';
-import { tickToPrice } from '../domain/ticks.ts';
 import type { CancelOrder, PlaceOrder } from '../commands.ts';
 import { reject, type Rejection } from '../codes.ts';
 import type { VenueState } from '../state.ts';
 import type { Pair } from '../actors/registry.ts';
 import type { OrderRecord, SeriesActor } from '../actors/series.ts';
 import { collateralOf, type Portfolio } from '../actors/portfolio.ts';
-import type { Account, ProspectiveOrder } from '../actors/accounts.ts';
+import type { ProspectiveOrder } from '../actors/accounts.ts';
 import { openOrder, type OpenOrder } from '../actors/openOrders.ts';
 import type { EventSink } from './eventSink.ts';
 import { applyFill, worstFeeOf } from './fill.ts';
+import { checkOrders, withPortfolio, type ValidPlace } from './orderRules.ts';
 
 export type OrderOutcome = {
   readonly orderId: Hex;
@@ -24,68 +24,7 @@ export type OrderOutcome = {
   readonly trades: readonly { readonly tradeId: string; readonly price: bigint; readonly size: bigint }[];
 };
 
-export type ValidPlace = { readonly o: PlaceOrder; readonly account: Account; readonly series: SeriesActor; readonly pair: Pair; readonly portfolio: Portfolio; readonly lots: number; readonly price: bigint };
-export type ValidCancel = { readonly c: CancelOrder; readonly account: Account; readonly open: OpenOrder };
-
-/** The checks of one order that need neither the rest of its command nor a risk figure (those follow in enterOrders). */
-export function validatePlace(state: VenueState, o: PlaceOrder): ValidPlace | Rejection {
-  const series = state.series.get(o.seriesId);
-  if (!series) return reject('unknown_series', { seriesId: o.seriesId });
-  const pair = state.pairs.get(series.spec.pairId)!;
-  if (series.settled) return reject('series_settled', { seriesId: o.seriesId });
-  if (series.spec.expiry <= state.nowSec) return reject('series_expired', { seriesId: o.seriesId });
-  if (o.tick <= 0) return reject('zero_price', { field: 'tick' });
-  if (o.size % pair.sizeStep !== 0n) return reject('off_size_step', { field: 'size', sizeStep: pair.sizeStep.toString() });
-  if (o.size < pair.minSize) return reject('below_min_size', { field: 'size', minSize: pair.minSize.toString() });
-  const lots = o.size / pair.sizeStep;
-  if (lots > state.maxOrderLots) return reject('size_too_large', { field: 'size' });
-  if (o.deadline < state.nowSec) return reject('deadline_passed', { deadline: o.deadline });
-  if (o.expiry <= state.nowSec) return reject('order_expiry_passed', { expiry: o.expiry });
-  const account = state.accounts.accounts.get(o.owner);
-  if (account?.nonces.isUsed(o.nonce)) return reject('nonce_used', { nonce: o.nonce.toString() });
-  if (state.orderIndex.has(o.orderId)) return reject('duplicate_order', { orderId: o.orderId });
-  let portfolio: Portfolio | undefined;
-  if (o.portfolioId === 0) {
-    if (!account?.isMmm) return reject('portfolio_reserved', { portfolioId: 0 });
-    portfolio = state.accounts.internalPortfolio(o.owner, pair.pairId, state.now);
-  } else {
-    portfolio = account?.portfolios.get(o.portfolioId);
-    if (!account || !portfolio || portfolio.id < 0) return reject('unknown_portfolio', { portfolioId: o.portfolioId });
-  }
-  if (!series.marks || !state.oracles.has(pair.pairId)) return reject('no_oracle_price', { pairId: pair.pairId });
-  return { o, account, series, pair, portfolio, lots: Number(lots), price: tickToPrice(o.tick, pair.tickDecimals) };
-}
-
-export function validateCancel(state: VenueState, c: CancelOrder): ValidCancel | Rejection {
-  const open = state.orderIndex.get(c.orderId);
-  if (!open) return reject('unknown_order', { orderId: c.orderId });
-  if (open.record.owner !== c.owner) return reject('not_owner', { orderId: c.orderId });
-  if (c.deadline < state.nowSec) return reject('deadline_passed', { deadline: c.deadline });
-  const account = state.accounts.account(c.owner); // the order's owner, so it exists
-  if (account.nonces.isUsed(c.nonce)) return reject('nonce_used', { nonce: c.nonce.toString() });
-  return { c, account, open };
-}
-
-/** Nonces and order ids must be unique within one command. */
-function checkUnique(places: readonly PlaceOrder[], cancels: readonly CancelOrder[]): Rejection | null {
-  if (places.length + cancels.length < 2) return null;
-  const ids = new Set<string>();
-  const nonces = new Set<string>();
-  for (const x of [...places, ...cancels]) {
-    const n = `${x.owner}|${x.nonce}`;
-    if (nonces.has(n)) return reject('duplicate_in_batch', { nonce: x.nonce.toString() });
-    nonces.add(n);
-  }
-  for (const p of places) {
-    if (ids.has(p.orderId)) return reject('duplicate_in_batch', { orderId: p.orderId });
-    ids.add(p.orderId);
-  }
-  for (const c of cancels) {
-    if (ids.has(`cancel|${c.orderId}`)) return reject('duplicate_in_batch', { orderId: c.orderId });
-    ids.add(`cancel|${c.orderId}`);
-  }
-  return null;
-}
+export { validatePlace, validateCancel, type CheckedPlace, type ValidPlace, type ValidCancel } from './orderRules.ts';
 
 /** Open interest a pair would reach if every new order opened its full size (a safe upper bound). */
 function checkOpenInterest(state: VenueState, places: readonly ValidPlace[]): Rejection | null {
@@ -252,25 +191,17 @@ const NONE: readonly OpenOrder[] = [];
 
 export type OrdersValue = { readonly outcomes: readonly OrderOutcome[] };
 
-/** Place, cancel or replace: validate everything, check risk once, then apply in order. */
+/** Place, cancel or replace: the order rules (orderRules.ts, the engine's pre-check), risk once, then apply in order. */
 export function enterOrders(state: VenueState, sink: EventSink, cancels: readonly CancelOrder[], places: readonly PlaceOrder[]): OrdersValue | Rejection {
-  const entries = cancels.length + places.length;
-  if (entries === 0) return reject('batch_empty');
-  if (Math.max(cancels.length, places.length) > state.config.maxBatch) return reject('batch_too_large', { max: state.config.maxBatch });
-  const unique = checkUnique(places, cancels);
-  if (unique) return unique;
-  // Arrays sized up front: most commands carry one entry, and `[]` grows room for 17 on its first push.
-  const validCancels = new Array<ValidCancel>(cancels.length);
-  for (let i = 0; i < cancels.length; i++) {
-    const v = validateCancel(state, cancels[i]!);
-    if ('code' in v) return v;
-    validCancels[i] = v;
-  }
-  const validPlaces = new Array<ValidPlace>(places.length);
-  for (let i = 0; i < places.length; i++) {
-    const v = validatePlace(state, places[i]!);
-    if ('code' in v) return v;
-    validPlaces[i] = v;
+  const checked = checkOrders(state, cancels, places, state.nowSec);
+  if ('code' in checked) return checked;
+  const validCancels = checked.cancels;
+  // Every rule passed: a market maker's internal portfolio used for the first time is created now.
+  let validPlaces = checked.places as readonly ValidPlace[];
+  for (let i = 0; i < validPlaces.length; i++) {
+    if (validPlaces[i]!.portfolio !== null) continue;
+    if (validPlaces === checked.places) validPlaces = validPlaces.slice();
+    (validPlaces as ValidPlace[])[i] = withPortfolio(state, validPlaces[i]!);
   }
   if (validPlaces.length > 0) {
     const oi = checkOpenInterest(state, validPlaces);

@@ -1,14 +1,19 @@
 /**
- * The checks an order passes before its signature is recovered, cheapest first
- * (issue 7): portfolio ownership -> series exists and is live -> price on the tick grid,
- * size on the size step -> deadline not passed -> nonce unused. They read the engine's
- * state and never change it; the engine checks the state-dependent ones again when the
- * command is applied (state may move while a signature is being recovered).
+ * The gateway's own checks of order entry and RFQ, read-only on the engine's state.
+ *
+ * Order entry's order rules are not here: they are the engine's pre-check
+ * (engine/precheck.ts), run early by entryChecks.ts. What order entry takes from this file is
+ * wire-specific: the portfolio id and its default (`portfolioIdOf`), whose order a cancel
+ * names (`checkCancelTarget`, from the order history), the nonce floor (`checkNonce`, which
+ * also knows the order-nonce store) and uint256 deadlines (`deadlineSeconds`).
+ *
+ * The RFQ routes still use `checkPortfolio`, `checkSeries`, `checkSize` and `checkDeadline`
+ * before a quote is filled (rfqFill.ts, routes/rfq.ts); the engine checks an RFQ fill again
+ * when it is applied (flows/rfq.ts).
  */
 import type { Hex } from '../../engine/domain/hex.ts';
 import { reject } from '../../engine/codes.ts';
 import { formatHuman } from '../../engine/domain/fixed.ts';
-import { exactTick } from '../../engine/domain/ticks.ts';
 import type { Pair } from '../../engine/actors/registry.ts';
 import type { OrderRecord, SeriesActor } from '../../engine/actors/series.ts';
 import type { ErrorReply } from '../http/errors.ts';
@@ -22,23 +27,32 @@ const pass = <T>(value: T): Check<T> => ({ ok: true, value });
 const refuse = (error: ErrorReply): { ok: false; error: ErrorReply } => ({ ok: false, error });
 
 /**
- * The portfolio an order trades from. MMM wallets trade from portfolio 0 (their cash
- * portfolio; positions are routed to internal trading portfolios) and may omit it; other
- * wallets must name one of their trading portfolios (ids are per wallet).
+ * The portfolio id an entry names, as a number (wire only: whether the portfolio may trade is
+ * the engine's rule). MMM wallets trade from portfolio 0 (their cash portfolio; positions are
+ * routed to internal trading portfolios) and may omit it; other wallets must name one. An id
+ * past 2^53 names no portfolio.
  */
-export function checkPortfolio(ctx: OrderContext, owner: string, portfolioId: bigint | null, path: string): Check<number> {
-  const field = fieldPath(path, 'portfolioId');
-  const accounts = ctx.services.venue.state.accounts;
-  const isMmm = accounts.accounts.get(owner)?.isMmm === true;
+export function portfolioIdOf(ctx: OrderContext, owner: string, portfolioId: bigint | null, path: string): Check<number> {
   if (portfolioId === null) {
+    const field = fieldPath(path, 'portfolioId');
+    const isMmm = ctx.services.venue.state.accounts.accounts.get(owner)?.isMmm === true;
     return isMmm ? pass(0) : refuse(orderValidation(`${field} is required (only MMM wallets may omit it; they trade from portfolio 0)`, { field }));
   }
-  if (portfolioId === 0n) {
-    if (isMmm) return pass(0);
-    return refuse(orderEngineError(reject('portfolio_reserved', { field, portfolioId: 0 }), 'portfolio 0 is the cash portfolio of a market maker; name one of your trading portfolios (POST /api/portfolio/create)'));
-  }
-  if (portfolioId > BigInt(Number.MAX_SAFE_INTEGER) || !accounts.portfolio(owner, Number(portfolioId))) return refuse(portfolioNotFound(portfolioId.toString()));
+  if (portfolioId > BigInt(Number.MAX_SAFE_INTEGER)) return refuse(portfolioNotFound(portfolioId.toString()));
   return pass(Number(portfolioId));
+}
+
+/** The portfolio an RFQ taker trades from: `portfolioIdOf`, then portfolio 0 only for an MMM and the portfolio must exist. */
+export function checkPortfolio(ctx: OrderContext, owner: string, portfolioId: bigint | null, path: string): Check<number> {
+  const id = portfolioIdOf(ctx, owner, portfolioId, path);
+  if (!id.ok) return id;
+  const accounts = ctx.services.venue.state.accounts;
+  if (id.value === 0) {
+    if (accounts.accounts.get(owner)?.isMmm === true) return id;
+    return refuse(orderEngineError(reject('portfolio_reserved', { field: fieldPath(path, 'portfolioId'), portfolioId: 0 }), 'portfolio 0 is the cash portfolio of a market maker; name one of your trading portfolios (POST /api/portfolio/create)'));
+  }
+  if (!accounts.portfolio(owner, id.value)) return refuse(portfolioNotFound(id.value.toString()));
+  return id;
 }
 
 export type LiveSeries = { readonly series: SeriesActor; readonly pair: Pair };
@@ -51,20 +65,6 @@ export function checkSeries(ctx: OrderContext, seriesId: Hex, nowSec: number): C
   if (series.settled) return refuse(orderEngineError(reject('series_settled', { seriesId })));
   if (series.spec.expiry <= nowSec) return refuse(orderEngineError(reject('series_expired', { seriesId })));
   return pass({ series, pair: state.pairs.get(series.spec.pairId)! });
-}
-
-/** A human price must be a whole number of ticks (rejected, never rounded); its tick. */
-export function checkPrice(pair: Pair, price: bigint, path: string): Check<number> {
-  const field = fieldPath(path, 'price');
-  const tick = exactTick(price, pair.tickDecimals, field);
-  if (!tick.ok) return refuse(orderValidation(tick.error.message, { field, reason: 'off_tick_grid', tickDecimals: pair.tickDecimals }));
-  if (tick.value <= 0) return refuse(orderValidation(`${field} must be greater than 0`, { field, reason: 'zero_price' }));
-  return pass(tick.value);
-}
-
-export function checkTick(tick: number, path: string): Check<number> {
-  const field = fieldPath(path, 'tick');
-  return tick > 0 ? pass(tick) : refuse(orderValidation(`${field} must be greater than 0`, { field, reason: 'zero_price' }));
 }
 
 /** Size (WAD) on the pair's size step, at least its minimum, at most the venue's largest order. */
@@ -81,11 +81,6 @@ export function checkSize(ctx: OrderContext, pair: Pair, size: bigint, path: str
 export function checkDeadline(deadline: bigint, nowSec: number, path: string): Check<bigint> {
   if (deadline >= BigInt(nowSec)) return pass(deadline);
   return refuse(orderEngineError(reject('deadline_passed', { field: fieldPath(path, 'deadline'), deadline: deadline.toString(), now: nowSec })));
-}
-
-export function checkExpiry(expiry: number, nowSec: number, path: string): Check<number> {
-  if (expiry > nowSec) return pass(expiry);
-  return refuse(orderEngineError(reject('order_expiry_passed', { field: fieldPath(path, 'expiry'), expiry, now: nowSec })));
 }
 
 export function checkNonce(ctx: OrderContext, owner: string, nonce: bigint, path: string): Check<bigint> {
@@ -109,14 +104,4 @@ export function checkCancelTarget(ctx: OrderContext, owner: string, orderId: Hex
 /** Engine command times are numbers; a uint256 deadline beyond them means "no deadline" to the engine. */
 export function deadlineSeconds(deadline: bigint): number {
   return deadline > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(deadline);
-}
-
-/** No two entries of one request may share a nonce (each signature is single-use). */
-export function checkDistinctNonces(nonces: readonly { readonly nonce: bigint; readonly field: string }[]): Check<null> {
-  const seen = new Set<bigint>();
-  for (const n of nonces) {
-    if (seen.has(n.nonce)) return refuse(orderValidation(`${n.field}: nonce ${n.nonce} appears twice in this request`, { field: n.field, reason: 'duplicate_in_batch' }));
-    seen.add(n.nonce);
-  }
-  return pass(null);
 }

@@ -5,7 +5,7 @@
  * that already knows the typed data may post it directly and skip phase one.
  *
  * Only the shape is checked here (types, ranges, presence); whether the venue accepts the
- * values is orderChecks.ts's job.
+ * values is the engine's pre-check's job (entryChecks.ts, engine/precheck.ts).
  */
 import type { Hex } from '../../engine/domain/hex.ts';
 import { ok, type Parsed } from '../../engine/domain/result.ts';

@@ -2,7 +2,9 @@
  * Order entry, top to bottom (issue 7, "Checks, in this order"):
  *
  *   1. parse      the body's entries (orderEntries.ts; 400 OrderValidationError naming the field)
- *   2. check      per entry, cheapest first: portfolio -> series -> tick/size -> deadline -> nonce
+ *   2. check      per entry: the wire's own checks (portfolio default, price to ticks, defaults,
+ *                 whose order a cancel names), then the engine's pre-check, the order rules
+ *                 Venue.apply runs first (entryChecks.ts; engine/precheck.ts)
  *   3. phase one  unsigned: fill in nonce, deadline, expiry, portfolioId; reply typed data
  *   4. verify     signed: every signature recovered in the worker pool (micro-batched); the
  *                 signer must be the authenticated wallet
@@ -18,28 +20,16 @@ import type { OrderOutcome } from '../../engine/flows/orders.ts';
 import { placeOrderDigestHex } from '../../workers/eip712/digest.ts';
 import type { CancelOrderMessage, PlaceOrderMessage } from '../../workers/eip712/types.ts';
 import type { SingleVerifyRequest } from '../../workers/microBatcher.ts';
-import type { SignatureField } from './fields.ts';
 import { fieldPath } from './fields.ts';
 import type { CancelEntry, PlaceEntry } from './orderEntries.ts';
 import type { OrderContext } from './orderContext.ts';
-import {
-  checkCancelTarget,
-  checkDeadline,
-  checkDistinctNonces,
-  checkExpiry,
-  checkNonce,
-  checkPortfolio,
-  checkPrice,
-  checkSeries,
-  checkSize,
-  checkTick,
-  deadlineSeconds,
-  type Check,
-} from './orderChecks.ts';
+import { deadlineSeconds, type Check } from './orderChecks.ts';
+import { precheckDistinct } from '../../engine/precheck.ts';
+import { duplicateRefusal } from './refusals.ts';
+import { checkCancel, checkPlace, DEFAULT_DEADLINE_SEC, type CheckTime, type Draft } from './entryChecks.ts';
 import { orderEngineError, orderValidation, signedWith } from './orderErrors.ts';
 
-/** Default signature lifetime of typed data handed out (api.md: now + 5 minutes). */
-export const DEFAULT_DEADLINE_SEC = 300;
+export { DEFAULT_DEADLINE_SEC };
 
 /** What a request asks for: cancels, places, or replacements (cancel i pairs with place i). */
 export type OrderRequest = {
@@ -58,7 +48,7 @@ export type OrderResult = {
   readonly trades: readonly { readonly tradeId: string; readonly price: string; readonly size: string }[];
 };
 
-export type Draft<M> = { readonly path: string; readonly message: M; readonly signature: SignatureField | null };
+export type { Draft };
 
 export type EntryOutcome =
   | { readonly mode: 'typed_data'; readonly cancels: readonly CancelOrderMessage[]; readonly places: readonly { readonly message: PlaceOrderMessage; readonly orderId: Hex }[] }
@@ -72,85 +62,26 @@ export type EntryOutcome =
       readonly cancelled: readonly OrderResult[];
     };
 
-/** Step 2 for a place entry. An unsigned entry's nonce is left at -1 until every entry has passed. */
-function checkPlace(ctx: OrderContext, owner: string, e: PlaceEntry, nowSec: number): Check<Draft<PlaceOrderMessage>> {
-  const portfolio = checkPortfolio(ctx, owner, e.signed ? e.message.portfolioId : e.portfolioId, e.path);
-  if (!portfolio.ok) return portfolio;
-  const live = checkSeries(ctx, e.signed ? e.message.seriesId : e.seriesId, nowSec);
-  if (!live.ok) return live;
-  const { series, pair } = live.value;
-  if (e.signed) {
-    const m = e.message;
-    const tick = checkTick(m.tick, e.path);
-    if (!tick.ok) return tick;
-    const size = checkSize(ctx, pair, m.size, e.path);
-    if (!size.ok) return size;
-    const deadline = checkDeadline(m.deadline, nowSec, e.path);
-    if (!deadline.ok) return deadline;
-    const expiry = checkExpiry(m.expiry, nowSec, e.path);
-    if (!expiry.ok) return expiry;
-    const nonce = checkNonce(ctx, owner, m.nonce, e.path);
-    if (!nonce.ok) return nonce;
-    return { ok: true, value: { path: e.path, message: m, signature: e.signature } };
-  }
-  const tick = checkPrice(pair, e.price, e.path);
-  if (!tick.ok) return tick;
-  const size = checkSize(ctx, pair, e.size, e.path);
-  if (!size.ok) return size;
-  const deadline = checkDeadline(e.deadline ?? BigInt(nowSec + DEFAULT_DEADLINE_SEC), nowSec, e.path);
-  if (!deadline.ok) return deadline;
-  const expiry = checkExpiry(e.expiry ?? series.spec.expiry, nowSec, e.path);
-  if (!expiry.ok) return expiry;
-  const message: PlaceOrderMessage = {
-    seriesId: e.seriesId,
-    portfolioId: BigInt(portfolio.value),
-    isBuy: e.isBuy,
-    tick: tick.value,
-    size: size.value,
-    expiry: expiry.value,
-    nonce: -1n,
-    deadline: deadline.value,
-  };
-  return { ok: true, value: { path: e.path, message, signature: null } };
-}
-
-/** Step 2 for a cancel entry: the order must be the caller's and open. */
-function checkCancel(ctx: OrderContext, owner: string, e: CancelEntry, nowSec: number): Check<Draft<CancelOrderMessage>> {
-  const orderId = e.signed ? e.message.orderId : e.orderId;
-  const target = checkCancelTarget(ctx, owner, orderId);
-  if (!target.ok) return target;
-  const deadline = checkDeadline(e.signed ? e.message.deadline : (e.deadline ?? BigInt(nowSec + DEFAULT_DEADLINE_SEC)), nowSec, e.path);
-  if (!deadline.ok) return deadline;
-  const given = e.signed ? e.message.nonce : e.nonce;
-  if (given !== null) {
-    const nonce = checkNonce(ctx, owner, given, e.path);
-    if (!nonce.ok) return nonce;
-  }
-  return { ok: true, value: { path: e.path, message: { orderId, nonce: given ?? -1n, deadline: deadline.value }, signature: e.signed ? e.signature : null } };
-}
-
-function checkAll(ctx: OrderContext, owner: string, req: OrderRequest, nowSec: number): Check<{ cancels: Draft<CancelOrderMessage>[]; places: Draft<PlaceOrderMessage>[] }> {
+function checkAll(ctx: OrderContext, owner: string, req: OrderRequest, now: CheckTime): Check<{ cancels: Draft<CancelOrderMessage>[]; places: Draft<PlaceOrderMessage>[] }> {
   const cancels: Draft<CancelOrderMessage>[] = [];
   const places: Draft<PlaceOrderMessage>[] = [];
-  const seenOrders = new Set<Hex>();
   for (const e of req.cancels) {
-    const c = checkCancel(ctx, owner, e, nowSec);
+    const c = checkCancel(ctx, owner, e, now);
     if (!c.ok) return c;
-    if (seenOrders.has(c.value.message.orderId)) {
-      const field = fieldPath(e.path, 'orderId');
-      return { ok: false, error: orderValidation(`${field}: order ${c.value.message.orderId} is named twice in this request`, { field, reason: 'duplicate_in_batch' }) };
-    }
-    seenOrders.add(c.value.message.orderId);
     cancels.push(c.value);
   }
   for (const e of req.places) {
-    const p = checkPlace(ctx, owner, e, nowSec);
+    const p = checkPlace(ctx, owner, e, now);
     if (!p.ok) return p;
     places.push(p.value);
   }
-  const given = [...cancels, ...places].filter((d) => d.message.nonce >= 0n).map((d) => ({ nonce: d.message.nonce, field: fieldPath(d.path, 'nonce') }));
-  const distinct = checkDistinctNonces(given);
-  if (!distinct.ok) return distinct;
+  // The engine's rule for the whole command (no nonce or order named twice); phase-one nonces are not chosen yet.
+  const nonceOf = (d: Draft<{ nonce: bigint }>) => (d.message.nonce >= 0n ? d.message.nonce : null);
+  const refused = precheckDistinct(
+    places.map((d) => ({ owner, nonce: nonceOf(d), orderId: null })),
+    cancels.map((d) => ({ owner, nonce: nonceOf(d), orderId: d.message.orderId })),
+  );
+  if (refused) return { ok: false, error: duplicateRefusal(refused, cancels, places) };
   return { ok: true, value: { cancels, places } };
 }
 
@@ -181,8 +112,8 @@ function outcomeJson(o: OrderOutcome): OrderResult {
 /** Steps 2 to 5 for one request. `owner` is the authenticated wallet, EIP-55. */
 export async function enterOrders(ctx: OrderContext, owner: string, req: OrderRequest): Promise<Check<EntryOutcome>> {
   const started = performance.now();
-  const nowSec = Math.floor(ctx.services.pipeline.now() / 1000);
-  const checked = checkAll(ctx, owner, req, nowSec);
+  const nowMs = ctx.services.pipeline.now();
+  const checked = checkAll(ctx, owner, req, { ms: nowMs, sec: Math.floor(nowMs / 1000) });
   if (!checked.ok) return checked;
   const { cancels, places } = checked.value;
 
