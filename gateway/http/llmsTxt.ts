@@ -55,7 +55,7 @@ function section(route: Route, form: Form): string {
   for (const [status, schema] of Object.entries(responses)) {
     lines.push(`- ${status}${route.produces === undefined ? '' : ` (${route.produces})`}: ${describeType(conv(schema))}`);
   }
-  lines.push(`- Errors: ${errorStatuses(route).join(', ')}`);
+  lines.push(`- Errors: ${errorStatuses(route, form).join(', ')}`);
   const names = Object.keys(components);
   if (names.length > 0) lines.push(`- Types: ${names.map((n) => `\`${n}\` = ${describeType(components[n])}`).join('; ')}`);
   return lines.join('\n');

@@ -55,7 +55,7 @@ const errorDescriptions: Record<number, string> = {
   404: 'Not found',
   405: 'Method not allowed on this path',
   413: 'Request body too large',
-  415: 'A request authenticated by the session cookie sent a body that is not Content-Type: application/json',
+  415: 'A request authenticated by the session cookie (or an earlier-form sign-in, which sets it) sent a body that is not Content-Type: application/json',
   429: 'Rate limit exceeded; see Retry-After',
   500: 'Unexpected server error (generic message, never a stack trace)',
   503: 'Service not ready',
@@ -153,7 +153,7 @@ export function takesBody(route: Route): boolean {
 }
 
 /** Error statuses an operation can answer, from its auth, scope, inputs, limits and declared `errors`. */
-export function errorStatuses(route: Route): number[] {
+export function errorStatuses(route: Route, form: Form): number[] {
   const errors = new Set<number>([500, ...(route.errors ?? [])]);
   if (route.params !== undefined || route.query !== undefined || takesBody(route)) errors.add(400);
   if (route.params !== undefined) errors.add(404);
@@ -162,6 +162,8 @@ export function errorStatuses(route: Route): number[] {
   if (takesBody(route)) errors.add(413);
   // Cookie writes must be JSON (gateway/http/csrf.ts).
   if (takesBody(route) && route.auth !== 'none' && (route.accepts === undefined || route.accepts.includes('cookie'))) errors.add(415);
+  // The earlier form's sign-in sets the cookie: its body must be JSON too (login CSRF).
+  if (takesBody(route) && form === 'earlier' && route.setsSessionCookie === true) errors.add(415);
   if (limited(route)) errors.add(429);
   return [...errors].sort((a, b) => a - b);
 }
@@ -207,7 +209,7 @@ function operation(route: Route, form: Form, components: Record<string, JsonSche
     }
     responses[status] = r;
   }
-  for (const status of errorStatuses(route)) if (responses[String(status)] === undefined) responses[String(status)] = errorResponse(form, status);
+  for (const status of errorStatuses(route, form)) if (responses[String(status)] === undefined) responses[String(status)] = errorResponse(form, status);
   op['responses'] = responses;
   op['security'] = securityFor(route, form);
   return op;

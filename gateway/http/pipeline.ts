@@ -4,8 +4,8 @@
  *
  *   1. authenticate  (only when a credential is present; may be async)
  *   2. rate-limit    (keyed by wallet, whatever its credential, else IP; invalid credentials -> IP)
- *   3. authorize     (route auth / scope / admin -> 401, 403; a cookie write that is
- *                    not application/json -> 415, csrf.ts)
+ *   3. authorize     (route auth / scope / admin -> 401, 403; a cookie write, or the
+ *                    earlier form's sign-in, that is not application/json -> 415, csrf.ts)
  *   4. validate      (path, query, body -> 400 naming the field)
  *   5. handle        (the route's handler; returned or thrown ApiError -> its code)
  *   6. shape         (earlier-form reply hook), serialise, add rate-limit headers
@@ -220,7 +220,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     }
     const denied = authorize(route.route, auth, isAdmin);
     if (denied !== null) return errorWire(route.form, denied, headers);
-    const forged = cookieWriteCheck({ auth: route.route.auth, hasBody: route.body !== null }, auth, req.headers, req.body);
+    const forged = cookieWriteCheck({ auth: route.route.auth, hasBody: route.body !== null, setsSessionCookie: route.form === 'earlier' && route.route.setsSessionCookie === true }, auth, req.headers, req.body);
     if (forged !== null) return errorWire(route.form, forged, headers);
     const ctx = buildContext(route, req, auth, now);
     if ('error' in ctx) return errorWire(route.form, ctx, headers);

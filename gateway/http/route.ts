@@ -126,6 +126,12 @@ export type RouteSpec<
   readonly scope?: Scope;
   /** Credential kinds accepted on `required`/`admin` routes (default all), e.g. `['bearer', 'cookie']` where API keys may not be used. */
   readonly accepts?: readonly CredentialKind[];
+  /**
+   * The earlier form's reply sets the `session` cookie (sign-in). Its body must then be
+   * `application/json` whoever sends it, or a cross-site form could sign a browser into
+   * someone else's account (login CSRF, csrf.ts).
+   */
+  readonly setsSessionCookie?: boolean;
   readonly summary: string;
   readonly description?: string;
   /** OpenAPI tags; default: the group. */
@@ -156,6 +162,7 @@ export type Route = {
   readonly auth: AuthMode;
   readonly scope?: Scope;
   readonly accepts?: readonly CredentialKind[];
+  readonly setsSessionCookie?: boolean;
   readonly summary: string;
   readonly description?: string;
   readonly tags?: readonly string[];

@@ -122,6 +122,8 @@ export function authRoutes(s: Services): Route[] {
       forms: both,
       group: 'auth',
       auth: 'none',
+      // The earlier form's reply sets the session cookie: its body must be JSON (csrf.ts).
+      setsSessionCookie: true,
       summary: 'Sign in with a signed SIWE message',
       // A refused message, signature or nonce.
       errors: [401],
@@ -130,7 +132,7 @@ export function authRoutes(s: Services): Route[] {
         'Checks the message (domain = one of SIWE_DOMAIN\'s entries, on NETWORK=local also the venue\'s own listen address, never the Host header; URI on the same host[:port]; chain id = the network\'s; statement `Sign in to <SERVICE_NAME>`; ' +
         '`Issued At` at most 60 s in the future), the EOA signature and the nonce (single use, consumed only by the wallet it was asked for). ' +
         'Current form: `{ token, user, success }`; send the token as `Authorization: Bearer <token>` (24 hours). ' +
-        'Earlier form: `{ session, user }` and an HttpOnly `session` cookie (24 hours). Failures: 401 with the reason.',
+        'Earlier form: `{ session, user }` and an HttpOnly `session` cookie (24 hours); its body must be `Content-Type: application/json` (else 415, so that no cross-site form can sign a browser into another account). Failures: 401 with the reason.',
       body: Type.Object({
         ...SiweBody,
         walletAddress: Type.Optional(AddressSchema),

@@ -6,9 +6,9 @@
  * API keys are unaffected. Against the real venue, both forms.
  */
 import t from 'tap';
-import { cookieWriteCheck, isJsonContentType, CSRF_MESSAGE } from '../../../gateway/http/csrf.ts';
+import { cookieWriteCheck, isJsonContentType, CSRF_MESSAGE, SIGN_IN_MESSAGE } from '../../../gateway/http/csrf.ts';
 import { startTestApp, request } from '../support/testApp.ts';
-import { earlierNonce, hmacHeaders, hostOf, loginEarlier, login, newWallet, relaxedAuthLimits, siweMessage, LINK_STATEMENT } from '../auth/siweClient.ts';
+import { currentNonce, earlierNonce, hmacHeaders, hostOf, loginEarlier, login, newWallet, relaxedAuthLimits, siweMessage, LINK_STATEMENT } from '../auth/siweClient.ts';
 
 t.test('what counts as JSON', async (t) => {
   for (const ok of ['application/json', 'application/json; charset=utf-8', 'Application/JSON;charset=UTF-8', ' application/json ']) t.ok(isJsonContentType(ok), ok);
@@ -40,7 +40,7 @@ const url = app.url;
 /** A raw POST: the test helper always sends application/json. */
 async function post(path: string, headers: Record<string, string>, body: string) {
   const res = await fetch(url + path, { method: 'POST', headers, body });
-  return { status: res.status, body: (await res.json()) as any };
+  return { status: res.status, headers: res.headers, body: (await res.json()) as any };
 }
 
 t.test('a cookie POST that is not application/json gets 415 and changes nothing', async (t) => {
@@ -63,6 +63,33 @@ t.test('a cookie POST that is not application/json gets 415 and changes nothing'
   const charset = await post('/portfolio/deposit', { cookie: session, 'content-type': 'application/json; charset=utf-8' }, deposit);
   t.same([charset.status, charset.body.deposit], [200, '10000000'], 'with a charset parameter too');
   t.equal(await balance(), '10000000');
+});
+
+t.test('the earlier form\'s sign-in sets the cookie: its body must be JSON (login CSRF)', async (t) => {
+  const anonymousCaller = { kind: 'anonymous' } as never;
+  const body = new TextEncoder().encode('{}');
+  const signIn = { auth: 'none', hasBody: true, setsSessionCookie: true };
+  t.same(cookieWriteCheck(signIn, anonymousCaller, { 'content-type': 'text/plain' }, body), { error: { code: 'unsupported_media_type', message: SIGN_IN_MESSAGE, details: null } }, 'no credentials needed to be checked');
+  t.equal(cookieWriteCheck(signIn, anonymousCaller, { 'content-type': 'application/json' }, body), null);
+
+  // A cross-site form posts the attacker's own signed sign-in as text/plain: no session, no cookie.
+  const attacker = newWallet();
+  const nonce = await earlierNonce(url, attacker.address);
+  const message = siweMessage({ domain: hostOf(url), address: attacker.address, nonce });
+  const signature = await attacker.signMessage({ message });
+  const forged = await post('/auth/siwe/verify', { 'content-type': 'text/plain' }, JSON.stringify({ message, signature }));
+  t.same([forged.status, forged.body], [415, { error: 'unsupported_media_type', message: SIGN_IN_MESSAGE }], 'refused');
+  t.equal(forged.headers.get('set-cookie'), null, 'no cookie set');
+  // The nonce was not consumed by the refusal: the same message as JSON signs in.
+  const ok = await post('/auth/siwe/verify', { 'content-type': 'application/json' }, JSON.stringify({ message, signature }));
+  t.equal(ok.status, 200, 'as JSON it signs in');
+  t.match(ok.headers.get('set-cookie') ?? '', /session=/);
+  // The current form sets no cookie and keeps taking what it took.
+  const w = newWallet();
+  const cnonce = await currentNonce(url, w.address);
+  const cmessage = siweMessage({ domain: hostOf(url), address: w.address, nonce: cnonce });
+  const current = await post('/api/auth/siwe/verify', { 'content-type': 'text/plain' }, JSON.stringify({ message: cmessage, signature: await w.signMessage({ message: cmessage }) }));
+  t.equal(current.status, 200, 'current form: a token, no cookie, not checked');
 });
 
 t.test('wallet linking with the cookie: 415 unless JSON', async (t) => {
@@ -92,6 +119,7 @@ t.test('bearer tokens and API keys are unaffected; a cookie without a body is to
   const { cookie } = await loginEarlier(url, newWallet());
   const created = await request(`${url}/portfolio/create`, { method: 'POST', headers: { cookie: `session=${cookie}` } });
   t.same([created.status, created.body], [200, { id: 1 }], 'a cookie POST without a body or Content-Type');
-  const publicRoute = await post('/auth/siwe/verify', { cookie: `session=${cookie}`, 'content-type': 'text/plain' }, JSON.stringify({ message: 'x', signature: 'y' }));
-  t.same([publicRoute.status, publicRoute.body.message], [401, 'Invalid signature format (must be 0x hex)'], 'a public route does not act on the cookie and is not checked');
+  const publicRoute = await post('/helpers/symbol/translate', { cookie: `session=${cookie}`, 'content-type': 'text/plain' }, JSON.stringify({}));
+  t.equal(publicRoute.status, 400, 'a public route does not act on the cookie and is not checked (its own validation answers)');
+  t.not(publicRoute.body.error, 'unsupported_media_type');
 });
