@@ -8,6 +8,7 @@ import { Deque, Tail } from './deque.ts';
 import type { OrderBook, MatchSink } from '../book/types.ts';
 import type { OrderStatus } from '../events.ts';
 import type { SeriesMarks } from '../commands.ts';
+import type { OrderInstructions } from '../domain/instructions.ts';
 import type { SeriesQuote } from './accounts.ts';
 import { tickToPrice } from '../domain/ticks.ts';
 
@@ -39,6 +40,8 @@ export type OrderRecord = {
   status: OrderStatus;
   readonly expiry: number; // seconds
   readonly createdAt: number; // ms
+  /** Its instructions (the shared default object when it named none). */
+  readonly instructions: OrderInstructions;
 };
 
 export type PublicTrade = { readonly id: string; readonly price: bigint; readonly size: bigint; readonly side: 'buy' | 'sell'; readonly ts: number };
@@ -143,22 +146,53 @@ export class SeriesActor {
    * Match an incoming order and rest the remainder. The caller has validated it. The
    * outcome is valid until the next call (its arrays are reused).
    */
-  match(order: OrderRecord): MatchOutcome {
+  match(order: OrderRecord, restRemainder = true): MatchOutcome {
     const out = this.outcome;
     // Setting an array's length is a builtin call even when it is already 0.
     if (out.fills.length !== 0) out.fills.length = 0;
     if (out.selfTradeCancels.length !== 0) out.selfTradeCancels.length = 0;
     this.takerIsBuy = order.isBuy;
     this.byRef.set(order.ref, order);
-    const remaining = this.book.place(order.ref, order.ownerIndex, order.isBuy, order.tick, order.lots, this.sink);
+    const remaining = this.book.place(order.ref, order.ownerIndex, order.isBuy, order.tick, order.lots, this.sink, restRemainder);
     order.filledLots = order.lots - remaining;
-    order.status = remaining === 0 ? 'filled' : order.filledLots > 0 ? 'partial' : 'open';
-    if (remaining > 0) this.touch(order.isBuy, order.tick);
+    // A remainder that may not rest (IOC, FOK) is cancelled: the caller names why.
+    order.status = remaining === 0 ? 'filled' : !restRemainder ? 'cancelled' : order.filledLots > 0 ? 'partial' : 'open';
+    if (remaining > 0 && restRemainder) this.touch(order.isBuy, order.tick);
     for (const f of out.fills) if (f.maker.status === 'filled') this.forget(f.maker);
     for (const m of out.selfTradeCancels) this.forget(m);
-    if (remaining === 0) this.forget(order);
-    out.restingLots = remaining;
+    if (remaining === 0 || !restRemainder) this.forget(order);
+    out.restingLots = restRemainder ? remaining : 0;
     return out;
+  }
+
+  /**
+   * Whether an order of `owner` would take: the best opposite level is at or through `tick`.
+   * Counts every resting order, the owner's own too (docs/engine.md "Order instructions").
+   */
+  wouldTake(isBuy: boolean, tick: number): boolean {
+    const best = isBuy ? this.book.bestAsk() : this.book.bestBid();
+    return best !== -1 && (isBuy ? best <= tick : best >= tick);
+  }
+
+  /**
+   * The lots an order of owner `ownerIndex` could fill at once at `tick` or better, counting
+   * at most `want`: resting orders of other owners only, since self-trade prevention removes
+   * the owner's own instead of filling them (the fill-or-kill check).
+   */
+  fillableLots(ownerIndex: number, isBuy: boolean, tick: number, want: number): number {
+    let total = 0;
+    for (const level of this.book.depth(!isBuy, Number.MAX_SAFE_INTEGER)) {
+      if (isBuy ? level.tick > tick : level.tick < tick) break;
+      total += level.qty;
+    }
+    if (total < want) return total;
+    // The owner's own resting orders at those prices would be cancelled, not filled.
+    for (const r of this.byRef.values()) {
+      if (r.ownerIndex !== ownerIndex || r.isBuy === isBuy) continue;
+      if (isBuy ? r.tick > tick : r.tick < tick) continue;
+      total -= r.lots - r.filledLots;
+    }
+    return total;
   }
 
   /** Remove an open order from the book; returns its remaining lots. */
