@@ -11,6 +11,7 @@ import type { SeriesMarks } from '../commands.ts';
 import type { OrderInstructions } from '../domain/instructions.ts';
 import type { SeriesQuote } from './accounts.ts';
 import { tickToPrice } from '../domain/ticks.ts';
+import { fillableLots, wouldTake, type OwnResting } from '../book/instructions.ts';
 
 export type SeriesSpec = {
   readonly seriesId: Hex;
@@ -165,34 +166,18 @@ export class SeriesActor {
     return out;
   }
 
-  /**
-   * Whether an order of `owner` would take: the best opposite level is at or through `tick`.
-   * Counts every resting order, the owner's own too (docs/engine.md "Order instructions").
-   */
+  /** Post-only: whether an order at `tick` would take (book/instructions.ts). */
   wouldTake(isBuy: boolean, tick: number): boolean {
-    const best = isBuy ? this.book.bestAsk() : this.book.bestBid();
-    return best !== -1 && (isBuy ? best <= tick : best >= tick);
+    return wouldTake(this.book, isBuy, tick);
   }
 
-  /**
-   * The lots an order of owner `ownerIndex` could fill at once at `tick` or better, counting
-   * at most `want`: resting orders of other owners only, since self-trade prevention removes
-   * the owner's own instead of filling them (the fill-or-kill check).
-   */
+  /** Fill-or-kill: the lots an order of owner `ownerIndex` could fill at once at `tick` (book/instructions.ts). */
   fillableLots(ownerIndex: number, isBuy: boolean, tick: number, want: number): number {
-    let total = 0;
-    for (const level of this.book.depth(!isBuy, Number.MAX_SAFE_INTEGER)) {
-      if (isBuy ? level.tick > tick : level.tick < tick) break;
-      total += level.qty;
-    }
-    if (total < want) return total;
-    // The owner's own resting orders at those prices would be cancelled, not filled.
-    for (const r of this.byRef.values()) {
-      if (r.ownerIndex !== ownerIndex || r.isBuy === isBuy) continue;
-      if (isBuy ? r.tick > tick : r.tick < tick) continue;
-      total -= r.lots - r.filledLots;
-    }
-    return total;
+    return fillableLots(this.book, isBuy, tick, want, this.ownResting(ownerIndex));
+  }
+
+  private *ownResting(ownerIndex: number): IterableIterator<OwnResting> {
+    for (const r of this.byRef.values()) if (r.ownerIndex === ownerIndex) yield { isBuy: r.isBuy, tick: r.tick, qty: r.lots - r.filledLots };
   }
 
   /** Remove an open order from the book; returns its remaining lots. */
