@@ -32,7 +32,7 @@ export function isClientOrderId(s: string): boolean {
 }
 
 /** The instructions an optional partial set stands for (defaults filled; the shared default when all are default). */
-export function instructionsOf(x: Partial<OrderInstructions> | undefined | null): OrderInstructions {
+export function instructionsOf(x: { readonly [K in keyof OrderInstructions]?: OrderInstructions[K] | undefined } | undefined | null): OrderInstructions {
   if (x === undefined || x === null) return DEFAULT_INSTRUCTIONS;
   const timeInForce = x.timeInForce ?? 'GTC';
   const postOnly = x.postOnly ?? false;

@@ -15,7 +15,7 @@ import { openOrder, type OpenOrder } from '../actors/openOrders.ts';
 import type { EventSink } from './eventSink.ts';
 import { applyFill, worstFeeOf } from './fill.ts';
 import { checkOrders, withPortfolio, type ValidPlace } from './orderRules.ts';
-import { DEFAULT_INSTRUCTIONS, type CancelReason } from '../domain/instructions.ts';
+import { DEFAULT_INSTRUCTIONS, type CancelReason, type OrderInstructions } from '../domain/instructions.ts';
 
 export type OrderOutcome = {
   readonly orderId: Hex;
@@ -23,6 +23,9 @@ export type OrderOutcome = {
   readonly filled: bigint;
   readonly remaining: bigint;
   readonly trades: readonly { readonly tradeId: string; readonly price: bigint; readonly size: bigint }[];
+  readonly instructions: OrderInstructions;
+  /** ioc or fok when the instruction cancelled it (whole or its rest), else null. */
+  readonly cancelReason: CancelReason | null;
 };
 
 export { validatePlace, validateCancel, type CheckedPlace, type ValidPlace, type ValidCancel } from './orderRules.ts';
@@ -169,14 +172,15 @@ function executePlace(state: VenueState, sink: EventSink, v: ValidPlace): OrderO
   sink.book(series);
   const killed: CancelReason | null = record.status !== 'cancelled' ? null : tif === 'IOC' ? 'ioc' : 'fok';
   pushOrderEvent(state, sink, record, filled, outcome.restingLots > 0 ? remaining : 0n, killed === null ? null : `${killed}_remainder`, killed);
-  return { orderId: o.orderId, status: record.status, filled, remaining: outcome.restingLots > 0 ? remaining : 0n, trades };
+  return { orderId: o.orderId, status: record.status, filled, remaining: outcome.restingLots > 0 ? remaining : 0n, trades, instructions: record.instructions, cancelReason: killed };
 }
 
 /** A fill-or-kill order that could not fill at once: cancelled whole, the book untouched (no book ref used). */
 function killFok(state: VenueState, sink: EventSink, v: ValidPlace): OrderOutcome {
   const { o } = v;
-  sink.push({ type: 'order', orderId: o.orderId, owner: o.owner, seriesId: o.seriesId, status: 'cancelled', filled: 0n, remaining: 0n, reason: 'fok_not_filled', cancelReason: 'fok', instructions: o.instructions ?? DEFAULT_INSTRUCTIONS, ts: state.now });
-  return { orderId: o.orderId, status: 'cancelled', filled: 0n, remaining: 0n, trades: [] };
+  const instructions = o.instructions ?? DEFAULT_INSTRUCTIONS;
+  sink.push({ type: 'order', orderId: o.orderId, owner: o.owner, seriesId: o.seriesId, status: 'cancelled', filled: 0n, remaining: 0n, reason: 'fok_not_filled', cancelReason: 'fok', instructions, ts: state.now });
+  return { orderId: o.orderId, status: 'cancelled', filled: 0n, remaining: 0n, trades: [], instructions, cancelReason: 'fok' };
 }
 
 /** Take an open order off the book and release its reservation. */
