@@ -52,6 +52,9 @@ export const ResultCodes = {
   quote_mismatch: { kind: 'precondition', message: 'quote does not match the request' },
   quote_invalid_nonce: { kind: 'precondition', message: 'InvalidNonce' },
   quote_exhausted: { kind: 'precondition', message: 'quote has no remaining size' },
+  duplicate_client_order_id: { kind: 'precondition', message: 'clientOrderId is already used by an open order of this wallet' },
+  post_only_would_take: { kind: 'precondition', message: 'post-only order would take liquidity' },
+  reduce_only_would_increase: { kind: 'precondition', message: 'reduce-only order could increase the position' },
   clock_backwards: { kind: 'precondition', message: 'command timestamp is before the venue clock' },
 } as const;
 

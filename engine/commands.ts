@@ -8,6 +8,7 @@
  * normalised at the edge before a command is built.
  */
 import type { Hex } from './domain/hex.ts';
+import type { OrderInstructions } from './domain/instructions.ts';
 
 export type CommandHeader = { readonly seq: number; readonly ts: number };
 
@@ -46,6 +47,8 @@ export type PlaceOrder = {
   readonly expiry: number; // good-till, Unix seconds
   readonly nonce: bigint;
   readonly deadline: number; // Unix seconds
+  /** Beside the signed struct (not hashed into orderId); absent = the defaults (journals written before them decode so). */
+  readonly instructions?: OrderInstructions;
 };
 
 export type CancelOrder = {

@@ -4,6 +4,7 @@
  * gateway turns them into WebSocket messages and read-model updates.
  */
 import type { Hex } from './domain/hex.ts';
+import type { CancelReason, OrderInstructions } from './domain/instructions.ts';
 
 export type OrderStatus = 'open' | 'partial' | 'filled' | 'cancelled' | 'expired';
 
@@ -35,6 +36,9 @@ export type OrderEvent = {
   readonly filled: bigint; // WAD
   readonly remaining: bigint; // WAD
   readonly reason: string | null; // why it was cancelled or expired
+  /** Why it ended without filling (domain/instructions.ts), null while open or when filled. */
+  readonly cancelReason: CancelReason | null;
+  readonly instructions: OrderInstructions;
   readonly ts: number;
 };
 

@@ -9,6 +9,7 @@
 import type { Command } from './commands.ts';
 import type { Rejection } from './codes.ts';
 import type { VenueState } from './state.ts';
+import { instructionRules } from './flows/instructionRules.ts';
 import { cancelRules, checkBatch, checkOrders, checkUnique, placeRules, type CancelDraft, type PlaceDraft } from './flows/orderRules.ts';
 
 export type { CancelDraft, PlaceDraft } from './flows/orderRules.ts';
@@ -58,9 +59,11 @@ export function precheckEntries(state: VenueState, tsMs: number, cancels: readon
     const v = cancelRules(state, c, nowSec);
     if ('code' in v) return v;
   }
-  for (const p of places) {
-    const v = placeRules(state, p, nowSec);
+  for (let i = 0; i < places.length; i++) {
+    const v = placeRules(state, places[i]!, nowSec);
     if ('code' in v) return v;
+    const refused = instructionRules(state, v, places, i, cancels);
+    if (refused) return refused;
   }
   return null;
 }

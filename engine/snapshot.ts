@@ -9,6 +9,7 @@ import { keccak256 } from './domain/keccak256.ts';
 import type { Hex } from './domain/hex.ts';
 import type { VenueConfig } from './config.ts';
 import { VenueState } from './state.ts';
+import { instructionsOf } from './domain/instructions.ts';
 import { SeriesActor, type OrderRecord, type PublicTrade, type SeriesSpec } from './actors/series.ts';
 import type { Account, UserTrade } from './actors/accounts.ts';
 import type { Portfolio, Position } from './actors/portfolio.ts';
@@ -130,7 +131,11 @@ export function restoreState(bytes: Uint8Array): VenueState {
   for (const [key, id] of dump.expiryHeap) s.expiryHeap.push(key, id);
   const records = new Map<Hex, OrderRecord>(); // every series' open orders, for the order index
   for (const d of dump.series) {
-    for (const r of d.records) records.set(r.orderId, r);
+    for (const r of d.records) {
+      // Snapshots written before order instructions hold none: the defaults.
+      (r as { instructions: OrderRecord['instructions'] }).instructions = instructionsOf(r.instructions as OrderRecord['instructions'] | undefined);
+      records.set(r.orderId, r);
+    }
     const a = new SeriesActor(d.spec, createFastBook(), dump.config.recentTradesPerSeries);
     a.restore(d.records, d.priority);
     a.bookSeq = d.bookSeq;

@@ -69,6 +69,11 @@ export class VenueState {
     return Math.floor(this.now / 1000);
   }
 
+  /** The interned index of `owner`, or -1 when it was never interned (read only). */
+  ownerIndexOf(owner: string): number {
+    return this.ownerIndex.get(owner) ?? -1;
+  }
+
   internOwner(owner: string): number {
     let i = this.ownerIndex.get(owner);
     if (i === undefined) {

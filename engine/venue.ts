@@ -87,7 +87,7 @@ export class Venue {
       case 'cancel':
         return enterOrders(s, sink, cmd.cancels, []);
       case 'replace':
-        return enterOrders(s, sink, cmd.pairs.map((p) => p.cancel), cmd.pairs.map((p) => p.place));
+        return enterOrders(s, sink, cmd.pairs.map((p) => p.cancel), cmd.pairs.map((p) => p.place), 'replace');
       case 'rfq_request':
         return createRequest(s, sink, cmd);
       case 'rfq_quote':

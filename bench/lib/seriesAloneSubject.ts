@@ -39,7 +39,7 @@ function applyAlone(state: VenueState, sink: EventSink, cmd: Command): number {
     series.remove(record, 'cancelled');
     state.orderIndex.delete(record.orderId);
     sink.book(series);
-    orderEvent(state, sink, record, state.pairs.get(series.spec.pairId)!, 'cancelled_by_owner');
+    orderEvent(state, sink, record, state.pairs.get(series.spec.pairId)!, 'cancelled_by_owner', 'user');
   } else if (cmd.type === 'place' && cmd.orders.length === 1) {
     const o = cmd.orders[0]!;
     const checked = validatePlace(state, o);
@@ -53,11 +53,11 @@ function applyAlone(state: VenueState, sink: EventSink, cmd: Command): number {
       const maker = fill.maker;
       if (maker.status === 'filled') state.orderIndex.delete(maker.orderId);
       else state.orderIndex.get(maker.orderId)!.remaining -= BigInt(fill.lots) * pair.sizeStep;
-      orderEvent(state, sink, maker, pair, null);
+      orderEvent(state, sink, maker, pair, null, null);
     }
     for (const m of outcome.selfTradeCancels) {
       state.orderIndex.delete(m.orderId);
-      orderEvent(state, sink, m, pair, 'self_trade_prevention');
+      orderEvent(state, sink, m, pair, 'self_trade_prevention', 'self_trade');
     }
     const filled = BigInt(record.filledLots) * pair.sizeStep;
     const remaining = o.size - filled;
@@ -66,7 +66,7 @@ function applyAlone(state: VenueState, sink: EventSink, cmd: Command): number {
       if (record.expiry < series.spec.expiry) state.trackGoodTill(record.expiry, o.orderId);
     }
     sink.book(series);
-    pushOrderEvent(state, sink, record, filled, outcome.restingLots > 0 ? remaining : 0n, null);
+    pushOrderEvent(state, sink, record, filled, outcome.restingLots > 0 ? remaining : 0n, null, null);
   } else throw new Error(`the series-alone subject applies single place and cancel commands, not this ${cmd.type}`);
   return sink.finish(state).length;
 }

@@ -8,8 +8,10 @@ import { Deque, Tail } from './deque.ts';
 import type { OrderBook, MatchSink } from '../book/types.ts';
 import type { OrderStatus } from '../events.ts';
 import type { SeriesMarks } from '../commands.ts';
+import type { OrderInstructions } from '../domain/instructions.ts';
 import type { SeriesQuote } from './accounts.ts';
 import { tickToPrice } from '../domain/ticks.ts';
+import { fillableLots, wouldTake, type OwnResting } from '../book/instructions.ts';
 
 export type SeriesSpec = {
   readonly seriesId: Hex;
@@ -39,6 +41,8 @@ export type OrderRecord = {
   status: OrderStatus;
   readonly expiry: number; // seconds
   readonly createdAt: number; // ms
+  /** Its instructions (the shared default object when it named none). */
+  readonly instructions: OrderInstructions;
 };
 
 export type PublicTrade = { readonly id: string; readonly price: bigint; readonly size: bigint; readonly side: 'buy' | 'sell'; readonly ts: number };
@@ -143,22 +147,37 @@ export class SeriesActor {
    * Match an incoming order and rest the remainder. The caller has validated it. The
    * outcome is valid until the next call (its arrays are reused).
    */
-  match(order: OrderRecord): MatchOutcome {
+  match(order: OrderRecord, restRemainder = true): MatchOutcome {
     const out = this.outcome;
     // Setting an array's length is a builtin call even when it is already 0.
     if (out.fills.length !== 0) out.fills.length = 0;
     if (out.selfTradeCancels.length !== 0) out.selfTradeCancels.length = 0;
     this.takerIsBuy = order.isBuy;
     this.byRef.set(order.ref, order);
-    const remaining = this.book.place(order.ref, order.ownerIndex, order.isBuy, order.tick, order.lots, this.sink);
+    const remaining = this.book.place(order.ref, order.ownerIndex, order.isBuy, order.tick, order.lots, this.sink, restRemainder);
     order.filledLots = order.lots - remaining;
-    order.status = remaining === 0 ? 'filled' : order.filledLots > 0 ? 'partial' : 'open';
-    if (remaining > 0) this.touch(order.isBuy, order.tick);
+    // A remainder that may not rest (IOC, FOK) is cancelled: the caller names why.
+    order.status = remaining === 0 ? 'filled' : !restRemainder ? 'cancelled' : order.filledLots > 0 ? 'partial' : 'open';
+    if (remaining > 0 && restRemainder) this.touch(order.isBuy, order.tick);
     for (const f of out.fills) if (f.maker.status === 'filled') this.forget(f.maker);
     for (const m of out.selfTradeCancels) this.forget(m);
-    if (remaining === 0) this.forget(order);
-    out.restingLots = remaining;
+    if (remaining === 0 || !restRemainder) this.forget(order);
+    out.restingLots = restRemainder ? remaining : 0;
     return out;
+  }
+
+  /** Post-only: whether an order at `tick` would take (book/instructions.ts). */
+  wouldTake(isBuy: boolean, tick: number): boolean {
+    return wouldTake(this.book, isBuy, tick);
+  }
+
+  /** Fill-or-kill: the lots an order of owner `ownerIndex` could fill at once at `tick` (book/instructions.ts). */
+  fillableLots(ownerIndex: number, isBuy: boolean, tick: number, want: number): number {
+    return fillableLots(this.book, isBuy, tick, want, this.ownResting(ownerIndex));
+  }
+
+  private *ownResting(ownerIndex: number): IterableIterator<OwnResting> {
+    for (const r of this.byRef.values()) if (r.ownerIndex === ownerIndex) yield { isBuy: r.isBuy, tick: r.tick, qty: r.lots - r.filledLots };
   }
 
   /** Remove an open order from the book; returns its remaining lots. */

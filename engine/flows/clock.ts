@@ -32,6 +32,6 @@ function expireOrders(state: VenueState, sink: EventSink): void {
     // engine does not derive order ids, so one may have come back on a later order with its own
     // good-till time: only an order whose own expiry has passed leaves.
     if (!open || open.record.expiry > state.nowSec) continue;
-    removeOrder(state, sink, open, 'expired', 'order_expiry');
+    removeOrder(state, sink, open, 'expired', 'order_expiry', 'expiry');
   }
 }

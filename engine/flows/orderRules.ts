@@ -18,6 +18,7 @@ import type { SeriesActor } from '../actors/series.ts';
 import type { Portfolio } from '../actors/portfolio.ts';
 import type { Account } from '../actors/accounts.ts';
 import type { OpenOrder } from '../actors/openOrders.ts';
+import { instructionRules } from './instructionRules.ts';
 
 /**
  * A place entry as the rules see it. Before its signature is recovered an entry may not
@@ -159,6 +160,8 @@ export function checkOrders(state: VenueState, cancels: readonly CancelOrder[], 
   for (let i = 0; i < places.length; i++) {
     const v = validatePlace(state, places[i]!, nowSec);
     if ('code' in v) return v;
+    const refused = instructionRules(state, v, places, i, cancels);
+    if (refused) return refused;
     checked[i] = v;
   }
   return { cancels: validCancels, places: checked };

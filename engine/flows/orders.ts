@@ -15,6 +15,7 @@ import { openOrder, type OpenOrder } from '../actors/openOrders.ts';
 import type { EventSink } from './eventSink.ts';
 import { applyFill, worstFeeOf } from './fill.ts';
 import { checkOrders, withPortfolio, type ValidPlace } from './orderRules.ts';
+import { DEFAULT_INSTRUCTIONS, type CancelReason, type OrderInstructions } from '../domain/instructions.ts';
 
 export type OrderOutcome = {
   readonly orderId: Hex;
@@ -22,6 +23,9 @@ export type OrderOutcome = {
   readonly filled: bigint;
   readonly remaining: bigint;
   readonly trades: readonly { readonly tradeId: string; readonly price: bigint; readonly size: bigint }[];
+  readonly instructions: OrderInstructions;
+  /** ioc or fok when the instruction cancelled it (whole or its rest), else null. */
+  readonly cancelReason: CancelReason | null;
 };
 
 export { validatePlace, validateCancel, type CheckedPlace, type ValidPlace, type ValidCancel } from './orderRules.ts';
@@ -110,14 +114,20 @@ export function newRecord(state: VenueState, v: ValidPlace): OrderRecord {
     status: 'open',
     expiry: Math.min(o.expiry, series.spec.expiry),
     createdAt: state.now,
+    instructions: o.instructions ?? DEFAULT_INSTRUCTIONS,
   };
 }
 
 function executePlace(state: VenueState, sink: EventSink, v: ValidPlace): OrderOutcome {
   const { o, series, pair } = v;
   v.account.nonces.use(o.nonce);
+  const tif = o.instructions?.timeInForce ?? 'GTC';
+  // Fill-or-kill: killed before it touches the book when other owners' liquidity at its
+  // price cannot fill it all (its own resting orders would be removed by self-trade
+  // prevention, not filled). Only the nonce is used.
+  if (tif === 'FOK' && series.fillableLots(state.ownerIndexOf(o.owner), o.isBuy, o.tick, v.lots) < v.lots) return killFok(state, sink, v);
   const record = newRecord(state, v);
-  const outcome = series.match(record);
+  const outcome = series.match(record, tif === 'GTC');
   const trades = new Array<{ tradeId: string; price: bigint; size: bigint }>(outcome.fills.length);
   for (let i = 0; i < outcome.fills.length; i++) {
     const fill = outcome.fills[i]!;
@@ -142,13 +152,13 @@ function executePlace(state: VenueState, sink: EventSink, v: ValidPlace): OrderO
       source: 'book',
     });
     trades[i] = { tradeId, price, size };
-    orderEvent(state, sink, maker, pair, null);
+    orderEvent(state, sink, maker, pair, null, null);
   }
   for (const m of outcome.selfTradeCancels) {
     const resting = state.orderIndex.get(m.orderId)!;
     state.accounts.margin.dropOrder(resting.portfolio, resting);
     state.orderIndex.delete(m.orderId);
-    orderEvent(state, sink, m, pair, 'self_trade_prevention');
+    orderEvent(state, sink, m, pair, 'self_trade_prevention', 'self_trade');
   }
   const filled = BigInt(record.filledLots) * pair.sizeStep;
   const remaining = o.size - filled; // the order's size is lots x sizeStep (validated)
@@ -160,12 +170,21 @@ function executePlace(state: VenueState, sink: EventSink, v: ValidPlace): OrderO
   }
   sink.portfolio(v.portfolio);
   sink.book(series);
-  pushOrderEvent(state, sink, record, filled, outcome.restingLots > 0 ? remaining : 0n, null);
-  return { orderId: o.orderId, status: record.status, filled, remaining, trades };
+  const killed: CancelReason | null = record.status !== 'cancelled' ? null : tif === 'IOC' ? 'ioc' : 'fok';
+  pushOrderEvent(state, sink, record, filled, outcome.restingLots > 0 ? remaining : 0n, killed === null ? null : `${killed}_remainder`, killed);
+  return { orderId: o.orderId, status: record.status, filled, remaining: outcome.restingLots > 0 ? remaining : 0n, trades, instructions: record.instructions, cancelReason: killed };
+}
+
+/** A fill-or-kill order that could not fill at once: cancelled whole, the book untouched (no book ref used). */
+function killFok(state: VenueState, sink: EventSink, v: ValidPlace): OrderOutcome {
+  const { o } = v;
+  const instructions = o.instructions ?? DEFAULT_INSTRUCTIONS;
+  sink.push({ type: 'order', orderId: o.orderId, owner: o.owner, seriesId: o.seriesId, status: 'cancelled', filled: 0n, remaining: 0n, reason: 'fok_not_filled', cancelReason: 'fok', instructions, ts: state.now });
+  return { orderId: o.orderId, status: 'cancelled', filled: 0n, remaining: 0n, trades: [], instructions, cancelReason: 'fok' };
 }
 
 /** Take an open order off the book and release its reservation. */
-export function removeOrder(state: VenueState, sink: EventSink, open: OpenOrder, status: 'cancelled' | 'expired', reason: string): void {
+export function removeOrder(state: VenueState, sink: EventSink, open: OpenOrder, status: 'cancelled' | 'expired', reason: string, cancelReason: CancelReason): void {
   const { record, series, portfolio } = open;
   const pair = state.pairs.get(series.spec.pairId)!;
   series.remove(record, status);
@@ -173,18 +192,18 @@ export function removeOrder(state: VenueState, sink: EventSink, open: OpenOrder,
   state.orderIndex.delete(record.orderId);
   sink.portfolio(portfolio);
   sink.book(series);
-  orderEvent(state, sink, record, pair, reason);
+  orderEvent(state, sink, record, pair, reason, cancelReason);
 }
 
 /** The order event of `r` as it stands (a maker after a fill, a removed order). */
-export function orderEvent(state: VenueState, sink: EventSink, r: OrderRecord, pair: Pair, reason: string | null): void {
+export function orderEvent(state: VenueState, sink: EventSink, r: OrderRecord, pair: Pair, reason: string | null, cancelReason: CancelReason | null): void {
   const filled = BigInt(r.filledLots) * pair.sizeStep;
   const open = r.status === 'open' || r.status === 'partial';
-  pushOrderEvent(state, sink, r, filled, open ? BigInt(r.lots) * pair.sizeStep - filled : 0n, reason);
+  pushOrderEvent(state, sink, r, filled, open ? BigInt(r.lots) * pair.sizeStep - filled : 0n, reason, cancelReason);
 }
 
-export function pushOrderEvent(state: VenueState, sink: EventSink, r: OrderRecord, filled: bigint, remaining: bigint, reason: string | null): void {
-  sink.push({ type: 'order', orderId: r.orderId, owner: r.owner, seriesId: r.seriesId, status: r.status, filled, remaining, reason, ts: state.now });
+export function pushOrderEvent(state: VenueState, sink: EventSink, r: OrderRecord, filled: bigint, remaining: bigint, reason: string | null, cancelReason: CancelReason | null): void {
+  sink.push({ type: 'order', orderId: r.orderId, owner: r.owner, seriesId: r.seriesId, status: r.status, filled, remaining, reason, cancelReason, instructions: r.instructions, ts: state.now });
 }
 
 const NONE: readonly OpenOrder[] = [];
@@ -192,7 +211,7 @@ const NONE: readonly OpenOrder[] = [];
 export type OrdersValue = { readonly outcomes: readonly OrderOutcome[] };
 
 /** Place, cancel or replace: the order rules (orderRules.ts, the engine's pre-check), risk once, then apply in order. */
-export function enterOrders(state: VenueState, sink: EventSink, cancels: readonly CancelOrder[], places: readonly PlaceOrder[]): OrdersValue | Rejection {
+export function enterOrders(state: VenueState, sink: EventSink, cancels: readonly CancelOrder[], places: readonly PlaceOrder[], cancelReason: 'user' | 'replace' = 'user'): OrdersValue | Rejection {
   const checked = checkOrders(state, cancels, places, state.nowSec);
   if ('code' in checked) return checked;
   const validCancels = checked.cancels;
@@ -212,7 +231,7 @@ export function enterOrders(state: VenueState, sink: EventSink, cancels: readonl
   }
   for (const v of validCancels) {
     v.account.nonces.use(v.c.nonce);
-    removeOrder(state, sink, v.open, 'cancelled', 'cancelled_by_owner');
+    removeOrder(state, sink, v.open, 'cancelled', 'cancelled_by_owner', cancelReason);
   }
   const outcomes = new Array<OrderOutcome>(validPlaces.length);
   for (let i = 0; i < validPlaces.length; i++) outcomes[i] = executePlace(state, sink, validPlaces[i]!);

@@ -27,7 +27,7 @@ function settle(state: VenueState, sink: EventSink, s: SeriesActor): void {
   if (!oracle) return; // nothing to settle against yet; retried at the next clock
   const endMs = s.spec.expiry * 1000;
   const price = twap(oracle.history, endMs - state.config.settlementWindowSec * 1000, endMs, oracle.spot);
-  for (const order of [...s.openOrders()]) removeOrder(state, sink, state.orderIndex.get(order.orderId)!, 'expired', 'series_expired');
+  for (const order of [...s.openOrders()]) removeOrder(state, sink, state.orderIndex.get(order.orderId)!, 'expired', 'series_expired', 'settlement');
   const value = intrinsic(s.spec.isCall, s.spec.strike, price);
   for (const account of state.accounts.accounts.values()) {
     for (const p of account.portfolios.values()) {

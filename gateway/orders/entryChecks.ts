@@ -24,17 +24,24 @@ import type { OrderContext } from './orderContext.ts';
 import { checkCancelTarget, checkNonce, deadlineSeconds, portfolioIdOf, type Check } from './orderChecks.ts';
 import { cancelRefusal, placeRefusal } from './refusals.ts';
 import { orderValidation } from './orderErrors.ts';
+import { DEFAULT_INSTRUCTIONS, type OrderInstructions } from '../../engine/domain/instructions.ts';
 
 /** Default signature lifetime of typed data handed out (api.md: now + 5 minutes). */
 export const DEFAULT_DEADLINE_SEC = 300;
 
 export type Draft<M> = { readonly path: string; readonly message: M; readonly signature: SignatureField | null };
+/** A checked place: its message and its instructions (beside the signed struct). */
+export type PlaceDraftOf = Draft<PlaceOrderMessage> & { readonly instructions: OrderInstructions };
 
 /** The time of the check: the pipeline's clock, in ms and in seconds. */
 export type CheckTime = { readonly ms: number; readonly sec: number };
 
 /** A place entry. An unsigned entry's nonce is left at -1 until every entry has passed. */
-export function checkPlace(ctx: OrderContext, owner: string, e: PlaceEntry, now: CheckTime): Check<Draft<PlaceOrderMessage>> {
+/**
+ * A place entry. `cancels`: the request's cancels (a replace), which the order rules take
+ * away first (a replacement may keep the client order id of the order it cancels).
+ */
+export function checkPlace(ctx: OrderContext, owner: string, e: PlaceEntry, now: CheckTime, cancels: readonly CancelDraft[] = []): Check<PlaceDraftOf> {
   const portfolio = portfolioIdOf(ctx, owner, e.signed ? e.message.portfolioId : e.portfolioId, e.path);
   if (!portfolio.ok) return portfolio;
   let message: PlaceOrderMessage;
@@ -65,14 +72,15 @@ export function checkPlace(ctx: OrderContext, owner: string, e: PlaceEntry, now:
     expiry: message.expiry,
     nonce: e.signed ? message.nonce : null,
     deadline: deadlineSeconds(message.deadline),
+    ...(e.instructions === DEFAULT_INSTRUCTIONS ? {} : { instructions: e.instructions }),
   };
-  const refused = precheckEntries(ctx.services.venue.state, now.ms, [], [draft]);
+  const refused = precheckEntries(ctx.services.venue.state, now.ms, cancels, [draft]);
   if (refused) return { ok: false, error: placeRefusal(refused, { path: e.path, signed: e.signed, message, now: now.sec }) };
   if (e.signed) {
     const nonce = checkNonce(ctx, owner, message.nonce, e.path);
     if (!nonce.ok) return nonce;
   }
-  return { ok: true, value: { path: e.path, message, signature: e.signed ? e.signature : null } };
+  return { ok: true, value: { path: e.path, message, signature: e.signed ? e.signature : null, instructions: e.instructions } };
 }
 
 /** A cancel entry: the order must be the caller's and open, then the engine's cancel rules. */

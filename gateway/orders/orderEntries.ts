@@ -10,6 +10,8 @@
 import type { Hex } from '../../engine/domain/hex.ts';
 import { ok, type Parsed } from '../../engine/domain/result.ts';
 import type { CancelOrderMessage, PlaceOrderMessage } from '../../workers/eip712/types.ts';
+import type { OrderInstructions } from '../../engine/domain/instructions.ts';
+import { readInstructions } from './instructionFields.ts';
 import {
   fieldPath,
   isPresent,
@@ -41,9 +43,11 @@ export type UnsignedPlace = {
   readonly expiry: number | null;
   /** Unix seconds; null: now + 5 minutes */
   readonly deadline: bigint | null;
+  /** Beside the signed struct (instructionFields.ts). */
+  readonly instructions: OrderInstructions;
 };
 
-export type SignedPlace = { readonly signed: true; readonly path: string; readonly message: PlaceOrderMessage; readonly signature: SignatureField };
+export type SignedPlace = { readonly signed: true; readonly path: string; readonly message: PlaceOrderMessage; readonly signature: SignatureField; readonly instructions: OrderInstructions };
 export type PlaceEntry = UnsignedPlace | SignedPlace;
 
 export type UnsignedCancel = { readonly signed: false; readonly path: string; readonly orderId: Hex; readonly nonce: bigint | null; readonly deadline: bigint | null };
@@ -75,6 +79,8 @@ export function parsePlace(value: unknown, path: string): Parsed<PlaceEntry> {
   const o = obj.value;
   const seriesId = readBytes32(o, 'seriesId', path);
   if (!seriesId.ok) return seriesId;
+  const instructions = readInstructions(o, path);
+  if (!instructions.ok) return instructions;
   if (!hasSignature(o)) {
     const isBuy = readBool(o, 'isBuy', path);
     if (!isBuy.ok) return isBuy;
@@ -88,7 +94,7 @@ export function parsePlace(value: unknown, path: string): Parsed<PlaceEntry> {
     if (!expiry.ok) return expiry;
     const deadline = readOptionalUint(o, 'deadline', path, 256);
     if (!deadline.ok) return deadline;
-    return ok({ signed: false, path, seriesId: seriesId.value, isBuy: isBuy.value, size: size.value, price: price.value, portfolioId: portfolioId.value, expiry: expiry.value, deadline: deadline.value });
+    return ok({ signed: false, path, seriesId: seriesId.value, isBuy: isBuy.value, size: size.value, price: price.value, portfolioId: portfolioId.value, expiry: expiry.value, deadline: deadline.value, instructions: instructions.value });
   }
   const portfolioId = readUint(o, 'portfolioId', path, 256);
   if (!portfolioId.ok) return portfolioId;
@@ -116,7 +122,7 @@ export function parsePlace(value: unknown, path: string): Parsed<PlaceEntry> {
     nonce: nonce.value,
     deadline: deadline.value,
   };
-  return ok({ signed: true, path, message, signature: signature.value });
+  return ok({ signed: true, path, message, signature: signature.value, instructions: instructions.value });
 }
 
 export function parseCancel(value: unknown, path: string): Parsed<CancelEntry> {

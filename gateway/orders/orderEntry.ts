@@ -26,7 +26,10 @@ import type { OrderContext } from './orderContext.ts';
 import { deadlineSeconds, type Check } from './orderChecks.ts';
 import { precheckDistinct } from '../../engine/precheck.ts';
 import { duplicateRefusal } from './refusals.ts';
-import { checkCancel, checkPlace, DEFAULT_DEADLINE_SEC, type CheckTime, type Draft } from './entryChecks.ts';
+import { checkCancel, checkPlace, DEFAULT_DEADLINE_SEC, type CheckTime, type Draft, type PlaceDraftOf } from './entryChecks.ts';
+import type { CancelDraft } from '../../engine/precheck.ts';
+import { DEFAULT_INSTRUCTIONS, type CancelReason, type OrderInstructions } from '../../engine/domain/instructions.ts';
+import { instructionsJson, type InstructionsJson } from './instructionFields.ts';
 import { orderEngineError, orderValidation, signedWith } from './orderErrors.ts';
 
 export { DEFAULT_DEADLINE_SEC };
@@ -46,32 +49,35 @@ export type OrderResult = {
   readonly filled: string;
   readonly remaining: string;
   readonly trades: readonly { readonly tradeId: string; readonly price: string; readonly size: string }[];
-};
+  readonly cancelReason: CancelReason | null;
+} & InstructionsJson;
 
 export type { Draft };
 
 export type EntryOutcome =
-  | { readonly mode: 'typed_data'; readonly cancels: readonly CancelOrderMessage[]; readonly places: readonly { readonly message: PlaceOrderMessage; readonly orderId: Hex }[] }
+  | { readonly mode: 'typed_data'; readonly cancels: readonly CancelOrderMessage[]; readonly places: readonly { readonly message: PlaceOrderMessage; readonly orderId: Hex; readonly instructions: OrderInstructions }[] }
   | {
       readonly mode: 'relay';
       readonly cancels: readonly Draft<CancelOrderMessage>[];
-      readonly places: readonly Draft<PlaceOrderMessage>[];
+      readonly places: readonly PlaceDraftOf[];
       /** The new orders, in request order. */
       readonly orders: readonly OrderResult[];
       /** The orders the request cancelled, in request order. */
       readonly cancelled: readonly OrderResult[];
     };
 
-function checkAll(ctx: OrderContext, owner: string, req: OrderRequest, now: CheckTime): Check<{ cancels: Draft<CancelOrderMessage>[]; places: Draft<PlaceOrderMessage>[] }> {
+function checkAll(ctx: OrderContext, owner: string, req: OrderRequest, now: CheckTime): Check<{ cancels: Draft<CancelOrderMessage>[]; places: PlaceDraftOf[] }> {
   const cancels: Draft<CancelOrderMessage>[] = [];
-  const places: Draft<PlaceOrderMessage>[] = [];
+  const places: PlaceDraftOf[] = [];
   for (const e of req.cancels) {
     const c = checkCancel(ctx, owner, e, now);
     if (!c.ok) return c;
     cancels.push(c.value);
   }
+  // A replacement's place is judged with the request's cancels taken away (as the engine does).
+  const taken: CancelDraft[] = req.paired ? cancels.map((c) => ({ orderId: c.message.orderId, owner, nonce: null, deadline: deadlineSeconds(c.message.deadline) })) : [];
   for (const e of req.places) {
-    const p = checkPlace(ctx, owner, e, now);
+    const p = checkPlace(ctx, owner, e, now, taken);
     if (!p.ok) return p;
     places.push(p.value);
   }
@@ -86,7 +92,7 @@ function checkAll(ctx: OrderContext, owner: string, req: OrderRequest, now: Chec
 }
 
 /** Step 4: every signature must recover to the caller. Resolves with the digests (orderIds for places). */
-async function verifyAll(ctx: OrderContext, owner: string, cancels: readonly Draft<CancelOrderMessage>[], places: readonly Draft<PlaceOrderMessage>[]): Promise<Check<Hex[]>> {
+async function verifyAll(ctx: OrderContext, owner: string, cancels: readonly Draft<CancelOrderMessage>[], places: readonly PlaceDraftOf[]): Promise<Check<Hex[]>> {
   const requests: { field: string; request: SingleVerifyRequest }[] = [];
   const domain = ctx.orderBook.domain;
   for (const c of cancels) requests.push({ field: fieldPath(c.path, 'signature'), request: { kind: 'cancel', domain, message: c.message, signature: c.signature!.raw } });
@@ -106,7 +112,15 @@ async function verifyAll(ctx: OrderContext, owner: string, cancels: readonly Dra
 }
 
 function outcomeJson(o: OrderOutcome): OrderResult {
-  return { orderId: o.orderId, status: o.status, filled: o.filled.toString(), remaining: o.remaining.toString(), trades: o.trades.map((t) => ({ tradeId: t.tradeId, price: t.price.toString(), size: t.size.toString() })) };
+  return {
+    orderId: o.orderId,
+    status: o.status,
+    filled: o.filled.toString(),
+    remaining: o.remaining.toString(),
+    trades: o.trades.map((t) => ({ tradeId: t.tradeId, price: t.price.toString(), size: t.size.toString() })),
+    ...instructionsJson(o.instructions),
+    cancelReason: o.cancelReason,
+  };
 }
 
 /** Steps 2 to 5 for one request. `owner` is the authenticated wallet, EIP-55. */
@@ -121,13 +135,13 @@ export async function enterOrders(ctx: OrderContext, owner: string, req: OrderRe
     // Phase one: nonces are handed out only once every entry has passed, in request order.
     const withNonce = <M extends { nonce: bigint }>(d: Draft<M>): M => (d.message.nonce >= 0n ? d.message : { ...d.message, nonce: ctx.nonces.take(owner) });
     const cancelMessages: CancelOrderMessage[] = [];
-    const placeMessages: PlaceOrderMessage[] = [];
+    const placeMessages: { message: PlaceOrderMessage; instructions: OrderInstructions }[] = [];
     const order = req.paired ? cancels.flatMap((c, i) => [c, places[i]!]) : [...cancels, ...places];
     for (const d of order) {
       if ('orderId' in d.message) cancelMessages.push(withNonce(d as Draft<CancelOrderMessage>));
-      else placeMessages.push(withNonce(d as Draft<PlaceOrderMessage>));
+      else placeMessages.push({ message: withNonce(d as PlaceDraftOf), instructions: (d as PlaceDraftOf).instructions });
     }
-    return { ok: true, value: { mode: 'typed_data', cancels: cancelMessages, places: placeMessages.map((m) => ({ message: m, orderId: placeOrderDigestHex(ctx.orderBook.separator, m) })) } };
+    return { ok: true, value: { mode: 'typed_data', cancels: cancelMessages, places: placeMessages.map((p) => ({ message: p.message, orderId: placeOrderDigestHex(ctx.orderBook.separator, p.message), instructions: p.instructions })) } };
   }
 
   const verifying = performance.now();
@@ -150,6 +164,7 @@ export async function enterOrders(ctx: OrderContext, owner: string, req: OrderRe
     expiry: p.message.expiry,
     nonce: p.message.nonce,
     deadline: deadlineSeconds(p.message.deadline),
+    ...(p.instructions === DEFAULT_INSTRUCTIONS ? {} : { instructions: p.instructions }),
   }));
   for (const p of placeCommands) ctx.history.register(p);
   const result = await ctx.services.pipeline.submit(
@@ -169,7 +184,7 @@ export async function enterOrders(ctx: OrderContext, owner: string, req: OrderRe
   const cancelled: OrderResult[] = [];
   for (const e of result.events) {
     if (e.type === 'order' && e.status === 'cancelled' && cancelledIds.has(e.orderId) && e.reason === 'cancelled_by_owner') {
-      cancelled.push({ orderId: e.orderId, status: e.status, filled: e.filled.toString(), remaining: e.remaining.toString(), trades: [] });
+      cancelled.push({ orderId: e.orderId, status: e.status, filled: e.filled.toString(), remaining: e.remaining.toString(), trades: [], ...instructionsJson(e.instructions), cancelReason: e.cancelReason });
     }
   }
   return { ok: true, value: { mode: 'relay', cancels, places, orders: outcomes.map(outcomeJson), cancelled } };

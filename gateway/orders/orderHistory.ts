@@ -10,6 +10,7 @@ import type { OrderStatus, VenueEvent } from '../../engine/events.ts';
 import type { OrderRecord } from '../../engine/actors/series.ts';
 import type { VenueState } from '../../engine/state.ts';
 import { tickToPrice } from '../../engine/domain/ticks.ts';
+import type { CancelReason, OrderInstructions } from '../../engine/domain/instructions.ts';
 import { orderFigures } from '../readModels/orderFigures.ts';
 
 export type OrderView = {
@@ -29,10 +30,13 @@ export type OrderView = {
   readonly expiry: number;
   /** why it left the book: cancelled_by_owner, self_trade_prevention, order_expiry, settlement, ... */
   readonly reason: string | null;
+  readonly instructions: OrderInstructions;
+  /** why it ended without filling (engine/domain/instructions.ts); null while open or once filled */
+  readonly cancelReason: CancelReason | null;
 };
 
 /** What the read model must know of an order to describe it once the engine has forgotten it. */
-type OrderMeta = Omit<OrderView, 'filled' | 'remaining' | 'status' | 'reason' | 'createdAt'> & { readonly owner: string; createdAt: number | null };
+type OrderMeta = Omit<OrderView, 'filled' | 'remaining' | 'status' | 'reason' | 'createdAt' | 'instructions' | 'cancelReason'> & { readonly owner: string; createdAt: number | null };
 
 const FINISHED_PER_WALLET = 1000;
 const isOpen = (s: OrderStatus) => s === 'open' || s === 'partial';
@@ -100,6 +104,8 @@ export class OrderHistory {
         remaining: 0n,
         status: e.status,
         reason: e.reason,
+        instructions: e.instructions,
+        cancelReason: e.cancelReason,
       };
       let list = this.finished.get(owner);
       if (!list) this.finished.set(owner, (list = []));
@@ -127,6 +133,8 @@ export class OrderHistory {
       createdAt: Math.floor(r.createdAt / 1000),
       expiry: r.expiry,
       reason: null,
+      instructions: r.instructions,
+      cancelReason: null,
     };
   }
 

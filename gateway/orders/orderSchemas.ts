@@ -7,6 +7,7 @@
  * framework's generic 400 does not. orderEntries.ts validates them completely instead.
  */
 import { Type, type TSchema } from '@sinclair/typebox';
+import { CancelReasonField, InstructionReplyFields, InstructionRequestFields } from './instructionFields.ts';
 import { Bytes32, Nullable, WadString, AddressSchema } from '../routes/schemas.ts';
 
 /**
@@ -31,6 +32,7 @@ export const UnsignedPlaceSchema = Type.Object(
     portfolioId: Type.Optional(IdNumberOrString('required except for MMM wallets, which trade from portfolio 0')),
     expiry: Type.Optional(Type.Integer({ description: 'good-till, Unix seconds; default the series expiry' })),
     deadline: Type.Optional(UintString('signature deadline, Unix seconds; default now + 300')),
+    ...InstructionRequestFields,
   },
   { title: 'Unsigned place (phase one)' },
 );
@@ -46,8 +48,9 @@ export const SignedPlaceSchema = Type.Object(
     nonce: UintString('uint256, unused by this wallet'),
     deadline: UintString('uint256, Unix seconds'),
     signature: Signature,
+    ...InstructionRequestFields,
   },
-  { title: 'Signed place (phase two): the PlaceOrder message plus its signature' },
+  { title: 'Signed place (phase two): the PlaceOrder message plus its signature, and the order instructions (not signed)' },
 );
 
 export const UnsignedCancelSchema = Type.Object(
@@ -86,6 +89,8 @@ export const OrderResultSchema = Type.Object({
   filled: WadString,
   remaining: WadString,
   trades: Type.Array(TradeResult),
+  ...InstructionReplyFields,
+  cancelReason: CancelReasonField,
 });
 
 export const relayReply = (operation: string, extra: Record<string, TSchema> = {}) =>
@@ -118,4 +123,6 @@ export const OrderViewSchema = Type.Object({
   createdAt: Type.Integer({ description: 'Unix seconds' }),
   expiry: Type.Integer({ description: 'good-till, Unix seconds' }),
   reason: Nullable(Type.String({ description: 'why a finished order left the book' })),
+  ...InstructionReplyFields,
+  cancelReason: CancelReasonField,
 });

@@ -53,6 +53,13 @@ export function placeRefusal(r: Rejection, at: PlaceAt): ErrorReply {
       return orderEngineError(reject('portfolio_reserved', { field: field('portfolioId'), portfolioId: 0 }), RESERVED);
     case 'unknown_portfolio':
       return portfolioNotFound(m.portfolioId.toString());
+    case 'duplicate_client_order_id':
+    case 'post_only_would_take':
+    case 'reduce_only_would_increase': {
+      // The rule names its field; the wire names it by its path in the body.
+      const name = r.details?.['field'];
+      return orderEngineError(reject(r.code, { ...r.details, field: field(typeof name === 'string' ? name : '') }));
+    }
     default:
       return orderEngineError(r);
   }

@@ -12,6 +12,7 @@
  * A market maker's internal trading portfolios (negative ids in the engine) are shown as
  * its portfolio 0, whose risk the engine already computes over the whole group.
  */
+import { instructionsJson, type InstructionsJson } from '../orders/instructionFields.ts';
 import type { Hex } from '../../engine/domain/hex.ts';
 import { WAD, WAD_PER_C6 } from '../../engine/domain/fixed.ts';
 import type { Venue } from '../../engine/venue.ts';
@@ -69,7 +70,7 @@ export type OpenOrderJson = {
   status: string;
   createdAt: number;
   expiry: number;
-};
+} & InstructionsJson;
 export type UserTradeJson = { id: string; seriesId: Hex; symbol: string; portfolioId: number; side: 'buy' | 'sell'; price: string; size: string; fee: string; liquidity: 'maker' | 'taker'; timestamp: number };
 export type FeesJson = { totalFeesPaid: string; fees24h: string; makerFees: string; takerFees: string; rebatesReceived: string };
 export type ProfileJson = { address: string; portfolioCount: number; totalEquity: string; totalDeposit: string; totalUnrealizedPnl: string; isHealthy: boolean; positionCount: number };
@@ -201,6 +202,7 @@ export class AccountViews {
         status: r.status,
         createdAt: seconds(r.createdAt),
         expiry: r.expiry,
+        ...instructionsJson(r.instructions),
       };
     });
   }

@@ -4,6 +4,7 @@
  * per wallet, so another wallet's portfolio, order or trade is simply not there (404 for
  * a portfolio id the caller does not have).
  */
+import { InstructionReplyFields } from '../orders/instructionFields.ts';
 import { Type } from '@sinclair/typebox';
 import { getAddress } from 'viem';
 import { defineRoute, type Route } from '../http/route.ts';
@@ -62,6 +63,7 @@ const OpenOrder = Type.Object({
   status: Type.String({ description: 'open or partial' }),
   createdAt: Type.Integer({ description: 'Unix seconds' }),
   expiry: Type.Integer({ description: 'good-till, Unix seconds' }),
+  ...InstructionReplyFields,
 });
 const UserTrade = Type.Object({
   id: Type.String(),

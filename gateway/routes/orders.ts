@@ -16,6 +16,7 @@ import { enterOrders, type EntryOutcome, type OrderRequest } from '../orders/ord
 import { orderNotFound, orderValidation } from '../orders/orderErrors.ts';
 import { cancelBatchCalldata, cancelTypedData, operations, placeBatchCalldata, placeCalldata, placeTypedData, relayData, replaceBatchCalldata, replaceCalldata, type OperationName } from '../orders/relay.ts';
 import { readObject } from '../orders/fields.ts';
+import { instructionsJson, InstructionReplyFields } from '../orders/instructionFields.ts';
 import { CancelEntrySchema, docsOnly, OrderResultSchema, OrderViewSchema, PlaceBody, relayReply, ReplaceBody, TypedDataSchema, typedDataReply } from '../orders/orderSchemas.ts';
 import type { OrderView } from '../orders/orderHistory.ts';
 
@@ -28,7 +29,8 @@ const twoPhase =
 const invalid = (e: EntryError): ErrorReply => orderValidation(e.message, e.reason === undefined ? { field: e.field } : { field: e.field, reason: e.reason });
 
 function orderJson(v: OrderView) {
-  return { ...v, price: v.price.toString(), size: v.size.toString(), filled: v.filled.toString(), remaining: v.remaining.toString() };
+  const { instructions, ...rest } = v;
+  return { ...rest, price: v.price.toString(), size: v.size.toString(), filled: v.filled.toString(), remaining: v.remaining.toString(), ...instructionsJson(instructions) };
 }
 
 /** The relay reply of a signed request. */
@@ -95,9 +97,9 @@ export function orderRoutes(s: Services): Route[] {
     post(
       '/api/mm/orders/place',
       'Place an order (two-phase)',
-      'Unsigned: `{ seriesId, isBuy, size, price, portfolioId? }` in human units. Signed: the PlaceOrder message `{ seriesId, portfolioId, isBuy, tick, size, expiry, nonce, deadline }` plus `signature`. The orderId is the EIP-712 hash of the PlaceOrder (returned in phase one too).',
+      'Unsigned: `{ seriesId, isBuy, size, price, portfolioId? }` in human units. Signed: the PlaceOrder message `{ seriesId, portfolioId, isBuy, tick, size, expiry, nonce, deadline }` plus `signature`. The orderId is the EIP-712 hash of the PlaceOrder (returned in phase one too). Either phase may add the order instructions `timeInForce` (GTC, IOC, FOK), `postOnly`, `reduceOnly`, `mmp`, `clientOrderId` (not signed; phase one echoes them, phase two applies them; docs/order-entry.md).',
       PlaceBody,
-      { 200: Type.Union([typedDataReply('place_order', { typedData: TypedDataSchema, orderId: Bytes32 }), relayReply('place_order')]) },
+      { 200: Type.Union([typedDataReply('place_order', { typedData: TypedDataSchema, orderId: Bytes32, ...InstructionReplyFields }), relayReply('place_order')]) },
       async (body, address) => {
         const entry = parsePlace(body, '');
         if (!entry.ok) return invalid(entry.error);
@@ -106,9 +108,9 @@ export function orderRoutes(s: Services): Route[] {
         const out = result.value;
         if (out.mode === 'relay') return { body: relay(ctx, 'place', out, false) };
         const p = out.places[0]!;
-        return { body: { mode: 'typed_data', operation: 'place_order', contractAddress: ctx.orderBook.address, typedData: placeTypedData(ctx.orderBook.domain, p.message), orderId: p.orderId } };
+        return { body: { mode: 'typed_data', operation: 'place_order', contractAddress: ctx.orderBook.address, typedData: placeTypedData(ctx.orderBook.domain, p.message), orderId: p.orderId, ...instructionsJson(p.instructions) } };
       },
-      () => ({ body: placeExample('1') }),
+      () => ({ body: { ...placeExample('1'), timeInForce: 'GTC', clientOrderId: 'my-order-1' } }),
     ),
     post(
       '/api/mm/orders/replace',
@@ -117,7 +119,7 @@ export function orderRoutes(s: Services): Route[] {
       ReplaceBody,
       {
         200: Type.Union([
-          typedDataReply('replace_order', { replacement: Type.Object({ oldOrderId: Bytes32, cancelTypedData: TypedDataSchema, placeTypedData: TypedDataSchema, orderId: Bytes32 }) }),
+          typedDataReply('replace_order', { replacement: Type.Object({ oldOrderId: Bytes32, cancelTypedData: TypedDataSchema, placeTypedData: TypedDataSchema, orderId: Bytes32, ...InstructionReplyFields }) }),
           relayReply('replace_order', { cancelled: Type.Array(OrderResultSchema) }),
         ]),
       },
@@ -131,7 +133,7 @@ export function orderRoutes(s: Services): Route[] {
         const domain = ctx.orderBook.domain;
         const c = out.cancels[0]!;
         const p = out.places[0]!;
-        return { body: { mode: 'typed_data', operation: 'replace_order', contractAddress: ctx.orderBook.address, replacement: { oldOrderId: c.orderId, cancelTypedData: cancelTypedData(domain, c), placeTypedData: placeTypedData(domain, p.message), orderId: p.orderId } } };
+        return { body: { mode: 'typed_data', operation: 'replace_order', contractAddress: ctx.orderBook.address, replacement: { oldOrderId: c.orderId, cancelTypedData: cancelTypedData(domain, c), placeTypedData: placeTypedData(domain, p.message), orderId: p.orderId, ...instructionsJson(p.instructions) } } };
       },
       () => ({ body: { cancel: cancelExample, place: placeExample('1.5') } }),
     ),
@@ -142,7 +144,7 @@ export function orderRoutes(s: Services): Route[] {
       Type.Object({ orders: Type.Array(PlaceBody, { minItems: 1, maxItems: 50 }) }),
       {
         200: Type.Union([
-          typedDataReply('place_orders_batch', { placements: Type.Array(Type.Object({ typedData: TypedDataSchema, orderId: Bytes32 })), count: Type.Integer() }),
+          typedDataReply('place_orders_batch', { placements: Type.Array(Type.Object({ typedData: TypedDataSchema, orderId: Bytes32, ...InstructionReplyFields })), count: Type.Integer() }),
           relayReply('place_orders_batch', { count: Type.Integer() }),
         ]),
       },
@@ -155,7 +157,7 @@ export function orderRoutes(s: Services): Route[] {
         if (!result.ok) return result.error;
         const out = result.value;
         if (out.mode === 'relay') return { body: relay(ctx, 'placeBatch', out, true) };
-        const placements = out.places.map((p) => ({ typedData: placeTypedData(ctx.orderBook.domain, p.message), orderId: p.orderId }));
+        const placements = out.places.map((p) => ({ typedData: placeTypedData(ctx.orderBook.domain, p.message), orderId: p.orderId, ...instructionsJson(p.instructions) }));
         return { body: { mode: 'typed_data', operation: 'place_orders_batch', contractAddress: ctx.orderBook.address, placements, count: placements.length } };
       },
       () => ({ body: { orders: [placeExample('1'), placeExample('1.5')] } }),
@@ -193,7 +195,7 @@ export function orderRoutes(s: Services): Route[] {
       {
         200: Type.Union([
           typedDataReply('replace_orders_batch', {
-            replacements: Type.Array(Type.Object({ oldOrderId: Bytes32, cancelTypedData: TypedDataSchema, placeTypedData: TypedDataSchema, orderId: Bytes32 })),
+            replacements: Type.Array(Type.Object({ oldOrderId: Bytes32, cancelTypedData: TypedDataSchema, placeTypedData: TypedDataSchema, orderId: Bytes32, ...InstructionReplyFields })),
             count: Type.Integer(),
           }),
           relayReply('replace_orders_batch', { count: Type.Integer(), cancelled: Type.Array(OrderResultSchema) }),
@@ -210,7 +212,7 @@ export function orderRoutes(s: Services): Route[] {
         const out = result.value;
         if (out.mode === 'relay') return { body: relay(ctx, 'replaceBatch', out, true) };
         const domain = ctx.orderBook.domain;
-        const replacements = out.cancels.map((c, i) => ({ oldOrderId: c.orderId, cancelTypedData: cancelTypedData(domain, c), placeTypedData: placeTypedData(domain, out.places[i]!.message), orderId: out.places[i]!.orderId }));
+        const replacements = out.cancels.map((c, i) => ({ oldOrderId: c.orderId, cancelTypedData: cancelTypedData(domain, c), placeTypedData: placeTypedData(domain, out.places[i]!.message), orderId: out.places[i]!.orderId, ...instructionsJson(out.places[i]!.instructions) }));
         return { body: { mode: 'typed_data', operation: 'replace_orders_batch', contractAddress: ctx.orderBook.address, replacements, count: replacements.length } };
       },
       () => ({ body: { replacements: [{ cancel: cancelExample, place: placeExample('1.5') }] } }),

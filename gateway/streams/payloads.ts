@@ -3,6 +3,7 @@
  * docs/streams.md). Pure functions of an event and the venue's state; the publisher
  * serialises each result once and fans it out.
  */
+import { instructionsJson } from '../orders/instructionFields.ts';
 import type { Venue } from '../../engine/venue.ts';
 import type { Hex } from '../../engine/domain/hex.ts';
 import type { DepthEvent, OracleEvent, OrderEvent, PositionEvent, RfqEvent, TradeEvent } from '../../engine/events.ts';
@@ -82,7 +83,7 @@ export function fills(e: TradeEvent, symbol: string) {
 }
 
 export function orderUpdate(e: OrderEvent, symbol: string) {
-  return { orderId: e.orderId, seriesId: e.seriesId, symbol, status: e.status, filled: e.filled.toString(), remaining: e.remaining.toString(), reason: e.reason, timestamp: iso(e.ts) };
+  return { orderId: e.orderId, seriesId: e.seriesId, symbol, status: e.status, filled: e.filled.toString(), remaining: e.remaining.toString(), reason: e.reason, ...instructionsJson(e.instructions), cancelReason: e.cancelReason, timestamp: iso(e.ts) };
 }
 
 /**

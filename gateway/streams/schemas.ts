@@ -6,6 +6,7 @@
  * Amounts are integer strings in fixed point (WAD or COLLATERAL6, api.md "Wire
  * conventions"); WebSocket timestamps are ISO 8601 (interface.md "Conventions").
  */
+import { CancelReasonField, InstructionReplyFields } from '../orders/instructionFields.ts';
 import { Type, type TSchema } from '@sinclair/typebox';
 import { AddressSchema, Bytes32, C6String, Nullable, TickerSchema, WadString } from '../routes/schemas.ts';
 
@@ -173,6 +174,8 @@ export const OrderData = Type.Object({
   filled: WadString,
   remaining: WadString,
   reason: Nullable(Type.String({ description: 'why it was cancelled or expired' })),
+  ...InstructionReplyFields,
+  cancelReason: CancelReasonField,
   timestamp: Iso,
 });
 

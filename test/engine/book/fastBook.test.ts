@@ -8,7 +8,7 @@ import t from 'tap';
 import { createFastBook } from '../../../engine/book/fastBook.ts';
 import { createNaiveBook } from '../../../engine/book/naiveBook.ts';
 import type { OrderBook } from '../../../engine/book/types.ts';
-import { apply, RandomStream, type Command, type StreamOptions } from './support/randomStream.ts';
+import { apply, FOK_REMAINDER, RandomStream, type Command, type StreamOptions } from './support/randomStream.ts';
 import { FILL, Recorder, refuseEvents } from './support/recorder.ts';
 
 type Run = { seed: number; commands: number; opts: StreamOptions };
@@ -40,6 +40,7 @@ function differential(run: Run, fast: OrderBook, naive: OrderBook, totals: Recor
     const a = apply(fast, cmd, fastSink);
     const b = apply(naive, cmd, naiveSink);
     if (a !== b) return `command ${i} ${describe(cmd)}: fast returned ${a}, naive ${b}`;
+    if (a === FOK_REMAINDER) return `command ${i} ${describe(cmd)}: a fill-or-kill order that passed its check left a remainder`;
     const ea = fastSink.events;
     const eb = naiveSink.events;
     if (ea.length !== eb.length || ea.some((v, k) => v !== eb[k])) {
@@ -85,6 +86,10 @@ t.test('fast and naive books agree on seeded random streams', async (t) => {
   t.ok(totals['fills']! > 50_000, `many fills (${totals['fills']})`);
   t.ok(totals['stps']! > 5_000, `many self-trade cancels (${totals['stps']})`);
   t.ok(totals['ioc']! > 8_000, `many IOC orders (${totals['ioc']})`);
+  t.ok(totals['fok']! > 3_000, `many fill-or-kill orders (${totals['fok']})`);
+  t.ok(totals['fokKilled']! > 300 && totals['fokKilled']! < totals['fok']! - 300, `fill-or-kill orders both killed and filled (${totals['fokKilled']} of ${totals['fok']} killed)`);
+  t.ok(totals['postOnly']! > 3_000, `many post-only orders (${totals['postOnly']})`);
+  t.ok(totals['postOnlyRefused']! > 300 && totals['postOnlyRefused']! < totals['postOnly']! - 300, `post-only orders both refused and resting (${totals['postOnlyRefused']} of ${totals['postOnly']} refused)`);
   t.ok(totals['deadCancels']! > 5_000, `many cancels of dead refs (${totals['deadCancels']})`);
   t.ok(totals['reduces']! > 10_000, `many reduces (${totals['reduces']})`);
   t.ok(totals['maxLevels']! > 100, `some book had many levels on one side (${totals['maxLevels']})`);

@@ -8,6 +8,7 @@ import type { Hex } from '../../../engine/domain/hex.ts';
 import { WAD } from '../../../engine/domain/fixed.ts';
 import { Harness, BTC, ETH, usdc } from './venueFixture.ts';
 import { prng } from '../domain/prng.ts';
+import { instructionsOf, type OrderInstructions } from '../../../engine/domain/instructions.ts';
 
 
 const WALLETS = Array.from({ length: 6 }, (_, i) => `0x${(i + 1).toString(16).padStart(40, '0')}`);
@@ -37,6 +38,15 @@ function* setupBodies(): Generator<{ body: CommandBody; advance: number }> {
 export function* randomBodies(h: Harness, seed: number, n: number): Generator<{ body: CommandBody; advance: number }> {
   yield* setupBodies();
   const rnd = prng(seed);
+  // Order instructions draw from their own generator, so the rest of the stream is as it was without them.
+  const irnd = prng(seed + 7_919);
+  let cids = 0;
+  const instructions = (): { instructions: OrderInstructions } | Record<string, never> => {
+    const u = irnd();
+    if (u < 0.6) return {};
+    const timeInForce = u < 0.7 ? 'IOC' : u < 0.78 ? 'FOK' : 'GTC';
+    return { instructions: instructionsOf({ timeInForce, postOnly: timeInForce === 'GTC' && irnd() < 0.4, reduceOnly: irnd() < 0.15, mmp: irnd() < 0.2, clientOrderId: irnd() < 0.5 ? `c${++cids % 12}` : null }) };
+  };
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
   const seriesPool = (): Hex[] => {
     const live = [...h.venue.state.series.values()].filter((s) => !s.settled && s.spec.expiry * 1000 > h.ts);
@@ -58,7 +68,7 @@ export function* randomBodies(h: Harness, seed: number, n: number): Generator<{ 
       const mark = Number(s.marks!.mark) / 1e18;
       const isBuy = rnd() < 0.5;
       const price = Math.max(0.1, Math.round(mark * (1 + (rnd() - 0.5) * 0.2) * 10) / 10);
-      yield { body: { type: 'place', orders: [h.order(owner, seriesId, isBuy, price, 0.01 * (1 + Math.floor(rnd() * 50)))] }, advance };
+      yield { body: { type: 'place', orders: [h.order(owner, seriesId, isBuy, price, 0.01 * (1 + Math.floor(rnd() * 50)), instructions())] }, advance };
     } else if (x < 0.75) {
       const open = [...h.venue.state.orderIndex.keys()];
       if (open.length === 0) continue;

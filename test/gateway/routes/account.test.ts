@@ -125,6 +125,11 @@ t.test('open orders', async (t) => {
       status: 'open',
       createdAt: Math.floor(app.clock.now / 1000),
       expiry: series.spec.expiry,
+      timeInForce: 'GTC',
+      postOnly: false,
+      reduceOnly: false,
+      mmp: false,
+      clientOrderId: null,
     },
   ]);
   const bobs = (await get('/api/account/orders?portfolioId=1', bobt)).body.orders;

@@ -53,7 +53,7 @@ t.test('place: typed data with server-filled fields, then relay with calldata th
   t.equal(relay.body.relay.value, '0');
   t.equal(relay.body.relay.chainId, 10143);
   t.equal(relay.body.relay.functionName, 'placeOrderSigned');
-  t.same(relay.body.orders, [{ orderId: typed.body.orderId, status: 'open', filled: '0', remaining: wad(0.5).toString(), trades: [] }]);
+  t.same(relay.body.orders, [{ orderId: typed.body.orderId, status: 'open', filled: '0', remaining: wad(0.5).toString(), trades: [], timeInForce: 'GTC', postOnly: false, reduceOnly: false, mmp: false, clientOrderId: null, cancelReason: null }]);
   const decoded = decodeFunctionData({ abi: orderBookAbi, data: relay.body.relay.calldata });
   t.equal(decoded.functionName, 'placeOrderSigned');
   const [order, sig] = decoded.args as unknown as [Record<string, unknown>, string];

@@ -3,6 +3,7 @@
  * account channels fed by real trades, with isolation: a wallet never hears another's
  * events. Frames are checked against the served AsyncAPI document.
  */
+import { instructionsOf } from '../../../engine/domain/instructions.ts';
 import t from 'tap';
 import { startTestApp, request } from '../support/testApp.ts';
 import { hmacHex } from '../../../gateway/auth/authenticator.ts';
@@ -126,7 +127,7 @@ t.test('account channels: own fills (taker and maker payloads), positions, portf
   const r = await submit({ type: 'place', orders: [buy] });
   const trade = r.ok ? r.events.find((e) => e.type === 'trade') : undefined;
   if (!trade || trade.type !== 'trade') throw new Error('expected a trade');
-  const rest = order(app, alice, series, true, Math.round(mark * 0.5), 0.01);
+  const rest = { ...order(app, alice, series, true, Math.round(mark * 0.5), 0.01), instructions: instructionsOf({ clientOrderId: 'rest-1', mmp: true }) };
   await submit({ type: 'place', orders: [rest] });
   await submit({ type: 'cancel', cancels: [cancel(app, alice, rest.orderId)] });
 
@@ -177,6 +178,7 @@ t.test('account channels: own fills (taker and maker payloads), positions, portf
   t.same(await statuses(a, rest.orderId, 2), ['open', 'cancelled'], 'placed then cancelled');
   const cancelled = a.frames.filter((f) => f['channel'] === 'account@orders' && f['data'].orderId === rest.orderId).pop()!;
   t.equal(cancelled['data'].reason, 'cancelled_by_owner');
+  t.match(cancelled['data'], { cancelReason: 'user', clientOrderId: 'rest-1', mmp: true, timeInForce: 'GTC', postOnly: false, reduceOnly: false }, 'the order instructions and the cancel reason');
   t.equal(api.check('accountOrders.order', cancelled), null, 'order update validates');
 
   // Isolation: every frame names only the wallet's own orders and trades; carol hears nothing.

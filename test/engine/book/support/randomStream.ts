@@ -1,6 +1,7 @@
 /**
  * Seeded random command streams for the order book tests: places on both sides around a
- * moving mid, crossing orders (some IOC), cancels of live and dead refs, reduces and reads,
+ * moving mid, crossing orders (some IOC, some fill-or-kill), post-only orders (checked above
+ * the book by engine/book/instructions.ts, as the series actor does), cancels of live and dead refs, reduces and reads,
  * with few owners so that self-trade prevention triggers often.
  *
  * The stream is interactive: it keeps the set of live refs from the events it is shown
@@ -8,10 +9,11 @@
  */
 import type { MatchSink, OrderBook } from '../../../../engine/book/types.ts';
 import { Prng } from './prng.ts';
+import { fillableLots, wouldTake, type OwnResting } from '../../../../engine/book/instructions.ts';
 import { FILL } from './recorder.ts';
 
 export type Command =
-  | { kind: 'place'; ref: number; owner: number; isBuy: boolean; tick: number; qty: number; ioc: boolean }
+  | { kind: 'place'; ref: number; owner: number; isBuy: boolean; tick: number; qty: number; ioc: boolean; fok: boolean; postOnly: boolean }
   | { kind: 'cancel'; ref: number }
   | { kind: 'reduce'; ref: number; by: number }
   | { kind: 'read'; isBuy: boolean; tick: number; ref: number };
@@ -34,7 +36,7 @@ export class RandomStream {
   private nextRef = 1;
   private readonly live: number[] = [];
   private readonly liveAt = new Map<number, number>();
-  readonly stats = { places: 0, crossing: 0, ioc: 0, cancels: 0, deadCancels: 0, reduces: 0, reads: 0 };
+  readonly stats = { places: 0, crossing: 0, ioc: 0, fok: 0, fokKilled: 0, postOnly: 0, postOnlyRefused: 0, cancels: 0, deadCancels: 0, reduces: 0, reads: 0 };
 
   constructor(seed: number, private readonly opts: StreamOptions) {
     this.rng = new Prng(seed);
@@ -69,7 +71,9 @@ export class RandomStream {
         i += 3;
       }
     }
-    if (cmd.kind === 'place' && !cmd.ioc && result !== 0) {
+    if (cmd.kind === 'place' && result === FOK_KILLED) this.stats.fokKilled++;
+    if (cmd.kind === 'place' && result === POST_ONLY_REFUSED) this.stats.postOnlyRefused++;
+    if (cmd.kind === 'place' && !cmd.ioc && !cmd.fok && typeof result === 'number' && result !== 0) {
       this.liveAt.set(cmd.ref, this.live.length);
       this.live.push(cmd.ref);
     } else if (cmd.kind === 'cancel' || (cmd.kind === 'reduce' && result === 0)) {
@@ -82,7 +86,7 @@ export class RandomStream {
     const isBuy = r.chance(0.5);
     // Mostly at or near the touch, sometimes deep: a geometric-ish offset.
     const offset = r.chance(0.8) ? r.int(1, 4) : r.int(5, 40);
-    return this.place(isBuy, isBuy ? this.mid - offset : this.mid + offset, false);
+    return this.place(isBuy, isBuy ? this.mid - offset : this.mid + offset, false, false, r.chance(0.15));
   }
 
   private crossing(): Command {
@@ -90,15 +94,18 @@ export class RandomStream {
     const isBuy = r.chance(0.5);
     const reach = r.int(0, 12);
     this.stats.crossing++;
-    return this.place(isBuy, isBuy ? this.mid + reach : this.mid - reach, r.chance(0.3));
+    const u = r.next();
+    return this.place(isBuy, isBuy ? this.mid + reach : this.mid - reach, u < 0.3, u >= 0.3 && u < 0.5, u >= 0.5 && u < 0.55);
   }
 
-  private place(isBuy: boolean, tick: number, ioc: boolean): Command {
+  private place(isBuy: boolean, tick: number, ioc: boolean, fok: boolean, postOnly: boolean): Command {
     const r = this.rng;
     this.stats.places++;
     if (ioc) this.stats.ioc++;
+    if (fok) this.stats.fok++;
+    if (postOnly) this.stats.postOnly++;
     const qty = r.chance(0.01) ? r.int(1, 2 ** 40) : r.int(1, this.opts.maxQty);
-    return { kind: 'place', ref: this.nextRef++, owner: r.int(0, this.opts.owners - 1), isBuy, tick: Math.max(0, tick), qty, ioc };
+    return { kind: 'place', ref: this.nextRef++, owner: r.int(0, this.opts.owners - 1), isBuy, tick: Math.min(0xffffffff, Math.max(0, tick)), qty, ioc, fok, postOnly };
   }
 
   private cancel(): Command {
@@ -136,11 +143,28 @@ export class RandomStream {
   }
 }
 
-/** Apply one command; returns the book's return value, or for a read a line of everything it saw. */
+export const POST_ONLY_REFUSED = 'post_only_refused';
+export const FOK_KILLED = 'fok_killed';
+export const FOK_REMAINDER = 'fok_left_a_remainder';
+
+function* ownResting(book: OrderBook, owner: number): IterableIterator<OwnResting> {
+  for (const o of book.orders()) if (o.owner === owner) yield o;
+}
+
+/**
+ * Apply one command; returns the book's return value, or for a read a line of everything it
+ * saw. A post-only order that would take is refused, and a fill-or-kill order that cannot fill
+ * at once killed, before the book sees it (as the series actor does); a fill-or-kill order that
+ * passed and still left a remainder answers FOK_REMAINDER, which no test accepts.
+ */
 export function apply(book: OrderBook, cmd: Command, sink: MatchSink): number | string {
   switch (cmd.kind) {
-    case 'place':
-      return book.place(cmd.ref, cmd.owner, cmd.isBuy, cmd.tick, cmd.qty, sink, !cmd.ioc);
+    case 'place': {
+      if (cmd.postOnly && wouldTake(book, cmd.isBuy, cmd.tick)) return POST_ONLY_REFUSED;
+      if (cmd.fok && fillableLots(book, cmd.isBuy, cmd.tick, cmd.qty, ownResting(book, cmd.owner)) < cmd.qty) return FOK_KILLED;
+      const left = book.place(cmd.ref, cmd.owner, cmd.isBuy, cmd.tick, cmd.qty, sink, !cmd.ioc && !cmd.fok);
+      return cmd.fok && left !== 0 ? FOK_REMAINDER : left;
+    }
     case 'cancel':
       return book.cancel(cmd.ref);
     case 'reduce':
