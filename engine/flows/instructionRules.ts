@@ -41,16 +41,18 @@ export function instructionRules(state: VenueState, facts: PlaceFacts<PlaceDraft
 }
 
 function uniqueClientOrderId(state: VenueState, owner: string, id: string, places: readonly PlaceDraft[], i: number, cancels: Cancelled): Rejection | null {
-  const refused = reject('duplicate_client_order_id', { field: 'clientOrderId', clientOrderId: id });
+  const refused = () => reject('duplicate_client_order_id', { field: 'clientOrderId', clientOrderId: id });
   for (let j = 0; j < i; j++) {
     const p = places[j]!;
-    if (p.owner === owner && p.instructions?.clientOrderId === id) return refused;
+    if (p.owner === owner && p.instructions?.clientOrderId === id) return refused();
   }
   const account = state.accounts.accounts.get(owner);
   if (!account) return null;
+  // A walk of the wallet's open orders: only orders that name a client order id pay it
+  // (an index by id is the account actor's dense-data work, issue 3/8).
   for (const portfolio of account.portfolios.values()) {
     for (let r = portfolio.openOrders.head; r !== null; r = r.pNext) {
-      if (r.record.instructions.clientOrderId === id && !isCancelled(cancels, r.orderId)) return refused;
+      if (r.record.instructions.clientOrderId === id && !isCancelled(cancels, r.orderId)) return refused();
     }
   }
   return null;
