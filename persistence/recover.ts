@@ -44,7 +44,14 @@ export type RecoverOptions<E> = {
   journal: Journal;
   snapshots: SnapshotStore;
   create: () => E;
-  restore: (bytes: Uint8Array) => E;
+  /** `read`: the read models' state stored with the snapshot, null when it holds none. */
+  restore: (bytes: Uint8Array, read: Uint8Array | null) => E;
+  /**
+   * Snapshots must hold the read models' state too (the gateway's): one without it (taken by
+   * a version that kept none) is passed over like a damaged one, and recovery falls back to
+   * an older snapshot or to the journal from its start.
+   */
+  requireRead?: boolean;
   log: Logger;
   /**
    * The operator's explicit truncation (`npm run recover -- --truncate-at <seq>`): replay up
@@ -77,9 +84,13 @@ export function recover<E extends Replayable>(opts: RecoverOptions<E>): Recovery
       continue;
     }
     const s = c.snapshot;
+    if (opts.requireRead === true && s.read === undefined) {
+      warn(`snapshots: snapshot at seq ${s.seq} holds no read-model state (taken by an earlier version); falling back to an older one`, { seq: s.seq });
+      continue;
+    }
     let restored: E;
     try {
-      restored = opts.restore(s.state);
+      restored = opts.restore(s.state, s.read ?? null);
     } catch (e) {
       warn(`snapshots: snapshot at seq ${s.seq} could not be restored (${(e as Error).message}); falling back to an older one`, { seq: s.seq });
       continue;

@@ -6,7 +6,7 @@ export const DEFAULT_KEEP_SNAPSHOTS = 3;
 
 export function encodeSnapshot(s: Snapshot): Buffer {
   if (!Number.isSafeInteger(s.seq) || s.seq < 0) throw new RangeError(`snapshot seq must be an integer >= 0, got ${s.seq}`);
-  return encodeFrame({ seq: s.seq, hash: s.hash, takenAt: s.takenAt, state: s.state });
+  return encodeFrame(s.read === undefined ? { seq: s.seq, hash: s.hash, takenAt: s.takenAt, state: s.state } : { seq: s.seq, hash: s.hash, takenAt: s.takenAt, state: s.state, read: s.read });
 }
 
 export function checkSnapshot(seq: number, bytes: Uint8Array): SnapshotCandidate {
@@ -19,11 +19,14 @@ export function checkSnapshot(seq: number, bytes: Uint8Array): SnapshotCandidate
     v.seq !== seq ||
     typeof v.hash !== 'string' ||
     typeof v.takenAt !== 'number' ||
-    !(v.state instanceof Uint8Array)
+    !(v.state instanceof Uint8Array) ||
+    (v.read !== undefined && !(v.read instanceof Uint8Array))
   ) {
     return { ok: false, seq, reason: 'not a snapshot record' };
   }
-  return { ok: true, snapshot: { seq, hash: v.hash, takenAt: v.takenAt, state: v.state } };
+  const snapshot: Snapshot = { seq, hash: v.hash, takenAt: v.takenAt, state: v.state };
+  if (v.read instanceof Uint8Array) snapshot.read = v.read;
+  return { ok: true, snapshot };
 }
 
 export function logSkipped(log: { warn(msg: string, fields?: object): void }, c: { seq: number; reason: string }): void {

@@ -16,7 +16,7 @@ export type SnapshotterOptions = {
   snapshots: SnapshotStore;
   journal: Journal;
   /** The live engine (serialized synchronously, between two commands). */
-  source: Pick<Replayable, 'serialize' | 'stateHash'>;
+  source: Pick<Replayable, 'serialize' | 'stateHash' | 'serializeRead'>;
   /** Unix ms. */
   clock: () => number;
   log: Logger;
@@ -73,19 +73,21 @@ export class Snapshotter {
     // Serialize and hash now, synchronously: the state must be the state at exactly `seq`.
     const state = source.serialize();
     const hash = source.stateHash();
+    const read = source.serializeRead?.();
     this.lastSeq = seq;
     this.lastAt = takenAt;
     const run = async (): Promise<SnapshotOutcome> => {
       try {
-        await snapshots.save({ seq, hash, state, takenAt });
+        await snapshots.save(read === undefined ? { seq, hash, state, takenAt } : { seq, hash, state, takenAt, read });
         let pruned = 0;
         if (this.opts.pruneJournal ?? true) {
           const oldest = snapshots.seqs()[0] ?? seq;
           const before = oldest + 1 - (this.opts.retainCommands ?? 0);
           if (before > 1) pruned = await journal.pruneBefore(before);
         }
-        log.info(`snapshots: saved seq ${seq} (${state.length} bytes), pruned ${pruned} journal entries`, { seq, bytes: state.length, pruned });
-        return { ok: true, seq, bytes: state.length, pruned };
+        const bytes = state.length + (read?.length ?? 0);
+        log.info(`snapshots: saved seq ${seq} (${bytes} bytes), pruned ${pruned} journal entries`, { seq, bytes, pruned });
+        return { ok: true, seq, bytes, pruned };
       } catch (e) {
         const error = (e as Error).message;
         log.error(`snapshots: saving seq ${seq} failed: ${error}`, { seq });

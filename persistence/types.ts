@@ -54,7 +54,12 @@ export type Journal = {
   tailStart(): number;
 };
 
-export type Snapshot = { seq: number; hash: string; state: Uint8Array; takenAt: number };
+/**
+ * A snapshot: the engine's state at `seq` and its hash, and, when the venue keeps read models
+ * (gateway/readModels/readModels.ts), their state at the same seq (`read`, the codec's bytes),
+ * so that a restart resumes the folds without the events before `seq`.
+ */
+export type Snapshot = { seq: number; hash: string; state: Uint8Array; takenAt: number; read?: Uint8Array };
 
 /** A stored snapshot as found on disk, newest first from `candidates()`. */
 export type SnapshotCandidate =
@@ -73,7 +78,13 @@ export type SnapshotStore = {
 };
 
 /** What recovery needs from the engine. */
-export type Replayable = { apply(command: Command): void; stateHash(): string; serialize(): Uint8Array };
+export type Replayable = {
+  apply(command: Command): void;
+  stateHash(): string;
+  serialize(): Uint8Array;
+  /** The read models' state at the same seq as `serialize` (absent: the snapshot holds the engine only). */
+  serializeRead?(): Uint8Array;
+};
 
 export type RecoveryResult<E> = {
   engine: E;
