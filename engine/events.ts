@@ -66,7 +66,8 @@ export type OrderEvent = Stamp & {
   readonly tick: number; // the price in ticks of the pair
   readonly size: bigint; // WAD, the whole order
   readonly expiry: number; // s, good-till time (capped at the series' expiry)
-  readonly nonce: bigint; // the signed order's nonce
+  /** The signed order's nonce (null only for an order restored from a snapshot older than this field). */
+  readonly nonce: bigint | null;
   readonly createdAt: number; // ms, when the order was accepted
   readonly instructions: OrderInstructions; // includes clientOrderId
   readonly status: OrderStatus;

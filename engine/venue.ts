@@ -30,7 +30,7 @@ export type ApplyResult =
 
 export class Venue {
   /** One sink, reset for every command: its bookkeeping is reused (apply never re-enters). */
-  private readonly sink = new EventSink(0);
+  private readonly sink = new EventSink();
 
   constructor(readonly state: VenueState = new VenueState(defaultVenueConfig)) {}
 
@@ -47,7 +47,7 @@ export class Venue {
     state.seq = cmd.seq;
     if (cmd.ts > state.now) state.now = cmd.ts;
     const sink = this.sink;
-    sink.begin(state.now);
+    sink.begin(cmd.seq, state.now);
     const outcome = this.dispatch(cmd, sink);
     if (outcome !== null && 'code' in outcome) return { ok: false, rejection: outcome, events: [] };
     return { ok: true, value: outcome, events: sink.finish(state) };
@@ -67,15 +67,20 @@ export class Venue {
         if (!pair) return reject('unknown_pair', { pairId: cmd.pairId });
         pair.maxCallOI = cmd.maxCallOI;
         pair.maxPutOI = cmd.maxPutOI;
+        sink.push({ type: 'oi_caps', pairId: cmd.pairId, maxCallOI: cmd.maxCallOI, maxPutOI: cmd.maxPutOI });
         return null;
       }
       case 'set_mmm': {
         s.accounts.account(cmd.address).isMmm = cmd.isMmm;
-        sink.push({ type: 'mmm', address: cmd.address, isMmm: cmd.isMmm, ts: s.now });
+        sink.push({ type: 'mmm', address: cmd.address, isMmm: cmd.isMmm });
         return null;
       }
-      case 'create_portfolio':
-        return { portfolioId: s.accounts.createPortfolio(cmd.owner, s.now) };
+      case 'create_portfolio': {
+        const portfolioId = s.accounts.createPortfolio(cmd.owner, s.now);
+        sink.portfolio(s.accounts.portfolio(cmd.owner, 0)!);
+        sink.portfolio(s.accounts.portfolio(cmd.owner, portfolioId)!);
+        return { portfolioId };
+      }
       case 'deposit':
         return deposit(s, sink, cmd.owner, cmd.portfolioId, cmd.amount);
       case 'withdraw':
@@ -95,7 +100,9 @@ export class Venue {
       case 'rfq_fill':
         return fillQuote(s, sink, cmd);
       case 'mmm_nonce_increment': {
-        s.accounts.account(cmd.mmm).mmmNonce++;
+        const account = s.accounts.account(cmd.mmm);
+        account.mmmNonce++;
+        sink.push({ type: 'mmm_nonce', address: cmd.mmm, nonce: account.mmmNonce });
         return null;
       }
     }

@@ -28,7 +28,7 @@ import { prepare } from './seriesActorSubject.ts';
 function applyAlone(state: VenueState, sink: EventSink, cmd: Command): number {
   state.seq = cmd.seq;
   if (cmd.ts > state.now) state.now = cmd.ts;
-  sink.begin(state.now);
+  sink.begin(cmd.seq, state.now);
   // One entry a command, as the bench builds them (a batch would need the engine's all-or-nothing checks).
   if (cmd.type === 'cancel' && cmd.cancels.length === 1) {
     const c = cmd.cancels[0]!;
@@ -39,7 +39,7 @@ function applyAlone(state: VenueState, sink: EventSink, cmd: Command): number {
     series.remove(record, 'cancelled');
     state.orderIndex.delete(record.orderId);
     sink.book(series);
-    orderEvent(state, sink, record, state.pairs.get(series.spec.pairId)!, 'cancelled_by_owner', 'user');
+    orderEvent(sink, record, state.pairs.get(series.spec.pairId)!, 'cancelled_by_owner', 'user');
   } else if (cmd.type === 'place' && cmd.orders.length === 1) {
     const o = cmd.orders[0]!;
     const checked = validatePlace(state, o);
@@ -53,11 +53,11 @@ function applyAlone(state: VenueState, sink: EventSink, cmd: Command): number {
       const maker = fill.maker;
       if (maker.status === 'filled') state.orderIndex.delete(maker.orderId);
       else state.orderIndex.get(maker.orderId)!.remaining -= BigInt(fill.lots) * pair.sizeStep;
-      orderEvent(state, sink, maker, pair, null, null);
+      orderEvent(sink, maker, pair, null, null);
     }
     for (const m of outcome.selfTradeCancels) {
       state.orderIndex.delete(m.orderId);
-      orderEvent(state, sink, m, pair, 'self_trade_prevention', 'self_trade');
+      orderEvent(sink, m, pair, 'self_trade_prevention', 'self_trade');
     }
     const filled = BigInt(record.filledLots) * pair.sizeStep;
     const remaining = o.size - filled;
@@ -66,7 +66,7 @@ function applyAlone(state: VenueState, sink: EventSink, cmd: Command): number {
       if (record.expiry < series.spec.expiry) state.trackGoodTill(record.expiry, o.orderId);
     }
     sink.book(series);
-    pushOrderEvent(state, sink, record, filled, outcome.restingLots > 0 ? remaining : 0n, null, null);
+    pushOrderEvent(sink, record, pair, filled, outcome.restingLots > 0 ? remaining : 0n, null, null);
   } else throw new Error(`the series-alone subject applies single place and cancel commands, not this ${cmd.type}`);
   return sink.finish(state).length;
 }
@@ -77,7 +77,7 @@ export type SeriesAlone = { apply(i: number): number; prefill: number; length: n
 export function prepareSeriesAlone(s: OpStream): SeriesAlone {
   const p = prepare(s);
   const state = p.venue.state;
-  const sink = new EventSink(state.now);
+  const sink = new EventSink();
   return { apply: (i) => applyAlone(state, sink, p.commands[i]!), prefill: p.prefill, length: p.commands.length, state };
 }
 

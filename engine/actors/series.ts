@@ -6,7 +6,7 @@
 import type { Hex } from '../domain/hex.ts';
 import { Deque, Tail } from './deque.ts';
 import type { OrderBook, MatchSink } from '../book/types.ts';
-import type { OrderStatus } from '../events.ts';
+import type { DepthLevel, OrderStatus } from '../events.ts';
 import type { SeriesMarks } from '../commands.ts';
 import type { OrderInstructions } from '../domain/instructions.ts';
 import type { SeriesQuote } from './accounts.ts';
@@ -37,6 +37,8 @@ export type OrderRecord = {
   readonly isBuy: boolean;
   readonly tick: number;
   readonly lots: number;
+  /** The signed order's nonce; absent for an order restored from a snapshot taken before records kept it. */
+  readonly nonce?: bigint;
   filledLots: number;
   status: OrderStatus;
   readonly expiry: number; // seconds
@@ -56,8 +58,6 @@ export type MatchOutcome = {
   readonly restingLots: number;
 };
 
-/** A depth level as events carry it: [price WAD, size WAD]. */
-export type DepthLevel = readonly [bigint, bigint];
 
 const ascending = (a: number, b: number): number => a - b;
 const descending = (a: number, b: number): number => b - a;
@@ -269,7 +269,7 @@ export class SeriesActor {
   }
 
   /**
-   * Levels touched since the last call, best first, as [price, size] at their current
+   * Levels touched since the last call, best first, as [price, size, order count] at their current
    * aggregate on the pair's grid (`tickDecimals`, `lot` WAD per book lot); clears them. Null
    * when none was touched.
    */
@@ -281,7 +281,7 @@ export class SeriesActor {
   private levels(touched: TouchedTicks, isBid: boolean, tickDecimals: number, lot: bigint): DepthLevel[] {
     const ticks = touched.drain(isBid);
     const out: DepthLevel[] = new Array(ticks.length);
-    for (let i = 0; i < ticks.length; i++) out[i] = [tickToPrice(ticks[i]!, tickDecimals), BigInt(this.book.levelQty(isBid, ticks[i]!)) * lot];
+    for (let i = 0; i < ticks.length; i++) out[i] = [tickToPrice(ticks[i]!, tickDecimals), BigInt(this.book.levelQty(isBid, ticks[i]!)) * lot, this.book.levelCount(isBid, ticks[i]!)];
     return out;
   }
 

@@ -306,6 +306,12 @@ export function createFastBook(capacityHint = 1024): OrderBook {
       return lvl === NONE ? 0 : lQty[lvl]!;
     },
 
+    levelCount(isBuy, tick) {
+      if (!(Number.isInteger(tick) && tick >= 0)) return 0;
+      const lvl = levelOf.get(levelKey(isBuy, tick));
+      return lvl === NONE ? 0 : lCount[lvl]!;
+    },
+
     orderCount: () => live,
 
     orders() {

@@ -115,6 +115,10 @@ export function createNaiveBook(): OrderBook {
       return level ? level.orders.reduce((a, o) => a + o.qty, 0) : 0;
     },
 
+    levelCount(isBuy, tick) {
+      return sideOf(isBuy).find((l) => l.tick === tick)?.orders.length ?? 0;
+    },
+
     orderCount: () => byRef.size,
 
     orders() {

@@ -40,6 +40,8 @@ export type OrderBook = {
   /** Up to maxLevels levels of one side, best first. */
   depth(isBuy: boolean, maxLevels: number): LevelView[];
   levelQty(isBuy: boolean, tick: number): number;
+  /** Resting orders at one level (0 when the level is empty). */
+  levelCount(isBuy: boolean, tick: number): number;
   orderCount(): number;
   /** All resting orders in an order that, replayed through place() into an empty book, reproduces identical
    *  priority (per side, per level, FIFO). Used for snapshots. */

@@ -11,10 +11,11 @@ import { settleDue } from './settlement.ts';
 import { listDueSeries } from './market.ts';
 
 export function tick(state: VenueState, sink: EventSink): Rejection | null {
+  sink.push({ type: 'clock' });
   expireOrders(state, sink);
   for (const r of state.rfq.due(state.nowSec)) {
     state.rfq.resolve(r, 'expired');
-    sink.push({ type: 'rfq_resolved', requestId: r.requestId, status: 'expired', quoteId: null, ts: state.now });
+    sink.push({ type: 'rfq_resolved', requestId: r.requestId, status: 'expired', quoteId: null, fillSize: null });
   }
   settleDue(state, sink);
   if (state.config.autoListing) listDueSeries(state, sink);

@@ -76,6 +76,8 @@ export function applyFill(state: VenueState, sink: EventSink, f: FillParams): st
     seriesId: f.seriesId,
     price: f.price,
     size: f.size,
+    premium,
+    notional,
     takerSide: f.takerIsBuy ? 'buy' : 'sell',
     maker: f.maker.portfolio.owner,
     taker: f.taker.portfolio.owner,
@@ -85,7 +87,7 @@ export function applyFill(state: VenueState, sink: EventSink, f: FillParams): st
     takerPortfolioId: publicPortfolioId(f.taker.portfolio),
     makerFee: fees.maker,
     takerFee: fees.taker,
-    ts,
+    openInterest: series.openInterest,
     source: f.source,
   });
   return tradeId;
@@ -99,7 +101,7 @@ function move(state: VenueState, sink: EventSink, p: Portfolio, seriesId: Hex, q
   if (change.realized !== 0n) state.accounts.credit(p, change.realized);
   if (pos.balance === 0n && pos.premium === 0n) p.positions.delete(seriesId);
   state.accounts.margin.positionChanged(p, seriesId);
-  sink.position(p, seriesId);
+  sink.position(p, seriesId, pos);
   return longPart(change.after) - longPart(change.before);
 }
 

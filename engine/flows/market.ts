@@ -9,6 +9,7 @@ import { SeriesActor } from '../actors/series.ts';
 import { strikeGrid, missingExpiries } from '../actors/registry.ts';
 import { createFastBook } from '../book/fastBook.ts';
 import type { EventSink } from './eventSink.ts';
+import type { SeriesMarkValues } from '../events.ts';
 import { computeMarks } from './marks.ts';
 
 export function listPair(state: VenueState, sink: EventSink, pair: PairListing): Rejection | null {
@@ -27,7 +28,18 @@ export function listPair(state: VenueState, sink: EventSink, pair: PairListing):
     listedAt: state.now,
   });
   state.listedExpiries.set(pairId, new Set());
-  sink.push({ type: 'pair_listed', pairId, ts: state.now });
+  sink.push({
+    type: 'pair_listed',
+    pairId,
+    symbol: pair.symbol,
+    underlying: pair.underlying,
+    quote: pair.quote,
+    tickDecimals: pair.tickDecimals,
+    minSize: pair.minSize,
+    sizeStep: pair.sizeStep,
+    maxCallOI: pair.maxCallOI,
+    maxPutOI: pair.maxPutOI,
+  });
   return null;
 }
 
@@ -54,13 +66,23 @@ export function updateOracle(
   o.history.push([state.now, spot]);
   while (o.history.length > 1 && o.history[1]![0] <= state.now - HISTORY_MS) o.history.shift();
   const given = new Map(marks.map((m) => [m.seriesId, m]));
+  const values: SeriesMarkValues[] = [];
   for (const s of state.series.values()) {
     if (s.spec.pairId !== pairId || s.settled) continue;
-    s.setMarks(given.get(s.spec.seriesId) ?? marksFor(state, s), spot);
+    const m = given.get(s.spec.seriesId) ?? marksFor(state, s);
+    s.setMarks(m, spot);
     state.accounts.margin.marksChanged(s.spec.seriesId);
+    values.push(markValues(m));
+    // Every margin account exposed to the series is revalued: its portfolio event carries the new figures.
+    for (const anchor of state.accounts.margin.exposedAnchors(s.spec.seriesId)) sink.portfolio(anchor);
   }
-  sink.push({ type: 'oracle', pairId, spot, volatility, riskFreeRate, ts: state.now });
+  sink.push({ type: 'oracle', pairId, spot, volatility, riskFreeRate, marks: values });
   return null;
+}
+
+/** The marks an event carries (the margin scenarios stay inside the engine). */
+export function markValues(m: SeriesMarks): SeriesMarkValues {
+  return { seriesId: m.seriesId, mark: m.mark, delta: m.delta, gamma: m.gamma, vega: m.vega, theta: m.theta, rho: m.rho };
 }
 
 function marksFor(state: VenueState, s: SeriesActor): SeriesMarks {
@@ -86,8 +108,10 @@ export function listDueSeries(state: VenueState, sink: EventSink): void {
             state.config.recentTradesPerSeries,
           );
           state.series.set(seriesId, actor);
-          actor.setMarks(marksFor(state, actor), oracle.spot);
-          sink.push({ type: 'series_listed', seriesId, ts: state.now });
+          const m = marksFor(state, actor);
+          actor.setMarks(m, oracle.spot);
+          const spec = actor.spec;
+          sink.push({ type: 'series_listed', seriesId, pairId: pair.pairId, pairSymbol: pair.symbol, underlying: pair.underlying, symbol: spec.symbol, strike, expiry, isCall, marks: markValues(m) });
         }
       }
     }

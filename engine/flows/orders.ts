@@ -13,6 +13,7 @@ import { collateralOf, type Portfolio } from '../actors/portfolio.ts';
 import type { ProspectiveOrder } from '../actors/accounts.ts';
 import { openOrder, type OpenOrder } from '../actors/openOrders.ts';
 import type { EventSink } from './eventSink.ts';
+import { tickToPrice } from '../domain/ticks.ts';
 import { applyFill, worstFeeOf } from './fill.ts';
 import { checkOrders, withPortfolio, type ValidPlace } from './orderRules.ts';
 import { DEFAULT_INSTRUCTIONS, type CancelReason, type OrderInstructions } from '../domain/instructions.ts';
@@ -111,6 +112,7 @@ export function newRecord(state: VenueState, v: ValidPlace): OrderRecord {
     tick: o.tick,
     lots: v.lots,
     filledLots: 0,
+    nonce: o.nonce,
     status: 'open',
     expiry: Math.min(o.expiry, series.spec.expiry),
     createdAt: state.now,
@@ -152,13 +154,13 @@ function executePlace(state: VenueState, sink: EventSink, v: ValidPlace): OrderO
       source: 'book',
     });
     trades[i] = { tradeId, price, size };
-    orderEvent(state, sink, maker, pair, null, null);
+    orderEvent(sink, maker, pair, null, null);
   }
   for (const m of outcome.selfTradeCancels) {
     const resting = state.orderIndex.get(m.orderId)!;
     state.accounts.margin.dropOrder(resting.portfolio, resting);
     state.orderIndex.delete(m.orderId);
-    orderEvent(state, sink, m, pair, 'self_trade_prevention', 'self_trade');
+    orderEvent(sink, m, pair, 'self_trade_prevention', 'self_trade');
   }
   const filled = BigInt(record.filledLots) * pair.sizeStep;
   const remaining = o.size - filled; // the order's size is lots x sizeStep (validated)
@@ -171,7 +173,7 @@ function executePlace(state: VenueState, sink: EventSink, v: ValidPlace): OrderO
   sink.portfolio(v.portfolio);
   sink.book(series);
   const killed: CancelReason | null = record.status !== 'cancelled' ? null : tif === 'IOC' ? 'ioc' : 'fok';
-  pushOrderEvent(state, sink, record, filled, outcome.restingLots > 0 ? remaining : 0n, killed === null ? null : `${killed}_remainder`, killed);
+  pushOrderEvent(sink, record, pair, filled, outcome.restingLots > 0 ? remaining : 0n, killed === null ? null : `${killed}_remainder`, killed);
   return { orderId: o.orderId, status: record.status, filled, remaining: outcome.restingLots > 0 ? remaining : 0n, trades, instructions: record.instructions, cancelReason: killed };
 }
 
@@ -179,7 +181,26 @@ function executePlace(state: VenueState, sink: EventSink, v: ValidPlace): OrderO
 function killFok(state: VenueState, sink: EventSink, v: ValidPlace): OrderOutcome {
   const { o } = v;
   const instructions = o.instructions ?? DEFAULT_INSTRUCTIONS;
-  sink.push({ type: 'order', orderId: o.orderId, owner: o.owner, seriesId: o.seriesId, status: 'cancelled', filled: 0n, remaining: 0n, reason: 'fok_not_filled', cancelReason: 'fok', instructions, ts: state.now });
+  sink.push({
+    type: 'order',
+    orderId: o.orderId,
+    owner: o.owner,
+    portfolioId: o.portfolioId,
+    seriesId: o.seriesId,
+    side: o.isBuy ? 'buy' : 'sell',
+    price: v.price,
+    tick: o.tick,
+    size: o.size,
+    expiry: Math.min(o.expiry, v.series.spec.expiry),
+    nonce: o.nonce,
+    createdAt: state.now,
+    instructions,
+    status: 'cancelled',
+    filled: 0n,
+    remaining: 0n,
+    reason: 'fok_not_filled',
+    cancelReason: 'fok',
+  });
   return { orderId: o.orderId, status: 'cancelled', filled: 0n, remaining: 0n, trades: [], instructions, cancelReason: 'fok' };
 }
 
@@ -192,18 +213,38 @@ export function removeOrder(state: VenueState, sink: EventSink, open: OpenOrder,
   state.orderIndex.delete(record.orderId);
   sink.portfolio(portfolio);
   sink.book(series);
-  orderEvent(state, sink, record, pair, reason, cancelReason);
+  orderEvent(sink, record, pair, reason, cancelReason);
 }
 
 /** The order event of `r` as it stands (a maker after a fill, a removed order). */
-export function orderEvent(state: VenueState, sink: EventSink, r: OrderRecord, pair: Pair, reason: string | null, cancelReason: CancelReason | null): void {
+export function orderEvent(sink: EventSink, r: OrderRecord, pair: Pair, reason: string | null, cancelReason: CancelReason | null): void {
   const filled = BigInt(r.filledLots) * pair.sizeStep;
   const open = r.status === 'open' || r.status === 'partial';
-  pushOrderEvent(state, sink, r, filled, open ? BigInt(r.lots) * pair.sizeStep - filled : 0n, reason, cancelReason);
+  pushOrderEvent(sink, r, pair, filled, open ? BigInt(r.lots) * pair.sizeStep - filled : 0n, reason, cancelReason);
 }
 
-export function pushOrderEvent(state: VenueState, sink: EventSink, r: OrderRecord, filled: bigint, remaining: bigint, reason: string | null, cancelReason: CancelReason | null): void {
-  sink.push({ type: 'order', orderId: r.orderId, owner: r.owner, seriesId: r.seriesId, status: r.status, filled, remaining, reason, cancelReason, instructions: r.instructions, ts: state.now });
+/** An order event: the order's static fields from its record, and its state after the command. */
+export function pushOrderEvent(sink: EventSink, r: OrderRecord, pair: Pair, filled: bigint, remaining: bigint, reason: string | null, cancelReason: CancelReason | null): void {
+  sink.push({
+    type: 'order',
+    orderId: r.orderId,
+    owner: r.owner,
+    portfolioId: r.portfolioId,
+    seriesId: r.seriesId,
+    side: r.isBuy ? 'buy' : 'sell',
+    price: tickToPrice(r.tick, pair.tickDecimals),
+    tick: r.tick,
+    size: BigInt(r.lots) * pair.sizeStep,
+    expiry: r.expiry,
+    nonce: r.nonce ?? null,
+    createdAt: r.createdAt,
+    instructions: r.instructions,
+    status: r.status,
+    filled,
+    remaining,
+    reason,
+    cancelReason,
+  });
 }
 
 const NONE: readonly OpenOrder[] = [];

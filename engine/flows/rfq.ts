@@ -44,7 +44,7 @@ export function createRequest(state: VenueState, sink: EventSink, r: RfqRequestI
     filledQuoteId: null,
     quotes: new Map(),
   });
-  sink.push({ type: 'rfq_created', requestId, pairId: pair.pairId, seriesId: r.seriesId, size: r.size, takerIsBuying: r.takerIsBuying, expiresAt: r.expiresAt, ts: state.now });
+  sink.push({ type: 'rfq_created', requestId, taker: r.taker, portfolioId: r.portfolioId, pairId: pair.pairId, seriesId: r.seriesId, size: r.size, takerIsBuying: r.takerIsBuying, expiresAt: r.expiresAt });
   return { requestId };
 }
 
@@ -75,7 +75,11 @@ export function submitQuote(state: VenueState, sink: EventSink, requestId: Hex, 
     filled: 0n,
     submittedAt: state.now,
   });
-  sink.push({ type: 'rfq_quote', requestId, quoteId: q.quoteId, mmm: q.mmm, ts: state.now });
+  sink.push({
+    type: 'rfq_quote',
+    requestId,
+    quote: { quoteId: q.quoteId, mmm: q.mmm, taker: q.taker, seriesId: q.seriesId, takerIsBuying: q.takerIsBuying, price: q.price, size: q.size, nonce: q.nonce, quoteExpiry: q.quoteExpiry },
+  });
   return null;
 }
 
@@ -131,6 +135,6 @@ export function fillQuote(state: VenueState, sink: EventSink, f: RfqFillInput): 
   });
   request.filledQuoteId = f.quoteId;
   state.rfq.resolve(request, 'filled');
-  sink.push({ type: 'rfq_resolved', requestId: request.requestId, status: 'filled', quoteId: f.quoteId, ts: state.now });
+  sink.push({ type: 'rfq_resolved', requestId: request.requestId, status: 'filled', quoteId: f.quoteId, fillSize: f.fillSize });
   return { tradeId };
 }

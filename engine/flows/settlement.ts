@@ -40,12 +40,12 @@ function settle(state: VenueState, sink: EventSink, s: SeriesActor): void {
       pos.premium = 0n;
       p.positions.delete(s.spec.seriesId);
       state.accounts.margin.positionChanged(p, s.spec.seriesId);
-      sink.position(p, s.spec.seriesId);
+      sink.position(p, s.spec.seriesId, pos);
     }
   }
   s.settled = true;
   s.settlementPrice = price;
   state.accounts.margin.marksChanged(s.spec.seriesId);
   state.addOpenInterest(s, -s.openInterest); // to zero, and out of the pair's sum
-  sink.push({ type: 'series_settled', seriesId: s.spec.seriesId, settlementPrice: price, ts: state.now });
+  sink.push({ type: 'series_settled', seriesId: s.spec.seriesId, settlementPrice: price, openInterest: s.openInterest });
 }

@@ -191,6 +191,12 @@ export class MarginBook {
     }
   }
 
+  /** The portfolios naming the margin accounts exposed to `seriesId` (positions or open orders there). */
+  *exposedAnchors(seriesId: Hex): IterableIterator<Portfolio> {
+    const exposed = this.bySeries.get(seriesId);
+    if (exposed !== undefined) for (const a of exposed) yield a.anchor;
+  }
+
   /**
    * Count everything afresh from positions and open orders (after a restore, into an empty
    * book). The orders are linked into this book's exposures; `copies` links copies of them
