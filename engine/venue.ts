@@ -16,6 +16,9 @@ import { listPair, updateOracle } from './flows/market.ts';
 import { tick } from './flows/clock.ts';
 import { createRequest, submitQuote, fillQuote } from './flows/rfq.ts';
 import { serializeState, restoreState, hashBytes } from './snapshot.ts';
+import { precheck, precheckEntries, type CancelDraft, type PlaceDraft } from './precheck.ts';
+import { nextOrderNonce, orderNonceUsed } from './queries.ts';
+import { imageEvents } from './image.ts';
 
 export type CommandValue =
   | null
@@ -106,6 +109,41 @@ export class Venue {
         return null;
       }
     }
+  }
+
+  /** The sequence number of the last command applied. */
+  get seq(): number {
+    return this.state.seq;
+  }
+
+  /** The venue clock (Unix ms): the last command's timestamp; it never moves backwards. */
+  get now(): number {
+    return this.state.now;
+  }
+
+  /** The refusal `apply(command)` would give for an order rule, or null (engine/precheck.ts). Changes nothing. */
+  precheck(command: Command): Rejection | null {
+    return precheck(this.state, command);
+  }
+
+  /** The order rules for entries not signed yet, at time `tsMs` (engine/precheck.ts). Changes nothing. */
+  precheckEntries(tsMs: number, cancels: readonly CancelDraft[], places: readonly PlaceDraft[]): Rejection | null {
+    return precheckEntries(this.state, tsMs, cancels, places);
+  }
+
+  /** A wallet's next unused order nonce (engine/queries.ts). */
+  nextOrderNonce(owner: string): bigint {
+    return nextOrderNonce(this.state, owner);
+  }
+
+  /** Whether a wallet has used an order nonce (engine/queries.ts). */
+  orderNonceUsed(owner: string, nonce: bigint): boolean {
+    return orderNonceUsed(this.state, owner, nonce);
+  }
+
+  /** Events describing the state as it stands, to seed read models that have no earlier events (engine/image.ts). */
+  imageEvents(): VenueEvent[] {
+    return imageEvents(this.state);
   }
 
   serialize(): Uint8Array {

@@ -3,9 +3,8 @@
  * workers, read models, routes, streams, drivers. Every boundary's implementation is
  * chosen here and only here (style.md habit 8).
  */
-import { Venue } from '../engine/venue.ts';
-import { hashBytes } from '../engine/snapshot.ts';
-import type { Command } from '../engine/commands.ts';
+import { Venue, hashBytes, type Command } from '../engine/index.ts';
+import { ReadModels } from './readModels/readModels.ts';
 import { openStorage, memoryStorage, type Storage } from '../persistence/storage.ts';
 import { recover } from '../persistence/recover.ts';
 import { Snapshotter } from '../persistence/snapshotter.ts';
@@ -42,31 +41,61 @@ export type AppOptions = {
 export type App = {
   readonly port: number;
   readonly services: Services;
+  /**
+   * The engine itself, for tests, benchmarks and operator tools that inspect it (its state
+   * hash, its state): the gateway's own code reaches it only through `services.venue`, the
+   * front door, and reads views from `services.reads`.
+   */
+  readonly engine: Venue;
   readonly storage: Storage;
   close(): Promise<void>;
 };
 
 /**
- * The engine as recovery and snapshots see it: commands from the journal are the engine's
- * commands. A snapshot asks for the state and then its hash at the same sequence number;
- * the serialisation is made once for both.
+ * The engine and its read models as recovery and snapshots see them: commands from the
+ * journal are the engine's commands, and each one's events are folded into the read models
+ * as it replays. A snapshot asks for the state and then its hash at the same sequence
+ * number (the serialisation is made once for both), and the read models' state beside it.
  */
-export function replayable(venue: Venue) {
+export function replayable(venue: Venue, reads: ReadModels = new ReadModels()) {
   let last: { seq: number; bytes: Uint8Array } | null = null;
   return {
     venue,
-    apply: (c: StoredCommand) => void venue.apply(c as unknown as Command),
+    reads,
+    apply: (c: StoredCommand) => {
+      const result = venue.apply(c as unknown as Command);
+      reads.apply(venue.seq, venue.now, result.events);
+    },
     serialize: () => {
       const bytes = venue.serialize();
-      last = { seq: venue.state.seq, bytes };
+      last = { seq: venue.seq, bytes };
       return bytes;
     },
+    serializeRead: () => reads.serialize(),
     stateHash: () => {
-      const bytes = last !== null && last.seq === venue.state.seq ? last.bytes : venue.serialize();
+      const bytes = last !== null && last.seq === venue.seq ? last.bytes : venue.serialize();
       last = null;
       return hashBytes(bytes);
     },
   };
+}
+
+/**
+ * The read models that go with a restored engine: the snapshot's own, or, for a snapshot
+ * without them (taken before read models were stored) or whose read state this version
+ * cannot resume, folded from the engine's image of its state (docs/events.md "Seeding").
+ */
+function readsFor(venue: Venue, read: Uint8Array | null, log: Logger): ReadModels {
+  if (read !== null) {
+    try {
+      return ReadModels.restore(read);
+    } catch (e) {
+      log.warn(`snapshots: the read-model state at seq ${venue.seq} could not be resumed (${(e as Error).message}); folding the engine's image instead`, { seq: venue.seq });
+    }
+  }
+  const reads = new ReadModels();
+  reads.apply(venue.seq, venue.now, venue.imageEvents());
+  return reads;
 }
 
 export async function startApp(config: AppConfig, options: AppOptions = {}): Promise<App> {
@@ -81,7 +110,10 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
       journal: storage.journal,
       snapshots: storage.snapshots,
       create: () => replayable(Venue.create()),
-      restore: (bytes) => replayable(Venue.restore(bytes)),
+      restore: (bytes, read) => {
+        const venue = Venue.restore(bytes);
+        return replayable(venue, readsFor(venue, read, log));
+      },
       log,
       // A torn tail is cut: every order nonce used so far stays used (persistence/stores/orderNonceStore.ts).
       beforeTruncate: () => void storage.stores.orderNonces.burnAll(),
@@ -96,8 +128,8 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
       { path: storage.masterKeyFile, network: config.network },
     );
   }
-  const venue = recovered.engine.venue;
-  log.info('recovered', { snapshotSeq: recovered.snapshotSeq, replayed: recovered.replayed, lastSeq: recovered.lastSeq, series: venue.state.series.size });
+  const { venue, reads } = recovered.engine;
+  log.info('recovered', { snapshotSeq: recovered.snapshotSeq, replayed: recovered.replayed, lastSeq: recovered.lastSeq, series: reads.catalog.series.size });
 
   const metrics = createMetrics();
   const pipeline = new CommandPipeline(venue, storage.journal, clock, metrics, storage.stores.orderNonces);
@@ -112,7 +144,9 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
     everyMs: config.snapshotEveryMs,
     startSeq: recovered.lastSeq,
   });
+  // The read models fold every committed command first: what listeners after them read is at its seq.
   pipeline.onEvents((events, command) => {
+    reads.apply(command.seq, events.length > 0 ? events[0]!.ts : command.ts, events);
     market.onEvents(events);
     if (command.type === 'clock') market.onClock();
     void snapshotter.afterApply(command.seq);
@@ -123,7 +157,7 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
   const verifier = options.inlineWorkers ? createInlineVerifier() : createPoolVerifier({ threads: config.workers, onWorkerError });
   const marks = options.inlineWorkers ? createInlineMarkComputer() : createPoolMarkComputer(1, onWorkerError);
   const siweDomains = new SiweDomains(config);
-  const services: Services = { config, venue, pipeline, market, stores: storage.stores, verifier, marks, metrics, log, siweDomains };
+  const services: Services = { config, venue, reads, pipeline, market, stores: storage.stores, verifier, marks, metrics, log, siweDomains };
   metrics.gauge({ name: 'worker_pool_queue_size', help: 'Signature batches waiting for a worker.', collect() { this.set(verifier.stats().queueSize); } });
   metrics.gauge({ name: 'worker_pool_utilization', help: 'Share of the signature pool capacity in use (0..1).', collect() { this.set(verifier.stats().utilization); } });
   metrics.gauge({ name: 'marks_pool_queue_size', help: 'Mark recomputations waiting for the pricing worker.', collect() { this.set(marks.stats().queueSize); } });
@@ -166,6 +200,7 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
   return {
     port,
     services,
+    engine: venue,
     storage,
     close() {
       closing ??= (async () => {

@@ -11,9 +11,7 @@
  * workers); replying happens after it. Every command is journaled, rejected ones too, so
  * that a replay reproduces the venue exactly (and the journal is an audit trail of attempts).
  */
-import type { Venue, ApplyResult } from '../engine/venue.ts';
-import type { Command, CommandBody } from '../engine/commands.ts';
-import type { VenueEvent } from '../engine/events.ts';
+import type { Venue, ApplyResult, Command, CommandBody, VenueEvent } from '../engine/index.ts';
 import type { Journal } from '../persistence/types.ts';
 import type { Metrics } from './http/metrics.ts';
 import type { SlotCounter, SlotFamily, SlotHistogram } from './http/slotMetrics.ts';
@@ -36,14 +34,14 @@ export class CommandPipeline {
   private idleWaiters: (() => void)[] = [];
 
   constructor(
-    readonly venue: Venue,
+    private readonly venue: Venue,
     private readonly journal: Journal,
     private readonly clock: () => number,
     metrics: Metrics,
     /** Where the order nonces of each command are recorded, before it is journaled (kept apart from the journal). */
     private readonly usedNonces: NonceSink | null = null,
   ) {
-    this.lastTs = venue.state.now;
+    this.lastTs = venue.now;
     this.applied = metrics.slotCounter({ name: 'engine_commands_total', help: 'Commands applied, by type and outcome.', labelNames: ['type', 'outcome'] as const });
     this.applySeconds = metrics.slotHistogram({ name: 'engine_command_apply_seconds', help: 'Time the engine spent applying one command.', labelNames: ['type'] as const, buckets: [0.000005, 0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.001, 0.005, 0.025, 0.1] });
     this.commitSeconds = metrics.slotHistogram({ name: 'journal_commit_seconds', help: 'Time from journal append to durable commit.', buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5] }).child({});

@@ -1,8 +1,10 @@
 /**
- * What routes and streams are given: the venue (read access), the command pipeline (the
- * only way to change it), read models, stores and workers. Built once in app.ts.
+ * What routes and streams are given: the engine's front door (its pre-check and queries,
+ * never its state), the command pipeline (the only way to change it), the read models
+ * (folds of the committed events: every view), stores and workers. Built once in app.ts.
  */
-import type { Venue } from '../engine/venue.ts';
+import type { Venue } from '../engine/index.ts';
+import type { ReadModels } from './readModels/readModels.ts';
 import type { Stores } from '../persistence/stores.ts';
 import type { SignatureVerifier } from '../workers/signatureVerifier.ts';
 import type { MarkComputer } from '../workers/markComputer.ts';
@@ -13,9 +15,13 @@ import type { Metrics } from './http/metrics.ts';
 import type { Logger } from './http/log.ts';
 import type { SiweDomains } from './auth/siweDomains.ts';
 
+/** What the gateway may ask the engine directly: the order rules and checks, not views (architecture.md rule 5). */
+export type EngineFront = Pick<Venue, 'precheck' | 'precheckEntries' | 'nextOrderNonce' | 'orderNonceUsed' | 'seq' | 'now'>;
+
 export type Services = {
   readonly config: AppConfig;
-  readonly venue: Venue;
+  readonly venue: EngineFront;
+  readonly reads: ReadModels;
   readonly pipeline: CommandPipeline;
   readonly market: MarketData;
   readonly stores: Stores;

@@ -91,8 +91,10 @@ export class RfqActor {
   }
 }
 
+export type QuoteStatus = 'active' | 'filled' | 'expired' | 'cancelled';
+
 /** A quote's status as the interface shows it, at `nowSec` with the maker's current nonce. */
-export function quoteStatus(q: QuoteRecord, currentNonce: bigint, nowSec: number): 'active' | 'filled' | 'expired' | 'cancelled' {
+export function quoteStatus(q: Pick<QuoteRecord, 'filled' | 'size' | 'nonce' | 'quoteExpiry'>, currentNonce: bigint, nowSec: number): QuoteStatus {
   if (q.filled >= q.size) return 'filled';
   if (q.nonce !== currentNonce) return 'cancelled';
   if (q.quoteExpiry <= nowSec) return 'expired';

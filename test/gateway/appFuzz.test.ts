@@ -200,7 +200,7 @@ t.test(`random requests to every operation (seed ${seed})`, async (t) => {
   for (const status of [200, 400, 401, 403, 404]) t.ok((statuses.get(status) ?? 0) > 0, `the fuzz reached status ${status}`);
   t.comment(`statuses: ${JSON.stringify(Object.fromEntries([...statuses].sort((a, b) => a[0] - b[0])))}`);
 
-  const state = app.app.services.venue.state;
+  const state = app.app.engine.state;
   t.equal(state.verifyOrderIndex(), null, 'the order index still matches the books and portfolios');
   t.equal(state.accounts.margin.verify(state.accounts.allPortfolios()), null, 'the kept margin sums equal a recount');
   // A new wallet (the fuzz may have moved the others' cash), caps lifted (admins may have set

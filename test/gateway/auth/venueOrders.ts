@@ -16,7 +16,7 @@ export const WAD = 10n ** 18n;
 
 /** The nearest-expiry series of a pair (more than an hour out) with the strike closest to spot. */
 export function atTheMoney(app: App, pairSymbol = 'BTC-USDC', isCall = true): SeriesActor {
-  const state = app.services.venue.state;
+  const state = app.engine.state;
   const pairId = pairIdOf(pairSymbol);
   const spot = state.oracles.get(pairId)!.spot;
   const live = [...state.series.values()].filter((s) => s.spec.pairId === pairId && s.spec.isCall === isCall && !s.settled && s.spec.expiry > state.nowSec + 3600);
@@ -27,7 +27,7 @@ export function atTheMoney(app: App, pairSymbol = 'BTC-USDC', isCall = true): Se
 
 /** A price on the pair's tick grid near the series' mark (WAD), rounded up. */
 export function priceNearMark(app: App, series: SeriesActor): bigint {
-  const pair = app.services.venue.state.pairs.get(series.spec.pairId)!;
+  const pair = app.engine.state.pairs.get(series.spec.pairId)!;
   const tick = 10n ** BigInt(18 - pair.tickDecimals);
   const mark = series.marks!.mark;
   return ((mark + tick - 1n) / tick) * tick;
@@ -39,7 +39,7 @@ export type DirectOrder = { owner: string; portfolioId: number; series: SeriesAc
 
 /** Submit a place command as if it had been signed and relayed; returns the order id and the engine's result. */
 export async function placeDirect(app: App, o: DirectOrder): Promise<{ orderId: Hex; result: ApplyResult }> {
-  const state = app.services.venue.state;
+  const state = app.engine.state;
   const pair = state.pairs.get(o.series.spec.pairId)!;
   const orderId = `0x${randomBytes(32).toString('hex')}` as Hex;
   const result = await app.services.pipeline.submit({

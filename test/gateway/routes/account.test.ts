@@ -13,7 +13,7 @@ import { atTheMoney, placeDirect, priceNearMark, USDC, WAD } from '../auth/venue
 const app = await startTestApp({ memory: true, env: relaxedAuthLimits });
 t.teardown(() => app.close());
 const url = app.url;
-const state = app.app.services.venue.state;
+const state = app.app.engine.state;
 
 const alice = newWallet();
 const bob = newWallet();

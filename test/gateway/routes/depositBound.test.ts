@@ -12,7 +12,7 @@ const MAX = 2n ** 128n - 1n;
 const app = await startTestApp({ memory: true, startAt: Date.UTC(2026, 0, 5, 12, 0, 0), env: { NETWORK: 'testnet', SIWE_DOMAIN: 'venue.example.com' } });
 t.teardown(() => app.close());
 const url = app.url;
-const state = app.app.services.venue.state;
+const state = app.app.engine.state;
 
 t.test('deposit: exactly at the bound accepted, one over refused, nothing changes', async (t) => {
   const wallet = newWallet();

@@ -40,7 +40,7 @@ export async function trader(app: TestApp, name: string, opts: { deposit?: numbe
 
 /** A live series expiring at least a day after the app's clock, near the money (`offset` strikes away). */
 export function liveSeries(app: TestApp, isCall = true, pair = 'BTC-USDC', offset = 0): SeriesActor {
-  const state = app.app.services.venue.state;
+  const state = app.app.engine.state;
   const pairId = pairIdOf(pair);
   const minExpiry = Math.floor(app.clock.now / 1000) + 86_400;
   const live = [...state.series.values()].filter((s) => s.spec.pairId === pairId && s.spec.isCall === isCall && !s.settled && s.spec.expiry >= minExpiry);

@@ -18,7 +18,7 @@ import type { CancelOrder, PlaceOrder } from '../../../engine/commands.ts';
 
 const app = await startTestApp({ memory: true, startAt: Date.UTC(2026, 0, 5, 12, 0, 0) });
 t.teardown(() => app.close());
-const state = app.app.services.venue.state;
+const state = app.app.engine.state;
 const series = liveSeries(app);
 const pair = state.pairs.get(series.spec.pairId)!;
 const alice = await trader(app, 'precheck-alice', { deposit: 2_000_000 });
@@ -39,7 +39,7 @@ const good = (): Order => ({ seriesId: series.spec.seriesId, portfolioId: alice.
 
 /** The engine's answer to the same order: a copy of the venue applies it at the gateway's time. */
 function engineCode(body: { type: 'place'; orders: PlaceOrder[] } | { type: 'cancel'; cancels: CancelOrder[] }): string | null {
-  const copy = Venue.restore(app.app.services.venue.serialize());
+  const copy = Venue.restore(app.app.engine.serialize());
   const r = copy.apply({ ...body, seq: state.seq + 1, ts: app.clock.now });
   return r.ok ? null : r.rejection.code;
 }

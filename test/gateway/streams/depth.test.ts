@@ -132,7 +132,7 @@ t.test('snapshot + deltas rebuild the REST book through a burst of random orders
     t.same(f.invalid, [], `${name}: every frame validates against the AsyncAPI document`);
   }
   t.ok(before.book.deltas >= 300, `the first client saw every delta (${before.book.deltas})`);
-  t.equal(app.app.services.venue.state.series.get(series.spec.seriesId)!.bookSeq, rest.seq);
+  t.equal(app.app.engine.state.series.get(series.spec.seriesId)!.bookSeq, rest.seq);
   for (const f of [before, earlier, ...during, after]) f.client.close();
 });
 

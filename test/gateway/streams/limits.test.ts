@@ -93,7 +93,7 @@ t.test('25 subscriptions per connection: 4029 beyond, all or nothing', async (t)
   nextMinute();
   const c = await connect(app, '/ws/public');
   open.push(c);
-  const symbols = [...app.app.services.venue.state.series.values()].slice(0, 30).map((s) => s.spec.symbol);
+  const symbols = [...app.app.engine.state.series.values()].slice(0, 30).map((s) => s.spec.symbol);
   c.send({ method: 'SUBSCRIBE', params: symbols.slice(0, 24).map((s) => `${s}@ticker`), id: 1 });
   t.equal((await c.next((f) => f['id'] === 1))['result'], null, '24 subscriptions');
   c.send({ method: 'SUBSCRIBE', params: [`${symbols[24]}@ticker`, `${symbols[25]}@ticker`], id: 2 });

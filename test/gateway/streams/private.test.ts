@@ -152,7 +152,7 @@ t.test('account channels: own fills (taker and maker payloads), positions, portf
   t.equal(api.check('accountFills.makerFill', makerFill), null, 'maker fill validates');
 
   const pos = await a.next((f) => f['channel'] === 'account@positions', 'alice position');
-  const p = app.app.services.venue.state.accounts.portfolio(alice, 1)!.positions.get(series.spec.seriesId)!;
+  const p = app.app.engine.state.accounts.portfolio(alice, 1)!.positions.get(series.spec.seriesId)!;
   const expectedPnl = p.premium + (p.balance * series.marks!.mark) / 10n ** 30n;
   t.same(pos['data'], { portfolioId: 1, seriesId: series.spec.seriesId, symbol: series.spec.symbol, size: wad(0.05).toString(), unrealizedPnl: expectedPnl.toString(), timestamp: new Date(trade.ts).toISOString() });
   t.match((await b.next((f) => f['channel'] === 'account@positions'))['data'], { portfolioId: 1, size: (-wad(0.05)).toString() }, 'the short side');

@@ -141,7 +141,7 @@ t.test('index: the oracle price and volatility on every oracle update', async (t
   await call(c, { method: 'SUBSCRIBE', params: ['BTC-USDC@INDEX'] });
   await priceMarks(app);
   const f = await c.next((x) => x['channel'] === 'btc-usdc@index', 'index frame');
-  const o = app.app.services.venue.state.oracles.get(BTC)!;
+  const o = app.app.engine.state.oracles.get(BTC)!;
   t.match(f['data'], { pairId: BTC, symbol: 'BTC-USDC', price: o.spot.toString(), volatility: o.volatility.toString(), riskFreeRate: o.riskFreeRate.toString() });
   t.equal(api.check('index.index', f), null);
   c.close();

@@ -102,7 +102,7 @@ export async function priceMarks(app: TestApp, pairId: Hex = BTC): Promise<void>
 
 export async function fund(app: TestApp, owner: string, amount = usdc(100_000_000)): Promise<void> {
   const p = app.app.services.pipeline;
-  const a = app.app.services.venue.state.accounts.accounts.get(owner);
+  const a = app.app.engine.state.accounts.accounts.get(owner);
   if (!a?.portfolios.has(1)) {
     const c = await p.submit({ type: 'create_portfolio', owner });
     if (!c.ok) throw new Error(c.rejection.code);
@@ -113,7 +113,7 @@ export async function fund(app: TestApp, owner: string, amount = usdc(100_000_00
 
 /** A live BTC call near the money with a mark, nearest expiry. */
 export function atmSeries(app: TestApp, isCall = true): SeriesActor {
-  const state = app.app.services.venue.state;
+  const state = app.app.engine.state;
   const spot = state.oracles.get(BTC)!.spot;
   let best: SeriesActor | null = null;
   let dist = 0n;

@@ -1,0 +1,105 @@
+/**
+ * The engine's image: events that, folded into empty read models, describe the state as it
+ * stands (docs/events.md "Seeding"). It seeds read models where no earlier events can be
+ * had: a restart from a snapshot taken before snapshots carried read-model state, a read
+ * replica joining from a snapshot. It describes what the state holds (pairs, series and
+ * marks, oracle states, books, open orders, positions, portfolios, market makers, RFQ
+ * requests); history the state does not hold (finished orders, past trades) is not in it.
+ *
+ * Every event carries the snapshot's `seq`; its `ts` is the venue time, or the time the
+ * state recorded for the thing it describes (an RFQ request's creation, a quote's arrival).
+ */
+import type { VenueEvent } from './events.ts';
+import type { VenueState } from './state.ts';
+import { markValues } from './flows/market.ts';
+import { portfolioEvent, publicPortfolioId, type UnstampedEvent } from './flows/eventSink.ts';
+import { tickToPrice } from './domain/ticks.ts';
+import { WAD_PER_C6 } from './domain/fixed.ts';
+
+const abs = (x: bigint): bigint => (x < 0n ? -x : x);
+
+export function imageEvents(state: VenueState): VenueEvent[] {
+  const seq = state.seq;
+  const out: VenueEvent[] = [];
+  const at = (ts: number, e: UnstampedEvent): void => void out.push({ ...e, seq, ts } as VenueEvent);
+  const now = state.now;
+  for (const p of state.pairs.values()) {
+    at(now, { type: 'pair_listed', pairId: p.pairId, symbol: p.symbol, underlying: p.underlying, quote: p.quote, tickDecimals: p.tickDecimals, minSize: p.minSize, sizeStep: p.sizeStep, maxCallOI: p.maxCallOI, maxPutOI: p.maxPutOI });
+  }
+  for (const s of state.series.values()) {
+    if (s.marks === null) continue; // never priced: not listed yet
+    const spec = s.spec;
+    at(now, { type: 'series_listed', seriesId: spec.seriesId, pairId: spec.pairId, pairSymbol: spec.pairSymbol, underlying: spec.underlying, symbol: spec.symbol, strike: spec.strike, expiry: spec.expiry, isCall: spec.isCall, marks: markValues(s.marks) });
+    if (s.settled) at(now, { type: 'series_settled', seriesId: spec.seriesId, settlementPrice: s.settlementPrice ?? 0n, openInterest: s.openInterest });
+  }
+  for (const [pairId, o] of state.oracles) {
+    const marks = [];
+    for (const s of state.series.values()) if (s.spec.pairId === pairId && !s.settled && s.marks !== null) marks.push(markValues(s.marks));
+    at(o.lastUpdate * 1000, { type: 'oracle', pairId, spot: o.spot, volatility: o.volatility, riskFreeRate: o.riskFreeRate, marks });
+  }
+  for (const s of state.series.values()) {
+    const pair = state.pairs.get(s.spec.pairId);
+    if (!pair || s.book.orderCount() === 0) continue;
+    const side = (isBid: boolean) => s.book.depth(isBid, Number.MAX_SAFE_INTEGER).map((l) => [tickToPrice(l.tick, pair.tickDecimals), BigInt(l.qty) * pair.sizeStep, l.count] as const);
+    at(now, { type: 'depth', seriesId: s.spec.seriesId, bookSeq: s.bookSeq, prevBookSeq: 0, bids: side(true), asks: side(false) });
+  }
+  for (const a of state.accounts.accounts.values()) {
+    if (a.isMmm) at(now, { type: 'mmm', address: a.owner, isMmm: true });
+    if (a.mmmNonce !== 0n) at(now, { type: 'mmm_nonce', address: a.owner, nonce: a.mmmNonce });
+    for (const p of a.portfolios.values()) {
+      for (const pos of p.positions.values()) {
+        const balance = pos.balance;
+        at(now, {
+          type: 'position',
+          owner: a.owner,
+          portfolioId: publicPortfolioId(p),
+          seriesId: pos.seriesId,
+          balance,
+          premium: pos.premium,
+          averagePrice: balance === 0n ? null : (abs(pos.premium) * WAD_PER_C6 * 10n ** 18n) / abs(balance),
+          realizedPnl: pos.realized,
+        });
+      }
+      if (p.internalPair === null) at(now, portfolioEvent(state, p));
+    }
+  }
+  for (const s of state.series.values()) {
+    const pair = state.pairs.get(s.spec.pairId);
+    if (!pair) continue;
+    for (const r of s.openOrders()) {
+      const filled = BigInt(r.filledLots) * pair.sizeStep;
+      const size = BigInt(r.lots) * pair.sizeStep;
+      at(r.createdAt, {
+        type: 'order',
+        orderId: r.orderId,
+        owner: r.owner,
+        portfolioId: r.portfolioId,
+        seriesId: r.seriesId,
+        side: r.isBuy ? 'buy' : 'sell',
+        price: tickToPrice(r.tick, pair.tickDecimals),
+        tick: r.tick,
+        size,
+        expiry: r.expiry,
+        nonce: r.nonce ?? null,
+        createdAt: r.createdAt,
+        instructions: r.instructions,
+        status: r.status,
+        filled,
+        remaining: size - filled,
+        reason: null,
+        cancelReason: null,
+      });
+    }
+  }
+  for (const r of state.rfq.requests.values()) {
+    at(r.createdAt, { type: 'rfq_created', requestId: r.requestId, taker: r.taker, portfolioId: r.portfolioId, pairId: r.pairId, seriesId: r.seriesId, size: r.size, takerIsBuying: r.takerIsBuying, expiresAt: r.expiresAt });
+    for (const q of r.quotes.values()) {
+      at(q.submittedAt, { type: 'rfq_quote', requestId: r.requestId, quote: { quoteId: q.quoteId, mmm: q.mmm, taker: q.taker, seriesId: q.seriesId, takerIsBuying: q.takerIsBuying, price: q.price, size: q.size, nonce: q.nonce, quoteExpiry: q.quoteExpiry } });
+    }
+    if (r.status !== 'open') {
+      const filled = r.filledQuoteId === null ? null : (r.quotes.get(r.filledQuoteId)?.filled ?? null);
+      at(now, { type: 'rfq_resolved', requestId: r.requestId, status: r.status, quoteId: r.filledQuoteId, fillSize: filled });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,65 @@
+/**
+ * The read side (architecture.md rule 6): every view the gateway serves, REST and WebSocket
+ * alike, is a fold over the engine's committed events, never a look into engine state. The
+ * command pipeline hands each command's events here after its journal commit, so a read
+ * never shows what the journal has not committed, and every view stands at the same `seq`.
+ *
+ * Each fold keeps its own state as plain data; `serialize` writes all of it with the
+ * journal's codec beside the engine's snapshot (at the same seq), and `restore` resumes
+ * from it, so a restart needs no event before the snapshot.
+ */
+import type { VenueEvent } from '../../engine/index.ts';
+import { encodeValue, decodeValue } from '../../persistence/codec.ts';
+import { Catalog } from './catalog.ts';
+
+/** A read model: applies committed events in order, and exports and imports its state as plain data. */
+export type Fold = {
+  apply(e: VenueEvent): void;
+  exportState(): unknown;
+  importState(state: never): void;
+};
+
+/** Version of the serialised read state; a snapshot with another version is passed over (recovery folds the journal instead). */
+const FORMAT = 1;
+
+export class ReadModels {
+  /** The sequence number and time (Unix ms) of the last command folded. */
+  seq = 0;
+  ts = 0;
+  readonly catalog = new Catalog();
+  /** Every fold, in the order each event is applied to them (the catalog first: the others look series up in it). */
+  private readonly folds: readonly (readonly [string, Fold])[];
+
+  constructor() {
+    this.folds = [['catalog', this.catalog]];
+  }
+
+  /** Fold one committed command's events. */
+  apply(seq: number, ts: number, events: readonly VenueEvent[]): void {
+    const folds = this.folds;
+    for (const e of events) for (let i = 0; i < folds.length; i++) folds[i]![1].apply(e);
+    this.seq = seq;
+    this.ts = ts;
+  }
+
+  serialize(): Uint8Array {
+    const parts: Record<string, unknown> = {};
+    for (const [name, fold] of this.folds) parts[name] = fold.exportState();
+    return encodeValue({ format: FORMAT, seq: this.seq, ts: this.ts, parts });
+  }
+
+  /** Read models restored from `serialize`'s bytes; throws when they are not a read state this version can resume. */
+  static restore(bytes: Uint8Array): ReadModels {
+    const v = decodeValue(bytes) as { format?: unknown; seq?: unknown; ts?: unknown; parts?: Record<string, unknown> };
+    if (v.format !== FORMAT || typeof v.seq !== 'number' || typeof v.ts !== 'number' || typeof v.parts !== 'object' || v.parts === null) throw new Error(`read-model state has format ${String(v.format)}, expected ${FORMAT}`);
+    const reads = new ReadModels();
+    for (const [name, fold] of reads.folds) {
+      const part = v.parts[name];
+      if (part === undefined) throw new Error(`read-model state lacks ${name}`);
+      fold.importState(part as never);
+    }
+    reads.seq = v.seq;
+    reads.ts = v.ts;
+    return reads;
+  }
+}

@@ -1,0 +1,90 @@
+/**
+ * A seeded command stream that exercises every event type, for the read-model sufficiency
+ * tests: the engine's random stream (orders, cancels, replaces with instructions, oracle
+ * moves, clocks that cross an expiry and settle, deposits) with, interleaved, what it lacks:
+ * a market maker (set_mmm, portfolio 0 orders), RFQ auctions (request, quotes, fills, nonce
+ * increments), portfolios created, withdrawals, transfers and open-interest caps. Bodies are
+ * generated against the harness's live state, so the caller applies each before the next.
+ */
+import type { CommandBody } from '../../../../engine/commands.ts';
+import type { Hex } from '../../../../engine/domain/hex.ts';
+import { WAD } from '../../../../engine/domain/fixed.ts';
+import { keccak256, toHex } from 'viem';
+import { randomBodies } from '../../../engine/support/randomStream.ts';
+import { Harness, BTC, ETH, usdc } from '../../../engine/support/venueFixture.ts';
+import { prng } from '../../../engine/domain/prng.ts';
+import { requestIdOf } from '../../../../engine/flows/rfq.ts';
+
+export const STREAM_MMM = '0x00000000000000000000000000000000000000AA';
+const TAKERS = ['0x0000000000000000000000000000000000000001', '0x0000000000000000000000000000000000000002', '0x0000000000000000000000000000000000000003'];
+const ZERO = '0x0000000000000000000000000000000000000000';
+
+export function* fullBodies(h: Harness, seed: number, n: number): Generator<{ body: CommandBody; advance: number }> {
+  const rnd = prng(seed + 104_729);
+  let quotes = 0;
+  let i = 0;
+  let mmmNonce = 0n;
+  for (const step of randomBodies(h, seed, n)) {
+    yield step;
+    i++;
+    if (i === 20) {
+      // The market maker: membership, cash in portfolio 0.
+      yield { body: { type: 'set_mmm', address: STREAM_MMM, isMmm: true }, advance: 1 };
+      yield { body: { type: 'deposit', owner: STREAM_MMM, portfolioId: 0, amount: usdc(20_000_000) }, advance: 1 };
+      yield { body: { type: 'set_oi_caps', pairId: ETH, maxCallOI: 10_000n * WAD, maxPutOI: 10_000n * WAD }, advance: 1 };
+    }
+    if (i < 20) continue;
+    const x = rnd();
+    const live = [...h.venue.state.series.values()].filter((s) => !s.settled && s.spec.expiry * 1000 > h.ts + 120_000 && s.marks !== null);
+    if (live.length === 0) continue;
+    const nowSec = Math.floor(h.ts / 1000);
+    if (x < 0.06) {
+      // The market maker quotes the book from portfolio 0.
+      const s = live[Math.floor(rnd() * live.length)]!;
+      const mark = Number(s.marks!.mark) / 1e18;
+      const price = Math.max(0.1, Math.round(mark * (1 + (rnd() - 0.5) * 0.1) * 10) / 10);
+      yield { body: { type: 'place', orders: [h.order(STREAM_MMM, s.spec.seriesId, rnd() < 0.5, price, 0.05, { portfolioId: 0 })] }, advance: 5 };
+    } else if (x < 0.12) {
+      // An auction: request, one or two quotes at once, then mostly a fill (else it expires).
+      const s = live[Math.floor(rnd() * live.length)]!;
+      const taker = TAKERS[Math.floor(rnd() * TAKERS.length)]!;
+      const takerIsBuying = rnd() < 0.5;
+      const size = WAD / 10n;
+      const requestId = requestIdOf(h.seq + 1); // the id the engine gives the next command's request
+      yield { body: { type: 'rfq_request', taker, portfolioId: 1, seriesId: s.spec.seriesId, size, takerIsBuying, expiresAt: nowSec + 20 }, advance: 1 };
+      if (!h.venue.state.rfq.requests.has(requestId)) continue;
+      const mark = Number(s.marks!.mark) / 1e18;
+      const quoteIds: Hex[] = [];
+      for (let k = rnd() < 0.5 ? 1 : 2; k > 0; k--) {
+        const quoteId = keccak256(toHex(`quote-${seed}-${++quotes}`));
+        quoteIds.push(quoteId);
+        const price = BigInt(Math.max(1, Math.round(mark * (0.95 + rnd() * 0.1) * 100))) * (WAD / 100n);
+        yield { body: { type: 'rfq_quote', requestId, quote: { quoteId, mmm: STREAM_MMM, taker: rnd() < 0.5 ? ZERO : taker, seriesId: s.spec.seriesId, takerIsBuying, price, size, nonce: mmmNonce, quoteExpiry: nowSec + 15 } }, advance: 1 };
+      }
+      if (rnd() < 0.7) yield { body: { type: 'rfq_fill', requestId, quoteId: quoteIds[0]!, taker, portfolioId: 1, fillSize: size, nonce: h.nextNonce(taker), deadline: nowSec + 60 }, advance: 1 };
+    } else if (x < 0.13) {
+      mmmNonce++;
+      yield { body: { type: 'mmm_nonce_increment', mmm: STREAM_MMM }, advance: 1 };
+    } else if (x < 0.2) {
+      const owner = TAKERS[Math.floor(rnd() * TAKERS.length)]!;
+      yield { body: { type: 'create_portfolio', owner }, advance: 1 };
+      yield { body: { type: 'transfer', owner, fromPortfolioId: 1, toPortfolioId: 2, amount: usdc(1_000) }, advance: 1 };
+    } else if (x < 0.22) {
+      const owner = TAKERS[Math.floor(rnd() * TAKERS.length)]!;
+      yield { body: { type: 'withdraw', owner, portfolioId: 1, amount: usdc(500) }, advance: 1 };
+    }
+  }
+}
+
+/** Apply a whole stream on a fresh harness, calling `each` after every command with its result. */
+export function runFullStream(seed: number, n: number, each: (h: Harness, index: number) => void): Harness {
+  const h = new Harness();
+  let k = 0;
+  for (const { body, advance } of fullBodies(h, seed, n)) {
+    h.run(body, advance);
+    each(h, k++);
+  }
+  return h;
+}
+
+export { BTC, ETH };
