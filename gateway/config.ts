@@ -5,7 +5,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { getAddress, keccak256, toHex } from 'viem';
-import type { Address, Hex } from '../engine/domain/hex.ts';
+import type { Address, Hex } from '../engine/index.ts';
 import type { RateLimitGroup } from './http/route.ts';
 import { defaultRateLimits, type GroupLimits } from './http/rateLimit.ts';
 

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { loadConfig } from './config.ts';
 import { jsonLogger } from './http/log.ts';
 import { replayable } from './app.ts';
-import { Venue } from '../engine/venue.ts';
+import { Venue } from '../engine/index.ts';
 import { openStorage, type Storage } from '../persistence/storage.ts';
 import { recover } from '../persistence/recover.ts';
 

@@ -15,7 +15,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
 import { Value } from '@sinclair/typebox/value';
-import { fail, ok, type Parsed } from '../../engine/domain/result.ts';
+import { fail, ok, type Parsed } from '../../engine/index.ts';
 
 export type InputLocation = 'path' | 'query' | 'body';
 

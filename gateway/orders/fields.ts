@@ -4,10 +4,7 @@
  * which entry and which field. Integers are accepted as JSON numbers (safe integers only)
  * or decimal strings; money is bigint from here on.
  */
-import type { Hex } from '../../engine/domain/hex.ts';
-import { parseAddress, parseBytes32 } from '../../engine/domain/hex.ts';
-import { parseHuman, parseIntString, type IntBits } from '../../engine/domain/fixed.ts';
-import { fail, ok, type Parsed } from '../../engine/domain/result.ts';
+import { type Hex, parseAddress, parseBytes32, parseHuman, parseIntString, type IntBits, fail, ok, type Parsed } from '../../engine/index.ts';
 import { parseSignatureInto, signatureErrorMessage, type SignatureErrorCode } from '../../workers/signature.ts';
 
 export type Fields = Readonly<Record<string, unknown>>;

@@ -4,8 +4,7 @@
  * or not (they are not in the EIP-712 struct). Read here, echoed in every reply and read.
  */
 import { Type } from '@sinclair/typebox';
-import { CLIENT_ORDER_ID_PATTERN, TIME_IN_FORCE, instructionsOf, isClientOrderId, type CancelReason, type OrderInstructions, type TimeInForce } from '../../engine/domain/instructions.ts';
-import { fail, ok, type Parsed } from '../../engine/domain/result.ts';
+import { CLIENT_ORDER_ID_PATTERN, TIME_IN_FORCE, instructionsOf, isClientOrderId, type CancelReason, type OrderInstructions, type TimeInForce, fail, ok, type Parsed } from '../../engine/index.ts';
 import { fieldPath, isPresent, type Fields } from './fields.ts';
 
 /** The instructions of a place body (absent fields: the defaults). */

@@ -4,7 +4,7 @@
  * `details.error: 'OrderValidationError'`; state-dependent refusals are the engine's codes
  * through the one mapping of gateway/routes/engineErrors.ts.
  */
-import { ResultCodes, type Rejection } from '../../engine/codes.ts';
+import { ResultCodes, type Rejection } from '../../engine/index.ts';
 import { errorReply, type ErrorDetails, type ErrorReply } from '../http/errors.ts';
 import { engineError } from '../routes/engineErrors.ts';
 import type { Eip712Domain } from '../../workers/eip712/types.ts';

@@ -6,9 +6,7 @@
  * here. A code without a wording of its own answers as the engine's refusal after the journal
  * would (gateway/routes/engineErrors.ts).
  */
-import { reject, type Rejection } from '../../engine/codes.ts';
-import { formatHuman } from '../../engine/domain/fixed.ts';
-import type { Hex } from '../../engine/domain/hex.ts';
+import { reject, type Rejection, formatHuman, type Hex } from '../../engine/index.ts';
 import type { CancelOrderMessage, PlaceOrderMessage } from '../../workers/eip712/types.ts';
 import type { ErrorReply } from '../http/errors.ts';
 import { fieldPath } from './fields.ts';

@@ -10,8 +10,7 @@
  *
  * The engine's own details (field, limits, ids) are kept next to `reason`.
  */
-import { ResultCodes, type Rejection } from '../../engine/codes.ts';
-import type { ApplyResult } from '../../engine/venue.ts';
+import { ResultCodes, type Rejection, type ApplyResult } from '../../engine/index.ts';
 import { errorReply, type ErrorCode, type ErrorDetails, type ErrorReply } from '../http/errors.ts';
 
 const httpCodeOfKind = {

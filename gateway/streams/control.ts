@@ -4,7 +4,7 @@
  * acknowledgements and error frames. Which channel names exist is the caller's business
  * (`resolve`); this file only enforces the framing and the subscription limit.
  */
-import type { Hex } from '../../engine/domain/hex.ts';
+import type { Hex } from '../../engine/index.ts';
 import type { StreamLimits } from './config.ts';
 import type { Hub, Ws } from './hub.ts';
 import { wsErrorCodes, type ChannelError } from './channels.ts';
