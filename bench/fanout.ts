@@ -201,12 +201,12 @@ async function runServer(): Promise<void> {
   const app = await within(startApp(loaded.config, { log: silentLogger, inlineWorkers: true, drivers: false, memory: true }), 'fanout: the venue starting');
   const s = app.services;
   const pairId = viem.keccak256(viem.toBytes('BTC-USDC'));
-  const o = s.venue.state.oracles.get(pairId)!;
+  const o = app.engine.state.oracles.get(pairId)!;
   await drivers.submitOracle(s.pipeline, s.marks, pairId, o.spot, o.volatility, o.riskFreeRate);
   const owner = viem.getAddress('0x00000000000000000000000000000000000fa170');
   await s.pipeline.submit({ type: 'create_portfolio', owner });
   await s.pipeline.submit({ type: 'deposit', owner, portfolioId: 1, amount: 10n ** 9n * 10n ** 6n });
-  const series = [...s.venue.state.series.values()].find((x) => x.spec.pairId === pairId && x.spec.isCall && x.marks && x.spec.strike >= o.spot)!;
+  const series = [...app.engine.state.series.values()].find((x) => x.spec.pairId === pairId && x.spec.isCall && x.marks && x.spec.strike >= o.spot)!;
   const channel = `${series.spec.symbol}@depth`;
   const baseTick = Math.max(100, Math.round((Number(series.marks!.mark) / 1e18) * 50)); // half the mark, in ticks (2 decimals)
 

@@ -93,7 +93,8 @@ async function server(): Promise<void> {
   if (!loaded.ok) throw new Error(loaded.errors.join('; '));
   const config = loaded.config;
   const app = await startApp(config, { log: silentLogger, drivers: false });
-  const { pipeline, stores, venue } = app.services;
+  const { pipeline, stores } = app.services;
+  const venue = app.engine;
   const now = Date.now();
   const tokens: string[] = [];
   for (let i = 0; i < WALLETS; i++) {

@@ -13,7 +13,7 @@ const loaded = loadConfig({ PORT: '0', WORKERS: '1', LOG_LEVEL: 'error', RATE_LI
 if (!loaded.ok) throw new Error(loaded.errors.join('; '));
 const app = await startApp(loaded.config, { log: silentLogger, memory: true, inlineWorkers: true, drivers: false });
 const s = app.services;
-const series = [...s.venue.state.series.values()][Math.floor(s.venue.state.series.size / 4)]!;
+const series = [...app.engine.state.series.values()][Math.floor(app.engine.state.series.size / 4)]!;
 
 // The same handlers as gateway/routes/markets.ts: resolve the series, answer the cached JSON.
 const fastify = Fastify({ logger: false });

@@ -74,7 +74,7 @@ for (const seed of [11, 23, 47]) {
     let skipped = false;
     for (const bytes of log) {
       const b = decodeValue(bytes) as Batch;
-      const events = !skipped && b.events.some((e) => e.type === 'trade') ? b.events.filter((e) => e.type !== 'trade') : b.events;
+      const events: VenueEvent[] = !skipped && b.events.some((e) => e.type === 'trade') ? b.events.filter((e) => e.type !== 'trade') : b.events;
       skipped ||= events !== b.events;
       dropped.apply(b.seq, b.ts, events);
     }
