@@ -149,7 +149,9 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
     reads.apply(command.seq, events.length > 0 ? events[0]!.ts : command.ts, events);
     market.onEvents(events);
     if (command.type === 'clock') market.onClock();
-    void snapshotter.afterApply(command.seq);
+    // A snapshot holds the engine and the read models at one seq: only when no later command
+    // is applied but not yet committed (the engine runs ahead of the commit; the reads do not).
+    if (venue.seq === command.seq) void snapshotter.afterApply(command.seq);
   });
 
   // A worker thread failing outside a task (e.g. while loading) is logged, never a crash.
