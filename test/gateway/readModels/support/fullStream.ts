@@ -7,6 +7,7 @@
  * generated against the harness's live state, so the caller applies each before the next.
  */
 import type { CommandBody } from '../../../../engine/commands.ts';
+import type { VenueEvent } from '../../../../engine/events.ts';
 import type { Hex } from '../../../../engine/domain/hex.ts';
 import { WAD } from '../../../../engine/domain/fixed.ts';
 import { keccak256, toHex } from 'viem';
@@ -76,12 +77,13 @@ export function* fullBodies(h: Harness, seed: number, n: number): Generator<{ bo
   }
 }
 
-/** Apply a whole stream on a fresh harness, calling `each` after every command with its result. */
-export function runFullStream(seed: number, n: number, each: (h: Harness, index: number) => void): Harness {
+/** Apply a whole stream on a fresh harness, calling `each` after every command (after `events` has its events). */
+export function runFullStream(seed: number, n: number, each: (h: Harness, index: number) => void, events?: (events: readonly VenueEvent[]) => void): Harness {
   const h = new Harness();
   let k = 0;
   for (const { body, advance } of fullBodies(h, seed, n)) {
-    h.run(body, advance);
+    const r = h.run(body, advance);
+    events?.(r.events);
     each(h, k++);
   }
   return h;

@@ -1,0 +1,100 @@
+/**
+ * Events are complete (architecture.md rule 6, docs/events.md): over a long seeded stream
+ * with every kind of command, after each command
+ * - every public portfolio whose figures changed has a portfolio event carrying its figures
+ *   as the engine's risk computes them, and no portfolio's figures change without one;
+ * - every position that changed has a position event with its balance, premium, average
+ *   price and realised PnL;
+ * - every event carries the command's seq and venue time;
+ * - every order event's static fields are the order's.
+ */
+import t from 'tap';
+import type { PortfolioEvent, PositionEvent, VenueEvent } from '../../engine/index.ts';
+import type { VenueState } from '../../engine/state.ts';
+import { portfolioEvent } from '../../engine/flows/eventSink.ts';
+import { runFullStream } from '../gateway/readModels/support/fullStream.ts';
+
+/** Every public portfolio's figures as the engine computes them now (key owner|id). */
+function figures(state: VenueState): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const a of state.accounts.accounts.values()) {
+    for (const p of a.portfolios.values()) {
+      if (p.internalPair !== null) continue;
+      const { seq: _s, ts: _t, ...f } = { seq: 0, ts: 0, ...(portfolioEvent(state, p) as Omit<PortfolioEvent, 'seq' | 'ts'>) };
+      out.set(`${p.owner}|${p.id}`, JSON.stringify(f, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)));
+    }
+  }
+  return out;
+}
+
+/** Every position (public portfolio id) as [balance, premium, realized]. */
+function positions(state: VenueState): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const a of state.accounts.accounts.values()) {
+    for (const p of a.portfolios.values()) {
+      const id = p.internalPair !== null ? 0 : p.id;
+      for (const pos of p.positions.values()) out.set(`${p.owner}|${id}|${pos.seriesId}`, `${pos.balance}|${pos.premium}|${pos.realized}`);
+    }
+  }
+  return out;
+}
+
+t.test('portfolio, position and order events are complete and stamped', async (t) => {
+  let before = new Map<string, string>();
+  let beforePos = new Map<string, string>();
+  let missing: string[] = [];
+  let wrong: string[] = [];
+  let stamps = 0;
+  let portfolioEvents = 0;
+  let positionEvents = 0;
+  let orderEvents = 0;
+  let lastEvents: readonly VenueEvent[] = [];
+  const h = runFullStream(7, 2500, (h) => {
+    const state = h.venue.state;
+    const events = lastEvents;
+    const now = figures(state);
+    const nowPos = positions(state);
+    const seen = new Map<string, PortfolioEvent>();
+    const seenPos = new Map<string, PositionEvent>();
+    for (const e of events) {
+      if (e.seq !== h.seq || e.ts !== state.now) stamps++;
+      if (e.type === 'portfolio') {
+        portfolioEvents++;
+        seen.set(`${e.owner}|${e.portfolioId}`, e);
+      } else if (e.type === 'position') {
+        positionEvents++;
+        seenPos.set(`${e.owner}|${e.portfolioId}|${e.seriesId}`, e);
+      } else if (e.type === 'order') {
+        orderEvents++;
+        const open = state.orderIndex.get(e.orderId);
+        if (open && (open.record.owner !== e.owner || open.record.portfolioId !== e.portfolioId || open.record.tick !== e.tick || open.record.isBuy !== (e.side === 'buy') || open.record.expiry !== e.expiry || open.record.createdAt !== e.createdAt || open.record.nonce !== e.nonce)) {
+          wrong.push(`seq ${h.seq}: order ${e.orderId} static fields differ from its record`);
+        }
+      }
+    }
+    for (const [key, f] of now) {
+      const e = seen.get(key);
+      if (e !== undefined) {
+        const { seq: _s, ts: _t, ...fields } = e;
+        const shown = JSON.stringify(fields, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
+        if (shown !== f) wrong.push(`seq ${h.seq}: portfolio ${key} event ${shown} != engine ${f}`);
+      } else if (before.get(key) !== f) {
+        missing.push(`seq ${h.seq} (${h.log[h.log.length - 1]!.type}): portfolio ${key} changed without an event`);
+      }
+    }
+    for (const key of new Set([...nowPos.keys(), ...beforePos.keys()])) {
+      const was = beforePos.get(key);
+      const is = nowPos.get(key);
+      const e = seenPos.get(key);
+      if (was !== is && e === undefined) missing.push(`seq ${h.seq}: position ${key} changed without an event`);
+      if (e !== undefined && is !== undefined && `${e.balance}|${e.premium}|${e.realizedPnl}` !== is) wrong.push(`seq ${h.seq}: position ${key} event differs`);
+    }
+    before = now;
+    beforePos = nowPos;
+  }, (events) => (lastEvents = events));
+  t.ok(h.seq > 2500);
+  t.same(missing.slice(0, 5), [], 'no portfolio or position changed without an event');
+  t.same(wrong.slice(0, 5), [], 'every event carries the engine figures');
+  t.equal(stamps, 0, 'every event is stamped with its command seq and venue time');
+  t.ok(portfolioEvents > 1000 && positionEvents > 500 && orderEvents > 1000, `${portfolioEvents} portfolio, ${positionEvents} position, ${orderEvents} order events checked`);
+});
