@@ -96,10 +96,13 @@ export function imageEvents(state: VenueState): VenueEvent[] {
     for (const q of r.quotes.values()) {
       at(q.submittedAt, { type: 'rfq_quote', requestId: r.requestId, quote: { quoteId: q.quoteId, mmm: q.mmm, taker: q.taker, seriesId: q.seriesId, takerIsBuying: q.takerIsBuying, price: q.price, size: q.size, nonce: q.nonce, quoteExpiry: q.quoteExpiry } });
     }
-    if (r.status !== 'open') {
-      const filled = r.filledQuoteId === null ? null : (r.quotes.get(r.filledQuoteId)?.filled ?? null);
-      at(now, { type: 'rfq_resolved', requestId: r.requestId, status: r.status, quoteId: r.filledQuoteId, fillSize: filled });
-    }
+  }
+  // Resolutions in the order they happened (the RFQ actor's resolved list), as readers bound them.
+  for (const requestId of state.rfq.resolved) {
+    const r = state.rfq.requests.get(requestId);
+    if (r === undefined || r.status === 'open') continue;
+    const filled = r.filledQuoteId === null ? null : (r.quotes.get(r.filledQuoteId)?.filled ?? null);
+    at(now, { type: 'rfq_resolved', requestId: r.requestId, status: r.status, quoteId: r.filledQuoteId, fillSize: filled });
   }
   return out;
 }
