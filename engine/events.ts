@@ -175,6 +175,8 @@ export type SeriesListedEvent = Stamp & {
   readonly isCall: boolean;
   /** Its first marks (priced at listing from the pair's oracle state). */
   readonly marks: SeriesMarkValues;
+  /** Its open interest (WAD): 0 when listed; the current figure in the engine's image. */
+  readonly openInterest: bigint;
 };
 
 export type SeriesSettledEvent = Stamp & {

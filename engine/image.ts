@@ -29,7 +29,7 @@ export function imageEvents(state: VenueState): VenueEvent[] {
   for (const s of state.series.values()) {
     if (s.marks === null) continue; // never priced: not listed yet
     const spec = s.spec;
-    at(now, { type: 'series_listed', seriesId: spec.seriesId, pairId: spec.pairId, pairSymbol: spec.pairSymbol, underlying: spec.underlying, symbol: spec.symbol, strike: spec.strike, expiry: spec.expiry, isCall: spec.isCall, marks: markValues(s.marks) });
+    at(now, { type: 'series_listed', seriesId: spec.seriesId, pairId: spec.pairId, pairSymbol: spec.pairSymbol, underlying: spec.underlying, symbol: spec.symbol, strike: spec.strike, expiry: spec.expiry, isCall: spec.isCall, marks: markValues(s.marks), openInterest: s.openInterest });
     if (s.settled) at(now, { type: 'series_settled', seriesId: spec.seriesId, settlementPrice: s.settlementPrice ?? 0n, openInterest: s.openInterest });
   }
   for (const [pairId, o] of state.oracles) {
@@ -39,7 +39,7 @@ export function imageEvents(state: VenueState): VenueEvent[] {
   }
   for (const s of state.series.values()) {
     const pair = state.pairs.get(s.spec.pairId);
-    if (!pair || s.book.orderCount() === 0) continue;
+    if (!pair) continue; // every book, empty ones too: the depth stream goes on from its sequence
     const side = (isBid: boolean) => s.book.depth(isBid, Number.MAX_SAFE_INTEGER).map((l) => [tickToPrice(l.tick, pair.tickDecimals), BigInt(l.qty) * pair.sizeStep, l.count] as const);
     at(now, { type: 'depth', seriesId: s.spec.seriesId, bookSeq: s.bookSeq, prevBookSeq: 0, bids: side(true), asks: side(false) });
   }

@@ -111,7 +111,7 @@ export function listDueSeries(state: VenueState, sink: EventSink): void {
           const m = marksFor(state, actor);
           actor.setMarks(m, oracle.spot);
           const spec = actor.spec;
-          sink.push({ type: 'series_listed', seriesId, pairId: pair.pairId, pairSymbol: pair.symbol, underlying: pair.underlying, symbol: spec.symbol, strike, expiry, isCall, marks: markValues(m) });
+          sink.push({ type: 'series_listed', seriesId, pairId: pair.pairId, pairSymbol: pair.symbol, underlying: pair.underlying, symbol: spec.symbol, strike, expiry, isCall, marks: markValues(m), openInterest: 0n });
         }
       }
     }
