@@ -4,8 +4,7 @@
  * carries them), and reads them from `GET /api/rfq/quotes/:requestId`. Held in memory for
  * the life of the request (quotes live at most 30 s); dropped when the request resolves.
  */
-import type { Hex } from '../../engine/domain/hex.ts';
-import type { VenueEvent } from '../../engine/events.ts';
+import type { Hex, VenueEvent } from '../../engine/index.ts';
 import type { RfqQuoteMessage } from '../../workers/eip712/types.ts';
 
 export type StoredQuote = { readonly requestId: Hex; readonly message: RfqQuoteMessage; readonly signature: Hex };

@@ -6,11 +6,9 @@
  * now + 30 -> the quote matches the request (series, direction, size, taker) -> signature
  * by the MMM (worker pool) -> engine. The signature is kept for the taker (quoteBook.ts).
  */
-import type { Hex } from '../../engine/domain/hex.ts';
-import { ZERO_ADDRESS } from '../../engine/domain/hex.ts';
-import { reject } from '../../engine/codes.ts';
-import { ok, type Parsed } from '../../engine/domain/result.ts';
-import type { RfqRequest } from '../../engine/actors/rfq.ts';
+import type { Hex, Parsed } from '../../engine/index.ts';
+import { defaultVenueConfig, ok, reject, ZERO_ADDRESS } from '../../engine/index.ts';
+import type { RfqRequestView } from '../readModels/rfqBook.ts';
 import { rfqQuoteDigestHex } from '../../workers/eip712/digest.ts';
 import type { RfqQuoteMessage } from '../../workers/eip712/types.ts';
 import { errorReply, type ErrorReply } from '../http/errors.ts';
@@ -28,6 +26,12 @@ export type SubmitQuoteOptions = {
   /** Field-name prefix of the quote in error messages: '' for REST (top-level fields), 'quote' for WebSocket. */
   readonly path?: string;
 };
+
+/**
+ * The engine's bound on a quote's life (its config is not reachable from the gateway; the app
+ * runs the engine with the default config, and the engine checks the bound again on apply).
+ */
+const QUOTE_MAX_LIFETIME_SEC = defaultVenueConfig.quoteMaxLifetimeSec;
 
 const badField = (field: string, message: string): ErrorReply => errorReply('invalid_argument', message, { field, location: 'body' });
 
@@ -95,12 +99,12 @@ export function quoteJson(q: RfqQuoteMessage) {
 }
 
 /** Whether a quote can answer a request: same series and direction, size within, taker zero or the requester. */
-function matches(q: RfqQuoteMessage, r: RfqRequest): boolean {
+function matches(q: RfqQuoteMessage, r: RfqRequestView): boolean {
   return q.seriesId === r.seriesId && q.takerIsBuying === r.takerIsBuying && q.size <= r.size && (q.taker === ZERO_ADDRESS || q.taker === r.taker);
 }
 
-function findRequest(ctx: OrderContext, q: RfqQuoteMessage, requestId: unknown, nowSec: number): Check<RfqRequest> {
-  const rfq = ctx.services.venue.state.rfq;
+function findRequest(ctx: OrderContext, q: RfqQuoteMessage, requestId: unknown, nowSec: number): Check<RfqRequestView> {
+  const rfq = ctx.services.reads.rfq;
   if (isPresent(requestId)) {
     const id = readBytes32({ requestId }, 'requestId', '');
     if (!id.ok) return { ok: false, error: badField('requestId', id.error.message) };
@@ -119,10 +123,9 @@ function findRequest(ctx: OrderContext, q: RfqQuoteMessage, requestId: unknown, 
  */
 export async function submitQuote(services: Services, mmm: string, quote: unknown, signature: unknown, options: SubmitQuoteOptions = {}): Promise<Check<QuoteAccepted>> {
   const ctx = orderContext(services);
-  const state = services.venue.state;
+  const catalog = services.reads.catalog;
   const caller = ctx.wallet(mmm);
-  const account = state.accounts.accounts.get(caller);
-  if (!account?.isMmm) return { ok: false, error: mmmRequired() };
+  if (!catalog.isMmm(caller)) return { ok: false, error: mmmRequired() };
   const path = options.path ?? '';
   const parsed = parseRfqQuote(quote, path);
   if (!parsed.ok) return { ok: false, error: badField(parsed.error.field, parsed.error.message) };
@@ -137,13 +140,13 @@ export async function submitQuote(services: Services, mmm: string, quote: unknow
   if (!found.ok) return found;
   const request = found.value;
   if (request.status !== 'open' || request.expiresAt <= nowSec) return { ok: false, error: orderEngineError(reject('rfq_closed', { requestId: request.requestId, status: request.status === 'open' ? 'expired' : request.status })) };
-  if (q.nonce !== account.mmmNonce) return { ok: false, error: orderEngineError(reject('quote_invalid_nonce', { field: field('nonce'), expected: account.mmmNonce.toString() })) };
-  const maxLife = state.config.quoteMaxLifetimeSec;
+  const mmmNonce = catalog.mmmNonce(caller);
+  if (q.nonce !== mmmNonce) return { ok: false, error: orderEngineError(reject('quote_invalid_nonce', { field: field('nonce'), expected: mmmNonce.toString() })) };
+  const maxLife = QUOTE_MAX_LIFETIME_SEC;
   if (q.quoteExpiry <= BigInt(nowSec) || q.quoteExpiry > BigInt(nowSec + maxLife)) {
     return { ok: false, error: orderEngineError(reject('quote_expired', { field: field('quoteExpiry'), now: nowSec, max: nowSec + maxLife }), `quoteExpiry must be after now and at most ${maxLife} s from now`) };
   }
-  const series = state.series.get(request.seriesId)!;
-  const spec = series.spec;
+  const spec = catalog.series.get(request.seriesId)!;
   const mismatch = !matches(q, request)
     ? 'seriesId, takerIsBuying, size (at most the requested size) and taker (zero or the requester) must match the request'
     : q.pairId !== spec.pairId || q.strike !== spec.strike || q.optionExpiry !== BigInt(spec.expiry) || q.isCall !== spec.isCall

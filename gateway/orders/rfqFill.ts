@@ -9,9 +9,8 @@
  * increment, expiry, remaining size) -> fill size on the size step -> deadline -> nonce
  * -> both signatures (MMM's quote, taker's fill) -> engine (margin, cash, OI cap).
  */
-import type { Hex } from '../../engine/domain/hex.ts';
-import { reject } from '../../engine/codes.ts';
-import { quoteStatus } from '../../engine/actors/rfq.ts';
+import type { Hex } from '../../engine/index.ts';
+import { reject } from '../../engine/index.ts';
 import type { FillQuoteMessage, RfqQuoteMessage } from '../../workers/eip712/types.ts';
 import { errorReply, type ErrorReply } from '../http/errors.ts';
 import { isPresent, readObject, readOptionalUint, readSignature, readUint, type SignatureField } from './fields.ts';
@@ -57,24 +56,23 @@ export async function fillQuote(ctx: OrderContext, owner: string, body: unknown)
   const deadline = signed ? readUint(o, 'deadline', '', 256) : readOptionalUint(o, 'deadline', '', 256);
   if (!deadline.ok) return { ok: false, error: badField('deadline', deadline.error.message) };
 
-  const state = ctx.services.venue.state;
+  const reads = ctx.services.reads;
   const nowSec = Math.floor(ctx.services.pipeline.now() / 1000);
   const q = quote.value;
   const quoteId = quoteIdOf(ctx, q);
-  const found = state.rfq.findQuote(quoteId);
+  const found = reads.rfq.findQuote(quoteId);
   // A quote of someone else's request answers like an unknown one.
   if (!found || found.request.taker !== owner) return { ok: false, error: quoteNotFound(quoteId) };
   const { request, quote: record } = found;
   const portfolio = checkPortfolio(ctx, owner, portfolioId.value, '');
   if (!portfolio.ok) return portfolio;
   if (request.status !== 'open') return { ok: false, error: orderEngineError(reject('rfq_closed', { requestId: request.requestId, status: request.status })) };
-  const mmm = state.accounts.accounts.get(record.mmm);
-  const status = quoteStatus(record, mmm?.mmmNonce ?? 0n, nowSec);
-  if (status === 'cancelled') return { ok: false, error: orderEngineError(reject('quote_invalid_nonce', { quoteId, quoteNonce: record.nonce.toString(), currentNonce: (mmm?.mmmNonce ?? 0n).toString() })) };
+  const status = reads.rfq.quoteStatus(record, nowSec);
+  if (status === 'cancelled') return { ok: false, error: orderEngineError(reject('quote_invalid_nonce', { quoteId, quoteNonce: record.nonce.toString(), currentNonce: reads.catalog.mmmNonce(record.mmm).toString() })) };
   if (status === 'expired') return { ok: false, error: orderEngineError(reject('quote_expired', { quoteId, quoteExpiry: record.quoteExpiry })) };
   const remaining = record.size - record.filled;
   if (status === 'filled' || fillSize.value > remaining) return { ok: false, error: orderEngineError(reject('quote_exhausted', { field: 'fillSize', remaining: remaining.toString() })) };
-  const pair = state.pairs.get(request.pairId)!;
+  const pair = reads.catalog.pairs.get(request.pairId)!;
   const size = checkSize(ctx, pair, fillSize.value, '', 'fillSize');
   if (!size.ok) return size;
   const fillDeadline = checkDeadline(deadline.value ?? BigInt(nowSec + DEFAULT_DEADLINE_SEC), nowSec, '');

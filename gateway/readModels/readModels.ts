@@ -11,6 +11,7 @@
 import type { VenueEvent } from '../../engine/index.ts';
 import { encodeValue, decodeValue } from '../../persistence/codec.ts';
 import { Catalog } from './catalog.ts';
+import { RfqBook } from './rfqBook.ts';
 
 /** A read model: applies committed events in order, and exports and imports its state as plain data. */
 export type Fold = {
@@ -27,11 +28,16 @@ export class ReadModels {
   seq = 0;
   ts = 0;
   readonly catalog = new Catalog();
+  /** RFQ auctions and their quotes (quote statuses read market makers' nonces from the catalog). */
+  readonly rfq = new RfqBook(this.catalog);
   /** Every fold, in the order each event is applied to them (the catalog first: the others look series up in it). */
   private readonly folds: readonly (readonly [string, Fold])[];
 
   constructor() {
-    this.folds = [['catalog', this.catalog]];
+    this.folds = [
+      ['catalog', this.catalog],
+      ['rfq', this.rfq],
+    ];
   }
 
   /** Fold one committed command's events. */

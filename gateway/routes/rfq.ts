@@ -4,8 +4,9 @@
  * the taker fills the best quote two-phase like orders. The MMM nonce routes live here too.
  */
 import { Type } from '@sinclair/typebox';
-import type { Hex } from '../../engine/domain/hex.ts';
-import { quoteStatus, type RfqRequest } from '../../engine/actors/rfq.ts';
+import type { Hex, MmmNonceEvent } from '../../engine/index.ts';
+import { defaultVenueConfig } from '../../engine/index.ts';
+import type { RfqRequestView } from '../readModels/rfqBook.ts';
 import { defineRoute, type Route } from '../http/route.ts';
 import { errorReply } from '../http/errors.ts';
 import type { Services } from '../services.ts';
@@ -19,6 +20,9 @@ import { fillQuote } from '../orders/rfqFill.ts';
 import { fillCalldata, fillTypedData, relayData } from '../orders/relay.ts';
 import { docsOnly, RelaySchema, TypedDataSchema } from '../orders/orderSchemas.ts';
 import { rfqQuoteTypes } from '../../workers/eip712/types.ts';
+
+/** The engine's default auction time (its config is not reachable from the gateway; the app runs the engine with the default config). */
+const RFQ_DEFAULT_TTL_SEC = defaultVenueConfig.rfqDefaultTtlSec;
 
 const iso = (sec: number) => new Date(sec * 1000).toISOString();
 
@@ -64,7 +68,7 @@ const QuoteView = Type.Object({
 
 export function rfqRoutes(s: Services): Route[] {
   const ctx = orderContext(s);
-  const state = s.venue.state;
+  const { catalog, rfq } = s.reads;
   const nowSec = () => Math.floor(s.pipeline.now() / 1000);
   /** An RfqQuote of the example series, for the examples: a real one is signed by its MMM at the current MMM nonce. */
   const quoteExample = (sv: Services) => {
@@ -72,7 +76,7 @@ export function rfqRoutes(s: Services): Route[] {
     return { mmm: exampleAddress, taker: '0x0000000000000000000000000000000000000000', seriesId: e.seriesId, takerIsBuying: true, price: '2100000000000000000000', size: '1000000000000000000', nonce: '0', quoteExpiry: String(nowSec() + 20), pairId: e.pairId, strike: e.strike, optionExpiry: String(e.expiry), isCall: e.isCall };
   };
   /** The request's status as a reader sees it: open requests past their time read as expired before the clock command closes them. */
-  const statusOf = (r: RfqRequest) => (r.status === 'open' && r.expiresAt <= nowSec() ? 'expired' : r.status);
+  const statusOf = (r: RfqRequestView) => (r.status === 'open' && r.expiresAt <= nowSec() ? 'expired' : r.status);
 
   return [
     defineRoute({
@@ -108,7 +112,7 @@ export function rfqRoutes(s: Services): Route[] {
           if (!p.ok) return p.error;
           portfolioId = p.value;
         }
-        const expiresAt = now + (body.ttlSeconds ?? state.config.rfqDefaultTtlSec);
+        const expiresAt = now + (body.ttlSeconds ?? RFQ_DEFAULT_TTL_SEC);
         const result = await s.pipeline.submit({ type: 'rfq_request', taker, portfolioId, seriesId, size, takerIsBuying: body.takerIsBuying, expiresAt });
         if (!result.ok) return orderEngineError(result.rejection);
         const requestId = (result.value as { requestId: Hex }).requestId;
@@ -126,11 +130,11 @@ export function rfqRoutes(s: Services): Route[] {
       responses: { 200: Type.Object({ auctions: Type.Array(AuctionSchema) }) },
       handler: () => {
         const now = nowSec();
-        const auctions = state.rfq
+        const auctions = rfq
           .open()
           .filter((r) => r.expiresAt > now)
           .map((r) => {
-            const spec = state.series.get(r.seriesId)!.spec;
+            const spec = catalog.series.get(r.seriesId)!;
             return { requestId: r.requestId, pairId: r.pairId, seriesId: r.seriesId, symbol: spec.symbol, strike: spec.strike.toString(), optionExpiry: spec.expiry, isCall: spec.isCall, size: r.size.toString(), takerIsBuying: r.takerIsBuying, status: 'open', expiresAt: iso(r.expiresAt), quoteCount: r.quotes.size };
           });
         return { body: { auctions } };
@@ -152,7 +156,7 @@ export function rfqRoutes(s: Services): Route[] {
       handler: ({ params, auth }) => {
         const caller = ctx.wallet(auth.address);
         const requestId = params.requestId.toLowerCase() as Hex;
-        const r = state.rfq.requests.get(requestId);
+        const r = rfq.requests.get(requestId);
         const isTaker = r?.taker === caller;
         const own = r ? [...r.quotes.values()].filter((q) => isTaker || q.mmm === caller) : [];
         if (!r || (!isTaker && own.length === 0)) return errorReply('not_found', `RFQ request not found: ${requestId}`, { reason: 'unknown_rfq', requestId });
@@ -160,7 +164,7 @@ export function rfqRoutes(s: Services): Route[] {
         own.sort((a, b) => (a.price === b.price ? a.submittedAt - b.submittedAt : (a.price < b.price) === r.takerIsBuying ? -1 : 1));
         const quotes = own.map((q) => {
           const stored = ctx.quotes.get(q.quoteId);
-          const status = quoteStatus(q, state.accounts.accounts.get(q.mmm)?.mmmNonce ?? 0n, now);
+          const status = rfq.quoteStatus(q, now);
           const base = { quoteId: q.quoteId, mmm: q.mmm, price: q.price.toString(), size: q.size.toString(), filled: q.filled.toString(), quoteExpiry: q.quoteExpiry, status };
           return stored ? { ...base, quote: quoteJson(stored.message), signature: stored.signature } : base;
         });
@@ -199,7 +203,7 @@ export function rfqRoutes(s: Services): Route[] {
       responses: { 200: Type.Object({ nonce: UintString, nextOrderNonce: UintString }) },
       handler: ({ auth }) => {
         const w = ctx.wallet(auth.address);
-        return { body: { nonce: (state.accounts.accounts.get(w)?.mmmNonce ?? 0n).toString(), nextOrderNonce: ctx.nonces.peek(w).toString() } };
+        return { body: { nonce: catalog.mmmNonce(w).toString(), nextOrderNonce: ctx.nonces.peek(w).toString() } };
       },
     }),
     defineRoute({
@@ -214,12 +218,12 @@ export function rfqRoutes(s: Services): Route[] {
       responses: { 200: Type.Object({ nonce: UintString, previousNonce: UintString }) },
       handler: async ({ auth }) => {
         const mmm = ctx.wallet(auth.address);
-        const account = state.accounts.accounts.get(mmm);
-        if (!account?.isMmm) return mmmRequired();
-        const previous = account.mmmNonce;
+        if (!catalog.isMmm(mmm)) return mmmRequired();
         const result = await s.pipeline.submit({ type: 'mmm_nonce_increment', mmm });
         if (!result.ok) return orderEngineError(result.rejection);
-        return { body: { nonce: account.mmmNonce.toString(), previousNonce: previous.toString() } };
+        // The command's own event: exact even when another increment of the same MMM is in flight.
+        const moved = result.events.find((e): e is MmmNonceEvent => e.type === 'mmm_nonce')!;
+        return { body: { nonce: moved.nonce.toString(), previousNonce: (moved.nonce - 1n).toString() } };
       },
     }),
     defineRoute({

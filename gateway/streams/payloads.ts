@@ -10,6 +10,7 @@ import type { DepthEvent, OracleEvent, OrderEvent, PositionEvent, RfqEvent, Trad
 import type { Portfolio } from '../../engine/actors/portfolio.ts';
 import { WAD_PER_C6 } from '../../engine/domain/fixed.ts';
 import type { DepthLevels } from './depthMirror.ts';
+import type { Catalog } from '../readModels/catalog.ts';
 
 export function iso(ms: number): string {
   return new Date(ms).toISOString();
@@ -40,8 +41,8 @@ export function rfqPublic(e: Extract<RfqEvent, { type: 'rfq_created' | 'rfq_reso
 }
 
 /** The message every connected MMM receives when a taker asks for a quote (interface.md "RFQ market-maker stream"). */
-export function rfqRequestMessage(venue: Venue, e: Extract<RfqEvent, { type: 'rfq_created' }>) {
-  const spec = venue.state.series.get(e.seriesId)?.spec;
+export function rfqRequestMessage(catalog: Catalog, e: Pick<Extract<RfqEvent, { type: 'rfq_created' }>, 'requestId' | 'pairId' | 'seriesId' | 'size' | 'takerIsBuying' | 'expiresAt'>) {
+  const spec = catalog.series.get(e.seriesId);
   return {
     type: 'rfq_request' as const,
     requestId: e.requestId,

@@ -19,6 +19,7 @@ import type { Hub } from './hub.ts';
 import type { DepthMirror } from './depthMirror.ts';
 import { accountTopic, indexChannelName, RFQ_CHANNEL, RFQ_MM_TOPIC, seriesChannelName, type AccountChannelKind, type SeriesChannelKind } from './channels.ts';
 import * as payloads from './payloads.ts';
+import type { ReadModels } from '../readModels/readModels.ts';
 
 /** A data frame around an already serialised payload: the payload is never re-serialised per channel. */
 export function frame(channel: string, dataJson: string): string {
@@ -55,6 +56,8 @@ export class Publisher {
     private readonly hub: Hub,
     private readonly mirror: DepthMirror,
     private readonly hooks: PublisherHooks,
+    /** The read models (folded before this listener runs): series of RFQ requests. */
+    private readonly reads: ReadModels,
   ) {
     hub.onTurnEnd(() => this.flush());
   }
@@ -158,7 +161,7 @@ export class Publisher {
         return;
       case 'rfq_created':
         if (this.hub.hasSubscribers(RFQ_CHANNEL)) this.hub.publish(RFQ_CHANNEL, frame(RFQ_CHANNEL, JSON.stringify(payloads.rfqPublic(e))), 'public');
-        if (this.hub.hasSubscribers(RFQ_MM_TOPIC)) this.hub.publish(RFQ_MM_TOPIC, JSON.stringify(payloads.rfqRequestMessage(this.venue, e)), 'rfq');
+        if (this.hub.hasSubscribers(RFQ_MM_TOPIC)) this.hub.publish(RFQ_MM_TOPIC, JSON.stringify(payloads.rfqRequestMessage(this.reads.catalog, e)), 'rfq');
         return;
       case 'rfq_resolved':
         if (this.hub.hasSubscribers(RFQ_CHANNEL)) this.hub.publish(RFQ_CHANNEL, frame(RFQ_CHANNEL, JSON.stringify(payloads.rfqPublic(e))), 'public');

@@ -26,11 +26,11 @@ const mmmRequired = 'MMM membership required';
 
 export function attachRfqStream(app: TemplatedApp, deps: StreamDeps, authenticate: Authenticator, services: Services): RfqStream {
   const { hub, limits } = deps;
-  const venue = services.venue;
+  const reads = services.reads;
   /** Authenticated sockets by lowercased wallet, for revocation. */
   const byWallet = new Map<string, Set<Ws>>();
 
-  const isMmm = (address: string): boolean => venue.state.accounts.accounts.get(address)?.isMmm === true;
+  const isMmm = (address: string): boolean => reads.catalog.isMmm(address);
 
   const onAuthenticated = (ws: Ws, user: UserAuth): void => {
     const key = user.address.toLowerCase();
@@ -40,9 +40,9 @@ export function attachRfqStream(app: TemplatedApp, deps: StreamDeps, authenticat
     hub.subscribe(ws, RFQ_MM_TOPIC);
     // Auctions already open when the MMM connects: it can still quote them.
     const nowSec = Math.floor(deps.now() / 1000);
-    for (const r of venue.state.rfq.open()) {
+    for (const r of reads.rfq.open()) {
       if (r.expiresAt <= nowSec) continue;
-      hub.send(ws, JSON.stringify(rfqRequestMessage(venue, { type: 'rfq_created', requestId: r.requestId, pairId: r.pairId, seriesId: r.seriesId, size: r.size, takerIsBuying: r.takerIsBuying, expiresAt: r.expiresAt, ts: r.createdAt })));
+      hub.send(ws, JSON.stringify(rfqRequestMessage(reads.catalog, r)));
     }
   };
 

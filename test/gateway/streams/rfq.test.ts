@@ -107,6 +107,7 @@ t.test('rfq_request to every connected MMM, also for auctions open at AUTH; rfq_
   t.match(ack, { type: 'rfq_response_ack', requestId: openBefore, status: 'active', expiresAt: new Date(quote.quoteExpiry * 1000).toISOString() });
   t.equal(api.check('rfqMm.rfqResponseAck', ack), null, 'validates');
   t.ok(app.app.engine.state.rfq.requests.get(openBefore)!.quotes.has(ack['quoteId']), 'the quote is in the auction');
+  t.ok(s.reads.rfq.requests.get(openBefore)!.quotes.has(ack['quoteId']), 'and in the read model when the ack is sent');
 
   const stale = await signedQuote({ nonce: '5' });
   a.send({ type: 'rfq_response', requestId: openBefore, quote: stale.quote, signature: stale.signature });
