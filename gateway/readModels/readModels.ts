@@ -11,6 +11,8 @@
 import type { VenueEvent } from '../../engine/index.ts';
 import { encodeValue, decodeValue } from '../../persistence/codec.ts';
 import { Catalog } from './catalog.ts';
+import { Accounts } from './accounts.ts';
+import { OrderHistory } from '../orders/orderHistory.ts';
 
 /** A read model: applies committed events in order, and exports and imports its state as plain data. */
 export type Fold = {
@@ -27,11 +29,19 @@ export class ReadModels {
   seq = 0;
   ts = 0;
   readonly catalog = new Catalog();
+  /** Per wallet: portfolios, positions, trades, fees and traded volume. */
+  readonly accounts = new Accounts();
+  /** Per wallet: open orders and the last finished ones. */
+  readonly orders = new OrderHistory(this.catalog);
   /** Every fold, in the order each event is applied to them (the catalog first: the others look series up in it). */
   private readonly folds: readonly (readonly [string, Fold])[];
 
   constructor() {
-    this.folds = [['catalog', this.catalog]];
+    this.folds = [
+      ['catalog', this.catalog],
+      ['accounts', this.accounts],
+      ['orders', this.orders],
+    ];
   }
 
   /** Fold one committed command's events. */

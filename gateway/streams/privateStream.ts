@@ -28,12 +28,6 @@ export function attachPrivateStream(app: TemplatedApp, deps: StreamDeps, authent
     hub,
     limits,
     resolve: (ws, raw) => resolveAccountChannel(address(ws), raw),
-    onSubscribed: (ws, c) => {
-      if (c.kind === 'portfolios') publisher.watchPortfolios(address(ws), 1);
-    },
-    onUnsubscribed: (ws, c) => {
-      if (c.kind === 'portfolios') publisher.watchPortfolios(address(ws), -1);
-    },
   };
 
   app.ws<SocketData>('/ws/private', {
@@ -44,10 +38,6 @@ export function attachPrivateStream(app: TemplatedApp, deps: StreamDeps, authent
       auth.open(ws);
     },
     message: authenticatedMessages('private', deps, auth, (ws, msg, id) => handleControl(control, ws, msg, id)),
-    close: (ws) => {
-      const d = ws.getUserData();
-      if (d.user !== null && d.channels.has('account@portfolios')) publisher.watchPortfolios(d.user.address, -1);
-      hub.closed(ws);
-    },
+    close: (ws) => hub.closed(ws),
   });
 }
