@@ -1,8 +1,8 @@
 /**
  * Order nonces handed out in typed-data replies (api.md "Orders": single-use per wallet,
- * increasing). The engine knows which nonces are used (`Venue.nextOrderNonce` is one above the
- * highest used, `Venue.orderNonceUsed` asks about one: read-only queries of the front door); typed data handed out but not yet signed is known only here, so a
- * per-wallet counter keeps two unsigned requests from getting the same nonce. The next
+ * increasing). The engine knows which nonces are used (`Venue.nextOrderNonce` is one above
+ * the highest used, `Venue.orderNonceUsed` asks about one: read-only queries of its front
+ * door); typed data handed out but not yet signed is known only here, so a per-wallet counter keeps two unsigned requests from getting the same nonce. The next
  * value is the largest of the two and the wallet's starting point. The counter lives in
  * memory: after a restart it starts again from the engine, which only re-offers nonces
  * nobody has used.

@@ -1,6 +1,7 @@
 /**
  * What order entry and RFQ share, built once per running venue: the two EIP-712 domains,
- * the nonce allocator, the order history (the read models' fold of order events), the quote book, and signature checks
+ * the nonce allocator, the order history (the read models' fold of order events), the
+ * quote book, and signature checks
  * batched through the worker pool. The REST routes and the WebSocket quote path take the
  * same context (`orderContext(services)`), so both apply the same checks.
  */

@@ -12,7 +12,11 @@ import { resolveAccountChannel } from './channels.ts';
 import { authenticatedMessages, createAuthFlow } from './authFlow.ts';
 import { baseBehavior, upgradeHandler, type StreamDeps } from './socketSetup.ts';
 
-export function attachPrivateStream(app: TemplatedApp, deps: StreamDeps, authenticate: Authenticator, publisher: Publisher): void {
+/**
+ * `_publisher` is no longer needed (account@portfolios follows the engine's portfolio events,
+ * oracle moves included, so no watch list is kept); the parameter stays for the call site.
+ */
+export function attachPrivateStream(app: TemplatedApp, deps: StreamDeps, authenticate: Authenticator, _publisher: Publisher): void {
   const { hub, limits } = deps;
 
   const auth = createAuthFlow({
