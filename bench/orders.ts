@@ -93,8 +93,7 @@ async function server(): Promise<void> {
   if (!loaded.ok) throw new Error(loaded.errors.join('; '));
   const config = loaded.config;
   const app = await startApp(config, { log: silentLogger, drivers: false });
-  const { pipeline, stores } = app.services;
-  const venue = app.engine;
+  const { pipeline, stores, reads } = app.services;
   const now = Date.now();
   const tokens: string[] = [];
   for (let i = 0; i < WALLETS; i++) {
@@ -106,11 +105,11 @@ async function server(): Promise<void> {
     await stores.sessions.put(hashToken(token), { userId: user.id, address: owner, createdAt: now, expiresAt: now + 3600_000, form: 'current' });
     tokens.push(token);
   }
-  const live = [...venue.state.series.values()].filter((s) => !s.settled && s.spec.expiry > now / 1000 + 86_400 && s.spec.isCall);
+  const live = [...reads.catalog.series.values()].filter((s) => !s.settled && s.expiry > now / 1000 + 86_400 && s.isCall);
   const series = live.slice(0, 8).map((s) => {
-    const tickDecimals = venue.state.pairs.get(s.spec.pairId)!.tickDecimals;
-    const markTicks = Number(s.marks!.mark / 10n ** BigInt(18 - tickDecimals));
-    return { seriesId: s.spec.seriesId, expiry: s.spec.expiry, markTick: Math.max(1, markTicks) };
+    const tickDecimals = reads.catalog.pairs.get(s.pairId)!.tickDecimals;
+    const markTicks = Number(s.marks.mark / 10n ** BigInt(18 - tickDecimals));
+    return { seriesId: s.seriesId, expiry: s.expiry, markTick: Math.max(1, markTicks) };
   });
   const ours = app.services.verifier;
   // The server's main-thread stalls in the latency phase (GC, work of other requests, losing the CPU).

@@ -14,9 +14,7 @@
  * An order id is the signature's digest and a phase-one nonce is handed out after the
  * checks, so the rules needing them (duplicate order, a nonce in use) wait for the engine.
  */
-import type { Hex } from '../../engine/domain/hex.ts';
-import { exactTick } from '../../engine/domain/ticks.ts';
-import { precheckEntries, type CancelDraft, type PlaceDraft } from '../../engine/precheck.ts';
+import { exactTick, DEFAULT_INSTRUCTIONS, type CancelDraft, type Hex, type OrderInstructions, type PlaceDraft } from '../../engine/index.ts';
 import type { CancelOrderMessage, PlaceOrderMessage } from '../../workers/eip712/types.ts';
 import { fieldPath, type SignatureField } from './fields.ts';
 import type { CancelEntry, PlaceEntry } from './orderEntries.ts';
@@ -24,7 +22,6 @@ import type { OrderContext } from './orderContext.ts';
 import { checkCancelTarget, checkNonce, deadlineSeconds, portfolioIdOf, type Check } from './orderChecks.ts';
 import { cancelRefusal, placeRefusal } from './refusals.ts';
 import { orderValidation } from './orderErrors.ts';
-import { DEFAULT_INSTRUCTIONS, type OrderInstructions } from '../../engine/domain/instructions.ts';
 
 /** Default signature lifetime of typed data handed out (api.md: now + 5 minutes). */
 export const DEFAULT_DEADLINE_SEC = 300;
@@ -49,17 +46,18 @@ export function checkPlace(ctx: OrderContext, owner: string, e: PlaceEntry, now:
     message = e.message;
   } else {
     // Human units to ticks, and the defaults: they need the series' pair (an unknown series is the engine's refusal below).
-    const series = ctx.services.venue.state.series.get(e.seriesId);
+    const catalog = ctx.services.reads.catalog;
+    const series = catalog.series.get(e.seriesId);
     let tick = 0;
     if (series) {
       const field = fieldPath(e.path, 'price');
-      const tickDecimals = ctx.services.venue.state.pairs.get(series.spec.pairId)!.tickDecimals;
+      const tickDecimals = catalog.pairs.get(series.pairId)!.tickDecimals;
       const exact = exactTick(e.price, tickDecimals, field);
       if (!exact.ok) return { ok: false, error: orderValidation(exact.error.message, { field, reason: 'off_tick_grid', tickDecimals }) };
       tick = exact.value;
     }
     const deadline = e.deadline ?? BigInt(now.sec + DEFAULT_DEADLINE_SEC);
-    message = { seriesId: e.seriesId, portfolioId: BigInt(portfolio.value), isBuy: e.isBuy, tick, size: e.size, expiry: e.expiry ?? series?.spec.expiry ?? 0, nonce: -1n, deadline };
+    message = { seriesId: e.seriesId, portfolioId: BigInt(portfolio.value), isBuy: e.isBuy, tick, size: e.size, expiry: e.expiry ?? series?.expiry ?? 0, nonce: -1n, deadline };
   }
   const draft: PlaceDraft = {
     orderId: null,
@@ -74,7 +72,7 @@ export function checkPlace(ctx: OrderContext, owner: string, e: PlaceEntry, now:
     deadline: deadlineSeconds(message.deadline),
     ...(e.instructions === DEFAULT_INSTRUCTIONS ? {} : { instructions: e.instructions }),
   };
-  const refused = precheckEntries(ctx.services.venue.state, now.ms, cancels, [draft]);
+  const refused = ctx.services.venue.precheckEntries(now.ms, cancels, [draft]);
   if (refused) return { ok: false, error: placeRefusal(refused, { path: e.path, signed: e.signed, message, now: now.sec }) };
   if (e.signed) {
     const nonce = checkNonce(ctx, owner, message.nonce, e.path);
@@ -91,7 +89,7 @@ export function checkCancel(ctx: OrderContext, owner: string, e: CancelEntry, no
   const deadline = e.signed ? e.message.deadline : (e.deadline ?? BigInt(now.sec + DEFAULT_DEADLINE_SEC));
   const given = e.signed ? e.message.nonce : e.nonce;
   const draft: CancelDraft = { orderId, owner, nonce: given, deadline: deadlineSeconds(deadline) };
-  const refused = precheckEntries(ctx.services.venue.state, now.ms, [draft], []);
+  const refused = ctx.services.venue.precheckEntries(now.ms, [draft], []);
   if (refused) return { ok: false, error: cancelRefusal(refused, { path: e.path, orderId, deadline, now: now.sec }) };
   if (given !== null) {
     const nonce = checkNonce(ctx, owner, given, e.path);

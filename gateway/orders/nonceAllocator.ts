@@ -1,8 +1,8 @@
 /**
  * Order nonces handed out in typed-data replies (api.md "Orders": single-use per wallet,
- * increasing). The engine knows which nonces are used (`nonces.next()` is one above the
- * highest used); typed data handed out but not yet signed is known only here, so a
- * per-wallet counter keeps two unsigned requests from getting the same nonce. The next
+ * increasing). The engine knows which nonces are used (`Venue.nextOrderNonce` is one above
+ * the highest used, `Venue.orderNonceUsed` asks about one: read-only queries of its front
+ * door); typed data handed out but not yet signed is known only here, so a per-wallet counter keeps two unsigned requests from getting the same nonce. The next
  * value is the largest of the two and the wallet's starting point. The counter lives in
  * memory: after a restart it starts again from the engine, which only re-offers nonces
  * nobody has used.
@@ -17,7 +17,7 @@
  * Order, cancel and RFQ-fill nonces share one space per wallet, as in the engine.
  */
 import { keccak256 } from 'viem';
-import type { VenueState } from '../../engine/state.ts';
+import type { EngineFront } from '../services.ts';
 
 /** Wallets remembered; past this the map starts over (the engine's floor still holds). */
 const MAX_WALLETS = 100_000;
@@ -31,7 +31,7 @@ export class NonceAllocator {
    * journal was dropped: persistence/stores/orderNonceStore.ts); absent in tests of the allocator alone.
    */
   constructor(
-    private readonly state: VenueState,
+    private readonly venue: Pick<EngineFront, 'nextOrderNonce' | 'orderNonceUsed'>,
     private readonly floors: { floor(owner: string): bigint | null } | null = null,
   ) {}
 
@@ -48,7 +48,7 @@ export class NonceAllocator {
 
   /** The engine's next unused nonce for a wallet; never creates the account. */
   private engineNext(owner: string): bigint {
-    const next = this.state.accounts.accounts.get(owner)?.nonces.next() ?? 0n;
+    const next = this.venue.nextOrderNonce(owner);
     const floor = this.floors?.floor(owner) ?? null;
     return floor !== null && floor >= next ? floor + 1n : next;
   }
@@ -69,7 +69,7 @@ export class NonceAllocator {
   }
 
   isUsed(owner: string, nonce: bigint): boolean {
-    if (this.state.accounts.accounts.get(owner)?.nonces.isUsed(nonce)) return true;
+    if (this.venue.orderNonceUsed(owner, nonce)) return true;
     const floor = this.floors?.floor(owner) ?? null;
     return floor !== null && nonce <= floor;
   }

@@ -1,5 +1,6 @@
 /**
- * The gateway's own checks of order entry and RFQ, read-only on the engine's state.
+ * The gateway's own checks of order entry and RFQ, on the read models (the catalog, the
+ * accounts fold, the order history; architecture.md rule 6), never on engine state.
  *
  * Order entry's order rules are not here: they are the engine's pre-check
  * (engine/precheck.ts), run early by entryChecks.ts. What order entry takes from this file is
@@ -11,11 +12,9 @@
  * before a quote is filled (rfqFill.ts, routes/rfq.ts); the engine checks an RFQ fill again
  * when it is applied (flows/rfq.ts).
  */
-import type { Hex } from '../../engine/domain/hex.ts';
-import { reject } from '../../engine/codes.ts';
-import { formatHuman } from '../../engine/domain/fixed.ts';
-import type { Pair } from '../../engine/actors/registry.ts';
-import type { OrderRecord, SeriesActor } from '../../engine/actors/series.ts';
+import { defaultVenueConfig, formatHuman, reject, type Hex } from '../../engine/index.ts';
+import type { PairInfo, SeriesInfo } from '../readModels/catalog.ts';
+import type { OrderView } from './orderHistory.ts';
 import type { ErrorReply } from '../http/errors.ts';
 import type { OrderContext } from './orderContext.ts';
 import { fieldPath } from './fields.ts';
@@ -35,7 +34,7 @@ const refuse = (error: ErrorReply): { ok: false; error: ErrorReply } => ({ ok: f
 export function portfolioIdOf(ctx: OrderContext, owner: string, portfolioId: bigint | null, path: string): Check<number> {
   if (portfolioId === null) {
     const field = fieldPath(path, 'portfolioId');
-    const isMmm = ctx.services.venue.state.accounts.accounts.get(owner)?.isMmm === true;
+    const isMmm = ctx.services.reads.catalog.isMmm(owner);
     return isMmm ? pass(0) : refuse(orderValidation(`${field} is required (only MMM wallets may omit it; they trade from portfolio 0)`, { field }));
   }
   if (portfolioId > BigInt(Number.MAX_SAFE_INTEGER)) return refuse(portfolioNotFound(portfolioId.toString()));
@@ -46,35 +45,35 @@ export function portfolioIdOf(ctx: OrderContext, owner: string, portfolioId: big
 export function checkPortfolio(ctx: OrderContext, owner: string, portfolioId: bigint | null, path: string): Check<number> {
   const id = portfolioIdOf(ctx, owner, portfolioId, path);
   if (!id.ok) return id;
-  const accounts = ctx.services.venue.state.accounts;
+  const reads = ctx.services.reads;
   if (id.value === 0) {
-    if (accounts.accounts.get(owner)?.isMmm === true) return id;
+    if (reads.catalog.isMmm(owner)) return id;
     return refuse(orderEngineError(reject('portfolio_reserved', { field: fieldPath(path, 'portfolioId'), portfolioId: 0 }), 'portfolio 0 is the cash portfolio of a market maker; name one of your trading portfolios (POST /api/portfolio/create)'));
   }
-  if (!accounts.portfolio(owner, id.value)) return refuse(portfolioNotFound(id.value.toString()));
+  if (!reads.accounts.portfolio(owner, id.value)) return refuse(portfolioNotFound(id.value.toString()));
   return id;
 }
 
-export type LiveSeries = { readonly series: SeriesActor; readonly pair: Pair };
+export type LiveSeries = { readonly series: SeriesInfo; readonly pair: PairInfo };
 
 /** 404 `Series not found: {seriesId}` for an unknown series; 400 failed_precondition once settled or expired. */
 export function checkSeries(ctx: OrderContext, seriesId: Hex, nowSec: number): Check<LiveSeries> {
-  const state = ctx.services.venue.state;
-  const series = state.series.get(seriesId);
+  const catalog = ctx.services.reads.catalog;
+  const series = catalog.series.get(seriesId);
   if (!series) return refuse(seriesNotFound(seriesId));
   if (series.settled) return refuse(orderEngineError(reject('series_settled', { seriesId })));
-  if (series.spec.expiry <= nowSec) return refuse(orderEngineError(reject('series_expired', { seriesId })));
-  return pass({ series, pair: state.pairs.get(series.spec.pairId)! });
+  if (series.expiry <= nowSec) return refuse(orderEngineError(reject('series_expired', { seriesId })));
+  return pass({ series, pair: catalog.pairs.get(series.pairId)! });
 }
 
-/** Size (WAD) on the pair's size step, at least its minimum, at most the venue's largest order. */
-export function checkSize(ctx: OrderContext, pair: Pair, size: bigint, path: string, name = 'size'): Check<bigint> {
+/** Size (WAD) on the pair's size step, at least its minimum, at most the venue's largest order (the engine's configured maximum). */
+export function checkSize(_ctx: OrderContext, pair: Pick<PairInfo, 'sizeStep' | 'minSize'>, size: bigint, path: string, name = 'size'): Check<bigint> {
   const field = fieldPath(path, name);
   if (size % pair.sizeStep !== 0n) {
     return refuse(orderValidation(`${field} must be a multiple of the size step ${formatHuman(pair.sizeStep, 18)}`, { field, reason: 'off_size_step', sizeStep: pair.sizeStep.toString() }));
   }
   if (size < pair.minSize) return refuse(orderValidation(`${field} is below the minimum size ${formatHuman(pair.minSize, 18)}`, { field, reason: 'below_min_size', minSize: pair.minSize.toString() }));
-  if (size / pair.sizeStep > BigInt(ctx.services.venue.state.config.maxOrderLots)) return refuse(orderValidation(`${field} exceeds the maximum order size`, { field, reason: 'size_too_large' }));
+  if (size / pair.sizeStep > BigInt(defaultVenueConfig.maxOrderLots)) return refuse(orderValidation(`${field} exceeds the maximum order size`, { field, reason: 'size_too_large' }));
   return pass(size);
 }
 
@@ -93,8 +92,8 @@ export function checkNonce(ctx: OrderContext, owner: string, nonce: bigint, path
  * answers exactly like an unknown one (404), so that order ids do not leak; the caller's
  * own finished order is a failed precondition naming its final status.
  */
-export function checkCancelTarget(ctx: OrderContext, owner: string, orderId: Hex): Check<OrderRecord> {
-  const open = ctx.history.openRecord(owner, orderId);
+export function checkCancelTarget(ctx: OrderContext, owner: string, orderId: Hex): Check<OrderView> {
+  const open = ctx.history.openOrder(owner, orderId);
   if (open) return pass(open);
   const done = ctx.history.finishedOrder(owner, orderId);
   if (done) return refuse(orderEngineError(reject('order_not_open', { orderId, status: done.status })));

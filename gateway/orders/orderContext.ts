@@ -1,11 +1,12 @@
 /**
  * What order entry and RFQ share, built once per running venue: the two EIP-712 domains,
- * the nonce allocator, the read models fed by the engine's events, and signature checks
+ * the nonce allocator, the order history (the read models' fold of order events), the
+ * quote book, and signature checks
  * batched through the worker pool. The REST routes and the WebSocket quote path take the
  * same context (`orderContext(services)`), so both apply the same checks.
  */
 import { getAddress, type Address } from 'viem';
-import type { Hex } from '../../engine/domain/hex.ts';
+import type { Hex } from '../../engine/index.ts';
 import { domainSeparator } from '../../workers/eip712/digest.ts';
 import { orderBookDomain, rfqDomain, type Eip712Domain } from '../../workers/eip712/types.ts';
 import { createMicroBatcher, type MicroBatcher, type SingleVerifyRequest } from '../../workers/microBatcher.ts';
@@ -14,7 +15,7 @@ import type { VerifyResult } from '../../workers/verifyBatch.ts';
 import type { Services } from '../services.ts';
 import type { SlotHistogram } from '../http/slotMetrics.ts';
 import { NonceAllocator } from './nonceAllocator.ts';
-import { OrderHistory } from './orderHistory.ts';
+import type { OrderHistory } from './orderHistory.ts';
 import { QuoteBook } from './quoteBook.ts';
 
 export type SigningDomain = { readonly domain: Eip712Domain; readonly separator: Uint8Array; readonly address: Address };
@@ -60,12 +61,8 @@ export function orderContext(services: Services): OrderContext {
   const existing = contexts.get(services);
   if (existing) return existing;
   const { config, venue, pipeline } = services;
-  const history = new OrderHistory(venue.state);
   const quotes = new QuoteBook();
-  pipeline.onEvents((events) => {
-    history.onEvents(events);
-    quotes.onEvents(events);
-  });
+  pipeline.onEvents((events) => quotes.onEvents(events));
   const wallets = new Map<string, Address>();
   const stage = services.metrics.slotHistogram({
     name: 'order_entry_stage_seconds',
@@ -77,8 +74,8 @@ export function orderContext(services: Services): OrderContext {
     services,
     orderBook: signingDomain(orderBookDomain(config.serviceName, config.chainId, config.contracts.orderBook)),
     rfq: signingDomain(rfqDomain(config.serviceName, config.chainId, config.contracts.rfq)),
-    nonces: new NonceAllocator(venue.state, services.stores.orderNonces),
-    history,
+    nonces: new NonceAllocator(venue, services.stores.orderNonces),
+    history: services.reads.orders,
     quotes,
     stages: { checks: stage.child({ stage: 'checks' }), signatures: stage.child({ stage: 'signatures' }), journal: stage.child({ stage: 'journal' }) },
     verify(request) {

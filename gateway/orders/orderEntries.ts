@@ -7,10 +7,8 @@
  * Only the shape is checked here (types, ranges, presence); whether the venue accepts the
  * values is the engine's pre-check's job (entryChecks.ts, engine/precheck.ts).
  */
-import type { Hex } from '../../engine/domain/hex.ts';
-import { ok, type Parsed } from '../../engine/domain/result.ts';
+import { ok, type Hex, type OrderInstructions, type Parsed } from '../../engine/index.ts';
 import type { CancelOrderMessage, PlaceOrderMessage } from '../../workers/eip712/types.ts';
-import type { OrderInstructions } from '../../engine/domain/instructions.ts';
 import { readInstructions } from './instructionFields.ts';
 import {
   fieldPath,

@@ -14,9 +14,7 @@
  *
  * Authentication and the `trade` scope are the HTTP framework's (route declarations).
  */
-import type { Hex } from '../../engine/domain/hex.ts';
-import type { CancelOrder, PlaceOrder } from '../../engine/commands.ts';
-import type { OrderOutcome } from '../../engine/flows/orders.ts';
+import { DEFAULT_INSTRUCTIONS, precheckDistinct, type CancelDraft, type CancelOrder, type CancelReason, type Hex, type OrderInstructions, type OrderOutcome, type PlaceOrder } from '../../engine/index.ts';
 import { placeOrderDigestHex } from '../../workers/eip712/digest.ts';
 import type { CancelOrderMessage, PlaceOrderMessage } from '../../workers/eip712/types.ts';
 import type { SingleVerifyRequest } from '../../workers/microBatcher.ts';
@@ -24,11 +22,8 @@ import { fieldPath } from './fields.ts';
 import type { CancelEntry, PlaceEntry } from './orderEntries.ts';
 import type { OrderContext } from './orderContext.ts';
 import { deadlineSeconds, type Check } from './orderChecks.ts';
-import { precheckDistinct } from '../../engine/precheck.ts';
 import { duplicateRefusal } from './refusals.ts';
 import { checkCancel, checkPlace, DEFAULT_DEADLINE_SEC, type CheckTime, type Draft, type PlaceDraftOf } from './entryChecks.ts';
-import type { CancelDraft } from '../../engine/precheck.ts';
-import { DEFAULT_INSTRUCTIONS, type CancelReason, type OrderInstructions } from '../../engine/domain/instructions.ts';
 import { instructionsJson, type InstructionsJson } from './instructionFields.ts';
 import { orderEngineError, orderValidation, signedWith } from './orderErrors.ts';
 
@@ -166,7 +161,6 @@ export async function enterOrders(ctx: OrderContext, owner: string, req: OrderRe
     deadline: deadlineSeconds(p.message.deadline),
     ...(p.instructions === DEFAULT_INSTRUCTIONS ? {} : { instructions: p.instructions }),
   }));
-  for (const p of placeCommands) ctx.history.register(p);
   const result = await ctx.services.pipeline.submit(
     req.paired
       ? { type: 'replace', pairs: cancelCommands.map((cancel, i) => ({ cancel, place: placeCommands[i]! })) }
@@ -175,10 +169,7 @@ export async function enterOrders(ctx: OrderContext, owner: string, req: OrderRe
         : { type: 'place', orders: placeCommands },
   );
   ctx.stages.journal.observe((performance.now() - recovered) / 1000);
-  if (!result.ok) {
-    for (const p of placeCommands) ctx.history.unregister(p.orderId);
-    return { ok: false, error: orderEngineError(result.rejection) };
-  }
+  if (!result.ok) return { ok: false, error: orderEngineError(result.rejection) };
   const outcomes = result.value !== null && 'outcomes' in result.value ? result.value.outcomes : [];
   const cancelledIds = new Set(cancelCommands.map((c) => c.orderId));
   const cancelled: OrderResult[] = [];

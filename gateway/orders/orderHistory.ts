@@ -1,17 +1,13 @@
 /**
- * The read model behind `GET /api/mm/orders`: open orders come straight from the engine
- * (its series actors hold them); finished ones (filled, cancelled, expired) leave the
- * engine's live maps, so their final state is kept here from the engine's order events,
- * the last FINISHED_PER_WALLET per wallet. Finished orders are remembered from the
- * server's start: after a restart, orders that finished before it are no longer listed.
+ * The order-history fold behind `GET /api/mm/orders`, `/api/account/orders` and the cancel
+ * checks: every wallet's open orders, and its finished ones (filled, cancelled, expired;
+ * the last FINISHED_PER_WALLET per wallet), folded from order events only (architecture.md
+ * rule 6). Every order event carries the order's static fields, so the first one seen (its
+ * acceptance, even when it filled or was cancelled at once) describes it whole. Finished
+ * orders are remembered from the read models' start (a snapshot carries them).
  */
-import type { Hex } from '../../engine/domain/hex.ts';
-import type { OrderStatus, VenueEvent } from '../../engine/events.ts';
-import type { OrderRecord } from '../../engine/actors/series.ts';
-import type { VenueState } from '../../engine/state.ts';
-import { tickToPrice } from '../../engine/domain/ticks.ts';
-import type { CancelReason, OrderInstructions } from '../../engine/domain/instructions.ts';
-import { orderFigures } from '../readModels/orderFigures.ts';
+import type { CancelReason, Hex, OrderEvent, OrderInstructions, OrderStatus, VenueEvent } from '../../engine/index.ts';
+import type { Catalog } from '../readModels/catalog.ts';
 
 export type OrderView = {
   readonly orderId: Hex;
@@ -35,113 +31,80 @@ export type OrderView = {
   readonly cancelReason: CancelReason | null;
 };
 
-/** What the read model must know of an order to describe it once the engine has forgotten it. */
-type OrderMeta = Omit<OrderView, 'filled' | 'remaining' | 'status' | 'reason' | 'createdAt' | 'instructions' | 'cancelReason'> & { readonly owner: string; createdAt: number | null };
+/** An open order: its view, its owner and when it was accepted (ms, for the newest-first order). */
+type OpenOrder = { readonly owner: string; readonly createdAtMs: number; view: OrderView };
+
+type OrderHistoryState = { open: OpenOrder[]; finished: [string, OrderView[]][] };
 
 const FINISHED_PER_WALLET = 1000;
 const isOpen = (s: OrderStatus) => s === 'open' || s === 'partial';
 
 export class OrderHistory {
-  private readonly live = new Map<Hex, OrderMeta>();
+  /** Every open order, in the order the events named them first (acceptance order). */
+  private readonly openById = new Map<Hex, OpenOrder>();
+  /** Per wallet, its open orders, in acceptance order. */
+  private readonly openByOwner = new Map<string, Map<Hex, OpenOrder>>();
   private readonly finished = new Map<string, OrderView[]>();
   private readonly finishedById = new Map<Hex, { readonly owner: string; readonly view: OrderView }>();
 
-  constructor(private readonly state: VenueState) {
-    for (const s of state.series.values()) for (const r of s.openOrders()) this.live.set(r.orderId, this.metaOf(r));
+  constructor(private readonly catalog: Catalog) {}
+
+  apply(e: VenueEvent): void {
+    if (e.type === 'order') this.onOrder(e);
   }
 
-  private metaOf(r: OrderRecord): OrderMeta {
-    const view = this.viewOf(r)!;
-    return { orderId: r.orderId, owner: r.owner, seriesId: r.seriesId, symbol: view.symbol, portfolioId: r.portfolioId, side: view.side, price: view.price, size: view.size, expiry: r.expiry, createdAt: view.createdAt };
-  }
-
-  /** Called before a place command is submitted, so that an order filled at once is still described. */
-  register(m: { orderId: Hex; owner: string; seriesId: Hex; portfolioId: number; isBuy: boolean; tick: number; size: bigint; expiry: number }): void {
-    const series = this.state.series.get(m.seriesId);
-    const pair = series && this.state.pairs.get(series.spec.pairId);
-    if (!series || !pair || this.live.has(m.orderId)) return;
-    this.live.set(m.orderId, {
-      orderId: m.orderId,
-      owner: m.owner,
-      seriesId: m.seriesId,
-      symbol: series.spec.symbol,
-      portfolioId: m.portfolioId,
-      side: m.isBuy ? 'buy' : 'sell',
-      price: tickToPrice(m.tick, pair.tickDecimals),
-      size: m.size,
-      expiry: Math.min(m.expiry, series.spec.expiry),
-      createdAt: null,
-    });
-  }
-
-  /** A registered order the engine refused: it never existed. */
-  unregister(orderId: Hex): void {
-    const m = this.live.get(orderId);
-    if (m && m.createdAt === null) this.live.delete(orderId);
-  }
-
-  onEvents(events: readonly VenueEvent[]): void {
-    for (const e of events) {
-      if (e.type !== 'order') continue;
-      const meta = this.live.get(e.orderId);
-      if (!meta) continue;
-      if (meta.createdAt === null) meta.createdAt = Math.floor(e.ts / 1000);
-      if (isOpen(e.status)) continue;
-      this.live.delete(e.orderId);
-      const owner = meta.owner;
-      // Field by field (not a rest/spread copy): this runs for every finished order.
-      const view: OrderView = {
-        orderId: meta.orderId,
-        seriesId: meta.seriesId,
-        symbol: meta.symbol,
-        portfolioId: meta.portfolioId,
-        side: meta.side,
-        price: meta.price,
-        size: meta.size,
-        expiry: meta.expiry,
-        createdAt: meta.createdAt,
-        filled: e.filled,
-        remaining: 0n,
-        status: e.status,
-        reason: e.reason,
-        instructions: e.instructions,
-        cancelReason: e.cancelReason,
-      };
-      let list = this.finished.get(owner);
-      if (!list) this.finished.set(owner, (list = []));
-      list.push(view);
-      this.finishedById.set(view.orderId, { owner, view });
-      if (list.length > FINISHED_PER_WALLET) this.finishedById.delete(list.shift()!.orderId);
-    }
-  }
-
-  /** An open order as the interface shows it, from the engine's record. */
-  viewOf(r: OrderRecord): OrderView | null {
-    const f = orderFigures(this.state, r);
-    if (!f) return null;
-    return {
-      orderId: r.orderId,
-      seriesId: r.seriesId,
-      symbol: f.symbol,
-      portfolioId: r.portfolioId,
-      side: r.isBuy ? 'buy' : 'sell',
-      price: f.price,
-      size: f.size,
-      filled: f.filled,
-      remaining: f.remaining,
-      status: r.status,
-      createdAt: Math.floor(r.createdAt / 1000),
-      expiry: r.expiry,
-      reason: null,
-      instructions: r.instructions,
-      cancelReason: null,
+  private onOrder(e: OrderEvent): void {
+    const view: OrderView = {
+      orderId: e.orderId,
+      seriesId: e.seriesId,
+      symbol: this.catalog.symbolOf(e.seriesId),
+      portfolioId: e.portfolioId,
+      side: e.side,
+      price: e.price,
+      size: e.size,
+      filled: e.filled,
+      remaining: isOpen(e.status) ? e.remaining : 0n,
+      status: e.status,
+      createdAt: Math.floor(e.createdAt / 1000),
+      expiry: e.expiry,
+      reason: isOpen(e.status) ? null : e.reason,
+      instructions: e.instructions,
+      cancelReason: isOpen(e.status) ? null : e.cancelReason,
     };
+    const known = this.openById.get(e.orderId);
+    if (isOpen(e.status)) {
+      if (known) {
+        known.view = view;
+        return;
+      }
+      const o: OpenOrder = { owner: e.owner, createdAtMs: e.createdAt, view };
+      this.openById.set(e.orderId, o);
+      let mine = this.openByOwner.get(e.owner);
+      if (!mine) this.openByOwner.set(e.owner, (mine = new Map()));
+      mine.set(e.orderId, o);
+      return;
+    }
+    if (known) {
+      this.openById.delete(e.orderId);
+      const mine = this.openByOwner.get(known.owner);
+      mine?.delete(e.orderId);
+      if (mine?.size === 0) this.openByOwner.delete(known.owner);
+    }
+    this.finish(e.owner, view);
   }
 
-  /** The caller's open order record, or null (unknown, finished or someone else's). */
-  openRecord(owner: string, orderId: Hex): OrderRecord | null {
-    const r = this.state.orderIndex.get(orderId)?.record;
-    return r && r.owner === owner ? r : null;
+  private finish(owner: string, view: OrderView): void {
+    let list = this.finished.get(owner);
+    if (!list) this.finished.set(owner, (list = []));
+    list.push(view);
+    this.finishedById.set(view.orderId, { owner, view });
+    if (list.length > FINISHED_PER_WALLET) this.finishedById.delete(list.shift()!.orderId);
+  }
+
+  /** The caller's open order, or null (unknown, finished or someone else's). */
+  openOrder(owner: string, orderId: Hex): OrderView | null {
+    const o = this.openById.get(orderId);
+    return o && o.owner === owner ? o.view : null;
   }
 
   /** The caller's finished order, if still remembered. */
@@ -151,24 +114,38 @@ export class OrderHistory {
   }
 
   get(owner: string, orderId: Hex): OrderView | null {
-    const r = this.openRecord(owner, orderId);
-    return r ? this.viewOf(r) : this.finishedOrder(owner, orderId);
+    return this.openOrder(owner, orderId) ?? this.finishedOrder(owner, orderId);
   }
 
-  /** The caller's open orders, newest first. */
+  /**
+   * The caller's open orders, newest first (by acceptance: events come in engine order; the
+   * stable sort by acceptance time only matters for orders seeded from an engine image).
+   */
   open(owner: string): OrderView[] {
-    const account = this.state.accounts.accounts.get(owner);
-    if (!account) return [];
-    const records: OrderRecord[] = [];
-    for (const p of account.portfolios.values()) {
-      for (const { record } of p.openOrders.values()) records.push(record);
-    }
-    records.sort((a, b) => b.ref - a.ref);
-    return records.map((r) => this.viewOf(r)).filter((v): v is OrderView => v !== null);
+    const mine = this.openByOwner.get(owner);
+    if (!mine) return [];
+    const list = [...mine.values()].reverse();
+    list.sort((a, b) => b.createdAtMs - a.createdAtMs);
+    return list.map((o) => o.view);
   }
 
   /** The caller's remembered finished orders, newest first. */
   done(owner: string): OrderView[] {
     return [...(this.finished.get(owner) ?? [])].reverse();
+  }
+
+  exportState(): OrderHistoryState {
+    return { open: [...this.openById.values()].map((o) => ({ ...o })), finished: [...this.finished] };
+  }
+
+  importState(s: OrderHistoryState): void {
+    for (const o of s.open) {
+      const copy: OpenOrder = { owner: o.owner, createdAtMs: o.createdAtMs, view: o.view };
+      this.openById.set(o.view.orderId, copy);
+      let mine = this.openByOwner.get(o.owner);
+      if (!mine) this.openByOwner.set(o.owner, (mine = new Map()));
+      mine.set(o.view.orderId, copy);
+    }
+    for (const [owner, list] of s.finished) for (const v of list) this.finish(owner, v);
   }
 }

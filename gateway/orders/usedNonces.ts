@@ -4,7 +4,7 @@
  * and RFQ-fill nonces share one space per wallet, as in the engine. An RFQ quote's nonce is
  * the market maker's quote generation, not a single-use nonce, and is not recorded.
  */
-import type { Command } from '../../engine/commands.ts';
+import type { Command } from '../../engine/index.ts';
 
 export type NonceSink = { noteUsed(owner: string, nonce: bigint): void };
 

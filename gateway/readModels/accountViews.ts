@@ -1,8 +1,8 @@
 /**
  * What a wallet sees of its own money (interface.md "User profile" .. "Fees"), built on
- * request from the engine's account actor: every number comes from `accounts.risk(...)`
- * and the positions, orders, trades and fees the actor keeps (docs/accounts.md). Reads
- * only; nothing here changes the venue.
+ * request from the read models (architecture.md rule 6): portfolio figures, positions,
+ * trades and fees from the accounts fold (accounts.ts), open orders from the order history,
+ * marks and spot from the catalog. Reads only; nothing here changes the venue.
  *
  * Units on the wire: cash (deposit, equity, PnL, premium, fees, maxWithdraw) COLLATERAL6;
  * prices, sizes, balances, Greeks and notional WAD; the engine keeps margin in
@@ -13,13 +13,9 @@
  * its portfolio 0, whose risk the engine already computes over the whole group.
  */
 import { instructionsJson, type InstructionsJson } from '../orders/instructionFields.ts';
-import type { Hex } from '../../engine/domain/hex.ts';
-import { WAD, WAD_PER_C6 } from '../../engine/domain/fixed.ts';
-import type { Venue } from '../../engine/venue.ts';
-import type { Account, RiskView } from '../../engine/actors/accounts.ts';
-import type { Portfolio, Position } from '../../engine/actors/portfolio.ts';
-import type { OrderRecord } from '../../engine/actors/series.ts';
-import { orderFigures } from './orderFigures.ts';
+import { WAD, WAD_PER_C6, type Hex } from '../../engine/index.ts';
+import type { ReadModels } from './readModels.ts';
+import type { PortfolioFigures, PositionFigures } from './accounts.ts';
 
 const abs = (x: bigint) => (x < 0n ? -x : x);
 const s = (x: bigint) => x.toString();
@@ -79,92 +75,66 @@ export type PortfolioListEntryJson = { id: number; owner: string; cashBalance: s
 export type TradePage = { trades: UserTradeJson[]; nextCursor: string | null };
 
 export class AccountViews {
-  constructor(private readonly venue: Venue) {}
-
-  private account(owner: string): Account | undefined {
-    return this.venue.state.accounts.accounts.get(owner);
-  }
+  constructor(private readonly reads: ReadModels) {}
 
   /** The portfolios a client can name: 0 (once it exists) and 1, 2, ...; internal ones fold into 0. */
-  portfolios(owner: string): Portfolio[] {
-    const a = this.account(owner);
-    if (!a) return [];
-    return [...a.portfolios.values()].filter((p) => p.id >= 0).sort((x, y) => x.id - y.id);
+  portfolios(owner: string): PortfolioFigures[] {
+    return this.reads.accounts.portfolios(owner);
   }
 
-  portfolio(owner: string, id: number): Portfolio | null {
-    if (!Number.isSafeInteger(id) || id < 0) return null;
-    return this.account(owner)?.portfolios.get(id) ?? null;
+  portfolio(owner: string, id: number): PortfolioFigures | null {
+    return this.reads.accounts.portfolio(owner, id);
   }
 
-  private risk(p: Portfolio): RiskView {
-    return this.venue.state.accounts.risk(p);
+  summary(p: PortfolioFigures): PortfolioSummaryJson {
+    return { id: p.id, positionCount: p.positionCount, equity: s(p.equity), deposit: s(p.deposit), isHealthy: p.isHealthy, createdAt: p.createdAt };
   }
 
-  /** The engine portfolios whose positions and orders a public portfolio shows (a market maker's 0 shows its internal ones). */
-  private members(p: Portfolio): Portfolio[] {
-    return this.venue.state.accounts.marginGroup(p);
-  }
-
-  summary(p: Portfolio): PortfolioSummaryJson {
-    const r = this.risk(p);
-    return { id: p.id, positionCount: r.positionCount, equity: s(r.equity), deposit: s(r.deposit), isHealthy: r.isHealthy, createdAt: p.createdAt };
-  }
-
-  detail(p: Portfolio): PortfolioDetailJson {
-    const r = this.risk(p);
+  detail(p: PortfolioFigures): PortfolioDetailJson {
     return {
       id: p.id,
-      deposit: s(r.deposit),
-      equity: s(r.equity),
-      unrealizedPnl: s(r.unrealizedPnl),
-      maxWithdraw: s(this.maxWithdraw(p, r)),
-      initialMargin: s(r.initialMargin * WAD_PER_C6),
-      maintenanceMargin: s(r.maintenanceMargin * WAD_PER_C6),
-      healthRatio: s(r.healthRatio),
-      isHealthy: r.isHealthy,
-      isLiquidatable: !r.isHealthy,
-      positionCount: r.positionCount,
+      deposit: s(p.deposit),
+      equity: s(p.equity),
+      unrealizedPnl: s(p.unrealizedPnl),
+      maxWithdraw: s(p.maxWithdraw),
+      initialMargin: s(p.initialMargin * WAD_PER_C6),
+      maintenanceMargin: s(p.maintenanceMargin * WAD_PER_C6),
+      healthRatio: s(p.healthRatio),
+      isHealthy: p.isHealthy,
+      isLiquidatable: !p.isHealthy,
+      positionCount: p.positionCount,
       createdAt: p.createdAt,
     };
   }
 
-  /** What a withdraw from this portfolio may take: the engine's rule (engine/flows/cash.ts), capped at the portfolio's own deposit. */
-  private maxWithdraw(p: Portfolio, r: RiskView): bigint {
-    const own = p.deposit > 0n ? p.deposit : 0n;
-    return r.maxWithdraw < own ? r.maxWithdraw : own;
+  /** `maxWithdraw` is the engine's rule (engine/flows/cash.ts), already capped at the portfolio's own deposit in the event. */
+  collateral(p: PortfolioFigures): CollateralJson {
+    const locked = p.deposit - p.maxWithdraw;
+    return { deposit: s(p.deposit), maxWithdraw: s(p.maxWithdraw), locked: s(locked > 0n ? locked : 0n) };
   }
 
-  collateral(p: Portfolio): CollateralJson {
-    const r = this.risk(p);
-    const max = this.maxWithdraw(p, r);
-    const deposit = p.deposit;
-    const locked = deposit - max;
-    return { deposit: s(deposit), maxWithdraw: s(max), locked: s(locked > 0n ? locked : 0n) };
-  }
-
-  positions(p: Portfolio): PositionJson[] {
+  positions(p: PortfolioFigures): PositionJson[] {
     const out: PositionJson[] = [];
-    for (const q of this.members(p)) for (const pos of q.positions.values()) if (pos.balance !== 0n || pos.premium !== 0n) out.push(this.position(pos));
+    for (const pos of this.reads.accounts.positions(p.owner, p.id)) out.push(this.position(pos));
     return out.sort((a, b) => (a.symbol < b.symbol ? -1 : a.symbol > b.symbol ? 1 : 0));
   }
 
-  private position(pos: Position): PositionJson {
-    const state = this.venue.state;
-    const series = state.series.get(pos.seriesId);
+  private position(pos: PositionFigures): PositionJson {
+    const catalog = this.reads.catalog;
+    const series = catalog.series.get(pos.seriesId);
     const marks = series?.marks ?? null;
     const mark = marks?.mark ?? 0n;
-    const spot = series ? (state.oracles.get(series.spec.pairId)?.spot ?? 0n) : 0n;
+    const spot = series ? (catalog.oracles.get(series.pairId)?.spot ?? 0n) : 0n;
     const greek = (g: bigint | undefined) => s(((g ?? 0n) * pos.balance) / WAD);
     const value = (pos.balance * mark) / WAD; // WAD
     return {
       seriesId: pos.seriesId,
-      symbol: series?.spec.symbol ?? pos.seriesId,
+      symbol: series?.symbol ?? pos.seriesId,
       optionBalance: s(pos.balance),
       premiumBalance: s(pos.premium),
       // Average entry: the deferred premium per contract (premium is split pro rata on a partial close).
-      entryPrice: pos.balance === 0n ? null : s((abs(pos.premium) * WAD * WAD_PER_C6) / abs(pos.balance)),
-      realizedPnl: s(pos.realized),
+      entryPrice: pos.averagePrice === null ? null : s(pos.averagePrice),
+      realizedPnl: s(pos.realizedPnl),
       markPrice: s(mark),
       notional: s((abs(pos.balance) * spot) / WAD),
       marketValue: s(value),
@@ -179,32 +149,26 @@ export class AccountViews {
 
   /** Open orders (open or partially filled), newest first; `portfolioId` filters by the portfolio the order names. */
   openOrders(owner: string, portfolioId?: number): OpenOrderJson[] {
-    const state = this.venue.state;
-    const a = this.account(owner);
-    if (!a) return [];
-    const records: OrderRecord[] = [];
-    for (const p of a.portfolios.values()) {
-      for (const { record } of p.openOrders.values()) if (portfolioId === undefined || record.portfolioId === portfolioId) records.push(record);
+    const out: OpenOrderJson[] = [];
+    for (const v of this.reads.orders.open(owner)) {
+      if (portfolioId !== undefined && v.portfolioId !== portfolioId) continue;
+      out.push({
+        orderId: v.orderId,
+        seriesId: v.seriesId,
+        symbol: v.symbol,
+        portfolioId: v.portfolioId,
+        side: v.side,
+        price: s(v.price),
+        size: s(v.size),
+        filled: s(v.filled),
+        remaining: s(v.remaining),
+        status: v.status,
+        createdAt: v.createdAt,
+        expiry: v.expiry,
+        ...instructionsJson(v.instructions),
+      });
     }
-    records.sort((x, y) => y.ref - x.ref);
-    return records.map((r) => {
-      const f = orderFigures(state, r)!;
-      return {
-        orderId: r.orderId,
-        seriesId: r.seriesId,
-        symbol: f.symbol,
-        portfolioId: r.portfolioId,
-        side: r.isBuy ? 'buy' : 'sell',
-        price: s(f.price),
-        size: s(f.size),
-        filled: s(f.filled),
-        remaining: s(f.remaining),
-        status: r.status,
-        createdAt: seconds(r.createdAt),
-        expiry: r.expiry,
-        ...instructionsJson(r.instructions),
-      };
-    });
+    return out;
   }
 
   /**
@@ -212,13 +176,14 @@ export class AccountViews {
    * `nextCursor`): only older trades. Trade ids increase venue-wide, so the order is exact.
    */
   trades(owner: string, opts: { portfolioId?: number; limit: number; before?: bigint }): TradePage {
-    const a = this.account(owner);
-    if (!a) return { trades: [], nextCursor: null };
-    const state = this.venue.state;
+    const accounts = this.reads.accounts;
+    const n = accounts.tradeCount(owner);
+    if (n === 0) return { trades: [], nextCursor: null };
+    const catalog = this.reads.catalog;
     const page: UserTradeJson[] = [];
     let more = false;
-    for (let i = a.trades.length - 1; i >= 0; i--) {
-      const t = a.trades.at(i)!;
+    for (let i = n - 1; i >= 0; i--) {
+      const t = accounts.tradeAt(owner, i)!;
       if (opts.portfolioId !== undefined && t.portfolioId !== opts.portfolioId) continue;
       if (opts.before !== undefined && BigInt(t.id) >= opts.before) continue;
       // A trade between two portfolios of one wallet (an RFQ self-fill) is listed once per
@@ -230,7 +195,7 @@ export class AccountViews {
       page.push({
         id: t.id,
         seriesId: t.seriesId,
-        symbol: state.series.get(t.seriesId)?.spec.symbol ?? t.seriesId,
+        symbol: catalog.symbolOf(t.seriesId),
         portfolioId: t.portfolioId,
         side: t.side,
         price: s(t.price),
@@ -244,14 +209,14 @@ export class AccountViews {
   }
 
   fees(owner: string, nowMs: number): FeesJson {
-    const a = this.account(owner);
-    if (!a) return { totalFeesPaid: '0', fees24h: '0', makerFees: '0', takerFees: '0', rebatesReceived: '0' };
+    const f = this.reads.accounts.feeTotals(owner);
+    if (!f) return { totalFeesPaid: '0', fees24h: '0', makerFees: '0', takerFees: '0', rebatesReceived: '0' };
     return {
-      totalFeesPaid: s(a.fees.totalFeesPaid),
-      fees24h: s(this.venue.state.accounts.fees24h(a, nowMs)),
-      makerFees: s(a.fees.makerFees),
-      takerFees: s(a.fees.takerFees),
-      rebatesReceived: s(a.fees.rebatesReceived),
+      totalFeesPaid: s(f.totalFeesPaid),
+      fees24h: s(this.reads.accounts.fees24h(owner, nowMs)),
+      makerFees: s(f.makerFees),
+      takerFees: s(f.takerFees),
+      rebatesReceived: s(f.rebatesReceived),
     };
   }
 
@@ -263,21 +228,17 @@ export class AccountViews {
     let healthy = true;
     const list = this.portfolios(owner);
     for (const p of list) {
-      const r = this.risk(p);
-      equity += r.equity;
-      deposit += r.deposit;
-      pnl += r.unrealizedPnl;
-      positions += r.positionCount;
-      healthy &&= r.isHealthy;
+      equity += p.equity;
+      deposit += p.deposit;
+      pnl += p.unrealizedPnl;
+      positions += p.positionCount;
+      healthy &&= p.isHealthy;
     }
     return { address: owner, portfolioCount: list.length, totalEquity: s(equity), totalDeposit: s(deposit), totalUnrealizedPnl: s(pnl), isHealthy: healthy, positionCount: positions };
   }
 
   /** `/api/portfolio/list`: cash balance and margin in use (initial margin counting open orders). */
   list(owner: string): PortfolioListEntryJson[] {
-    return this.portfolios(owner).map((p) => {
-      const r = this.risk(p);
-      return { id: p.id, owner, cashBalance: s(p.deposit), marginUsed: s(r.initialMarginWithOrders), createdAt: new Date(p.createdAt * 1000).toISOString() };
-    });
+    return this.portfolios(owner).map((p) => ({ id: p.id, owner, cashBalance: s(p.deposit), marginUsed: s(p.initialMarginWithOrders), createdAt: new Date(p.createdAt * 1000).toISOString() }));
   }
 }

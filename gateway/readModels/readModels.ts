@@ -12,6 +12,8 @@ import type { VenueEvent } from '../../engine/index.ts';
 import { encodeValue, decodeValue } from '../../persistence/codec.ts';
 import { Catalog } from './catalog.ts';
 import { RfqBook } from './rfqBook.ts';
+import { Accounts } from './accounts.ts';
+import { OrderHistory } from '../orders/orderHistory.ts';
 
 /** A read model: applies committed events in order, and exports and imports its state as plain data. */
 export type Fold = {
@@ -30,6 +32,10 @@ export class ReadModels {
   readonly catalog = new Catalog();
   /** RFQ auctions and their quotes (quote statuses read market makers' nonces from the catalog). */
   readonly rfq = new RfqBook(this.catalog);
+  /** Per wallet: portfolios, positions, trades, fees and traded volume. */
+  readonly accounts = new Accounts();
+  /** Per wallet: open orders and the last finished ones. */
+  readonly orders = new OrderHistory(this.catalog);
   /** Every fold, in the order each event is applied to them (the catalog first: the others look series up in it). */
   private readonly folds: readonly (readonly [string, Fold])[];
 
@@ -37,6 +43,8 @@ export class ReadModels {
     this.folds = [
       ['catalog', this.catalog],
       ['rfq', this.rfq],
+      ['accounts', this.accounts],
+      ['orders', this.orders],
     ];
   }
 

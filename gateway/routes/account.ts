@@ -92,7 +92,7 @@ const Profile = Type.Object({
 const account = { forms: both, group: 'account', auth: 'required', scope: 'read' } as const;
 
 export function accountRoutes(s: Services): Route[] {
-  const views = new AccountViews(s.venue);
+  const views = new AccountViews(s.reads);
   const wallet = (auth: UserAuth) => getAddress(auth.address);
   const notFound = (id: number) => errorReply('not_found', `Portfolio not found: ${id}`, { portfolioId: id });
   const own = (auth: UserAuth, id: number) => views.portfolio(wallet(auth), id);

@@ -26,7 +26,7 @@ export type ApiRoutes = { routes: Route[]; authenticate: Authenticator; rateLimi
 
 export function apiRoutes(s: Services): ApiRoutes {
   const tierOf = (wallet: string): Tier => {
-    const volume = s.venue.state.accounts.volume30d(getAddress(wallet), s.pipeline.now());
+    const volume = s.reads.accounts.volume30d(getAddress(wallet), s.pipeline.now());
     return volume >= TIER3 ? 3 : volume >= TIER2 ? 2 : 1;
   };
   const rateLimiter = createRateLimiter({ clock: () => s.pipeline.wallNow(), tierOf, limits: s.config.rateLimits });

@@ -10,7 +10,7 @@ import { defineRoute, type Route } from '../http/route.ts';
 import { errorReply } from '../http/errors.ts';
 import type { UserAuth } from '../http/auth.ts';
 import type { Services } from '../services.ts';
-import { parseIntString } from '../../engine/domain/fixed.ts';
+import { parseIntString } from '../../engine/index.ts';
 import { AccountViews } from '../readModels/accountViews.ts';
 import { engineError } from './engineErrors.ts';
 import { AddressSchema, C6String } from './schemas.ts';
@@ -33,7 +33,7 @@ function amountOf(raw: unknown): { ok: true; value: bigint } | { ok: false; repl
 const orders = { forms: both, group: 'orders', auth: 'required' } as const;
 
 export function portfolioRoutes(s: Services): Route[] {
-  const views = new AccountViews(s.venue);
+  const views = new AccountViews(s.reads);
   const owner = (auth: UserAuth) => getAddress(auth.address);
   const faucet = s.config.network !== 'mainnet';
 

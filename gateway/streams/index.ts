@@ -46,7 +46,7 @@ export function attachStreams(app: TemplatedApp, services: Services, authenticat
     now: () => services.pipeline.now(),
   };
   const rfq = attachRfqStream(app, deps, authenticate, services);
-  const publisher = new Publisher(services.venue, services.market, hub, mirror, { onMmmRevoked: (address) => rfq.revoke(address) }, services.reads);
+  const publisher = new Publisher(services.venue, services.reads, services.market, hub, mirror, { onMmmRevoked: (address) => rfq.revoke(address) });
   attachPublicStream(app, deps, services.venue, mirror);
   attachPrivateStream(app, deps, authenticate, publisher);
   services.pipeline.onEvents((events) => {

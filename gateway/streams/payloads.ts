@@ -1,13 +1,14 @@
 /**
  * Event -> payload: what each channel's `data` carries (shapes in schemas.ts, decisions in
- * docs/streams.md). Pure functions of an event and the venue's state; the publisher
+ * docs/streams.md). Pure functions of an event and the read models; the publisher
  * serialises each result once and fans it out.
  */
 import { instructionsJson } from '../orders/instructionFields.ts';
 import type { Venue } from '../../engine/venue.ts';
 import type { Hex } from '../../engine/domain/hex.ts';
 import type { DepthEvent, OracleEvent, OrderEvent, PositionEvent, RfqEvent, TradeEvent } from '../../engine/events.ts';
-import type { Portfolio } from '../../engine/actors/portfolio.ts';
+import type { Catalog } from '../readModels/catalog.ts';
+import type { PortfolioFigures } from '../readModels/accounts.ts';
 import { WAD_PER_C6 } from '../../engine/domain/fixed.ts';
 import type { DepthLevels } from './depthMirror.ts';
 import type { Catalog } from '../readModels/catalog.ts';
@@ -88,53 +89,38 @@ export function orderUpdate(e: OrderEvent, symbol: string) {
 }
 
 /**
- * The engine portfolio that holds a position shown under a public portfolio id: a market
- * maker's positions live in its internal portfolio for the series' pair, shown as 0.
+ * `account@positions`: the balance after the change and the position's unrealized PnL
+ * (COLLATERAL6) at the current mark, from the position event and the catalog's marks (a
+ * settled series has no mark left to count; a closed position has no PnL left).
  */
-function holder(venue: Venue, owner: string, portfolioId: number, seriesId: Hex): Portfolio | undefined {
-  const account = venue.state.accounts.accounts.get(owner);
-  if (!account) return undefined;
-  if (portfolioId === 0) {
-    const pairId = venue.state.series.get(seriesId)?.spec.pairId;
-    for (const p of account.portfolios.values()) if (p.internalPair !== null && p.internalPair === pairId) return p;
-  }
-  return account.portfolios.get(portfolioId);
-}
-
-/** `account@positions`: the balance after the change and the position's unrealized PnL (COLLATERAL6) at the current mark. */
-export function positionUpdate(venue: Venue, e: PositionEvent, symbol: string) {
-  const pos = holder(venue, e.owner, e.portfolioId, e.seriesId)?.positions.get(e.seriesId);
+export function positionUpdate(catalog: Catalog, e: PositionEvent, symbol: string) {
   let unrealized = 0n;
-  if (pos) {
-    unrealized = pos.premium;
-    const quote = venue.state.marks.quote(e.seriesId);
-    if (quote) unrealized += (pos.balance * quote.markWad) / 10n ** 30n;
+  if (e.balance !== 0n || e.premium !== 0n) {
+    unrealized = e.premium;
+    const series = catalog.series.get(e.seriesId);
+    if (series && !series.settled) unrealized += (e.balance * series.marks.mark) / 10n ** 30n;
   }
   return { portfolioId: e.portfolioId, seriesId: e.seriesId, symbol, size: e.balance.toString(), unrealizedPnl: unrealized.toString(), timestamp: iso(e.ts) };
 }
 
 /**
- * `account@portfolios` (api.md): the portfolio's risk from the engine's account actor at the
- * time of publishing. Cash in COLLATERAL6, margins and the health ratio in WAD. A market
- * maker's portfolio 0 is its whole margin account (cash and internal portfolios).
+ * `account@portfolios` (api.md): the portfolio's figures as of its last portfolio event (the
+ * accounts fold). Cash in COLLATERAL6, margins and the health ratio in WAD. A market maker's
+ * portfolio 0 is its whole margin account (cash and internal portfolios).
  */
-export function portfolioUpdate(venue: Venue, owner: string, portfolioId: number, nowMs: number) {
-  const state = venue.state;
-  const p = state.accounts.portfolio(owner, portfolioId);
-  if (!p) return null;
-  const r = state.accounts.risk(p);
+export function portfolioUpdate(p: PortfolioFigures, nowMs: number) {
   return {
-    portfolioId,
-    deposit: r.deposit.toString(),
-    equity: r.equity.toString(),
-    unrealizedPnl: r.unrealizedPnl.toString(),
-    initialMargin: (r.initialMargin * WAD_PER_C6).toString(),
-    maintenanceMargin: (r.maintenanceMargin * WAD_PER_C6).toString(),
-    healthRatio: r.healthRatio.toString(),
-    isHealthy: r.isHealthy,
-    isLiquidatable: !r.isHealthy,
-    maxWithdraw: r.maxWithdraw.toString(),
-    positionCount: r.positionCount,
+    portfolioId: p.id,
+    deposit: p.deposit.toString(),
+    equity: p.equity.toString(),
+    unrealizedPnl: p.unrealizedPnl.toString(),
+    initialMargin: (p.initialMargin * WAD_PER_C6).toString(),
+    maintenanceMargin: (p.maintenanceMargin * WAD_PER_C6).toString(),
+    healthRatio: p.healthRatio.toString(),
+    isHealthy: p.isHealthy,
+    isLiquidatable: !p.isHealthy,
+    maxWithdraw: p.maxWithdraw.toString(),
+    positionCount: p.positionCount,
     timestamp: iso(nowMs),
   };
 }

@@ -12,7 +12,11 @@ import { resolveAccountChannel } from './channels.ts';
 import { authenticatedMessages, createAuthFlow } from './authFlow.ts';
 import { baseBehavior, upgradeHandler, type StreamDeps } from './socketSetup.ts';
 
-export function attachPrivateStream(app: TemplatedApp, deps: StreamDeps, authenticate: Authenticator, publisher: Publisher): void {
+/**
+ * `_publisher` is no longer needed (account@portfolios follows the engine's portfolio events,
+ * oracle moves included, so no watch list is kept); the parameter stays for the call site.
+ */
+export function attachPrivateStream(app: TemplatedApp, deps: StreamDeps, authenticate: Authenticator, _publisher: Publisher): void {
   const { hub, limits } = deps;
 
   const auth = createAuthFlow({
@@ -28,12 +32,6 @@ export function attachPrivateStream(app: TemplatedApp, deps: StreamDeps, authent
     hub,
     limits,
     resolve: (ws, raw) => resolveAccountChannel(address(ws), raw),
-    onSubscribed: (ws, c) => {
-      if (c.kind === 'portfolios') publisher.watchPortfolios(address(ws), 1);
-    },
-    onUnsubscribed: (ws, c) => {
-      if (c.kind === 'portfolios') publisher.watchPortfolios(address(ws), -1);
-    },
   };
 
   app.ws<SocketData>('/ws/private', {
@@ -44,10 +42,6 @@ export function attachPrivateStream(app: TemplatedApp, deps: StreamDeps, authent
       auth.open(ws);
     },
     message: authenticatedMessages('private', deps, auth, (ws, msg, id) => handleControl(control, ws, msg, id)),
-    close: (ws) => {
-      const d = ws.getUserData();
-      if (d.user !== null && d.channels.has('account@portfolios')) publisher.watchPortfolios(d.user.address, -1);
-      hub.closed(ws);
-    },
+    close: (ws) => hub.closed(ws),
   });
 }

@@ -7,14 +7,16 @@
  *   The depth mirror moves with each delta (depthMirror.ts).
  * - Tickers and portfolio risk are coalesced per event-loop turn: a burst of commands on a
  *   series sends its ticker once, computed after the burst (and from the read model's
- *   cache, so usually without serialising at all).
+ *   cache, so usually without serialising at all); a portfolio's figures are sent once per
+ *   turn from the accounts fold (the engine emits a portfolio event for every change,
+ *   oracle moves of an exposed account included).
  * Nothing is built for a topic without subscribers.
  */
 import type { Venue } from '../../engine/venue.ts';
 import type { Hex } from '../../engine/domain/hex.ts';
 import type { VenueEvent } from '../../engine/events.ts';
 import type { MarketData } from '../readModels/marketData.ts';
-import { publicPortfolioId } from '../../engine/flows/eventSink.ts';
+import type { ReadModels } from '../readModels/readModels.ts';
 import type { Hub } from './hub.ts';
 import type { DepthMirror } from './depthMirror.ts';
 import { accountTopic, indexChannelName, RFQ_CHANNEL, RFQ_MM_TOPIC, seriesChannelName, type AccountChannelKind, type SeriesChannelKind } from './channels.ts';
@@ -39,9 +41,8 @@ export type PublisherHooks = {
 
 export class Publisher {
   private readonly tickers = new Set<Hex>();
+  /** Portfolios whose figures changed this turn (`owner|id`): account@portfolios is sent once per turn. */
   private readonly portfolios = new Map<string, { owner: string; portfolioId: number }>();
-  /** Wallets (lowercased) with an account@portfolios subscriber, and how many: oracle moves refresh them. */
-  private readonly portfolioWatchers = new Map<string, { address: string; count: number }>();
   /**
    * Topic names, built once per series and per wallet: every command's events name them
    * (mostly to find that nobody listens), and building them each time was a string
@@ -52,6 +53,8 @@ export class Publisher {
 
   constructor(
     private readonly venue: Venue,
+    /** The read models, folded before this publisher sees a command's events (account payloads read them). */
+    private readonly reads: ReadModels,
     private readonly market: MarketData,
     private readonly hub: Hub,
     private readonly mirror: DepthMirror,
@@ -60,14 +63,6 @@ export class Publisher {
     private readonly reads: ReadModels,
   ) {
     hub.onTurnEnd(() => this.flush());
-  }
-
-  watchPortfolios(address: string, delta: 1 | -1): void {
-    const key = address.toLowerCase();
-    const w = this.portfolioWatchers.get(key) ?? { address, count: 0 };
-    w.count += delta;
-    if (w.count <= 0) this.portfolioWatchers.delete(key);
-    else this.portfolioWatchers.set(key, w);
   }
 
   onEvents(events: readonly VenueEvent[]): void {
@@ -141,7 +136,7 @@ export class Publisher {
         this.accountPublish(e.owner, 'orders', () => payloads.orderUpdate(e, this.symbolOf(e.seriesId)));
         return;
       case 'position':
-        this.accountPublish(e.owner, 'positions', () => payloads.positionUpdate(this.venue, e, this.symbolOf(e.seriesId)));
+        this.accountPublish(e.owner, 'positions', () => payloads.positionUpdate(this.reads.catalog, e, this.symbolOf(e.seriesId)));
         return;
       case 'portfolio':
         if (this.hub.hasSubscribers(this.accountTopic(e.owner, 'portfolios'))) this.portfolios.set(`${e.owner}|${e.portfolioId}`, { owner: e.owner, portfolioId: e.portfolioId });
@@ -153,7 +148,7 @@ export class Publisher {
         if (this.hub.hasSubscribers(channel)) this.hub.publish(channel, frame(channel, JSON.stringify(payloads.indexUpdate(e, pair.symbol))), 'public');
         // Marks moved: every ticker of the pair and the risk of watched portfolios holding it.
         for (const s of this.venue.state.series.values()) if (s.spec.pairId === e.pairId && !s.settled) this.tickers.add(s.spec.seriesId);
-        this.markWatchedPortfolios(e.pairId);
+        // Portfolios holding the pair get their own portfolio events from the engine.
         return;
       }
       case 'series_settled':
@@ -172,26 +167,6 @@ export class Publisher {
         return;
       default:
         return;
-    }
-  }
-
-  private markWatchedPortfolios(pairId: Hex): void {
-    for (const w of this.portfolioWatchers.values()) {
-      const account = this.venue.state.accounts.accounts.get(w.address);
-      if (!account) continue;
-      for (const p of account.portfolios.values()) {
-        let holds = false;
-        for (const seriesId of p.positions.keys()) {
-          if (this.venue.state.series.get(seriesId)?.spec.pairId === pairId) {
-            holds = true;
-            break;
-          }
-        }
-        if (holds) {
-          const portfolioId = publicPortfolioId(p);
-          this.portfolios.set(`${account.owner}|${portfolioId}`, { owner: account.owner, portfolioId });
-        }
-      }
     }
   }
 
@@ -215,11 +190,11 @@ export class Publisher {
     if (this.portfolios.size > 0) {
       const due = [...this.portfolios.values()];
       this.portfolios.clear();
-      const now = this.venue.state.now;
+      const now = this.reads.ts;
       for (const p of due) {
         if (!this.hub.hasSubscribers(this.accountTopic(p.owner, 'portfolios'))) continue;
-        const data = payloads.portfolioUpdate(this.venue, p.owner, p.portfolioId, now);
-        if (data) this.accountPublish(p.owner, 'portfolios', () => data);
+        const figures = this.reads.accounts.portfolio(p.owner, p.portfolioId);
+        if (figures) this.accountPublish(p.owner, 'portfolios', () => payloads.portfolioUpdate(figures, now));
       }
     }
   }
