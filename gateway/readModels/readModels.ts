@@ -11,6 +11,7 @@
 import type { VenueEvent } from '../../engine/index.ts';
 import { encodeValue, decodeValue } from '../../persistence/codec.ts';
 import { Catalog } from './catalog.ts';
+import { MarketData } from './marketData.ts';
 
 /** A read model: applies committed events in order, and exports and imports its state as plain data. */
 export type Fold = {
@@ -27,11 +28,16 @@ export class ReadModels {
   seq = 0;
   ts = 0;
   readonly catalog = new Catalog();
+  /** Public market data: books, trades, 24-hour statistics, open interest, and the replies' caches. */
+  readonly market = new MarketData(this.catalog, () => this.ts);
   /** Every fold, in the order each event is applied to them (the catalog first: the others look series up in it). */
   private readonly folds: readonly (readonly [string, Fold])[];
 
   constructor() {
-    this.folds = [['catalog', this.catalog]];
+    this.folds = [
+      ['catalog', this.catalog],
+      ['market', this.market],
+    ];
   }
 
   /** Fold one committed command's events. */

@@ -22,7 +22,7 @@ const alice = wallet(0xa11ce);
 await fund(app, alice);
 const series = atmSeries(app);
 const s = app.app.services;
-const tickers = [...s.venue.state.series.values()].filter((x) => x.spec.pairId === BTC).map((x) => `${x.spec.symbol}@ticker`);
+const tickers = [...app.app.engine.state.series.values()].filter((x) => x.spec.pairId === BTC).map((x) => `${x.spec.symbol}@ticker`);
 const depth = `${series.spec.symbol}@depth`;
 
 async function subscribeAll(c: Client, channels: string[]): Promise<void> {
@@ -40,7 +40,7 @@ async function slowCloses(): Promise<number> {
 /** One turn of traffic: an oracle update (every BTC ticker changes) and a book change. */
 let step = 0;
 async function traffic(): Promise<void> {
-  const o = s.venue.state.oracles.get(BTC)!;
+  const o = app.app.engine.state.oracles.get(BTC)!;
   step++;
   await Promise.all([
     s.pipeline.submit({ type: 'oracle', pairId: BTC, spot: o.spot + (step % 2 === 0 ? 1n : -1n) * 10n ** 18n, volatility: o.volatility, riskFreeRate: o.riskFreeRate, marks: [] }),
@@ -78,7 +78,7 @@ t.test('a reader that stops reading is cut off with 4008; the others keep receiv
   t.ok(slow.frames.length > 0, `the slow reader read its backlog (${slow.frames.length} frames) before the close frame`);
 
   t.equal(fast.isClosed(), false, 'the fast reader is still connected');
-  const last = s.venue.state.series.get(series.spec.seriesId)!.bookSeq;
+  const last = app.app.engine.state.series.get(series.spec.seriesId)!.bookSeq;
   // Awaited: the last delta's arrival (fast.next fails with a message if it never comes).
   await fast.next((f) => f['channel'] === depth && f['data'].seq === last, `the depth delta at seq ${last}`, 60_000);
   const gaps = deltas.slice(1).filter((f, i) => f['data'].prevSeq !== deltas[i]!['data'].seq);
