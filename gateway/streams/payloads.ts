@@ -5,8 +5,7 @@
  */
 import { instructionsJson } from '../orders/instructionFields.ts';
 import type { Venue } from '../../engine/venue.ts';
-import type { Hex } from '../../engine/domain/hex.ts';
-import type { DepthEvent, DepthLevel, OracleEvent, OrderEvent, PositionEvent, RfqEvent, TradeEvent } from '../../engine/index.ts';
+import type { Hex, DepthEvent, DepthLevel, OracleEvent, OrderEvent, PositionEvent, RfqEvent, TradeEvent } from '../../engine/index.ts';
 import type { Portfolio } from '../../engine/actors/portfolio.ts';
 import { WAD_PER_C6 } from '../../engine/domain/fixed.ts';
 import type { DepthLevels } from '../readModels/marketData.ts';
