@@ -16,7 +16,7 @@ import { tickToPrice } from '../../../engine/domain/ticks.ts';
 import { Harness } from '../../engine/support/venueFixture.ts';
 import { fullBodies } from './support/fullStream.ts';
 
-type TestLike = { fail(message: string, extra?: object): unknown };
+type Fail = (message: string, extra: { got: unknown; want: unknown }) => void;
 
 function bookOf(state: VenueState, seriesId: Hex, isBid: boolean) {
   const s = state.series.get(seriesId)!;
@@ -25,12 +25,12 @@ function bookOf(state: VenueState, seriesId: Hex, isBid: boolean) {
 }
 
 /** Every figure of the fold against the engine's state; returns the number of mismatches reported. */
-function compare(t: TestLike, reads: ReadModels, state: VenueState, where: string): number {
+function compare(fail: Fail, reads: ReadModels, state: VenueState, where: string): number {
   let bad = 0;
   const check = (ok: boolean, what: string, got: unknown, want: unknown) => {
     if (ok) return;
     bad++;
-    t.fail(`${where}: ${what}`, { got, want });
+    fail(`${where}: ${what}`, { got, want });
   };
   const m = reads.market;
   for (const s of state.series.values()) {
@@ -114,9 +114,9 @@ t.test('the fold of the events equals the engine: books, trades, 24-hour statist
         if (e.type === 'series_settled') settled++;
         if (e.type === 'clock') clocks++;
       }
-      if (++k % 250 === 0 && compare(t, reads, h.venue.state, `seed ${seed}, command ${k}`) > 0) return;
+      if (++k % 250 === 0 && compare((m, x) => t.fail(m, x), reads, h.venue.state, `seed ${seed}, command ${k}`) > 0) return;
     }
-    t.equal(compare(t, reads, h.venue.state, `seed ${seed}, end`), 0, `seed ${seed}: every figure equals the engine's after ${k} commands`);
+    t.equal(compare((m, x) => t.fail(m, x), reads, h.venue.state, `seed ${seed}, end`), 0, `seed ${seed}: every figure equals the engine's after ${k} commands`);
     t.ok(trades > 20 && settled > 0 && clocks > 0, `seed ${seed}: the stream traded (${trades}), settled (${settled}) and ran the clock (${clocks})`);
     t.equal(reads.market.gaps, 0, 'every depth event followed its book');
 
@@ -124,7 +124,7 @@ t.test('the fold of the events equals the engine: books, trades, 24-hour statist
     const before = replies(reads);
     const restored = ReadModels.restore(reads.serialize());
     t.same(replies(restored), before, `seed ${seed}: replies after exportState -> importState`);
-    t.equal(compare(t, restored, h.venue.state, `seed ${seed}, restored`), 0, `seed ${seed}: the restored fold equals the engine`);
+    t.equal(compare((m, x) => t.fail(m, x), restored, h.venue.state, `seed ${seed}, restored`), 0, `seed ${seed}: the restored fold equals the engine`);
 
     // The folds carry on identically from the restored state.
     for (const { body, advance } of fullBodies(h, seed + 100, 200)) {
