@@ -12,6 +12,7 @@ import t from 'tap';
 import { ReadModels } from '../../../gateway/readModels/readModels.ts';
 import type { VenueState } from '../../../engine/state.ts';
 import type { Hex } from '../../../engine/domain/hex.ts';
+import type { VenueEvent } from '../../../engine/events.ts';
 import { tickToPrice } from '../../../engine/domain/ticks.ts';
 import { Harness } from '../../engine/support/venueFixture.ts';
 import { fullBodies } from './support/fullStream.ts';
@@ -194,4 +195,35 @@ t.test('24-hour statistics prune on trades and on clock events, by the event tim
   t.same(stats(), engine(), 'equal after a clock a day later');
   t.equal(stats().count, 0, 'the window is empty a day later');
   t.equal(JSON.parse(reads.market.tickerJson(reads.catalog.series.get(id)!)).trades24h, 0, 'the cached ticker was dropped by the clock');
+});
+
+t.test('recent trades keep the engine bound (the last 1,000), the window keeps the whole day', async (t) => {
+  // One series traded 1,100 times within the day (the funding commands have no market events to fold).
+  const h = new Harness({ recentTradesPerSeries: 1000 });
+  const reads = new ReadModels();
+  let traded: Hex | null = null;
+  for (const { body, advance } of fullBodies(h, 5, 120)) {
+    const r = h.run(body, advance);
+    reads.apply(h.seq, h.ts, r.events);
+  }
+  const s = [...h.venue.state.series.values()].find((x) => !x.settled && x.marks !== null && x.spec.expiry * 1000 > h.ts + 2 * 86_400_000)!;
+  const seller = '0x0000000000000000000000000000000000005e11';
+  const buyer = '0x000000000000000000000000000000000000b0b0';
+  h.fund(seller, 10n ** 15n);
+  h.fund(buyer, 10n ** 15n);
+  const fold = (r: { events: readonly VenueEvent[] }) => reads.apply(h.seq, h.ts, r.events);
+  const mark = Math.max(0.1, Math.round((Number(s.marks!.mark) / 1e18) * 10) / 10);
+  fold(h.ok({ type: 'place', orders: [h.order(seller, s.spec.seriesId, false, mark, 20)] }));
+  for (let i = 0; i < 1100; i++) {
+    const r = h.ok({ type: 'place', orders: [h.order(buyer, s.spec.seriesId, true, mark, 0.01)] }, 10);
+    fold(r);
+    for (const e of r.events) if (e.type === 'trade') traded = e.seriesId;
+  }
+  t.equal(traded, s.spec.seriesId, 'the series traded');
+  const recent = reads.market.recentTrades(s.spec.seriesId);
+  t.equal(recent.length, s.recentTrades.length, `the engine's bound (${s.recentTrades.length})`);
+  t.equal(recent.length, 1000);
+  t.equal(recent.first()!.id, s.recentTrades.at(0)!.id, 'the oldest kept is the engine oldest kept');
+  t.equal(reads.market.windowStats(s.spec.seriesId).count, s.windowStats().count, 'the 24-hour window counts every trade of the day');
+  t.ok(s.windowStats().count > 1000, 'more trades in the window than kept as recent');
 });
