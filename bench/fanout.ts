@@ -201,14 +201,16 @@ async function runServer(): Promise<void> {
   const app = await within(startApp(loaded.config, { log: silentLogger, inlineWorkers: true, drivers: false, memory: true }), 'fanout: the venue starting');
   const s = app.services;
   const pairId = viem.keccak256(viem.toBytes('BTC-USDC'));
-  const o = app.engine.state.oracles.get(pairId)!;
-  await drivers.submitOracle(s.pipeline, s.marks, pairId, o.spot, o.volatility, o.riskFreeRate);
+  const o = s.reads.catalog.oracles.get(pairId)!;
+  await drivers.submitOracle(s.pipeline, s.reads, s.marks, pairId, o.spot, o.volatility, o.riskFreeRate);
   const owner = viem.getAddress('0x00000000000000000000000000000000000fa170');
   await s.pipeline.submit({ type: 'create_portfolio', owner });
   await s.pipeline.submit({ type: 'deposit', owner, portfolioId: 1, amount: 10n ** 9n * 10n ** 6n });
-  const series = [...app.engine.state.series.values()].find((x) => x.spec.pairId === pairId && x.spec.isCall && x.marks && x.spec.strike >= o.spot)!;
-  const channel = `${series.spec.symbol}@depth`;
-  const baseTick = Math.max(100, Math.round((Number(series.marks!.mark) / 1e18) * 50)); // half the mark, in ticks (2 decimals)
+  const series = [...s.reads.catalog.series.values()].find((x) => x.pairId === pairId && x.isCall && !x.settled && x.strike >= o.spot)!;
+  const channel = `${series.symbol}@depth`;
+  // The engine's own book sequence moves when a command is applied (before it is published): the timing key.
+  const book = app.engine.state.series.get(series.seriesId)!;
+  const baseTick = Math.max(100, Math.round((Number(series.marks.mark) / 1e18) * 50)); // half the mark, in ticks (2 decimals)
 
   // The peer: the same frames from the same pipeline events, sent with `ws` to each client.
   const wss = new WebSocketServer({ host: '127.0.0.1', port: 0, perMessageDeflate: false });
@@ -217,7 +219,7 @@ async function runServer(): Promise<void> {
   s.pipeline.onEvents((events) => {
     if (!peerActive) return;
     for (const e of events) {
-      if (e.type !== 'depth' || e.seriesId !== series.spec.seriesId) continue;
+      if (e.type !== 'depth' || e.seriesId !== series.seriesId) continue;
       const msg = Buffer.from(publisher.frame(channel, JSON.stringify(streamPayloads.depthDelta(e))));
       for (const c of wss.clients) c.send(msg, { binary: false });
     }
@@ -234,7 +236,7 @@ async function runServer(): Promise<void> {
     if (open.length >= 64) return { type: 'cancel' as const, cancels: [{ orderId: open.shift()!, owner, nonce, deadline: nowSec + 300 }] };
     const orderId = viem.keccak256(viem.toHex(`fanout-${++k}`));
     open.push(orderId);
-    return { type: 'place' as const, orders: [{ orderId, owner, portfolioId: 1, seriesId: series.spec.seriesId, isBuy: true, tick: baseTick + (k % 40), size: fixed.WAD / 100n, expiry: series.spec.expiry, nonce, deadline: nowSec + 300 }] };
+    return { type: 'place' as const, orders: [{ orderId, owner, portfolioId: 1, seriesId: series.seriesId, isBuy: true, tick: baseTick + (k % 40), size: fixed.WAD / 100n, expiry: series.expiry, nonce, deadline: nowSec + 300 }] };
   };
 
   type Client = { readonly child: ChildProcess; progress: { uws: number; ws: number }; ask(m: ToClient): Promise<FromClient> };
@@ -298,11 +300,11 @@ async function runServer(): Promise<void> {
       }
       const wave: Promise<unknown>[] = [];
       for (let i = 0; i < room; i++) {
-        const before = series.bookSeq;
+        const before = book.bookSeq;
         const t = nowUs();
         wave.push(s.pipeline.submit(next()));
-        if (series.bookSeq !== before) {
-          sent.set(series.bookSeq, t);
+        if (book.bookSeq !== before) {
+          sent.set(book.bookSeq, t);
           published++;
         }
       }

@@ -13,7 +13,6 @@ import { createPoolVerifier, createInlineVerifier } from '../workers/signatureVe
 import { createPoolMarkComputer, createInlineMarkComputer } from '../workers/markComputer.ts';
 import type { AppConfig } from './config.ts';
 import { CommandPipeline } from './commandPipeline.ts';
-import { MarketData } from './readModels/marketData.ts';
 import { createMetrics } from './http/metrics.ts';
 import { createHttpServer } from './http/server.ts';
 import { systemRoutes } from './http/systemRoutes.ts';
@@ -133,7 +132,6 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
 
   const metrics = createMetrics();
   const pipeline = new CommandPipeline(venue, storage.journal, clock, metrics, storage.stores.orderNonces);
-  const market = new MarketData(venue);
   const snapshotter = new Snapshotter({
     snapshots: storage.snapshots,
     journal: storage.journal,
@@ -147,8 +145,6 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
   // The read models fold every committed command first: what listeners after them read is at its seq.
   pipeline.onEvents((events, command) => {
     reads.apply(command.seq, events.length > 0 ? events[0]!.ts : command.ts, events);
-    market.onEvents(events);
-    if (command.type === 'clock') market.onClock();
     // A snapshot holds the engine and the read models at one seq: only when no later command
     // is applied but not yet committed (the engine runs ahead of the commit; the reads do not).
     if (venue.seq === command.seq) void snapshotter.afterApply(command.seq);
@@ -159,13 +155,13 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
   const verifier = options.inlineWorkers ? createInlineVerifier() : createPoolVerifier({ threads: config.workers, onWorkerError });
   const marks = options.inlineWorkers ? createInlineMarkComputer() : createPoolMarkComputer(1, onWorkerError);
   const siweDomains = new SiweDomains(config);
-  const services: Services = { config, venue, reads, pipeline, market, stores: storage.stores, verifier, marks, metrics, log, siweDomains };
+  const services: Services = { config, venue, reads, pipeline, market: reads.market, stores: storage.stores, verifier, marks, metrics, log, siweDomains };
   metrics.gauge({ name: 'worker_pool_queue_size', help: 'Signature batches waiting for a worker.', collect() { this.set(verifier.stats().queueSize); } });
   metrics.gauge({ name: 'worker_pool_utilization', help: 'Share of the signature pool capacity in use (0..1).', collect() { this.set(verifier.stats().utilization); } });
   metrics.gauge({ name: 'marks_pool_queue_size', help: 'Mark recomputations waiting for the pricing worker.', collect() { this.set(marks.stats().queueSize); } });
   metrics.counter({ name: 'marks_pool_completed_total', help: 'Mark recomputations (one per oracle update) finished by the pricing worker.', collect() { this.reset(); this.inc(marks.stats().completed); } });
 
-  await bootstrap(pipeline, config, log);
+  await bootstrap(pipeline, reads, config, log);
 
   const api = apiRoutes(services);
   const asyncapi = createAsyncApiRegistry();
@@ -179,9 +175,8 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
     log,
     clock,
   });
-  // Streams seed their depth mirror from the books: attach before the drivers can put commands in flight.
   const streams = attachStreams(server.app, services, api.authenticate, asyncapi);
-  const drivers = options.drivers === false ? null : startDrivers(pipeline, config, marks, log);
+  const drivers = options.drivers === false ? null : startDrivers(pipeline, reads, config, marks, log);
   let port: number;
   try {
     port = await server.listen(config.host, config.port);

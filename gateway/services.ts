@@ -23,6 +23,7 @@ export type Services = {
   readonly venue: EngineFront;
   readonly reads: ReadModels;
   readonly pipeline: CommandPipeline;
+  /** Public market data: `reads.market`, named here for the routes and streams that serve it. */
   readonly market: MarketData;
   readonly stores: Stores;
   readonly verifier: SignatureVerifier;

@@ -13,7 +13,7 @@ const loaded = loadConfig({ PORT: '0', WORKERS: '1', LOG_LEVEL: 'error', RATE_LI
 if (!loaded.ok) throw new Error(loaded.errors.join('; '));
 const app = await startApp(loaded.config, { log: silentLogger, memory: true, inlineWorkers: true, drivers: false });
 const s = app.services;
-const series = [...app.engine.state.series.values()][Math.floor(app.engine.state.series.size / 4)]!;
+const series = [...s.reads.catalog.series.values()][Math.floor(s.reads.catalog.series.size / 4)]!;
 
 // The same handlers as gateway/routes/markets.ts: resolve the series, answer the cached JSON.
 const fastify = Fastify({ logger: false });
@@ -30,7 +30,7 @@ fastify.get<{ Params: { symbol: string }; Querystring: { depth?: string } }>('/a
 await fastify.listen({ host: '127.0.0.1', port: 0 });
 const address = fastify.server.address();
 const fastifyPort = typeof address === 'object' && address ? address.port : 0;
-process.stdout.write(JSON.stringify({ uwsPort: app.port, fastifyPort, symbol: series.spec.symbol }) + '\n');
+process.stdout.write(JSON.stringify({ uwsPort: app.port, fastifyPort, symbol: series.symbol }) + '\n');
 process.on('SIGTERM', () => {
   void Promise.all([app.close(), fastify.close()]).then(() => process.exit(0));
 });

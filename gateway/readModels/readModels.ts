@@ -11,6 +11,7 @@
 import type { VenueEvent } from '../../engine/index.ts';
 import { encodeValue, decodeValue } from '../../persistence/codec.ts';
 import { Catalog } from './catalog.ts';
+import { MarketData } from './marketData.ts';
 import { RfqBook } from './rfqBook.ts';
 import { Accounts } from './accounts.ts';
 import { OrderHistory } from '../orders/orderHistory.ts';
@@ -30,6 +31,8 @@ export class ReadModels {
   seq = 0;
   ts = 0;
   readonly catalog = new Catalog();
+  /** Public market data: books, trades, 24-hour statistics, open interest, and the replies' caches. */
+  readonly market = new MarketData(this.catalog, () => this.ts);
   /** RFQ auctions and their quotes (quote statuses read market makers' nonces from the catalog). */
   readonly rfq = new RfqBook(this.catalog);
   /** Per wallet: portfolios, positions, trades, fees and traded volume. */
@@ -42,6 +45,7 @@ export class ReadModels {
   constructor() {
     this.folds = [
       ['catalog', this.catalog],
+      ['market', this.market],
       ['rfq', this.rfq],
       ['accounts', this.accounts],
       ['orders', this.orders],

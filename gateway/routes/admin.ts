@@ -9,8 +9,7 @@ import { Type } from '@sinclair/typebox';
 import { getAddress } from 'viem';
 import { defineRoute, type Route } from '../http/route.ts';
 import { errorReply } from '../http/errors.ts';
-import type { Hex } from '../../engine/domain/hex.ts';
-import { parseIntString } from '../../engine/domain/fixed.ts';
+import { parseIntString, type Hex } from '../../engine/index.ts';
 import type { Services } from '../services.ts';
 import { submitOracle } from '../drivers.ts';
 import { engineError } from './engineErrors.ts';
@@ -33,12 +32,12 @@ function wad(raw: string | undefined, field: string, opts: { positive?: boolean;
 const admin = { group: 'admin', auth: 'admin', scope: 'admin' } as const;
 
 export function adminRoutes(s: Services): Route[] {
-  const state = s.venue.state;
-  const pairOf = (raw: string): Hex | null => (state.pairs.has(raw.toLowerCase() as Hex) ? (raw.toLowerCase() as Hex) : null);
+  const catalog = s.reads.catalog;
+  const pairOf = (raw: string): Hex | null => catalog.pairId(raw);
   const pairNotFound = (raw: string) => errorReply('not_found', `Pair not found: ${raw}`, { pairId: raw });
   const oracleJson = (pairId: Hex) => {
-    const o = state.oracles.get(pairId)!;
-    return { pairId, symbol: state.pairs.get(pairId)!.symbol, spotPrice: o.spot.toString(), volatility: o.volatility.toString(), riskFreeRate: o.riskFreeRate.toString(), lastUpdate: o.lastUpdate };
+    const o = catalog.oracles.get(pairId)!;
+    return { pairId, symbol: catalog.pairs.get(pairId)!.symbol, spotPrice: o.spot.toString(), volatility: o.volatility.toString(), riskFreeRate: o.riskFreeRate.toString(), lastUpdate: o.lastUpdate };
   };
 
   const routes: Route[] = [
@@ -74,7 +73,7 @@ export function adminRoutes(s: Services): Route[] {
       handler: async ({ params, body }) => {
         const pairId = pairOf(params.pairId);
         if (pairId === null) return pairNotFound(params.pairId);
-        const current = state.oracles.get(pairId);
+        const current = catalog.oracles.get(pairId);
         const spot = wad(body.spotPrice, 'spotPrice', { positive: true });
         if (!spot.ok) return spot.reply;
         if (body.volatility === undefined && current === undefined) return errorReply('invalid_argument', 'volatility is required: the pair has no oracle value yet', { field: 'volatility', location: 'body' });
@@ -82,7 +81,7 @@ export function adminRoutes(s: Services): Route[] {
         if (!vol.ok) return vol.reply;
         const rate = body.riskFreeRate === undefined ? { ok: true as const, value: current?.riskFreeRate ?? 0n } : wad(body.riskFreeRate, 'riskFreeRate', { signed: true });
         if (!rate.ok) return rate.reply;
-        const r = await submitOracle(s.pipeline, s.marks, pairId, spot.value, vol.value, rate.value);
+        const r = await submitOracle(s.pipeline, s.reads, s.marks, pairId, spot.value, vol.value, rate.value);
         if (!r.ok) return engineError(r.rejection);
         return { body: oracleJson(pairId) };
       },
@@ -130,7 +129,7 @@ export function adminRoutes(s: Services): Route[] {
           const r = await s.pipeline.submit({ type: 'clock' });
           if (!r.ok) return engineError(r.rejection);
           // Marks age with time (theta): reprice every live series at the new clock.
-          for (const [pairId, o] of state.oracles) await submitOracle(s.pipeline, s.marks, pairId, o.spot, o.volatility, o.riskFreeRate);
+          for (const [pairId, o] of [...catalog.oracles]) await submitOracle(s.pipeline, s.reads, s.marks, pairId, o.spot, o.volatility, o.riskFreeRate);
           const count = (type: string) => r.events.filter((e) => e.type === type).length;
           return { body: { success: true, seconds: body.seconds, timestamp: Math.floor(s.pipeline.now() / 1000), settledSeries: count('series_settled'), listedSeries: count('series_listed') } };
         },

@@ -10,8 +10,8 @@
  * replaces and why.
  */
 import type { Services } from '../services.ts';
-import type { SeriesActor } from '../../engine/actors/series.ts';
-import { pairIdOf } from '../../engine/domain/ids.ts';
+import type { SeriesInfo } from '../readModels/catalog.ts';
+import { pairIdOf } from '../../engine/index.ts';
 
 export type SeriesExample = {
   readonly symbol: string;
@@ -42,17 +42,17 @@ export function examplePair(s: Services): PairExample {
 export function exampleSeries(s: Services): SeriesExample {
   const pair = examplePair(s);
   const nowSec = Math.floor(s.pipeline.now() / 1000);
-  const all = [...s.venue.state.series.values()];
-  const live = all.filter((x) => x.spec.pairId === pair.pairId && x.spec.isCall && !x.settled && x.spec.expiry >= nowSec + 86_400);
-  let chosen: SeriesActor | undefined;
+  const all = [...s.reads.catalog.series.values()];
+  const live = all.filter((x) => x.pairId === pair.pairId && x.isCall && !x.settled && x.expiry >= nowSec + 86_400);
+  let chosen: SeriesInfo | undefined;
   if (live.length > 0) {
-    const expiry = Math.min(...live.map((x) => x.spec.expiry));
-    const strikes = live.filter((x) => x.spec.expiry === expiry).sort((a, b) => (a.spec.strike < b.spec.strike ? -1 : a.spec.strike > b.spec.strike ? 1 : 0));
+    const expiry = Math.min(...live.map((x) => x.expiry));
+    const strikes = live.filter((x) => x.expiry === expiry).sort((a, b) => (a.strike < b.strike ? -1 : a.strike > b.strike ? 1 : 0));
     chosen = strikes[Math.floor(strikes.length / 2)];
   } else {
     chosen = all.find((x) => !x.settled) ?? all[0];
   }
   if (chosen === undefined) return { symbol: `${pair.symbol.split('-')[0]}-20270101-100000-C`, seriesId: exampleBytes32, pairId: pair.pairId, strike: '100000000000000000000000', expiry: 1798761600, isCall: true };
-  const spec = chosen.spec;
+  const spec = chosen;
   return { symbol: spec.symbol, seriesId: spec.seriesId, pairId: spec.pairId, strike: spec.strike.toString(), expiry: spec.expiry, isCall: spec.isCall };
 }

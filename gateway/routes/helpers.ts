@@ -2,11 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type Route } from '../http/route.ts';
 import { errorReply } from '../http/errors.ts';
-import type { Hex } from '../../engine/domain/hex.ts';
-import { pairIdOf, seriesIdOf } from '../../engine/domain/ids.ts';
-import { parseIntString } from '../../engine/domain/fixed.ts';
-import { tickToPrice, priceToTick } from '../../engine/domain/ticks.ts';
-import { translateSymbol } from '../../engine/domain/symbols.ts';
+import { pairIdOf, seriesIdOf, parseIntString, tickToPrice, priceToTick, translateSymbol, type Hex } from '../../engine/index.ts';
 import type { Services } from '../services.ts';
 import { bytes32, Bytes32, WadString } from './schemas.ts';
 import { exampleAddress, exampleBytes32, examplePair, exampleSeries } from './examples.ts';
@@ -69,9 +65,9 @@ export function helperRoutes(s: Services): Route[] {
       responses: { 200: Type.Object({ tickDecimals: Type.Integer(), spotPrice: WadString }) },
       handler: ({ params }) => {
         const pairId = params.pairId.toLowerCase() as Hex;
-        const pair = s.venue.state.pairs.get(pairId);
+        const pair = s.reads.catalog.pairs.get(pairId);
         if (!pair) return errorReply('not_found', `Pair not found: ${params.pairId}`, { pairId: params.pairId });
-        return { body: { tickDecimals: pair.tickDecimals, spotPrice: (s.venue.state.oracles.get(pairId)?.spot ?? 0n).toString() } };
+        return { body: { tickDecimals: pair.tickDecimals, spotPrice: (s.reads.catalog.oracles.get(pairId)?.spot ?? 0n).toString() } };
       },
     }),
     defineRoute({

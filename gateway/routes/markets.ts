@@ -2,7 +2,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type Route } from '../http/route.ts';
 import { errorReply } from '../http/errors.ts';
-import type { Hex } from '../../engine/domain/hex.ts';
 import type { Services } from '../services.ts';
 import { seriesJson } from '../readModels/marketData.ts';
 import { contractNames } from '../config.ts';
@@ -20,9 +19,10 @@ const pairParam = Type.Object({ pairId: bytes32('pairId') });
 const notFoundSeries = (symbol: string) => errorReply('not_found', `Series not found: ${symbol}`, { symbol });
 
 export function marketRoutes(s: Services): Route[] {
-  const state = s.venue.state;
+  const catalog = s.reads.catalog;
+  const market = s.reads.market;
   const domains = { orderBook: domainJson(orderBookDomain(s.config.serviceName, s.config.chainId, s.config.contracts.orderBook)), rfq: domainJson(rfqDomain(s.config.serviceName, s.config.chainId, s.config.contracts.rfq)) };
-  const pairOr404 = (pairId: string) => (state.pairs.has(pairId.toLowerCase() as Hex) ? (pairId.toLowerCase() as Hex) : null);
+  const pairOr404 = (pairId: string) => catalog.pairId(pairId);
   return [
     defineRoute({
       method: 'GET',
@@ -46,21 +46,21 @@ export function marketRoutes(s: Services): Route[] {
       }),
       responses: { 200: Type.Object({ markets: Type.Array(SeriesSchema), total: Type.Integer(), hasMore: Type.Boolean(), nextCursor: Nullable(Type.String()) }) },
       handler: ({ query }) => {
-        const pairOrder = [...state.pairs.keys()];
+        const pairOrder = [...catalog.pairs.keys()];
         const pairId = query.pairId?.toLowerCase();
-        const all = [...state.series.values()]
-          .filter((x) => (pairId === undefined || x.spec.pairId === pairId) && (query.expiry === undefined || x.spec.expiry === query.expiry) && (query.isCall === undefined || x.spec.isCall === query.isCall) && (query.settled === undefined || x.settled === query.settled))
-          .sort((a, b) => pairOrder.indexOf(a.spec.pairId) - pairOrder.indexOf(b.spec.pairId) || a.spec.expiry - b.spec.expiry || (a.spec.strike < b.spec.strike ? -1 : a.spec.strike > b.spec.strike ? 1 : 0) || (a.spec.isCall === b.spec.isCall ? 0 : a.spec.isCall ? -1 : 1));
+        const all = [...catalog.series.values()]
+          .filter((x) => (pairId === undefined || x.pairId === pairId) && (query.expiry === undefined || x.expiry === query.expiry) && (query.isCall === undefined || x.isCall === query.isCall) && (query.settled === undefined || x.settled === query.settled))
+          .sort((a, b) => pairOrder.indexOf(a.pairId) - pairOrder.indexOf(b.pairId) || a.expiry - b.expiry || (a.strike < b.strike ? -1 : a.strike > b.strike ? 1 : 0) || (a.isCall === b.isCall ? 0 : a.isCall ? -1 : 1));
         const limit = query.limit ?? 20;
         let start = 0;
         if (query.cursor !== undefined) {
-          const i = all.findIndex((x) => x.spec.seriesId === query.cursor);
+          const i = all.findIndex((x) => x.seriesId === query.cursor);
           if (i < 0) return errorReply('invalid_argument', 'cursor is not a cursor of this list', { field: 'cursor' });
           start = i + 1;
         }
         const page = all.slice(start, start + limit);
         const hasMore = start + limit < all.length;
-        return { body: { markets: page.map(seriesJson), total: all.length, hasMore, nextCursor: hasMore ? page[page.length - 1]!.spec.seriesId : null } };
+        return { body: { markets: page.map(seriesJson), total: all.length, hasMore, nextCursor: hasMore ? page[page.length - 1]!.seriesId : null } };
       },
     }),
     defineRoute({
@@ -78,7 +78,7 @@ export function marketRoutes(s: Services): Route[] {
         responses: { 200: Type.Object({ pairs: Type.Array(Type.Object({ pairId: Bytes32, symbol: Type.String(), baseCurrency: Type.String(), quoteCurrency: Type.String() }, { additionalProperties: true })) }) },
       },
       handler: ({ form }) => {
-        const pairs = [...state.pairs.keys()].map((id) => s.market.pairJson(id, form));
+        const pairs = [...catalog.pairs.keys()].map((id) => market.pairJson(id, form));
         return form === 'current' ? { body: pairs as never } : { raw: JSON.stringify({ pairs }) };
       },
     }),
@@ -95,9 +95,9 @@ export function marketRoutes(s: Services): Route[] {
       query: Type.Object({ depth: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 20, errorMessage: 'depth must be from 1 to 500' })) }),
       responses: { 200: OrderBookSchema },
       handler: ({ params, query, now }) => {
-        const series = s.market.find(params.symbol);
+        const series = catalog.find(params.symbol);
         if (!series) return notFoundSeries(params.symbol);
-        return { raw: s.market.orderbookJson(series, query.depth ?? 20, now) };
+        return { raw: market.orderbookJson(series, query.depth ?? 20, now) };
       },
     }),
     defineRoute({
@@ -112,9 +112,9 @@ export function marketRoutes(s: Services): Route[] {
       params: symbolParam,
       responses: { 200: TickerSchema },
       handler: ({ params }) => {
-        const series = s.market.find(params.symbol);
+        const series = catalog.find(params.symbol);
         if (!series) return notFoundSeries(params.symbol);
-        return { raw: s.market.tickerJson(series) };
+        return { raw: market.tickerJson(series) };
       },
     }),
     defineRoute({
@@ -133,7 +133,7 @@ export function marketRoutes(s: Services): Route[] {
       }),
       responses: { 200: Type.Object({ trades: Type.Array(TradeSchema), nextCursor: Nullable(Type.String()) }) },
       handler: ({ params, query }) => {
-        const series = s.market.find(params.symbol);
+        const series = catalog.find(params.symbol);
         if (!series) return notFoundSeries(params.symbol);
         const limit = query.limit ?? 20;
         const [beforeTs, beforeId] = (query.before ?? '').split(':');
@@ -144,7 +144,7 @@ export function marketRoutes(s: Services): Route[] {
           return BigInt(t.id) < BigInt(beforeId);
         };
         const out: { id: string; price: string; size: string; side: 'buy' | 'sell'; timestamp: number }[] = [];
-        const trades = series.recentTrades;
+        const trades = market.recentTrades(series.seriesId);
         let i = trades.length - 1;
         for (; i >= 0 && out.length < limit; i--) {
           const t = trades.at(i)!;
@@ -170,9 +170,9 @@ export function marketRoutes(s: Services): Route[] {
       responses: { 200: Type.Object({ pairId: Bytes32, symbol: Type.String(), spotPrice: WadString, volatility: WadString, riskFreeRate: WadString, lastUpdate: Type.Integer() }) },
       handler: ({ params }) => {
         const pairId = pairOr404(params.pairId);
-        const o = pairId && state.oracles.get(pairId);
+        const o = pairId && catalog.oracles.get(pairId);
         if (!pairId || !o) return errorReply('not_found', `Pair not found: ${params.pairId}`, { pairId: params.pairId });
-        return { body: { pairId, symbol: state.pairs.get(pairId)!.symbol, spotPrice: o.spot.toString(), volatility: o.volatility.toString(), riskFreeRate: o.riskFreeRate.toString(), lastUpdate: o.lastUpdate } };
+        return { body: { pairId, symbol: catalog.pairs.get(pairId)!.symbol, spotPrice: o.spot.toString(), volatility: o.volatility.toString(), riskFreeRate: o.riskFreeRate.toString(), lastUpdate: o.lastUpdate } };
       },
     }),
     defineRoute({
@@ -206,7 +206,7 @@ export function marketRoutes(s: Services): Route[] {
       summary: 'Open interest of every pair',
       description: 'Open interest is the sum of long balances. A cap of 0 is unlimited; its remaining capacity reads as 2^256-1.',
       responses: { 200: Type.Object({ pairs: Type.Array(OpenInterestSchema) }) },
-      handler: () => ({ body: { pairs: [...state.pairs.keys()].map((id) => s.market.openInterest(id)) } }),
+      handler: () => ({ body: { pairs: [...catalog.pairs.keys()].map((id) => market.openInterest(id)) } }),
     }),
     defineRoute({
       method: 'GET',
@@ -222,7 +222,7 @@ export function marketRoutes(s: Services): Route[] {
       handler: ({ params }) => {
         const pairId = pairOr404(params.pairId);
         if (!pairId) return errorReply('not_found', `Pair not found: ${params.pairId}`, { pairId: params.pairId });
-        return { body: { data: s.market.openInterest(pairId) } };
+        return { body: { data: market.openInterest(pairId) } };
       },
     }),
   ];

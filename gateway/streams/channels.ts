@@ -9,10 +9,8 @@
  * (its frames say `orderbook:<SYMBOL>`), so that a client of the earlier form sees the
  * names it knows; the payloads are identical.
  */
-import type { Venue } from '../../engine/venue.ts';
-import type { Hex } from '../../engine/domain/hex.ts';
-import type { SeriesActor } from '../../engine/actors/series.ts';
-import { findSeries } from '../readModels/seriesLookup.ts';
+import type { Hex } from '../../engine/index.ts';
+import type { Catalog, SeriesInfo } from '../readModels/catalog.ts';
 
 export type SeriesChannelKind = 'depth' | 'ticker' | 'trades';
 export type AccountChannelKind = 'fills' | 'positions' | 'portfolios' | 'orders';
@@ -59,9 +57,9 @@ export function accountTopic(address: string, kind: AccountChannelKind): string 
 /** The topic every authenticated market maker on /ws/rfq/mm is subscribed to. */
 export const RFQ_MM_TOPIC = 'mm:rfq';
 
-function lookupSeries(venue: Venue, text: string): SeriesActor | null {
+function lookupSeries(catalog: Catalog, text: string): SeriesInfo | null {
   // seriesIds are hex in any case; symbols are matched in their canonical upper case.
-  return findSeries(venue, /^0x[0-9a-f]{64}$/i.test(text) ? text.toLowerCase() : text.toUpperCase());
+  return catalog.find(/^0x[0-9a-f]{64}$/i.test(text) ? text.toLowerCase() : text.toUpperCase());
 }
 
 function unknown(name: string, why: string): ChannelError {
@@ -69,7 +67,7 @@ function unknown(name: string, why: string): ChannelError {
 }
 
 /** Resolves a public channel name, or explains why it is not one. */
-export function resolvePublicChannel(venue: Venue, raw: unknown): PublicChannel | ChannelError {
+export function resolvePublicChannel(catalog: Catalog, raw: unknown): PublicChannel | ChannelError {
   if (typeof raw !== 'string' || raw.length === 0) return { code: wsErrorCodes.badRequest, error: 'Channel names must be non-empty strings' };
   const shown = raw.length > MAX_NAME ? `${raw.slice(0, MAX_NAME)}...` : raw;
   if (raw.length > MAX_NAME) return unknown(shown, 'name too long');
@@ -82,17 +80,17 @@ export function resolvePublicChannel(venue: Venue, raw: unknown): PublicChannel 
   if (colon > 0) {
     const kind = earlierPrefix[name.slice(0, colon)];
     if (kind === undefined) return unknown(shown, 'expected orderbook:, ticker: or trades: before the symbol');
-    const series = lookupSeries(venue, name.slice(colon + 1));
+    const series = lookupSeries(catalog, name.slice(colon + 1));
     if (!series) return unknown(shown, 'no such series (use a canonical symbol, a user-facing symbol or a seriesId)');
-    const canonical = seriesChannelName(series.spec.symbol, kind, true);
-    return { kind, name: canonical, topic: canonical, seriesId: series.spec.seriesId };
+    const canonical = seriesChannelName(series.symbol, kind, true);
+    return { kind, name: canonical, topic: canonical, seriesId: series.seriesId };
   }
   const at = name.lastIndexOf('@');
   if (at <= 0) return unknown(shown, 'expected <symbol>@depth, <symbol>@ticker, <symbol>@trades, <pair>@index or global@rfq');
   const suffix = name.slice(at + 1);
   const subject = name.slice(0, at);
   if (suffix === 'index') {
-    for (const pair of venue.state.pairs.values()) {
+    for (const pair of catalog.pairs.values()) {
       if (pair.symbol.toLowerCase() === subject) {
         const canonical = indexChannelName(pair.symbol);
         return { kind: 'index', name: canonical, topic: canonical, pairId: pair.pairId };
@@ -102,10 +100,10 @@ export function resolvePublicChannel(venue: Venue, raw: unknown): PublicChannel 
   }
   const kind = seriesKinds.find((k) => k === suffix);
   if (kind === undefined) return unknown(shown, `unknown stream "@${suffix}"`);
-  const series = lookupSeries(venue, subject);
+  const series = lookupSeries(catalog, subject);
   if (!series) return unknown(shown, 'no such series (use a canonical symbol, a user-facing symbol or a seriesId)');
-  const canonical = seriesChannelName(series.spec.symbol, kind);
-  return { kind, name: canonical, topic: canonical, seriesId: series.spec.seriesId };
+  const canonical = seriesChannelName(series.symbol, kind);
+  return { kind, name: canonical, topic: canonical, seriesId: series.seriesId };
 }
 
 export type AccountChannel = { readonly kind: AccountChannelKind; readonly name: string; readonly topic: string };

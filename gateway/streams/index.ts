@@ -17,7 +17,6 @@ import { streamLimitsFromEnv, type StreamLimits } from './config.ts';
 import { KeyedRateWindows } from './rateWindow.ts';
 import { createStreamMetrics } from './streamMetrics.ts';
 import { Hub } from './hub.ts';
-import { DepthMirror } from './depthMirror.ts';
 import { Publisher } from './publisher.ts';
 import { attachPublicStream } from './publicStream.ts';
 import { attachPrivateStream } from './privateStream.ts';
@@ -28,7 +27,6 @@ import type { StreamDeps } from './socketSetup.ts';
 export type Streams = {
   readonly limits: StreamLimits;
   readonly hub: Hub;
-  readonly mirror: DepthMirror;
   /** Close every stream socket (code 1001). */
   close(): void;
 };
@@ -36,8 +34,6 @@ export type Streams = {
 export function attachStreams(app: TemplatedApp, services: Services, authenticate: Authenticator, asyncapi: AsyncApiRegistry, limits: StreamLimits = streamLimitsFromEnv(process.env)): Streams {
   const metrics = createStreamMetrics(services.metrics);
   const hub = new Hub(app, limits, metrics, services.log);
-  // Seeded now, while no command is in flight (before the server listens and drivers run).
-  const mirror = new DepthMirror(services.venue);
   const deps: StreamDeps = {
     hub,
     limits,
@@ -46,8 +42,8 @@ export function attachStreams(app: TemplatedApp, services: Services, authenticat
     now: () => services.pipeline.now(),
   };
   const rfq = attachRfqStream(app, deps, authenticate, services);
-  const publisher = new Publisher(services.venue, services.reads, services.market, hub, mirror, { onMmmRevoked: (address) => rfq.revoke(address) });
-  attachPublicStream(app, deps, services.venue, mirror);
+  const publisher = new Publisher(services.reads, hub, { onMmmRevoked: (address) => rfq.revoke(address) });
+  attachPublicStream(app, deps, services.reads);
   attachPrivateStream(app, deps, authenticate, publisher);
   services.pipeline.onEvents((events) => {
     // A listener's exception would reach the submitter of the command: log it, never throw.
@@ -58,5 +54,5 @@ export function attachStreams(app: TemplatedApp, services: Services, authenticat
     }
   });
   registerStreamsAsyncApi(asyncapi, services.config);
-  return { limits, hub, mirror, close: () => hub.closeAll() };
+  return { limits, hub, close: () => hub.closeAll() };
 }

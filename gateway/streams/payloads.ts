@@ -4,23 +4,21 @@
  * serialises each result once and fans it out.
  */
 import { instructionsJson } from '../orders/instructionFields.ts';
-import type { Venue } from '../../engine/venue.ts';
-import type { Hex } from '../../engine/domain/hex.ts';
-import type { DepthEvent, OracleEvent, OrderEvent, PositionEvent, RfqEvent, TradeEvent } from '../../engine/events.ts';
+import type { Hex, DepthEvent, DepthLevel, OracleEvent, OrderEvent, PositionEvent, RfqEvent, TradeEvent } from '../../engine/index.ts';
+import { WAD_PER_C6 } from '../../engine/index.ts';
 import type { Catalog } from '../readModels/catalog.ts';
 import type { PortfolioFigures } from '../readModels/accounts.ts';
-import { WAD_PER_C6 } from '../../engine/domain/fixed.ts';
-import type { DepthLevels } from './depthMirror.ts';
-import type { Catalog } from '../readModels/catalog.ts';
+import type { DepthLevels } from '../readModels/marketData.ts';
 
 export function iso(ms: number): string {
   return new Date(ms).toISOString();
 }
 
-const level = (l: readonly [bigint, bigint]): [string, string] => [l[0].toString(), l[1].toString()];
+const level = (l: DepthLevel): [string, string] => [l[0].toString(), l[1].toString()];
 
+/** A depth delta: `seq` and `prevSeq` are the series' book sequences (the depth snapshot's `seq` is one too). */
 export function depthDelta(e: DepthEvent) {
-  return { type: 'delta' as const, seq: e.seq, prevSeq: e.prevSeq, bids: e.bids.map(level), asks: e.asks.map(level), timestamp: iso(e.ts) };
+  return { type: 'delta' as const, seq: e.bookSeq, prevSeq: e.prevBookSeq, bids: e.bids.map(level), asks: e.asks.map(level), timestamp: iso(e.ts) };
 }
 
 export function depthSnapshot(symbol: string, seriesId: Hex, levels: DepthLevels, nowMs: number) {

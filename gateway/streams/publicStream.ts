@@ -1,11 +1,11 @@
 /**
  * `/ws/public`: market data without authentication (interface.md "Public stream").
- * Channels resolve through channels.ts; a depth subscription is answered with a snapshot
- * from the published-book mirror right after its ack.
+ * Channels resolve through channels.ts against the catalog; a depth subscription is answered
+ * with a snapshot of the market-data fold's book (the published book: its seq is the last
+ * delta's) right after its ack.
  */
 import type { TemplatedApp } from 'uWebSockets.js';
-import type { Venue } from '../../engine/venue.ts';
-import type { DepthMirror } from './depthMirror.ts';
+import type { ReadModels } from '../readModels/readModels.ts';
 import type { SocketData, Ws } from './hub.ts';
 import { handleControl, parseInbound, replies, type ControlContext, type ResolvedChannel } from './control.ts';
 import { resolvePublicChannel, wsErrorCodes } from './channels.ts';
@@ -13,21 +13,21 @@ import { depthSnapshot } from './payloads.ts';
 import { frame } from './publisher.ts';
 import { baseBehavior, upgradeHandler, type StreamDeps } from './socketSetup.ts';
 
-export function attachPublicStream(app: TemplatedApp, deps: StreamDeps, venue: Venue, mirror: DepthMirror): void {
+export function attachPublicStream(app: TemplatedApp, deps: StreamDeps, reads: ReadModels): void {
   const { hub, limits, metrics } = deps;
 
   const sendSnapshot = (ws: Ws, c: ResolvedChannel): void => {
     if (c.kind !== 'depth' || c.seriesId === undefined) return;
-    const series = venue.state.series.get(c.seriesId);
+    const series = reads.catalog.series.get(c.seriesId);
     if (!series) return;
-    const data = depthSnapshot(series.spec.symbol, c.seriesId, mirror.levels(c.seriesId), deps.now());
+    const data = depthSnapshot(series.symbol, c.seriesId, reads.market.levels(c.seriesId), deps.now());
     hub.send(ws, frame(c.name, JSON.stringify(data)));
   };
 
   const control: ControlContext = {
     hub,
     limits,
-    resolve: (_ws, raw) => resolvePublicChannel(venue, raw),
+    resolve: (_ws, raw) => resolvePublicChannel(reads.catalog, raw),
     afterSubscribe: sendSnapshot,
   };
 

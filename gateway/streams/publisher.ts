@@ -4,7 +4,8 @@
  *
  * - Depth deltas, trades, index prices, RFQ events, fills, positions and order updates are
  *   published as they come: each is serialised once per update and fanned out by uWS.
- *   The depth mirror moves with each delta (depthMirror.ts).
+ *   The read models have folded the events already (the book a depth snapshot is taken
+ *   from stands at the delta's seq: readModels/marketData.ts).
  * - Tickers and portfolio risk are coalesced per event-loop turn: a burst of commands on a
  *   series sends its ticker once, computed after the burst (and from the read model's
  *   cache, so usually without serialising at all); a portfolio's figures are sent once per
@@ -12,16 +13,11 @@
  *   oracle moves of an exposed account included).
  * Nothing is built for a topic without subscribers.
  */
-import type { Venue } from '../../engine/venue.ts';
-import type { Hex } from '../../engine/domain/hex.ts';
-import type { VenueEvent } from '../../engine/events.ts';
-import type { MarketData } from '../readModels/marketData.ts';
+import type { Hex, VenueEvent } from '../../engine/index.ts';
 import type { ReadModels } from '../readModels/readModels.ts';
 import type { Hub } from './hub.ts';
-import type { DepthMirror } from './depthMirror.ts';
 import { accountTopic, indexChannelName, RFQ_CHANNEL, RFQ_MM_TOPIC, seriesChannelName, type AccountChannelKind, type SeriesChannelKind } from './channels.ts';
 import * as payloads from './payloads.ts';
-import type { ReadModels } from '../readModels/readModels.ts';
 
 /** A data frame around an already serialised payload: the payload is never re-serialised per channel. */
 export function frame(channel: string, dataJson: string): string {
@@ -41,7 +37,6 @@ export type PublisherHooks = {
 
 export class Publisher {
   private readonly tickers = new Set<Hex>();
-  /** Portfolios whose figures changed this turn (`owner|id`): account@portfolios is sent once per turn. */
   private readonly portfolios = new Map<string, { owner: string; portfolioId: number }>();
   /**
    * Topic names, built once per series and per wallet: every command's events name them
@@ -52,15 +47,10 @@ export class Publisher {
   private readonly accountTopics = new Map<string, Readonly<Record<AccountChannelKind, string>>>();
 
   constructor(
-    private readonly venue: Venue,
-    /** The read models, folded before this publisher sees a command's events (account payloads read them). */
+    /** The read models, folded before this publisher sees a command's events: every payload reads them. */
     private readonly reads: ReadModels,
-    private readonly market: MarketData,
     private readonly hub: Hub,
-    private readonly mirror: DepthMirror,
     private readonly hooks: PublisherHooks,
-    /** The read models (folded before this listener runs): series of RFQ requests. */
-    private readonly reads: ReadModels,
   ) {
     hub.onTurnEnd(() => this.flush());
   }
@@ -74,7 +64,7 @@ export class Publisher {
   private namesOf(seriesId: Hex): SeriesNames {
     const cached = this.seriesNames.get(seriesId);
     if (cached !== undefined) return cached;
-    const spec = this.venue.state.series.get(seriesId)?.spec;
+    const spec = this.reads.catalog.series.get(seriesId);
     const symbol = spec?.symbol ?? seriesId;
     const both = (kind: SeriesChannelKind) => [seriesChannelName(symbol, kind), seriesChannelName(symbol, kind, true)] as const;
     const names: SeriesNames = { symbol, depth: both('depth'), ticker: both('ticker'), trades: both('trades') };
@@ -117,7 +107,6 @@ export class Publisher {
   private onEvent(e: VenueEvent): void {
     switch (e.type) {
       case 'depth':
-        this.mirror.apply(e);
         this.seriesPublish(e.seriesId, 'depth', () => payloads.depthDelta(e));
         this.tickers.add(e.seriesId); // best bid / ask may have moved
         return;
@@ -142,12 +131,12 @@ export class Publisher {
         if (this.hub.hasSubscribers(this.accountTopic(e.owner, 'portfolios'))) this.portfolios.set(`${e.owner}|${e.portfolioId}`, { owner: e.owner, portfolioId: e.portfolioId });
         return;
       case 'oracle': {
-        const pair = this.venue.state.pairs.get(e.pairId);
+        const pair = this.reads.catalog.pairs.get(e.pairId);
         if (!pair) return;
         const channel = indexChannelName(pair.symbol);
         if (this.hub.hasSubscribers(channel)) this.hub.publish(channel, frame(channel, JSON.stringify(payloads.indexUpdate(e, pair.symbol))), 'public');
         // Marks moved: every ticker of the pair and the risk of watched portfolios holding it.
-        for (const s of this.venue.state.series.values()) if (s.spec.pairId === e.pairId && !s.settled) this.tickers.add(s.spec.seriesId);
+        for (const s of this.reads.catalog.series.values()) if (s.pairId === e.pairId && !s.settled) this.tickers.add(s.seriesId);
         // Portfolios holding the pair get their own portfolio events from the engine.
         return;
       }
@@ -176,13 +165,13 @@ export class Publisher {
       const tickers = [...this.tickers];
       this.tickers.clear();
       for (const seriesId of tickers) {
-        const s = this.venue.state.series.get(seriesId);
+        const s = this.reads.catalog.series.get(seriesId);
         if (!s) continue;
         const [current, earlier] = this.namesOf(seriesId).ticker;
         const a = this.hub.hasSubscribers(current);
         const b = this.hub.hasSubscribers(earlier);
         if (!a && !b) continue;
-        const json = this.market.tickerJson(s);
+        const json = this.reads.market.tickerJson(s);
         if (a) this.hub.publish(current, frame(current, json), 'public');
         if (b) this.hub.publish(earlier, frame(earlier, json), 'public');
       }

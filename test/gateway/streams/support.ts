@@ -95,8 +95,8 @@ export const wallet = (n: number) => getAddress(toHex(n, { size: 20 }));
 /** Recompute the marks of every series of the pair (the bootstrap lists series without them) so that orders can enter. */
 export async function priceMarks(app: TestApp, pairId: Hex = BTC): Promise<void> {
   const s = app.app.services;
-  const o = app.app.engine.state.oracles.get(pairId)!;
-  const r = await submitOracle(s.pipeline, s.marks, pairId, o.spot, o.volatility, o.riskFreeRate);
+  const o = s.reads.catalog.oracles.get(pairId)!;
+  const r = await submitOracle(s.pipeline, s.reads, s.marks, pairId, o.spot, o.volatility, o.riskFreeRate);
   if (!r.ok) throw new Error(`oracle: ${r.rejection.code}`);
 }
 
