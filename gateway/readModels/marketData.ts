@@ -211,8 +211,16 @@ export class MarketData {
         this.tickers.clear();
         this.books.clear();
         return;
+      case 'series_listed': {
+        // 0 when listed; the engine's image carries a live series' current open interest.
+        const m = this.market(e.seriesId);
+        this.addPairOI(e.seriesId, e.openInterest - m.openInterest);
+        m.openInterest = e.openInterest;
+        this.tickers.clear();
+        this.books.clear();
+        return;
+      }
       case 'oracle':
-      case 'series_listed':
         this.tickers.clear();
         this.books.clear();
         return;
