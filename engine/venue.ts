@@ -121,6 +121,11 @@ export class Venue {
     return this.state.now;
   }
 
+  /** The venue's configuration (fixed when the venue was created; part of its state). */
+  get config(): VenueConfig {
+    return this.state.config;
+  }
+
   /** The refusal `apply(command)` would give for an order rule, or null (engine/precheck.ts). Changes nothing. */
   precheck(command: Command): Rejection | null {
     return precheck(this.state, command);

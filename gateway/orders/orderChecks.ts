@@ -12,7 +12,7 @@
  * before a quote is filled (rfqFill.ts, routes/rfq.ts); the engine checks an RFQ fill again
  * when it is applied (flows/rfq.ts).
  */
-import { defaultVenueConfig, formatHuman, reject, type Hex } from '../../engine/index.ts';
+import { formatHuman, reject, type Hex } from '../../engine/index.ts';
 import type { PairInfo, SeriesInfo } from '../readModels/catalog.ts';
 import type { OrderView } from './orderHistory.ts';
 import type { ErrorReply } from '../http/errors.ts';
@@ -67,13 +67,13 @@ export function checkSeries(ctx: OrderContext, seriesId: Hex, nowSec: number): C
 }
 
 /** Size (WAD) on the pair's size step, at least its minimum, at most the venue's largest order (the engine's configured maximum). */
-export function checkSize(_ctx: OrderContext, pair: Pick<PairInfo, 'sizeStep' | 'minSize'>, size: bigint, path: string, name = 'size'): Check<bigint> {
+export function checkSize(ctx: OrderContext, pair: Pick<PairInfo, 'sizeStep' | 'minSize'>, size: bigint, path: string, name = 'size'): Check<bigint> {
   const field = fieldPath(path, name);
   if (size % pair.sizeStep !== 0n) {
     return refuse(orderValidation(`${field} must be a multiple of the size step ${formatHuman(pair.sizeStep, 18)}`, { field, reason: 'off_size_step', sizeStep: pair.sizeStep.toString() }));
   }
   if (size < pair.minSize) return refuse(orderValidation(`${field} is below the minimum size ${formatHuman(pair.minSize, 18)}`, { field, reason: 'below_min_size', minSize: pair.minSize.toString() }));
-  if (size / pair.sizeStep > BigInt(defaultVenueConfig.maxOrderLots)) return refuse(orderValidation(`${field} exceeds the maximum order size`, { field, reason: 'size_too_large' }));
+  if (size / pair.sizeStep > BigInt(ctx.services.venue.config.maxOrderLots)) return refuse(orderValidation(`${field} exceeds the maximum order size`, { field, reason: 'size_too_large' }));
   return pass(size);
 }
 

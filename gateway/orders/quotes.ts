@@ -7,7 +7,7 @@
  * by the MMM (worker pool) -> engine. The signature is kept for the taker (quoteBook.ts).
  */
 import type { Hex, Parsed } from '../../engine/index.ts';
-import { defaultVenueConfig, ok, reject, ZERO_ADDRESS } from '../../engine/index.ts';
+import { ok, reject, ZERO_ADDRESS } from '../../engine/index.ts';
 import type { RfqRequestView } from '../readModels/rfqBook.ts';
 import { rfqQuoteDigestHex } from '../../workers/eip712/digest.ts';
 import type { RfqQuoteMessage } from '../../workers/eip712/types.ts';
@@ -26,12 +26,6 @@ export type SubmitQuoteOptions = {
   /** Field-name prefix of the quote in error messages: '' for REST (top-level fields), 'quote' for WebSocket. */
   readonly path?: string;
 };
-
-/**
- * The engine's bound on a quote's life (its config is not reachable from the gateway; the app
- * runs the engine with the default config, and the engine checks the bound again on apply).
- */
-const QUOTE_MAX_LIFETIME_SEC = defaultVenueConfig.quoteMaxLifetimeSec;
 
 const badField = (field: string, message: string): ErrorReply => errorReply('invalid_argument', message, { field, location: 'body' });
 
@@ -142,7 +136,7 @@ export async function submitQuote(services: Services, mmm: string, quote: unknow
   if (request.status !== 'open' || request.expiresAt <= nowSec) return { ok: false, error: orderEngineError(reject('rfq_closed', { requestId: request.requestId, status: request.status === 'open' ? 'expired' : request.status })) };
   const mmmNonce = catalog.mmmNonce(caller);
   if (q.nonce !== mmmNonce) return { ok: false, error: orderEngineError(reject('quote_invalid_nonce', { field: field('nonce'), expected: mmmNonce.toString() })) };
-  const maxLife = QUOTE_MAX_LIFETIME_SEC;
+  const maxLife = services.venue.config.quoteMaxLifetimeSec;
   if (q.quoteExpiry <= BigInt(nowSec) || q.quoteExpiry > BigInt(nowSec + maxLife)) {
     return { ok: false, error: orderEngineError(reject('quote_expired', { field: field('quoteExpiry'), now: nowSec, max: nowSec + maxLife }), `quoteExpiry must be after now and at most ${maxLife} s from now`) };
   }

@@ -5,7 +5,6 @@
  */
 import { Type } from '@sinclair/typebox';
 import type { Hex, MmmNonceEvent } from '../../engine/index.ts';
-import { defaultVenueConfig } from '../../engine/index.ts';
 import type { RfqRequestView } from '../readModels/rfqBook.ts';
 import { defineRoute, type Route } from '../http/route.ts';
 import { errorReply } from '../http/errors.ts';
@@ -20,9 +19,6 @@ import { fillQuote } from '../orders/rfqFill.ts';
 import { fillCalldata, fillTypedData, relayData } from '../orders/relay.ts';
 import { docsOnly, RelaySchema, TypedDataSchema } from '../orders/orderSchemas.ts';
 import { rfqQuoteTypes } from '../../workers/eip712/types.ts';
-
-/** The engine's default auction time (its config is not reachable from the gateway; the app runs the engine with the default config). */
-const RFQ_DEFAULT_TTL_SEC = defaultVenueConfig.rfqDefaultTtlSec;
 
 const iso = (sec: number) => new Date(sec * 1000).toISOString();
 
@@ -112,7 +108,7 @@ export function rfqRoutes(s: Services): Route[] {
           if (!p.ok) return p.error;
           portfolioId = p.value;
         }
-        const expiresAt = now + (body.ttlSeconds ?? RFQ_DEFAULT_TTL_SEC);
+        const expiresAt = now + (body.ttlSeconds ?? s.venue.config.rfqDefaultTtlSec);
         const result = await s.pipeline.submit({ type: 'rfq_request', taker, portfolioId, seriesId, size, takerIsBuying: body.takerIsBuying, expiresAt });
         if (!result.ok) return orderEngineError(result.rejection);
         const requestId = (result.value as { requestId: Hex }).requestId;
