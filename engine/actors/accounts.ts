@@ -194,8 +194,6 @@ export class AccountActor {
     const healthRatio = mm === 0n ? (equity >= 0n ? UINT256_MAX : 0n) : (equity * WAD) / mm;
     const free = equity - r.initialMarginWithOrders;
     const maxWithdraw = free <= 0n ? 0n : free < deposit ? free : deposit > 0n ? deposit : 0n;
-    let positionCount = 0;
-    for (const q of this.marginGroup(p)) for (const pos of q.positions.values()) if (pos.balance !== 0n) positionCount++;
     return {
       deposit,
       unrealizedPnl: r.unrealizedPnl,
@@ -206,7 +204,7 @@ export class AccountActor {
       healthRatio,
       isHealthy: healthRatio >= WAD,
       maxWithdraw,
-      positionCount,
+      positionCount: r.positionCount,
     };
   }
 

@@ -71,6 +71,8 @@ export class Exposure extends Sums {
 /** A margin account: the sums over its exposures. */
 export class MarginAccount extends Sums {
   readonly exposures = new Map<Hex, Exposure>();
+  /** Exposures with a position (balance not 0): the account's open positions (one portfolio of the group holds a series). */
+  positions = 0;
   /** Exposures marked stale by new marks, revalued before the account is next used. */
   readonly stale: Exposure[] = [];
   /** An ordinary portfolio is its own margin account; a market maker's portfolio 0 shares its with the internal ones. */

@@ -53,6 +53,8 @@ export type Requirement = {
   readonly initialMarginWithOrders: bigint;
   /** Owed premium of long positions plus the premium of every open buy (and prospective buys with their fee). */
   readonly cashNeeded: bigint;
+  /** Open positions (series with a balance) of the margin account. */
+  readonly positionCount: number;
 };
 
 // Scratch for checks (the engine is single-threaded and a check never re-enters): scenario
@@ -274,6 +276,7 @@ export class MarginBook {
       initialMargin: toC6(Math.max(a.floorPos, -worst)),
       initialMarginWithOrders: toC6(Math.max(floorOrd, -worstWithOrders)) + fees,
       cashNeeded,
+      positionCount: a.positions,
     };
   }
 
@@ -288,7 +291,7 @@ export class MarginBook {
       const f = fresh.accounts.get(anchor) ?? empty;
       const who = `${anchor.owner}/${anchor.id}`;
       for (let s = 0; s < SCENARIOS; s++) if (k.pos[s] !== f.pos[s] || k.ord[s] !== f.ord[s]) return `${who}: scenario ${s} differs (${k.pos[s]}/${k.ord[s]} kept, ${f.pos[s]}/${f.ord[s]} rebuilt)`;
-      for (const field of ['floorPos', 'floorOrd', 'premium', 'owed', 'markValue', 'buyReserve'] as const) {
+      for (const field of ['floorPos', 'floorOrd', 'premium', 'owed', 'markValue', 'buyReserve', 'positions'] as const) {
         if (k[field] !== f[field]) return `${who}: ${field} ${k[field]} kept, ${f[field]} rebuilt`;
       }
       if (k.exposures.size !== f.exposures.size) return `${who}: ${k.exposures.size} exposures kept, ${f.exposures.size} rebuilt`;
@@ -399,6 +402,7 @@ export class MarginBook {
     a.premium += premium - e.premium;
     a.owed += owed - e.owed;
     a.markValue += markValue - e.markValue;
+    if ((e.balance === 0n) !== (balance === 0n)) a.positions += balance === 0n ? -1 : 1;
     e.balance = balance;
     e.premium = premium;
     e.owed = owed;

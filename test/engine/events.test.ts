@@ -61,6 +61,11 @@ t.test('portfolio, position and order events are complete and stamped', async (t
       if (e.type === 'portfolio') {
         portfolioEvents++;
         seen.set(`${e.owner}|${e.portfolioId}`, e);
+        // Counted afresh: the positions of the portfolio (a market maker's 0: of its whole group) with a balance.
+        const group = e.portfolioId === 0 ? [...(state.accounts.accounts.get(e.owner)?.portfolios.values() ?? [])].filter((q) => q.id <= 0) : [state.accounts.portfolio(e.owner, e.portfolioId)!];
+        let open = 0;
+        for (const q of group) for (const pos of q.positions.values()) if (pos.balance !== 0n) open++;
+        if (open !== e.positionCount) wrong.push(`seq ${h.seq}: portfolio ${e.owner}|${e.portfolioId} positionCount ${e.positionCount}, counted ${open}`);
       } else if (e.type === 'position') {
         positionEvents++;
         seenPos.set(`${e.owner}|${e.portfolioId}|${e.seriesId}`, e);
