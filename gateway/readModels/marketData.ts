@@ -146,6 +146,10 @@ class SeriesMarket {
     for (const p of this.asks.keys()) if (best === null || p < best) best = p;
     return best;
   }
+  /** The size (WAD) resting at `price` on one side, 0 when none. */
+  sizeAt(isBid: boolean, price: bigint | null): bigint {
+    return price === null ? 0n : ((isBid ? this.bids : this.asks).get(price)?.size ?? 0n);
+  }
 }
 
 function setLevels(side: Map<bigint, Level>, levels: readonly DepthLevel[]): void {
@@ -284,6 +288,14 @@ export class MarketData {
   /** The 24-hour statistics of a series (as of the last prune). */
   windowStats(seriesId: Hex) {
     return (this.series.get(seriesId) ?? EMPTY_SERIES).windowStats();
+  }
+
+  /** The best bid and ask of a series with the size at each (WAD; null where the side is empty). */
+  touch(seriesId: Hex): { bestBid: bigint | null; bestBidSize: bigint | null; bestAsk: bigint | null; bestAskSize: bigint | null } {
+    const m = this.series.get(seriesId) ?? EMPTY_SERIES;
+    const bestBid = m.bestBid();
+    const bestAsk = m.bestAsk();
+    return { bestBid, bestBidSize: bestBid === null ? null : m.sizeAt(true, bestBid), bestAsk, bestAskSize: bestAsk === null ? null : m.sizeAt(false, bestAsk) };
   }
 
   /** A series' open interest (WAD). */

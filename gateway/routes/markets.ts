@@ -4,12 +4,13 @@ import { defineRoute, type Route } from '../http/route.ts';
 import { errorReply } from '../http/errors.ts';
 import type { Services } from '../services.ts';
 import { seriesJson } from '../readModels/marketData.ts';
+import { optionChain } from '../readModels/optionChain.ts';
 import { contractNames } from '../config.ts';
 import { orderBookAbi, rfqAbi } from '../abi.ts';
 import { orderBookDomain, rfqDomain } from '../../workers/eip712/types.ts';
 import { domainJson } from '../orders/orderErrors.ts';
 import { exampleAddress, exampleBytes32, examplePair, exampleSeries } from './examples.ts';
-import { SeriesSchema, OrderBookSchema, TickerSchema, TradeSchema, OpenInterestSchema, bytes32, Bytes32, WadString, Nullable } from './schemas.ts';
+import { SeriesSchema, OrderBookSchema, TickerSchema, TradeSchema, OpenInterestSchema, ChainSchema, bytes32, Bytes32, WadString, Nullable } from './schemas.ts';
 
 const both = ['current', 'earlier'] as const;
 const DomainSchema = Type.Object({ name: Type.String(), version: Type.String(), chainId: Type.Integer(), verifyingContract: Type.String() }, { description: 'EIP-712 domain' });
@@ -155,6 +156,29 @@ export function marketRoutes(s: Services): Route[] {
         const oldest = trades.first();
         const more = lastOut !== undefined && oldest !== undefined && BigInt(oldest.id) < BigInt(lastOut.id);
         return { body: { trades: out, nextCursor: more && lastOut ? `${lastOut.timestamp}:${lastOut.id}` : null } };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/markets/chain',
+      forms: both,
+      group: 'markets',
+      auth: 'none',
+      summary: 'Option chain of one expiry',
+      examples: () => {
+        const e = exampleSeries(s);
+        return { query: { pairId: e.pairId, expiry: e.expiry } };
+      },
+      description:
+        'Every strike of one expiry of a pair, call and put side by side, in one read (extensions.md "Option chain"). `expiry` (Unix seconds) defaults to the nearest live expiry; `expiries` lists the live ones. Per side: mark, implied volatility (of the book mid when both sides are quoted, else the oracle volatility), Greeks (as the ticker: vega per 1.00 of volatility, theta per year), the best bid and ask with the size resting there (null where a side is empty), open interest and 24-hour volume, all WAD strings. An unknown pair, a pair with no live expiry, or an expiry that is not live is 404.',
+      query: Type.Object({ pairId: bytes32('pairId'), expiry: Type.Optional(Type.Integer({ minimum: 0, description: 'Unix seconds; default: the nearest live expiry' })) }),
+      responses: { 200: ChainSchema },
+      handler: ({ query, now }) => {
+        const pairId = pairOr404(query.pairId);
+        if (!pairId) return errorReply('not_found', `Pair not found: ${query.pairId}`, { pairId: query.pairId });
+        const r = optionChain(catalog, market, pairId, query.expiry, now);
+        if (!r.ok) return r.reason === 'no_expiry' ? errorReply('not_found', `No live expiry for pair ${pairId}`, { pairId }) : errorReply('not_found', `Expiry not found: ${query.expiry}`, { pairId, expiry: query.expiry ?? null });
+        return { body: r.chain };
       },
     }),
     defineRoute({

@@ -56,6 +56,33 @@ export const TickerSchema = Type.Object({
   settlementPrice: Nullable(WadString),
 });
 
+const ChainSideSchema = Type.Object({
+  seriesId: Bytes32,
+  symbol: Type.String(),
+  markPrice: WadString,
+  iv: WadString,
+  delta: WadString,
+  gamma: WadString,
+  vega: Type.String({ description: 'WAD, per 1.00 of volatility' }),
+  theta: Type.String({ description: 'WAD, per year' }),
+  bestBid: Nullable(WadString),
+  bestBidSize: Nullable(WadString),
+  bestAsk: Nullable(WadString),
+  bestAskSize: Nullable(WadString),
+  openInterest: WadString,
+  volume24h: WadString,
+});
+
+export const ChainSchema = Type.Object({
+  pairId: Bytes32,
+  underlying: Type.String(),
+  expiry: Type.Integer({ description: 'Unix seconds' }),
+  expiries: Type.Array(Type.Integer(), { description: 'the live expiries of the pair, ascending' }),
+  indexPrice: WadString,
+  timestamp: Type.Integer({ description: 'Unix ms' }),
+  strikes: Type.Array(Type.Object({ strike: WadString, call: ChainSideSchema, put: ChainSideSchema })),
+});
+
 export const TradeSchema = Type.Object({ id: Type.String(), price: WadString, size: WadString, side: Type.Union([Type.Literal('buy'), Type.Literal('sell')]), timestamp: Type.Integer() });
 
 export const OpenInterestSchema = Type.Object({
