@@ -9,7 +9,7 @@ import type { OrderBook, MatchSink } from '../book/types.ts';
 import type { DepthLevel, OrderStatus } from '../events.ts';
 import type { SeriesMarks } from '../commands.ts';
 import type { OrderInstructions } from '../domain/instructions.ts';
-import type { SeriesQuote } from './accounts.ts';
+import type { RiskQuote } from '../risk/riskQuote.ts';
 import { tickToPrice } from '../domain/ticks.ts';
 import { fillableLots, wouldTake, type OwnResting } from '../book/instructions.ts';
 
@@ -100,7 +100,7 @@ export class SeriesActor {
   settlementPrice: bigint | null = null;
   marks: SeriesMarks | null = null;
   /** The marks as the risk engine reads them (floats for the scenario kernel), built once per oracle update. */
-  riskQuote: SeriesQuote | null = null;
+  riskQuote: RiskQuote | null = null;
   openInterest = 0n; // WAD, sum of long balances
   /** The last `recentLimit` trades, oldest first. */
   readonly recentTrades: Tail<PublicTrade>;
@@ -256,7 +256,7 @@ export class SeriesActor {
   }
 
   /** The marks the risk engine counts with: none once settled (the series' quote cell for the margin book). */
-  quoteNow(): SeriesQuote | null {
+  quoteNow(): RiskQuote | null {
     return this.settled ? null : this.riskQuote;
   }
 

@@ -6,7 +6,7 @@
 import type { Hex } from '../domain/hex.ts';
 import type { Portfolio } from '../actors/portfolio.ts';
 import type { OpenOrder } from '../actors/openOrders.ts';
-import type { QuoteCell } from './marginBook.ts';
+import type { QuoteCell } from './riskQuote.ts';
 import { SCENARIOS } from './margin.ts';
 
 /** Scenario PnL of positions (pos) and open orders' losses (ord) in risk units, short floors, and cash figures. */

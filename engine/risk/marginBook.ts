@@ -19,16 +19,13 @@ import { collateralOf, newPortfolio, type Portfolio } from '../actors/portfolio.
 import type { OpenOrder } from '../actors/openOrders.ts';
 import { SCENARIOS } from './margin.ts';
 import { Exposure, MarginAccount } from './marginAccount.ts';
+import type { QuoteSource, RiskQuote } from './riskQuote.ts';
 
 /** Risk units per unit of quote currency, and COLLATERAL6 per risk unit. */
 export const RISK_UNITS = 10_000;
 const C6_PER_UNIT = 100n;
 const MAX_EXACT_UNITS = Math.floor(Number.MAX_SAFE_INTEGER / 100);
 
-export type RiskQuote = { readonly markWad: bigint; readonly mark: number; readonly scenarios: Float64Array; readonly spot: number };
-/** One series' current risk quote (null once settled), held by the exposures on it: a field read, not a lookup by id. */
-export type QuoteCell = { quoteNow(): RiskQuote | null };
-export type QuoteSource = { quote(seriesId: Hex): RiskQuote | null; cell(seriesId: Hex): QuoteCell };
 /** The portfolios that share a margin account with `p` (p itself for an ordinary portfolio). */
 export type MemberSource = (anchor: Portfolio) => readonly Portfolio[];
 
