@@ -6,7 +6,7 @@ import type { Hex } from './domain/hex.ts';
 import type { VenueConfig } from './config.ts';
 import type { Pair, OracleState } from './actors/registry.ts';
 import type { SeriesActor } from './actors/series.ts';
-import type { OpenOrder } from './actors/openOrders.ts';
+import type { OpenOrder } from './actors/portfolio.ts';
 import { AccountActor } from './actors/accounts.ts';
 import type { QuoteCell, QuoteSource, RiskQuote } from './risk/riskQuote.ts';
 import { MinHeap } from './actors/minHeap.ts';

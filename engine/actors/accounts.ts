@@ -10,8 +10,7 @@ import { WAD, UINT256_MAX } from '../domain/fixed.ts';
 import type { VenueConfig } from '../config.ts';
 import { MarginBook, type ProspectiveOrder } from '../risk/marginBook.ts';
 import type { QuoteSource } from '../risk/riskQuote.ts';
-import { newPortfolio, type Portfolio } from './portfolio.ts';
-import type { OpenOrder } from './openOrders.ts';
+import { newPortfolio, type OpenOrder, type Portfolio } from './portfolio.ts';
 import { NonceWindow } from './nonceWindow.ts';
 
 export type FeeStats = { totalFeesPaid: bigint; makerFees: bigint; takerFees: bigint; rebatesReceived: bigint };
@@ -57,8 +56,6 @@ export type RiskView = {
   readonly maxWithdraw: bigint; // C6
   readonly positionCount: number;
 };
-
-export type { ProspectiveOrder };
 
 const TRADE_HISTORY = 10_000;
 

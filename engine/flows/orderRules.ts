@@ -15,9 +15,8 @@ import { reject, type Rejection } from '../codes.ts';
 import type { VenueState } from '../state.ts';
 import type { Pair } from '../actors/registry.ts';
 import type { SeriesActor } from '../actors/series.ts';
-import type { Portfolio } from '../actors/portfolio.ts';
+import type { OpenOrder, Portfolio } from '../actors/portfolio.ts';
 import type { Account } from '../actors/accounts.ts';
-import type { OpenOrder } from '../actors/openOrders.ts';
 import { instructionRules } from './instructionRules.ts';
 
 /**
