@@ -89,7 +89,7 @@ export function cycles(graph: ReadonlyMap<string, readonly string[]>): string[][
     if (component.length > 1 || (graph.get(v) ?? []).includes(v)) found.push(component.sort());
   };
   for (const v of graph.keys()) if (!index.has(v)) connect(v);
-  return found;
+  return found.sort((x, y) => (x[0]! < y[0]! ? -1 : 1)); // each sorted, then by first module: stable output
 }
 
 const files = new Map(tsFiles(engine).map((f) => [f, readFileSync(f, 'utf8')] as const));
