@@ -10,9 +10,10 @@ import type { Command } from './commands.ts';
 import type { Rejection } from './codes.ts';
 import type { VenueState } from './state.ts';
 import { instructionRules } from './flows/instructionRules.ts';
-import { cancelRules, checkBatch, checkOrders, checkUnique, placeRules, type CancelDraft, type PlaceDraft } from './flows/orderRules.ts';
+import { cancelRules, checkBatch, checkOrders, checkUnique, placeRules } from './flows/orderRules.ts';
+import type { CancelDraft, PlaceDraft } from './flows/orderDrafts.ts';
 
-export type { CancelDraft, PlaceDraft } from './flows/orderRules.ts';
+export type { CancelDraft, PlaceDraft } from './flows/orderDrafts.ts';
 
 /** The venue time a command is judged at: the engine's clock never runs back (see Venue.apply). */
 export function commandNowSec(state: VenueState, tsMs: number): number {

@@ -6,9 +6,9 @@ import type { Hex } from './domain/hex.ts';
 import type { VenueConfig } from './config.ts';
 import type { Pair, OracleState } from './actors/registry.ts';
 import type { SeriesActor } from './actors/series.ts';
-import type { OpenOrder } from './actors/openOrders.ts';
-import { AccountActor, type MarkSource, type SeriesQuote } from './actors/accounts.ts';
-import type { QuoteCell } from './risk/marginBook.ts';
+import type { OpenOrder } from './actors/portfolio.ts';
+import { AccountActor } from './actors/accounts.ts';
+import type { QuoteCell, QuoteSource, RiskQuote } from './risk/riskQuote.ts';
 import { MinHeap } from './actors/minHeap.ts';
 import { RfqActor } from './actors/rfq.ts';
 
@@ -55,7 +55,7 @@ export class VenueState {
   private readonly pairOI = new Map<Hex, { call: bigint; put: bigint }>();
   nextRef = 1;
   nextTradeId = 1;
-  readonly marks: MarkSource;
+  readonly marks: QuoteSource;
   /** config.maxOrderLots as a bigint, for the order check. */
   readonly maxOrderLots: bigint;
 
@@ -138,7 +138,7 @@ export class VenueState {
   }
 
   /** Marks of a live series for the risk engine; null once settled (no risk left). */
-  private quote(seriesId: Hex): SeriesQuote | null {
+  private quote(seriesId: Hex): RiskQuote | null {
     return this.series.get(seriesId)?.quoteNow() ?? null;
   }
 }

@@ -19,7 +19,7 @@ import type { Command } from '../../engine/commands.ts';
 import { EventSink } from '../../engine/flows/eventSink.ts';
 import { newRecord, orderEvent, pushOrderEvent, validateCancel, validatePlace } from '../../engine/flows/orders.ts';
 import { withPortfolio } from '../../engine/flows/orderRules.ts';
-import { openOrder } from '../../engine/actors/openOrders.ts';
+import { openOrder } from '../../engine/actors/portfolio.ts';
 import type { VenueState } from '../../engine/state.ts';
 import type { OpStream } from '../book.ts';
 import { prepare } from './seriesActorSubject.ts';

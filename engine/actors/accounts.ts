@@ -1,20 +1,17 @@
 /**
  * The account actor: alone owns balances, positions, open-order reservations, fees and
- * nonces of every wallet. It answers risk questions (equity, margin, health) from the marks
- * the series actors publish, through a read-only MarkSource, and keeps every margin account's
- * requirement current in its margin book.
+ * nonces of every wallet. It answers risk questions (equity, margin, health) from the risk
+ * quotes the series actors publish (risk/riskQuote.ts), read through a QuoteSource, and keeps
+ * every margin account's requirement current in its margin book.
  */
 import { Deque, Tail } from './deque.ts';
 import type { Hex } from '../domain/hex.ts';
 import { WAD, UINT256_MAX } from '../domain/fixed.ts';
 import type { VenueConfig } from '../config.ts';
-import { MarginBook, type ProspectiveOrder, type QuoteSource } from '../risk/marginBook.ts';
-import { newPortfolio, type Portfolio } from './portfolio.ts';
-import type { OpenOrder } from './openOrders.ts';
+import { MarginBook, type ProspectiveOrder } from '../risk/marginBook.ts';
+import type { QuoteSource } from '../risk/riskQuote.ts';
+import { newPortfolio, type OpenOrder, type Portfolio } from './portfolio.ts';
 import { NonceWindow } from './nonceWindow.ts';
-
-export type SeriesQuote = { readonly markWad: bigint; readonly mark: number; readonly scenarios: Float64Array; readonly spot: number; readonly spotWad: bigint };
-export type MarkSource = QuoteSource & { quote(seriesId: Hex): SeriesQuote | null };
 
 export type FeeStats = { totalFeesPaid: bigint; makerFees: bigint; takerFees: bigint; rebatesReceived: bigint };
 export type UserTrade = {
@@ -59,8 +56,6 @@ export type RiskView = {
   readonly maxWithdraw: bigint; // C6
   readonly positionCount: number;
 };
-
-export type { ProspectiveOrder };
 
 const TRADE_HISTORY = 10_000;
 

@@ -1,21 +1,23 @@
 /**
- * Portfolios and positions as data, and the position arithmetic of a fill.
+ * A portfolio and its open orders, as data: the account actor's records
+ * (engine/actors/accounts.ts owns them). They point at each other (an open order names the
+ * portfolio its fills go to; a portfolio lists its open orders), so they live in one module.
  *
- * Premium is deferred (api.md): a fill moves `premium` (COLLATERAL6; negative for a long who
- * owes it, positive for a short who is owed it). Cash moves only when a position is reduced
- * (the closed fraction of the deferred premium is realised into the deposit) and at
- * settlement. All amounts are bigint; the premium of a fill is computed once and is the same
- * amount on both sides, so cash is conserved exactly.
+ * An open order as the venue holds it: one object with its series' record, its series, the
+ * portfolio its fills go to, its margin reservation, and its links in the two lists it sits in:
+ * its portfolio's open orders (here) and its margin exposure's (engine/risk/exposure.ts, which
+ * types it as the order it counts). The lists are intrusive, linked through fields of the order
+ * itself, so resting and removing an order costs a few field writes on objects the command
+ * already holds instead of an insert into (and a delete from) a map and a set: those were the
+ * costliest lines of the order path with many wallets, each a walk through a hash table that is
+ * a cache miss (docs/book.md "Where the series actor's time goes"). Both lists keep insertion
+ * order, which snapshots depend on.
  */
 import type { Hex } from '../domain/hex.ts';
-import { OpenOrders } from './openOrders.ts';
-
-export type Position = {
-  readonly seriesId: Hex;
-  balance: bigint; // WAD, signed
-  premium: bigint; // COLLATERAL6, deferred premium balance
-  realized: bigint; // COLLATERAL6, realised PnL to date
-};
+import type { CountedOrder } from '../risk/exposure.ts';
+import type { OrderRecord } from './orderRecord.ts';
+import type { Position } from './position.ts';
+import type { SeriesActor } from './series.ts';
 
 export type Portfolio = {
   readonly owner: string;
@@ -34,52 +36,66 @@ export function newPortfolio(owner: string, id: number, createdAt: number, inter
   return { owner, id, deposit: 0n, positions: new Map(), openOrders: new OpenOrders(), createdAt, internalPair };
 }
 
-/** Result of moving a position by a fill: the cash to realise and the balance change. */
-export type PositionChange = { readonly before: bigint; readonly after: bigint; readonly realized: bigint };
-
 /**
- * Apply a fill of `qty` (WAD, signed: + bought, - sold) for `premiumFlow` (COLLATERAL6:
- * negative when paying, positive when receiving) to a position.
- * When the fill reduces the position, the closed fraction of the deferred premium plus this
- * fill's premium for the closed part is realised; the rest stays deferred.
+ * An open order: what the margin book counts (orderId, seriesId, isBuy, remaining, price,
+ * reserve, and its exposure links: CountedOrder), plus the series' record of it (fills,
+ * status), its series, the portfolio its fills go to, and its links in that portfolio's list.
  */
-export function applyToPosition(p: Position, qty: bigint, premiumFlow: bigint): PositionChange {
-  const before = p.balance;
-  const after = before + qty;
-  let realized = 0n;
-  const reducing = before !== 0n && (before > 0n) !== (qty > 0n);
-  if (!reducing) {
-    p.premium += premiumFlow;
-  } else {
-    const absBefore = before < 0n ? -before : before;
-    const absQty = qty < 0n ? -qty : qty;
-    const closed = absQty < absBefore ? absQty : absBefore;
-    // Fraction of the old deferred premium that the closed contracts carried (floor toward zero
-    // keeps the split exact: released + kept = old premium).
-    const released = (p.premium * closed) / absBefore;
-    // This fill's premium splits between the closing part and any opening remainder.
-    const flowClosing = absQty === closed ? premiumFlow : (premiumFlow * closed) / absQty;
-    realized = released + flowClosing;
-    p.premium = p.premium - released + (premiumFlow - flowClosing);
+export type OpenOrder = CountedOrder & {
+  readonly record: OrderRecord;
+  readonly series: SeriesActor;
+  readonly portfolio: Portfolio;
+  /** The portfolio list it is in, and its neighbours there (null when not listed). */
+  inPortfolio: OpenOrders | null;
+  pPrev: OpenOrder | null;
+  pNext: OpenOrder | null;
+};
+
+/** A new, unlisted open order of `remaining` (WAD) at `price` (WAD). */
+export function openOrder(record: OrderRecord, series: SeriesActor, portfolio: Portfolio, remaining: bigint, price: bigint): OpenOrder {
+  return { record, series, portfolio, orderId: record.orderId, seriesId: record.seriesId, isBuy: record.isBuy, remaining, price, reserve: 0n, inPortfolio: null, pPrev: null, pNext: null, exposure: null, ePrev: null, eNext: null };
+}
+
+/** A portfolio's open orders, oldest first. */
+export class OpenOrders {
+  head: OpenOrder | null = null;
+  tail: OpenOrder | null = null;
+  size = 0;
+
+  add(r: OpenOrder): void {
+    if (r.inPortfolio !== null) throw new Error(`order ${r.orderId} is already listed in a portfolio`);
+    r.inPortfolio = this;
+    r.pPrev = this.tail;
+    r.pNext = null;
+    if (this.tail === null) this.head = r;
+    else this.tail.pNext = r;
+    this.tail = r;
+    this.size++;
   }
-  p.balance = after;
-  p.realized += realized;
-  return { before, after, realized };
-}
 
-// 10^30 as two single-word divisors: V8 divides by one machine word much faster than by two,
-// and truncating twice toward zero equals truncating once.
-const E15 = 10n ** 15n;
+  /** Take `r` out; false when it is not in this list. */
+  delete(r: OpenOrder): boolean {
+    if (r.inPortfolio !== this) return false;
+    if (r.pPrev === null) this.head = r.pNext;
+    else r.pPrev.pNext = r.pNext;
+    if (r.pNext === null) this.tail = r.pPrev;
+    else r.pNext.pPrev = r.pPrev;
+    r.inPortfolio = null;
+    r.pPrev = null;
+    r.pNext = null;
+    this.size--;
+    return true;
+  }
 
-/**
- * The product of two WAD values (a size and a price, a balance and a mark) in COLLATERAL6,
- * truncated toward zero: a premium, a notional, a payout.
- */
-export function collateralOf(a: bigint, b: bigint): bigint {
-  return (a * b) / E15 / E15;
-}
+  has(r: OpenOrder): boolean {
+    return r.inPortfolio === this;
+  }
 
-/** Long open interest contributed by a balance. */
-export function longPart(balance: bigint): bigint {
-  return balance > 0n ? balance : 0n;
+  *values(): IterableIterator<OpenOrder> {
+    for (let r = this.head; r !== null; r = r.pNext) yield r;
+  }
+
+  [Symbol.iterator](): IterableIterator<OpenOrder> {
+    return this.values();
+  }
 }

@@ -6,10 +6,10 @@
 import type { Hex } from '../domain/hex.ts';
 import { Deque, Tail } from './deque.ts';
 import type { OrderBook, MatchSink } from '../book/types.ts';
-import type { DepthLevel, OrderStatus } from '../events.ts';
+import type { DepthLevel } from '../events.ts';
 import type { SeriesMarks } from '../commands.ts';
-import type { OrderInstructions } from '../domain/instructions.ts';
-import type { SeriesQuote } from './accounts.ts';
+import type { RiskQuote } from '../risk/riskQuote.ts';
+import type { OrderRecord } from './orderRecord.ts';
 import { tickToPrice } from '../domain/ticks.ts';
 import { fillableLots, wouldTake, type OwnResting } from '../book/instructions.ts';
 
@@ -23,28 +23,6 @@ export type SeriesSpec = {
   readonly isCall: boolean;
   readonly symbol: string; // canonical
   readonly listedAt: number; // ms
-};
-
-export type OrderRecord = {
-  readonly orderId: Hex;
-  readonly seriesId: Hex;
-  readonly ref: number;
-  readonly owner: string;
-  readonly ownerIndex: number;
-  /** The portfolio named by the order, and where its fills go (differs for market makers). */
-  readonly portfolioId: number;
-  readonly routedPortfolioId: number;
-  readonly isBuy: boolean;
-  readonly tick: number;
-  readonly lots: number;
-  /** The signed order's nonce; absent for an order restored from a snapshot taken before records kept it. */
-  readonly nonce?: bigint;
-  filledLots: number;
-  status: OrderStatus;
-  readonly expiry: number; // seconds
-  readonly createdAt: number; // ms
-  /** Its instructions (the shared default object when it named none). */
-  readonly instructions: OrderInstructions;
 };
 
 export type PublicTrade = { readonly id: string; readonly price: bigint; readonly size: bigint; readonly side: 'buy' | 'sell'; readonly ts: number };
@@ -100,7 +78,7 @@ export class SeriesActor {
   settlementPrice: bigint | null = null;
   marks: SeriesMarks | null = null;
   /** The marks as the risk engine reads them (floats for the scenario kernel), built once per oracle update. */
-  riskQuote: SeriesQuote | null = null;
+  riskQuote: RiskQuote | null = null;
   openInterest = 0n; // WAD, sum of long balances
   /** The last `recentLimit` trades, oldest first. */
   readonly recentTrades: Tail<PublicTrade>;
@@ -256,7 +234,7 @@ export class SeriesActor {
   }
 
   /** The marks the risk engine counts with: none once settled (the series' quote cell for the margin book). */
-  quoteNow(): SeriesQuote | null {
+  quoteNow(): RiskQuote | null {
     return this.settled ? null : this.riskQuote;
   }
 

@@ -7,7 +7,8 @@
 import type { Hex } from '../domain/hex.ts';
 import { WAD_PER_C6 } from '../domain/fixed.ts';
 import type { VenueEvent } from '../events.ts';
-import type { Portfolio, Position } from '../actors/portfolio.ts';
+import type { Portfolio } from '../actors/portfolio.ts';
+import type { Position } from '../actors/position.ts';
 import type { VenueState } from '../state.ts';
 import type { SeriesActor } from '../actors/series.ts';
 

@@ -6,7 +6,7 @@ import type { Hex } from '../domain/hex.ts';
 import { WAD } from '../domain/fixed.ts';
 import type { VenueState } from '../state.ts';
 import type { Portfolio } from '../actors/portfolio.ts';
-import { applyToPosition, longPart, collateralOf } from '../actors/portfolio.ts';
+import { applyToPosition, longPart, collateralOf } from '../actors/position.ts';
 import type { EventSink } from './eventSink.ts';
 import { publicPortfolioId } from './eventSink.ts';
 

@@ -2,7 +2,7 @@
  * The rules of order instructions (extensions.md "Order instructions", docs/engine.md) that
  * depend only on the state: a client order id unique among the wallet's open orders, a
  * post-only order that would take, a reduce-only order that could increase the position.
- * Part of the order rules (orderRules.ts), so the gateway's pre-check gives them early.
+ * Run by the order rules (orderRules.ts), so the gateway's pre-check gives them early.
  *
  * Within one command an entry counts the entries before it (their client order ids, their
  * reduce-only sizes, their prices for post-only) and not the orders the command cancels.
@@ -11,7 +11,7 @@ import type { Hex } from '../domain/hex.ts';
 import { DEFAULT_INSTRUCTIONS } from '../domain/instructions.ts';
 import { reject, type Rejection } from '../codes.ts';
 import type { VenueState } from '../state.ts';
-import type { PlaceDraft, PlaceFacts } from './orderRules.ts';
+import type { PlaceDraft, PlaceFacts } from './orderDrafts.ts';
 
 type Cancelled = readonly { readonly orderId: Hex }[];
 

@@ -13,37 +13,10 @@ import { tickToPrice } from '../domain/ticks.ts';
 import type { CancelOrder, PlaceOrder } from '../commands.ts';
 import { reject, type Rejection } from '../codes.ts';
 import type { VenueState } from '../state.ts';
-import type { Pair } from '../actors/registry.ts';
-import type { SeriesActor } from '../actors/series.ts';
-import type { Portfolio } from '../actors/portfolio.ts';
+import type { OpenOrder, Portfolio } from '../actors/portfolio.ts';
 import type { Account } from '../actors/accounts.ts';
-import type { OpenOrder } from '../actors/openOrders.ts';
+import type { CancelDraft, CheckedPlace, PlaceDraft, PlaceFacts, ValidCancel, ValidPlace } from './orderDrafts.ts';
 import { instructionRules } from './instructionRules.ts';
-
-/**
- * A place entry as the rules see it. Before its signature is recovered an entry may not
- * have an order id (the id is the signature's digest) or a nonce (handed out after the
- * checks): `null` skips the rule that needs it; the engine always has both.
- */
-export type PlaceDraft = Omit<PlaceOrder, 'orderId' | 'nonce'> & { readonly orderId: Hex | null; readonly nonce: bigint | null };
-export type CancelDraft = Omit<CancelOrder, 'nonce'> & { readonly nonce: bigint | null };
-
-/** A place that passed the rules. `portfolio` is null for a market maker's internal portfolio not created yet. */
-export type CheckedPlace = {
-  readonly o: PlaceOrder;
-  readonly account: Account;
-  readonly series: SeriesActor;
-  readonly pair: Pair;
-  readonly portfolio: Portfolio | null;
-  readonly lots: number;
-  readonly price: bigint;
-};
-/** A place ready to apply: its portfolio exists. */
-export type ValidPlace = CheckedPlace & { readonly portfolio: Portfolio };
-export type ValidCancel = { readonly c: CancelOrder; readonly account: Account; readonly open: OpenOrder };
-
-/** What the rules found for an entry `o` (an order, or a draft of one). */
-export type PlaceFacts<T extends PlaceDraft> = Omit<CheckedPlace, 'o'> & { readonly o: T };
 
 /** The rules of one place entry, in the order they are checked; `nowSec` is the command's time. */
 export function placeRules<T extends PlaceDraft>(state: VenueState, o: T, nowSec: number): PlaceFacts<T> | Rejection {

@@ -8,14 +8,16 @@ import type { CancelOrder, PlaceOrder } from '../commands.ts';
 import { reject, type Rejection } from '../codes.ts';
 import type { VenueState } from '../state.ts';
 import type { Pair } from '../actors/registry.ts';
-import type { OrderRecord, SeriesActor } from '../actors/series.ts';
-import { collateralOf, type Portfolio } from '../actors/portfolio.ts';
-import type { ProspectiveOrder } from '../actors/accounts.ts';
-import { openOrder, type OpenOrder } from '../actors/openOrders.ts';
+import type { SeriesActor } from '../actors/series.ts';
+import type { OrderRecord } from '../actors/orderRecord.ts';
+import { openOrder, type OpenOrder, type Portfolio } from '../actors/portfolio.ts';
+import { collateralOf } from '../actors/position.ts';
+import type { ProspectiveOrder } from '../risk/marginBook.ts';
 import type { EventSink } from './eventSink.ts';
 import { tickToPrice } from '../domain/ticks.ts';
 import { applyFill, worstFeeOf } from './fill.ts';
-import { checkOrders, withPortfolio, type ValidPlace } from './orderRules.ts';
+import { checkOrders, withPortfolio } from './orderRules.ts';
+import type { ValidPlace } from './orderDrafts.ts';
 import { DEFAULT_INSTRUCTIONS, type CancelReason, type OrderInstructions } from '../domain/instructions.ts';
 
 export type OrderOutcome = {
@@ -29,7 +31,8 @@ export type OrderOutcome = {
   readonly cancelReason: CancelReason | null;
 };
 
-export { validatePlace, validateCancel, type CheckedPlace, type ValidPlace, type ValidCancel } from './orderRules.ts';
+export { validatePlace, validateCancel } from './orderRules.ts';
+export type { CheckedPlace, ValidPlace, ValidCancel } from './orderDrafts.ts';
 
 /** Open interest a pair would reach if every new order opened its full size (a safe upper bound). */
 function checkOpenInterest(state: VenueState, places: readonly ValidPlace[]): Rejection | null {

@@ -5,7 +5,7 @@
  * marked settled and stays readable with its settlement price.
  */
 import type { SeriesActor } from '../actors/series.ts';
-import { collateralOf } from '../actors/portfolio.ts';
+import { collateralOf } from '../actors/position.ts';
 import { twap } from '../actors/registry.ts';
 import type { VenueState } from '../state.ts';
 import type { EventSink } from './eventSink.ts';

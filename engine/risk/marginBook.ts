@@ -15,20 +15,18 @@
  * and orders and gets the same numbers as the run that never stopped. Cash stays bigint.
  */
 import type { Hex } from '../domain/hex.ts';
-import { collateralOf, newPortfolio, type Portfolio } from '../actors/portfolio.ts';
-import type { OpenOrder } from '../actors/openOrders.ts';
+import { newPortfolio, type OpenOrder, type Portfolio } from '../actors/portfolio.ts';
+import { collateralOf } from '../actors/position.ts';
 import { SCENARIOS } from './margin.ts';
-import { Exposure, MarginAccount } from './marginAccount.ts';
+import { Exposure, type CountedOrder } from './exposure.ts';
+import { MarginAccount } from './marginAccount.ts';
+import type { QuoteSource, RiskQuote } from './riskQuote.ts';
 
 /** Risk units per unit of quote currency, and COLLATERAL6 per risk unit. */
 export const RISK_UNITS = 10_000;
 const C6_PER_UNIT = 100n;
 const MAX_EXACT_UNITS = Math.floor(Number.MAX_SAFE_INTEGER / 100);
 
-export type RiskQuote = { readonly markWad: bigint; readonly mark: number; readonly scenarios: Float64Array; readonly spot: number };
-/** One series' current risk quote (null once settled), held by the exposures on it: a field read, not a lookup by id. */
-export type QuoteCell = { quoteNow(): RiskQuote | null };
-export type QuoteSource = { quote(seriesId: Hex): RiskQuote | null; cell(seriesId: Hex): QuoteCell };
 /** The portfolios that share a margin account with `p` (p itself for an ordinary portfolio). */
 export type MemberSource = (anchor: Portfolio) => readonly Portfolio[];
 
@@ -301,12 +299,12 @@ export class MarginBook {
     return null;
   }
 
-  /** Each open order of the account's portfolios is in the list of its series' exposure there, and nothing else is. */
+  /** Each open order of the account's portfolios is in the list of its series' exposure there, and nothing else (no order outside them) is. */
   private verifyLinks(a: MarginAccount): string | null {
-    let listed = 0;
+    const listed = new Set<CountedOrder>();
     for (const q of a.single ? [a.anchor] : this.members(a.anchor)) {
       for (const ref of q.openOrders.values()) {
-        listed++;
+        listed.add(ref);
         if (ref.exposure === null || a.exposures.get(ref.seriesId) !== ref.exposure) return `order ${ref.orderId} is not in its exposure's list`;
       }
     }
@@ -315,12 +313,12 @@ export class MarginBook {
       let n = 0;
       for (const ref of e.orders()) {
         n++;
-        if (ref.exposure !== e || ref.seriesId !== e.seriesId || ref.inPortfolio === null) return `exposure ${e.seriesId} lists order ${ref.orderId} wrongly`;
+        if (ref.exposure !== e || ref.seriesId !== e.seriesId || !listed.has(ref)) return `exposure ${e.seriesId} lists order ${ref.orderId} wrongly`;
       }
       if (n !== e.orderCount) return `exposure ${e.seriesId} counts ${e.orderCount} orders and lists ${n}`;
       counted += n;
     }
-    return counted === listed ? null : `${listed} open orders in the portfolios, ${counted} in the exposures`;
+    return counted === listed.size ? null : `${listed.size} open orders in the portfolios, ${counted} in the exposures`;
   }
 
   private exposure(a: MarginAccount, seriesId: Hex): Exposure {
@@ -350,7 +348,7 @@ export class MarginBook {
   }
 
   /** Add (`sign` 1) or take away (-1) one order's reservation and scenario losses. */
-  private countOrder(a: MarginAccount, e: Exposure, o: OpenOrder, sign: 1 | -1, q: RiskQuote | null): void {
+  private countOrder(a: MarginAccount, e: Exposure, o: CountedOrder, sign: 1 | -1, q: RiskQuote | null): void {
     if (o.isBuy) {
       if (sign > 0) {
         const reserve = (o.reserve = collateralOf(o.remaining, o.price));

@@ -1,5 +1,5 @@
 /**
- * A portfolio's open orders as an intrusive list (engine/actors/openOrders.ts) against an array
+ * A portfolio's open orders as an intrusive list (engine/actors/portfolio.ts) against an array
  * model: the same members in the same (insertion) order through a long seeded run of adds and
  * deletes at the head, the tail and the middle; and the margin book's audit catches a broken
  * exposure link.
@@ -7,9 +7,8 @@
 import { DEFAULT_INSTRUCTIONS } from '../../../engine/domain/instructions.ts';
 import t from 'tap';
 import type { Hex } from '../../../engine/domain/hex.ts';
-import { OpenOrders, openOrder, type OpenOrder } from '../../../engine/actors/openOrders.ts';
+import { OpenOrders, newPortfolio, openOrder, type OpenOrder } from '../../../engine/actors/portfolio.ts';
 import { SeriesActor } from '../../../engine/actors/series.ts';
-import { newPortfolio } from '../../../engine/actors/portfolio.ts';
 import { createFastBook } from '../../../engine/book/fastBook.ts';
 import { prng, randInt } from '../domain/prng.ts';
 import { listedVenue, BTC, usdc } from '../support/venueFixture.ts';

@@ -7,7 +7,7 @@
 import type { Hex } from '../../../engine/domain/hex.ts';
 import type { VenueState } from '../../../engine/state.ts';
 import type { Portfolio } from '../../../engine/actors/portfolio.ts';
-import { collateralOf } from '../../../engine/actors/portfolio.ts';
+import { collateralOf } from '../../../engine/actors/position.ts';
 import { portfolioRisk, marginToCollateral } from '../../../engine/risk/margin.ts';
 
 export type NaiveMargin = { equity: bigint; initialMargin: bigint; initialMarginWithOrders: bigint; cashNeeded: bigint; terms: number };

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { Harness } from '../../engine/support/venueFixture.ts';
 import { fullBodies } from './support/fullStream.ts';
 import { ReadModels } from '../../../gateway/readModels/readModels.ts';
-import type { OrderRecord } from '../../../engine/actors/series.ts';
+import type { OrderRecord } from '../../../engine/actors/orderRecord.ts';
 
 const SEED = 7;
 const COMMANDS = 1200;
