@@ -39,6 +39,7 @@ export const ResultCodes = {
   order_expiry_after_series: { kind: 'precondition', message: 'order expiry is after the series expiry' },
   order_not_open: { kind: 'precondition', message: 'order is no longer open' },
   nonce_used: { kind: 'precondition', message: 'nonce already used' },
+  bad_cancel_after: { kind: 'invalid', message: 'timeoutMs must be 0 (disarm) or from 1000 to 600000' },
   deadline_passed: { kind: 'precondition', message: 'signature deadline has passed' },
   insufficient_margin: { kind: 'precondition', message: 'insufficient margin' },
   insufficient_cash: { kind: 'precondition', message: 'insufficient cash for premium and fees' },

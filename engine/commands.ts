@@ -70,6 +70,20 @@ export type RfqQuoteData = {
   readonly quoteExpiry: number;
 };
 
+/**
+ * Which of a wallet's open orders a mass cancel takes (every field optional; all given must
+ * match): its pair or series, side, the portfolio the order names, only orders with the `mmp`
+ * instruction, or only the orders listed (a socket's own orders on disconnect).
+ */
+export type CancelScope = {
+  readonly pairId?: Hex;
+  readonly seriesId?: Hex;
+  readonly side?: 'buy' | 'sell';
+  readonly portfolioId?: number;
+  readonly mmpOnly?: boolean;
+  readonly orderIds?: readonly Hex[];
+};
+
 export type CommandBody =
   | { readonly type: 'list_pair'; readonly pair: PairListing }
   | { readonly type: 'oracle'; readonly pairId: Hex; readonly spot: bigint; readonly volatility: bigint; readonly riskFreeRate: bigint; readonly marks: readonly SeriesMarks[] }
@@ -86,7 +100,11 @@ export type CommandBody =
   | { readonly type: 'rfq_request'; readonly taker: string; readonly portfolioId: number; readonly seriesId: Hex; readonly size: bigint; readonly takerIsBuying: boolean; readonly expiresAt: number }
   | { readonly type: 'rfq_quote'; readonly requestId: Hex; readonly quote: RfqQuoteData }
   | { readonly type: 'rfq_fill'; readonly requestId: Hex; readonly quoteId: Hex; readonly taker: string; readonly portfolioId: number; readonly fillSize: bigint; readonly nonce: bigint; readonly deadline: number }
-  | { readonly type: 'mmm_nonce_increment'; readonly mmm: string };
+  | { readonly type: 'mmm_nonce_increment'; readonly mmm: string }
+  /** Cancel a wallet's open orders at once (no signature: the request's credentials, or the venue on a socket's close). */
+  | { readonly type: 'cancel_all'; readonly owner: string; readonly scope: CancelScope; readonly reason: 'mass_cancel' | 'disconnect' }
+  /** The dead-man switch: cancel every open order of the wallet at the first clock `timeoutMs` after this command (0 disarms). */
+  | { readonly type: 'cancel_after'; readonly owner: string; readonly timeoutMs: number };
 
 export type Command = CommandHeader & CommandBody;
 export type CommandType = Command['type'];

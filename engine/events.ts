@@ -189,6 +189,9 @@ export type SeriesSettledEvent = Stamp & {
 /** A clock command ran: time-windowed readers (24-hour statistics, fees, volume) advance to `ts`. */
 export type ClockEvent = Stamp & { readonly type: 'clock' };
 
+/** A wallet's dead-man switch: armed until `cancelAt` (ms), or disarmed (null: by the owner, or fired). */
+export type DeadManEvent = Stamp & { readonly type: 'dead_man'; readonly owner: string; readonly cancelAt: number | null };
+
 export type MmmEvent = Stamp & { readonly type: 'mmm'; readonly address: string; readonly isMmm: boolean };
 /** A market maker's quote nonce moved on: its quotes signed at an older nonce are cancelled. */
 export type MmmNonceEvent = Stamp & { readonly type: 'mmm_nonce'; readonly address: string; readonly nonce: bigint };
@@ -241,6 +244,7 @@ export type VenueEvent =
   | ClockEvent
   | MmmEvent
   | MmmNonceEvent
+  | DeadManEvent
   | RfqEvent;
 
 export type VenueEventType = VenueEvent['type'];

@@ -43,6 +43,7 @@ export function imageEvents(state: VenueState): VenueEvent[] {
     const side = (isBid: boolean) => s.book.depth(isBid, Number.MAX_SAFE_INTEGER).map((l) => [tickToPrice(l.tick, pair.tickDecimals), BigInt(l.qty) * pair.sizeStep, l.count] as const);
     at(now, { type: 'depth', seriesId: s.spec.seriesId, bookSeq: s.bookSeq, prevBookSeq: 0, bids: side(true), asks: side(false) });
   }
+  for (const [owner, cancelAt] of state.cancelAfter) at(now, { type: 'dead_man', owner, cancelAt });
   for (const a of state.accounts.accounts.values()) {
     if (a.isMmm) at(now, { type: 'mmm', address: a.owner, isMmm: true });
     if (a.mmmNonce !== 0n) at(now, { type: 'mmm_nonce', address: a.owner, nonce: a.mmmNonce });

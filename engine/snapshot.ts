@@ -63,6 +63,8 @@ type Dump = {
   accounts: AccountDump[];
   rfq: RfqDump[];
   rfqResolved: Hex[];
+  /** Armed dead-man switches [wallet, ms]; absent when none (and in snapshots written before them). */
+  cancelAfter?: [string, number][];
 };
 
 export function serializeState(s: VenueState): Uint8Array {
@@ -106,6 +108,7 @@ export function serializeState(s: VenueState): Uint8Array {
     })),
     rfq: [...s.rfq.requests.values()].map((r) => ({ ...r, quotes: [...r.quotes.values()] })),
     rfqResolved: s.rfq.resolved,
+    ...(s.cancelAfter.size > 0 ? { cancelAfter: [...s.cancelAfter] } : {}),
   };
   return new TextEncoder().encode(JSON.stringify(dump, (_k, v: unknown) => (typeof v === 'bigint' ? { $b: v.toString() } : v)));
 }
@@ -181,6 +184,7 @@ export function restoreState(bytes: Uint8Array): VenueState {
   }
   for (const r of dump.rfq) s.rfq.add({ ...r, quotes: new Map(r.quotes.map((q) => [q.quoteId, q])) });
   s.rfq.resolved.push(...dump.rfqResolved);
+  for (const [owner, at] of dump.cancelAfter ?? []) s.cancelAfter.set(owner, at);
   s.accounts.margin.rebuild(s.accounts.allPortfolios());
   s.accounts.rebuildPruneIndexes();
   s.recountOpenInterest();

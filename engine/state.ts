@@ -53,6 +53,8 @@ export class VenueState {
    * Derived: `recountOpenInterest` rebuilds it (on restore).
    */
   private readonly pairOI = new Map<Hex, { call: bigint; put: bigint }>();
+  /** Armed dead-man switches: wallet -> the venue time (ms) at which its open orders are cancelled. */
+  readonly cancelAfter = new Map<string, number>();
   nextRef = 1;
   nextTradeId = 1;
   readonly marks: QuoteSource;

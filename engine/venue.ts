@@ -15,6 +15,7 @@ import { deposit, withdraw, transfer } from './flows/cash.ts';
 import { listPair, updateOracle } from './flows/market.ts';
 import { tick } from './flows/clock.ts';
 import { createRequest, submitQuote, fillQuote } from './flows/rfq.ts';
+import { cancelAll, setCancelAfter } from './flows/massCancel.ts';
 import { serializeState, restoreState, hashBytes } from './snapshot.ts';
 import { precheck, precheckEntries, type CancelDraft, type PlaceDraft } from './precheck.ts';
 import { nextOrderNonce, orderNonceUsed } from './queries.ts';
@@ -25,7 +26,9 @@ export type CommandValue =
   | { readonly portfolioId: number }
   | { readonly outcomes: readonly OrderOutcome[] }
   | { readonly requestId: Hex }
-  | { readonly tradeId: string };
+  | { readonly tradeId: string }
+  | { readonly orderIds: readonly Hex[] }
+  | { readonly cancelAt: number | null };
 
 export type ApplyResult =
   | { readonly ok: true; readonly value: CommandValue; readonly events: readonly VenueEvent[] }
@@ -102,6 +105,10 @@ export class Venue {
         return submitQuote(s, sink, cmd.requestId, cmd.quote);
       case 'rfq_fill':
         return fillQuote(s, sink, cmd);
+      case 'cancel_all':
+        return cancelAll(s, sink, cmd.owner, cmd.scope, cmd.reason);
+      case 'cancel_after':
+        return setCancelAfter(s, sink, cmd.owner, cmd.timeoutMs);
       case 'mmm_nonce_increment': {
         const account = s.accounts.account(cmd.mmm);
         account.mmmNonce++;

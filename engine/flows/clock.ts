@@ -9,10 +9,12 @@ import type { EventSink } from './eventSink.ts';
 import { removeOrder } from './orders.ts';
 import { settleDue } from './settlement.ts';
 import { listDueSeries } from './market.ts';
+import { fireDeadMen } from './massCancel.ts';
 
 export function tick(state: VenueState, sink: EventSink): Rejection | null {
   sink.push({ type: 'clock' });
   expireOrders(state, sink);
+  fireDeadMen(state, sink);
   for (const r of state.rfq.due(state.nowSec)) {
     state.rfq.resolve(r, 'expired');
     sink.push({ type: 'rfq_resolved', requestId: r.requestId, status: 'expired', quoteId: null, fillSize: null });

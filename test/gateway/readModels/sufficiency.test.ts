@@ -28,7 +28,10 @@ function run(seed: number, n: number, restartEvery: number) {
     const ts = r.events.length > 0 ? r.events[0]!.ts : h.ts;
     log.push(encodeValue({ seq: h.seq, ts, events: r.events }));
     live.apply(h.seq, ts, r.events);
-    for (const e of r.events) types.set(e.type, (types.get(e.type) ?? 0) + 1);
+    for (const e of r.events) {
+      types.set(e.type, (types.get(e.type) ?? 0) + 1);
+      if (e.type === 'order' && e.cancelReason !== null) types.set(`cancel:${e.cancelReason}`, (types.get(`cancel:${e.cancelReason}`) ?? 0) + 1);
+    }
     if (++commands % restartEvery === 0) {
       // A snapshot of both sides at this seq, and a restart from it.
       const state = h.venue.serialize();
@@ -55,7 +58,7 @@ for (const seed of [11, 23, 47]) {
   t.test(`seed ${seed}: read models from the event log alone equal the live ones across restarts`, async (t) => {
     const { h, live, log, snapshots, types } = run(seed, 2500, 700);
     // The stream exercises every kind of event a reader folds.
-    for (const type of ['trade', 'order', 'depth', 'position', 'portfolio', 'oracle', 'pair_listed', 'series_listed', 'series_settled', 'clock', 'mmm', 'mmm_nonce', 'oi_caps', 'rfq_created', 'rfq_quote', 'rfq_resolved'] as const) {
+    for (const type of ['trade', 'order', 'depth', 'position', 'portfolio', 'oracle', 'pair_listed', 'series_listed', 'series_settled', 'clock', 'mmm', 'mmm_nonce', 'oi_caps', 'rfq_created', 'rfq_quote', 'rfq_resolved', 'dead_man', 'cancel:user', 'cancel:mass_cancel', 'cancel:disconnect', 'cancel:dead_man'] as const) {
       t.ok((types.get(type) ?? 0) > 0, `the stream produced ${type} events (${types.get(type) ?? 0})`);
     }
     t.ok(snapshots.length >= 3, `${snapshots.length} restarts from snapshots in the middle`);

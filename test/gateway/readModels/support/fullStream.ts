@@ -73,6 +73,17 @@ export function* fullBodies(h: Harness, seed: number, n: number): Generator<{ bo
     } else if (x < 0.22) {
       const owner = TAKERS[Math.floor(rnd() * TAKERS.length)]!;
       yield { body: { type: 'withdraw', owner, portfolioId: 1, amount: usdc(500) }, advance: 1 };
+    } else if (x < 0.235) {
+      // A mass cancel of the market maker's or a taker's orders, by a random scope.
+      const owner = rnd() < 0.5 ? STREAM_MMM : TAKERS[Math.floor(rnd() * TAKERS.length)]!;
+      const s = live[Math.floor(rnd() * live.length)]!;
+      const y = rnd();
+      const scope = y < 0.25 ? {} : y < 0.5 ? { pairId: s.spec.pairId } : y < 0.75 ? { seriesId: s.spec.seriesId, side: rnd() < 0.5 ? ('buy' as const) : ('sell' as const) } : { mmpOnly: false, portfolioId: owner === STREAM_MMM ? 0 : 1 };
+      yield { body: { type: 'cancel_all', owner, scope, reason: rnd() < 0.5 ? 'mass_cancel' : 'disconnect' }, advance: 1 };
+    } else if (x < 0.245) {
+      // The dead-man switch: armed for a few seconds (the stream's clocks fire it), sometimes disarmed.
+      const owner = rnd() < 0.5 ? STREAM_MMM : TAKERS[Math.floor(rnd() * TAKERS.length)]!;
+      yield { body: { type: 'cancel_after', owner, timeoutMs: rnd() < 0.2 ? 0 : 1_000 + Math.floor(rnd() * 4_000) }, advance: 1 };
     }
   }
 }
