@@ -16,6 +16,7 @@ import { accountRoutes } from './account.ts';
 import { portfolioRoutes } from './portfolio.ts';
 import { adminRoutes } from './admin.ts';
 import { orderRoutes } from './orders.ts';
+import { massCancelRoutes } from './massCancel.ts';
 import { rfqRoutes } from './rfq.ts';
 
 /** 30-day traded notional (COLLATERAL6) at which a wallet reaches tiers 2 and 3 (interface.md "Limits"). */
@@ -41,6 +42,7 @@ export function apiRoutes(s: Services): ApiRoutes {
     ...portfolioRoutes(s),
     ...adminRoutes(s),
     ...orderRoutes(s),
+    ...massCancelRoutes(s),
     ...rfqRoutes(s),
   ];
   return { routes, authenticate, rateLimiter };
