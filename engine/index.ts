@@ -12,6 +12,7 @@
  */
 export { Venue, type ApplyResult, type CommandValue } from './venue.ts';
 export type { OrderOutcome } from './flows/orders.ts';
+export type { WhatIf, WhatIfOrder, RiskFigures } from './flows/whatIf.ts';
 export type * from './commands.ts';
 export type * from './events.ts';
 export { ResultCodes, reject, messageOf, type Rejection, type ResultCode, type ResultKind } from './codes.ts';

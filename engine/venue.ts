@@ -20,6 +20,7 @@ import { serializeState, restoreState, hashBytes } from './snapshot.ts';
 import { precheck, precheckEntries, type CancelDraft, type PlaceDraft } from './precheck.ts';
 import { nextOrderNonce, orderNonceUsed } from './queries.ts';
 import { imageEvents } from './image.ts';
+import { whatIf, type WhatIf, type WhatIfOrder } from './flows/whatIf.ts';
 
 export type CommandValue =
   | null
@@ -151,6 +152,17 @@ export class Venue {
   /** Whether a wallet has used an order nonce (engine/queries.ts). */
   orderNonceUsed(owner: string, nonce: bigint): boolean {
     return orderNonceUsed(this.state, owner, nonce);
+  }
+
+  /**
+   * A portfolio's risk now and with `orders` filled at their prices, and whether the venue
+   * would take them as orders (engine/flows/whatIf.ts); null for a portfolio the wallet does
+   * not have. Changes nothing.
+   */
+  whatIf(owner: string, portfolioId: number, orders: readonly WhatIfOrder[]): WhatIf | null {
+    const p = this.state.accounts.portfolio(owner, portfolioId);
+    if (p === undefined || p.id < 0) return null;
+    return whatIf(this.state, p, orders);
   }
 
   /** Events describing the state as it stands, to seed read models that have no earlier events (engine/image.ts). */

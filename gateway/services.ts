@@ -16,7 +16,7 @@ import type { Logger } from './http/log.ts';
 import type { SiweDomains } from './auth/siweDomains.ts';
 
 /** What the gateway may ask the engine directly: the order rules and checks, not views (architecture.md rule 5). */
-export type EngineFront = Pick<Venue, 'precheck' | 'precheckEntries' | 'nextOrderNonce' | 'orderNonceUsed' | 'seq' | 'now' | 'config'>;
+export type EngineFront = Pick<Venue, 'precheck' | 'precheckEntries' | 'nextOrderNonce' | 'orderNonceUsed' | 'seq' | 'now' | 'config' | 'whatIf'>;
 
 export type Services = {
   readonly config: AppConfig;

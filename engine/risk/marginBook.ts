@@ -81,11 +81,13 @@ function addOrderLoss(into: Float64Array, sign: number, isBuy: boolean, size: bi
   }
 }
 
-function floorUnits(rate: number, spot: number, shortContracts: number): number {
+/** The short-option floor of `shortContracts` short contracts at `spot`, in risk units (rounded against the account). */
+export function floorUnits(rate: number, spot: number, shortContracts: number): number {
   return shortContracts > 0 ? Math.ceil(rate * spot * shortContracts * RISK_UNITS) : 0;
 }
 
-function toC6(units: number): bigint {
+/** Risk units to COLLATERAL6 (0 for none or a gain). */
+export function toC6(units: number): bigint {
   if (units <= 0) return 0n;
   // One bigint instead of two while units x 100 is an exact double.
   return units <= MAX_EXACT_UNITS ? BigInt(units * 100) : BigInt(units) * C6_PER_UNIT;

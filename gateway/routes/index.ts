@@ -17,6 +17,7 @@ import { portfolioRoutes } from './portfolio.ts';
 import { adminRoutes } from './admin.ts';
 import { orderRoutes } from './orders.ts';
 import { massCancelRoutes } from './massCancel.ts';
+import { whatIfRoutes } from './whatIf.ts';
 import { rfqRoutes } from './rfq.ts';
 
 /** 30-day traded notional (COLLATERAL6) at which a wallet reaches tiers 2 and 3 (interface.md "Limits"). */
@@ -43,6 +44,7 @@ export function apiRoutes(s: Services): ApiRoutes {
     ...adminRoutes(s),
     ...orderRoutes(s),
     ...massCancelRoutes(s),
+    ...whatIfRoutes(s),
     ...rfqRoutes(s),
   ];
   return { routes, authenticate, rateLimiter };

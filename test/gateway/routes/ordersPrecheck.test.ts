@@ -117,7 +117,7 @@ t.test('the gateway has no order rule of its own: an engine pre-check that accep
   const { orderContext } = await import('../../../gateway/orders/orderContext.ts');
   // The gateway reaches the engine's pre-check through the front door (services.venue): one that accepts everything.
   const real = orderContext(app.app.services);
-  const venue: EngineFront = { precheck: () => null, precheckEntries: () => null, nextOrderNonce: (o) => real.services.venue.nextOrderNonce(o), orderNonceUsed: (o, n) => real.services.venue.orderNonceUsed(o, n), seq: real.services.venue.seq, now: real.services.venue.now, config: real.services.venue.config };
+  const venue: EngineFront = { precheck: () => null, precheckEntries: () => null, nextOrderNonce: (o) => real.services.venue.nextOrderNonce(o), orderNonceUsed: (o, n) => real.services.venue.orderNonceUsed(o, n), seq: real.services.venue.seq, now: real.services.venue.now, config: real.services.venue.config, whatIf: (...a) => real.services.venue.whatIf(...a) };
   const ctx = { ...real, services: { ...real.services, venue } };
   const now = { ms: app.clock.now, sec: nowSec() };
   const rows = [...rules, { name: 'below the minimum size', order: () => ({ ...good(), size: 0n }), expected: 'below_min_size' }];
