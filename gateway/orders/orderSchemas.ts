@@ -7,6 +7,7 @@
  * framework's generic 400 does not. orderEntries.ts validates them completely instead.
  */
 import { Type, type TSchema } from '@sinclair/typebox';
+import { CLIENT_ORDER_ID_PATTERN } from '../../engine/index.ts';
 import { CancelReasonField, InstructionReplyFields, InstructionRequestFields } from './instructionFields.ts';
 import { Bytes32, Nullable, WadString, AddressSchema } from '../routes/schemas.ts';
 
@@ -58,6 +59,15 @@ export const UnsignedCancelSchema = Type.Object(
   { title: 'Unsigned cancel (phase one)' },
 );
 export const SignedCancelSchema = Type.Object({ orderId: Bytes32, nonce: UintString('uint256'), deadline: UintString('uint256'), signature: Signature }, { title: 'Signed cancel (phase two)' });
+
+const ClientOrderIdRef = Type.String({ pattern: CLIENT_ORDER_ID_PATTERN, description: "the clientOrderId of one of the caller's open orders" });
+/** `POST /api/mm/orders/cancel`: one cancel-batch entry, naming its order by orderId or by clientOrderId. */
+export const OneCancelBody = Type.Union([
+  UnsignedCancelSchema,
+  Type.Object({ clientOrderId: ClientOrderIdRef, nonce: Type.Optional(UintString('default: filled in by the server')), deadline: Type.Optional(UintString('default: now + 300')) }, { title: 'Unsigned cancel by clientOrderId (phase one)' }),
+  SignedCancelSchema,
+  Type.Object({ clientOrderId: ClientOrderIdRef, nonce: UintString('uint256'), deadline: UintString('uint256'), signature: Signature }, { title: 'Signed cancel by clientOrderId (phase two; the signed CancelOrder names the orderId phase one returned)' }),
+]);
 
 export const PlaceBody = Type.Union([UnsignedPlaceSchema, SignedPlaceSchema]);
 export const CancelEntrySchema = Type.Union([UnsignedCancelSchema, SignedCancelSchema]);
