@@ -136,3 +136,50 @@ export const OrderViewSchema = Type.Object({
   ...InstructionReplyFields,
   cancelReason: CancelReasonField,
 });
+
+const PlacementFields = { typedData: TypedDataSchema, orderId: Bytes32, ...InstructionReplyFields };
+const ReplacementFields = { oldOrderId: Bytes32, cancelTypedData: TypedDataSchema, placeTypedData: TypedDataSchema, orderId: Bytes32, ...InstructionReplyFields };
+const CancellationFields = { orderId: Bytes32, typedData: TypedDataSchema };
+
+/**
+ * Request body and reply (both phases) of each order operation: the REST routes
+ * (routes/orders.ts) and the /ws/private order methods (streams/schemas.ts) declare these.
+ */
+export const orderOperationSchemas = {
+  place: {
+    body: PlaceBody,
+    reply: Type.Union([typedDataReply('place_order', PlacementFields), relayReply('place_order')]),
+  },
+  replace: {
+    body: ReplaceBody,
+    reply: Type.Union([typedDataReply('replace_order', { replacement: Type.Object(ReplacementFields) }), relayReply('replace_order', { cancelled: Type.Array(OrderResultSchema) })]),
+  },
+  placeBatch: {
+    body: Type.Object({ orders: Type.Array(PlaceBody, { minItems: 1, maxItems: 50 }) }),
+    reply: Type.Union([
+      typedDataReply('place_orders_batch', { placements: Type.Array(Type.Object(PlacementFields)), count: Type.Integer() }),
+      relayReply('place_orders_batch', { count: Type.Integer() }),
+    ]),
+  },
+  cancelBatch: {
+    body: Type.Object({ cancellations: Type.Array(CancelEntrySchema, { minItems: 1, maxItems: 50 }) }),
+    reply: Type.Union([
+      typedDataReply('cancel_orders_batch', { cancellations: Type.Array(Type.Object(CancellationFields)), count: Type.Integer() }),
+      relayReply('cancel_orders_batch', { count: Type.Integer() }),
+    ]),
+  },
+  cancel: {
+    body: OneCancelBody,
+    reply: Type.Union([
+      typedDataReply('cancel_orders_batch', { cancellations: Type.Array(Type.Object(CancellationFields), { minItems: 1, maxItems: 1 }), count: Type.Literal(1) }),
+      relayReply('cancel_orders_batch', { count: Type.Literal(1) }),
+    ]),
+  },
+  replaceBatch: {
+    body: Type.Object({ replacements: Type.Array(ReplaceBody, { minItems: 1, maxItems: 50 }) }),
+    reply: Type.Union([
+      typedDataReply('replace_orders_batch', { replacements: Type.Array(Type.Object(ReplacementFields)), count: Type.Integer() }),
+      relayReply('replace_orders_batch', { count: Type.Integer(), cancelled: Type.Array(OrderResultSchema) }),
+    ]),
+  },
+} as const satisfies Record<string, { body: TSchema; reply: TSchema }>;

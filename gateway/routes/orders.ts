@@ -12,9 +12,9 @@ import { Bytes32, bytes32, Nullable } from './schemas.ts';
 import { exampleBytes32, exampleSeries } from './examples.ts';
 import { orderContext } from '../orders/orderContext.ts';
 import { orderNotFound, orderValidation } from '../orders/orderErrors.ts';
-import { instructionsJson, InstructionReplyFields } from '../orders/instructionFields.ts';
+import { instructionsJson } from '../orders/instructionFields.ts';
 import { orderOperations, type OrderOperation } from '../orders/orderOperations.ts';
-import { CancelEntrySchema, docsOnly, OneCancelBody, OrderResultSchema, OrderViewSchema, PlaceBody, relayReply, ReplaceBody, TypedDataSchema, typedDataReply } from '../orders/orderSchemas.ts';
+import { docsOnly, orderOperationSchemas, OrderViewSchema } from '../orders/orderSchemas.ts';
 import type { OrderView } from '../orders/orderHistory.ts';
 
 const twoPhase =
@@ -61,8 +61,8 @@ export function orderRoutes(s: Services): Route[] {
       '/api/mm/orders/place',
       'Place an order (two-phase)',
       'Unsigned: `{ seriesId, isBuy, size, price, portfolioId? }` in human units. Signed: the PlaceOrder message `{ seriesId, portfolioId, isBuy, tick, size, expiry, nonce, deadline }` plus `signature`. The orderId is the EIP-712 hash of the PlaceOrder (returned in phase one too). Either phase may add the order instructions `timeInForce` (GTC, IOC, FOK), `postOnly`, `reduceOnly`, `mmp`, `clientOrderId` (not signed; phase one echoes them, phase two applies them; docs/order-entry.md).',
-      PlaceBody,
-      { 200: Type.Union([typedDataReply('place_order', { typedData: TypedDataSchema, orderId: Bytes32, ...InstructionReplyFields }), relayReply('place_order')]) },
+      orderOperationSchemas.place.body,
+      { 200: orderOperationSchemas.place.reply },
       ops.place,
       () => ({ body: { ...placeExample('1'), timeInForce: 'GTC', clientOrderId: 'my-order-1' } }),
     ),
@@ -70,13 +70,8 @@ export function orderRoutes(s: Services): Route[] {
       '/api/mm/orders/replace',
       'Replace an order atomically (two-phase)',
       '`{ cancel: { orderId, nonce?, deadline? }, place: <place body> }`. Both signatures (`cancel.signature`, `place.signature`) or neither; a partial one is an OrderValidationError. The cancel and the new order are one engine command: both happen or neither. The relay reply lists the new order in `orders` and the old one in `cancelled`.',
-      ReplaceBody,
-      {
-        200: Type.Union([
-          typedDataReply('replace_order', { replacement: Type.Object({ oldOrderId: Bytes32, cancelTypedData: TypedDataSchema, placeTypedData: TypedDataSchema, orderId: Bytes32, ...InstructionReplyFields }) }),
-          relayReply('replace_order', { cancelled: Type.Array(OrderResultSchema) }),
-        ]),
-      },
+      orderOperationSchemas.replace.body,
+      { 200: orderOperationSchemas.replace.reply },
       ops.replace,
       () => ({ body: { cancel: cancelExample, place: placeExample('1.5') } }),
     ),
@@ -84,13 +79,8 @@ export function orderRoutes(s: Services): Route[] {
       '/api/mm/orders/place-batch',
       'Place up to 50 orders, all or nothing (two-phase)',
       '`{ orders: [<place body>, ...] }`, 1 to 50 entries, all signed or all unsigned (a mixed batch is an OrderValidationError). One invalid entry refuses the whole batch and nothing is applied.',
-      Type.Object({ orders: Type.Array(PlaceBody, { minItems: 1, maxItems: 50 }) }),
-      {
-        200: Type.Union([
-          typedDataReply('place_orders_batch', { placements: Type.Array(Type.Object({ typedData: TypedDataSchema, orderId: Bytes32, ...InstructionReplyFields })), count: Type.Integer() }),
-          relayReply('place_orders_batch', { count: Type.Integer() }),
-        ]),
-      },
+      orderOperationSchemas.placeBatch.body,
+      { 200: orderOperationSchemas.placeBatch.reply },
       ops.placeBatch,
       () => ({ body: { orders: [placeExample('1'), placeExample('1.5')] } }),
     ),
@@ -98,13 +88,8 @@ export function orderRoutes(s: Services): Route[] {
       '/api/mm/orders/cancel-batch',
       'Cancel up to 50 orders, all or nothing (two-phase)',
       '`{ cancellations: [{ orderId, nonce?, deadline? }, ...] }`; signed entries carry `nonce`, `deadline` and `signature` (CancelOrder). The relay reply lists the cancelled orders in `orders`. An unknown order, or another wallet\'s, is 404 `Order not found`.',
-      Type.Object({ cancellations: Type.Array(CancelEntrySchema, { minItems: 1, maxItems: 50 }) }),
-      {
-        200: Type.Union([
-          typedDataReply('cancel_orders_batch', { cancellations: Type.Array(Type.Object({ orderId: Bytes32, typedData: TypedDataSchema })), count: Type.Integer() }),
-          relayReply('cancel_orders_batch', { count: Type.Integer() }),
-        ]),
-      },
+      orderOperationSchemas.cancelBatch.body,
+      { 200: orderOperationSchemas.cancelBatch.reply },
       ops.cancelBatch,
       () => ({ body: { cancellations: [cancelExample] } }),
     ),
@@ -112,13 +97,8 @@ export function orderRoutes(s: Services): Route[] {
       '/api/mm/orders/cancel',
       'Cancel one order by orderId or clientOrderId (two-phase)',
       '`{ orderId }` or `{ clientOrderId }` (exactly one), with the optional `nonce`, `deadline` and, signed, `signature` of a cancel-batch entry: the one-order form of cancel-batch, with its phases and its reply (`operation: cancel_orders_batch`, `count: 1`, relay `batchCancelOrders`). A clientOrderId names the caller\'s open order carrying it. An unknown order, another wallet\'s, or a clientOrderId no open order of the caller carries is 404 `Order not found`. Both forms (`/mm/orders/cancel` with the session cookie, `{ error }` bodies).',
-      OneCancelBody,
-      {
-        200: Type.Union([
-          typedDataReply('cancel_orders_batch', { cancellations: Type.Array(Type.Object({ orderId: Bytes32, typedData: TypedDataSchema }), { minItems: 1, maxItems: 1 }), count: Type.Literal(1) }),
-          relayReply('cancel_orders_batch', { count: Type.Literal(1) }),
-        ]),
-      },
+      orderOperationSchemas.cancel.body,
+      { 200: orderOperationSchemas.cancel.reply },
       ops.cancel,
       () => ({ body: { clientOrderId: 'my-order-1' } }),
       ['current', 'earlier'],
@@ -127,16 +107,8 @@ export function orderRoutes(s: Services): Route[] {
       '/api/mm/orders/replace-batch',
       'Replace up to 50 orders atomically (two-phase)',
       '`{ replacements: [{ cancel, place }, ...] }`; every entry carries both its signatures or neither, uniformly across the batch. All replacements are one engine command.',
-      Type.Object({ replacements: Type.Array(ReplaceBody, { minItems: 1, maxItems: 50 }) }),
-      {
-        200: Type.Union([
-          typedDataReply('replace_orders_batch', {
-            replacements: Type.Array(Type.Object({ oldOrderId: Bytes32, cancelTypedData: TypedDataSchema, placeTypedData: TypedDataSchema, orderId: Bytes32, ...InstructionReplyFields })),
-            count: Type.Integer(),
-          }),
-          relayReply('replace_orders_batch', { count: Type.Integer(), cancelled: Type.Array(OrderResultSchema) }),
-        ]),
-      },
+      orderOperationSchemas.replaceBatch.body,
+      { 200: orderOperationSchemas.replaceBatch.reply },
       ops.replaceBatch,
       () => ({ body: { replacements: [{ cancel: cancelExample, place: placeExample('1.5') }] } }),
     ),
