@@ -240,3 +240,18 @@ t.test('an API key with scope read is refused per message (403), the socket stay
   t.equal(ok['result']?.mode, 'typed_data', 'a key with read and trade may enter orders');
   trading.close();
 });
+
+t.test('a signed batch of 50 fits in one frame of /ws/private', async (t) => {
+  const frank = await trader(app, 'ws-frank', { deposit: 20_000_000 });
+  const c = await socket(frank);
+  const typed = await call(c, 'PLACE_BATCH', { orders: Array.from({ length: 50 }, () => unsignedPlace(frank, { clientOrderId: `frank-${price}` })) });
+  t.equal(typed['result']?.count, 50, 'phase one', { error: typed['error'] });
+  const orders = await Promise.all(typed['result'].placements.map(async (p: { typedData: unknown; clientOrderId: string }) => ({ ...(await signServed(frank.account, p.typedData)), clientOrderId: p.clientOrderId })));
+  const frame = JSON.stringify({ method: 'PLACE_BATCH', params: { orders }, id: 'big' });
+  t.ok(frame.length > 16 * 1024, `${frame.length} bytes: more than the 16 KiB of the other streams`);
+  c.send(frame);
+  const placed = await c.next((f) => f['id'] === 'big', 'the 50-order relay');
+  t.match(placed['result'], { mode: 'relay', count: 50 });
+  t.equal(placed['result'].orders.length, 50);
+  c.close();
+});
