@@ -6,21 +6,24 @@
  * - The venue runs in a child process (`bench/wsorders.ts --server`): the real app with LMDB in
  *   a temporary DATA_DIR, the Piscina signature pool (WORKERS default), no timers, the orders
  *   rate-limit group unlimited (the WebSocket order methods draw on the same limiter), the
- *   connection limit per IP raised. 64 MMM wallets, funded and logged in.
+ *   connection limit per IP raised, no periodic snapshot (see server()). 64 MMM wallets, funded and logged in.
  * - This process is the load generator, ON THE SAME MACHINE (it takes CPU from the server).
  *   Orders are pre-signed (native secp256k1 over our digest) and pre-serialised, both as an
  *   HTTP request and as a `{"method":"PLACE","params":<the same body>,"id":n}` frame, before
  *   anything is measured; pairs at the mark (a sell, then a buy from the next wallet), so half
  *   of them trade, as in bench/orders.ts.
- * - WebSocket: one socket per wallet (64, the `ws` package), AUTH with the wallet's token; an
- *   order goes on its wallet's socket and answers are matched by `id` (several in flight per
- *   socket). REST: 128 keep-alive connections, one request in flight each (bench/lib/httpLoad.ts).
+ * - WebSocket: one socket per wallet (64, the `ws` package for the handshake, AUTH and reading
+ *   the answers), AUTH with the wallet's token; an order goes on its wallet's socket as a frame
+ *   prepared in advance (written to the TCP socket as is, like the HTTP requests) and answers
+ *   are matched by `id` (several in flight per socket). REST: 128 keep-alive connections, one request in flight each (bench/lib/httpLoad.ts).
  * - Throughput: closed loop, best of ROUNDS, alternating WebSocket and REST (WebSocket: WS_DEPTH
  *   in flight per socket, 128 in all like REST). Latency: open loop at half the lower of the
  *   two best rates, LATENCY_ROUNDS rounds of each, alternating; percentiles count from each
  *   order's due time (so a queue is measured, not hidden) over all rounds of a transport.
  * - Also reported: the server's CPU time per order for each transport (child process, all
- *   threads; does not depend on the share of the machine the server got).
+ *   threads; does not depend on the share of the machine the server got), and the generator's;
+ *   per latency round, the p99s and the largest event-loop delay of the generator and of the
+ *   server's main thread (a stall of either side is what a p99 on this shared machine is made of).
  * - Every wait is bounded (bench/lib/deadline.ts): the child's answers, the handshakes and AUTH,
  *   and any round with answers outstanding and none arriving for BENCH_STALL_MS.
  */
@@ -31,6 +34,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import WebSocket from 'ws';
 import { bytesToHex, hexToBytes, keccak256, toBytes, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
@@ -47,13 +51,14 @@ const CONNS = 128;
 const WS_DEPTH = CONNS / WALLETS;
 const ROUND_MS = 2000;
 const ROUNDS = 2;
-const LATENCY_MS = 3000;
-const LATENCY_ROUNDS = 2;
+const LATENCY_MS = 1500;
+// Short rounds, many of them, alternating: a stall of the shared machine (100-400 ms seen) lands on both transports alike more often than in two long rounds.
+const LATENCY_ROUNDS = 6;
 const key = (i: number) => keccak256(toBytes(`wsorders-bench-${i}`));
 
 type Setup = { port: number; tokens: string[]; series: { seriesId: Hex; expiry: number; markTick: number }[]; domain: Eip712Domain; now: number };
-type ToChild = { type: 'cpu' } | { type: 'stop' };
-type FromChild = { type: 'ready'; setup: Setup } | { type: 'cpu'; micros: number };
+type ToChild = { type: 'cpu' } | { type: 'loopStart' } | { type: 'loopEnd' } | { type: 'stop' };
+type FromChild = { type: 'ready'; setup: Setup } | { type: 'cpu'; micros: number } | { type: 'ok' } | { type: 'loop'; maxMs: number; p99Ms: number };
 
 // ---------------------------------------------------------------- the venue (child)
 async function server(): Promise<void> {
@@ -66,7 +71,9 @@ async function server(): Promise<void> {
   const { orderBookDomain } = await import('../workers/eip712/types.ts');
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-wsorders-'));
   const unlimited = { anonymous: null, tier1: null, tier2: null, tier3: null };
-  const loaded = loadConfig({ ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, RATE_LIMITS: JSON.stringify({ orders: unlimited }) });
+  // No periodic snapshot in the run: writing one of the grown state held the main thread for
+  // about 2 s here, and it lands on whichever transport is running at command 100,000.
+  const loaded = loadConfig({ ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, RATE_LIMITS: JSON.stringify({ orders: unlimited }), SNAPSHOT_EVERY_COMMANDS: String(2 ** 31 - 1) });
   if (!loaded.ok) throw new Error(loaded.errors.join('; '));
   const config = loaded.config;
   const app = await startApp(config, { log: silentLogger, drivers: false });
@@ -88,8 +95,17 @@ async function server(): Promise<void> {
     return { seriesId: s.seriesId, expiry: s.expiry, markTick: Math.max(1, Number(s.marks.mark / 10n ** BigInt(18 - tickDecimals))) };
   });
   const domain = orderBookDomain(config.serviceName, config.chainId, config.contracts.orderBook);
+  // The server's main-thread stalls in a latency round (GC, long turns, losing the CPU).
+  let loop = monitorEventLoopDelay({ resolution: 1 });
   process.on('message', (m: ToChild) => {
-    if (m.type === 'cpu') {
+    if (m.type === 'loopStart') {
+      loop = monitorEventLoopDelay({ resolution: 1 });
+      loop.enable();
+      process.send!({ type: 'ok' } satisfies FromChild);
+    } else if (m.type === 'loopEnd') {
+      loop.disable();
+      process.send!({ type: 'loop', maxMs: Math.round(loop.max / 1e6), p99Ms: Math.round(loop.percentile(99) / 1e6) } satisfies FromChild);
+    } else if (m.type === 'cpu') {
       const u = process.cpuUsage();
       process.send!({ type: 'cpu', micros: u.user + u.system } satisfies FromChild);
     } else {
@@ -105,8 +121,26 @@ async function server(): Promise<void> {
 // ---------------------------------------------------------------- the load generator
 const secp256k1 = createRequire(import.meta.url)('secp256k1/bindings') as typeof secp256k1Types;
 
-/** One pre-signed order in both encodings: its wallet, the HTTP request, the WebSocket frame. */
-type Order = { wallet: number; http: Buffer; frame: string; id: number };
+/** One pre-signed order in both encodings: its wallet, the HTTP request, the WebSocket frame (bytes on the wire). */
+type Order = { wallet: number; http: Buffer; frame: Buffer; id: number };
+
+/**
+ * A client-to-server text frame, built once like the HTTP request: FIN + text, the masked bit
+ * with an all-zero masking key (RFC 6455 lets the client pick any key; zero leaves the payload
+ * as is), so sending it is one write of prepared bytes, as for REST.
+ */
+function maskedTextFrame(text: string): Buffer {
+  const payload = Buffer.from(text);
+  const n = payload.length;
+  const head = n < 126 ? Buffer.from([0x81, 0x80 | n]) : n < 65536 ? Buffer.from([0x81, 0x80 | 126, n >> 8, n & 0xff]) : (() => {
+    const h = Buffer.alloc(10);
+    h[0] = 0x81;
+    h[1] = 0x80 | 127;
+    h.writeBigUInt64BE(BigInt(n), 2);
+    return h;
+  })();
+  return Buffer.concat([head, Buffer.alloc(4), payload]);
+}
 
 let nextId = 0;
 function presign(setup: Setup, count: number, nonces: bigint[]): Order[] {
@@ -126,7 +160,7 @@ function presign(setup: Setup, count: number, nonces: bigint[]): Order[] {
       wallet: w,
       id,
       http: Buffer.from(`POST /api/mm/orders/place HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${setup.tokens[w]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`),
-      frame: `{"method":"PLACE","params":${body},"id":${id}}`,
+      frame: maskedTextFrame(`{"method":"PLACE","params":${body},"id":${id}}`),
     });
   }
   return out;
@@ -142,7 +176,12 @@ class WsClient {
   private closing = false;
   firstError: string | null = null;
 
-  private constructor(private readonly ws: WebSocket, private readonly name: string) {
+  private constructor(
+    private readonly ws: WebSocket,
+    /** The socket under `ws`: prepared frames are written to it directly (ws still reads the answers). */
+    private readonly raw: { write(b: Buffer): boolean },
+    private readonly name: string,
+  ) {
     ws.on('message', (data) => this.onMessage(data.toString()));
     ws.on('close', (code) => {
       if (!this.closing) this.fail(new Error(`${this.name}: closed by the server (${code}) with ${this.pending.size} orders in flight`));
@@ -171,8 +210,9 @@ class WsClient {
     });
     ws.send(JSON.stringify({ type: 'AUTH', token }));
     await within(authed, `${name}: AUTH_SUCCESS`);
-    (ws as unknown as { _socket: { setNoDelay(b: boolean): void } })._socket.setNoDelay(true);
-    return new WsClient(ws, name);
+    const raw = (ws as unknown as { _socket: { setNoDelay(b: boolean): void; write(b: Buffer): boolean } })._socket;
+    raw.setNoDelay(true);
+    return new WsClient(ws, raw, name);
   }
 
   get inFlight(): number {
@@ -188,7 +228,7 @@ class WsClient {
     if (this.failure !== null) return;
     if (this.pending.size === 0) this.lastProgress = performance.now();
     this.pending.set(o.id, { dueNs, done });
-    this.ws.send(o.frame);
+    this.raw.write(o.frame);
   }
 
   private onMessage(text: string): void {
@@ -260,7 +300,7 @@ function wsClosedLoop(clients: WsClient[], queues: Order[][], ms: number, depth:
 }
 
 /** Open loop: `rate` orders per second for `ms`, each sent on its wallet's socket when due; latency from the due time. */
-function wsOpenLoop(clients: WsClient[], orders: Order[], cursor: { i: number }, rate: number, ms: number): Promise<Round> {
+function wsOpenLoop(clients: WsClient[], orders: Order[], cursor: { i: number }, rate: number, ms: number): Promise<Round & { dueAtMs: number[] }> {
   return new Promise((resolve, reject) => {
     const latenciesUs: number[] = [];
     let errors = 0;
@@ -273,16 +313,19 @@ function wsOpenLoop(clients: WsClient[], orders: Order[], cursor: { i: number },
     const finish = () => {
       if (ended) return;
       ended = true;
-      resolve({ rate: done / ((performance.now() - start) / 1000), latenciesUs, errors, firstError: errors > 0 ? 0 : null });
+      resolve({ rate: done / ((performance.now() - start) / 1000), latenciesUs, errors, firstError: errors > 0 ? 0 : null, dueAtMs });
     };
+    const dueAtMs: number[] = [];
     const timer = setInterval(() => {
       const elapsed = performance.now() - start;
       const due = Math.min(Math.floor((Math.min(elapsed, ms) / 1000) * rate), orders.length - cursor.i + scheduled);
       for (; scheduled < due; scheduled++) {
         const o = orders[cursor.i++]!;
+        const dueMs = (scheduled / rate) * 1000;
         clients[o.wallet]!.send(o, (ok, ns) => {
           if (!ok) errors++;
           latenciesUs.push(Number(ns) / 1000);
+          dueAtMs.push(dueMs);
           if (++done === scheduled && stopped) finish();
         }, startNs + BigInt(Math.round((scheduled / rate) * 1e9)));
       }
@@ -359,14 +402,24 @@ async function main(): Promise<void> {
   const wsRounds: Round[] = [];
   const restRounds: Round[] = [];
   const cpuPerOrder = { ws: Infinity, rest: Infinity };
+  const generatorCpuPerOrder = { ws: Infinity, rest: Infinity };
+  const generatorCpu = () => {
+    const u = process.cpuUsage();
+    return u.user + u.system;
+  };
   for (let r = 0; r < ROUNDS; r++) {
     const wsOrders = presign(setup, perRound, nonces);
     const restOrders = presign(setup, perRound, nonces);
     let c0 = await cpu();
+    let g0 = generatorCpu();
     const ws = await wsClosedLoop(clients, byWallet(wsOrders), ROUND_MS, WS_DEPTH);
+    generatorCpuPerOrder.ws = Math.min(generatorCpuPerOrder.ws, (generatorCpu() - g0) / ws.latenciesUs.length);
     cpuPerOrder.ws = Math.min(cpuPerOrder.ws, ((await cpu()) - c0) / ws.latenciesUs.length);
+    const restConns = await openConns();
     c0 = await cpu();
-    const rest = await restRound((conns) => closedLoop(conns, httpOf(restOrders), { i: 0 }, ROUND_MS, 1));
+    g0 = generatorCpu();
+    const rest = await closedLoop(restConns, httpOf(restOrders), { i: 0 }, ROUND_MS, 1).finally(() => restConns.forEach((c) => c.close()));
+    generatorCpuPerOrder.rest = Math.min(generatorCpuPerOrder.rest, (generatorCpu() - g0) / rest.latenciesUs.length);
     cpuPerOrder.rest = Math.min(cpuPerOrder.rest, ((await cpu()) - c0) / rest.latenciesUs.length);
     wsRounds.push(ws);
     restRounds.push(rest);
@@ -378,14 +431,31 @@ async function main(): Promise<void> {
   // Latency: both at the same rate, half the lower best rate, alternating.
   const rate = Math.min(wsBest.rate, restBest.rate) / 2;
   const perLatency = Math.ceil(rate * (LATENCY_MS / 1000)) + 500;
-  const wsLat: Round[] = [];
+  const wsLat: (Round & { dueAtMs: number[] })[] = [];
+  const generatorLoopDelayMaxMs = { ws: [] as number[], rest: [] as number[] };
+  const serverLoopDelayMaxMs = { ws: [] as number[], rest: [] as number[] };
   const restLat: Round[] = [];
+  // Signed before the first latency round: no signing (and its garbage) between rounds.
+  const latencyOrders = Array.from({ length: LATENCY_ROUNDS }, () => ({ ws: presign(setup, perLatency, nonces), rest: presign(setup, perLatency, nonces) }));
   for (let r = 0; r < LATENCY_ROUNDS; r++) {
-    const wsOrders = presign(setup, perLatency, nonces);
-    const restOrders = presign(setup, perLatency, nonces);
+    const wsOrders = latencyOrders[r]!.ws;
+    const restOrders = latencyOrders[r]!.rest;
     // Which goes first alternates, so that neither always follows the other's backlog.
-    const wsRun = () => wsOpenLoop(clients, wsOrders, { i: 0 }, rate, LATENCY_MS);
-    const restRun = () => restRound((conns) => openLoop(conns, httpOf(restOrders), { i: 0 }, rate, LATENCY_MS));
+    // The generator's own stalls (GC, losing the CPU) delay due orders: measured per round.
+    const watched = async <T>(which: 'ws' | 'rest', run: () => Promise<T>): Promise<T> => {
+      await ask({ type: 'loopStart' });
+      const h = monitorEventLoopDelay({ resolution: 1 });
+      h.enable();
+      try {
+        return await run();
+      } finally {
+        h.disable();
+        generatorLoopDelayMaxMs[which].push(Math.round(h.max / 1e6));
+        serverLoopDelayMaxMs[which].push(((await ask({ type: 'loopEnd' })) as { maxMs: number }).maxMs);
+      }
+    };
+    const wsRun = () => watched('ws', () => wsOpenLoop(clients, wsOrders, { i: 0 }, rate, LATENCY_MS));
+    const restRun = () => watched('rest', () => restRound((conns) => openLoop(conns, httpOf(restOrders), { i: 0 }, rate, LATENCY_MS)));
     if (r % 2 === 0) {
       wsLat.push(await wsRun());
       restLat.push(await restRun());
@@ -395,7 +465,9 @@ async function main(): Promise<void> {
     }
     const w = wsLat[r]!.latenciesUs;
     const h = restLat[r]!.latenciesUs;
-    process.stderr.write(`# latency round ${r + 1} at ${Math.round(rate)}/s: WebSocket p50 ${us(w, 50)} p99 ${us(w, 99)} us, REST p50 ${us(h, 50)} p99 ${us(h, 99)} us\n`);
+    // Where in the round the slowest WebSocket answers were due: a stall shows as a cluster.
+    const slow = w.map((x, i) => [x, wsLat[r]!.dueAtMs[i]!] as const).sort((a, b) => b[0] - a[0]).slice(0, 5).map(([x, at]) => `${Math.round(x / 1000)}ms@${Math.round(at)}`);
+    process.stderr.write(`# latency round ${r + 1} at ${Math.round(rate)}/s: WebSocket p50 ${us(w, 50)} p99 ${us(w, 99)} us (slowest: ${slow.join(' ')}), REST p50 ${us(h, 50)} p99 ${us(h, 99)} us; loop delay max (generator / server): WebSocket ${generatorLoopDelayMaxMs.ws[r]} / ${serverLoopDelayMaxMs.ws[r]} ms, REST ${generatorLoopDelayMaxMs.rest[r]} / ${serverLoopDelayMaxMs.rest[r]} ms\n`);
   }
   const errors = [...wsRounds, ...restRounds, ...wsLat, ...restLat].reduce((n, r) => n + r.errors, 0);
   const firstError = clients.find((c) => c.firstError)?.firstError ?? firstErrorBody();
@@ -424,10 +496,10 @@ async function main(): Promise<void> {
     p99_us: wsP99,
     extra: {
       what: '{"method":"PLACE","params":<signed place body>} on /ws/private: the REST route\'s operation (parse, checks, signature recovery in the pool, engine with half the orders trading, LMDB journal commit, relay calldata), answered {result} after the commit',
-      loadGenerator: 'same machine, this process; the server is a child process. WebSocket: one socket per wallet (64, ws package), 2 in flight per socket in the closed loop; REST: 128 keep-alive connections, 1 in flight each',
+      loadGenerator: 'same machine, this process; the server is a child process. WebSocket: one socket per wallet (64; frames prepared in advance and written to the TCP socket, answers read by the ws package), 2 in flight per socket in the closed loop, no limit in the open loop; REST: 128 keep-alive connections (raw HTTP/1.1, requests prepared in advance), 1 in flight each',
       latency: `open loop at ${Math.round(rate)} orders/s for both (half the lower best throughput), ${LATENCY_ROUNDS} rounds of ${LATENCY_MS} ms each, alternating (which goes first alternates too); due time to answer`,
-      ws: { p50Us: us(wsAll, 50), p99Us: Math.round(wsP99), achievedRates: wsLat.map((r) => Math.round(r.rate)), roundP99Us: wsLat.map((r) => us(r.latenciesUs, 99)), serverCpuUsPerOrder: Math.round(cpuPerOrder.ws), throughputRounds: wsRounds.map((r) => Math.round(r.rate)) },
-      rest: { p50Us: us(restAll, 50), p99Us: Math.round(restP99), achievedRates: restLat.map((r) => Math.round(r.rate)), roundP99Us: restLat.map((r) => us(r.latenciesUs, 99)), serverCpuUsPerOrder: Math.round(cpuPerOrder.rest), throughputRounds: restRounds.map((r) => Math.round(r.rate)) },
+      ws: { p50Us: us(wsAll, 50), p99Us: Math.round(wsP99), achievedRates: wsLat.map((r) => Math.round(r.rate)), roundP99Us: wsLat.map((r) => us(r.latenciesUs, 99)), serverCpuUsPerOrder: Math.round(cpuPerOrder.ws), generatorCpuUsPerOrder: Math.round(generatorCpuPerOrder.ws), generatorLoopDelayMaxMs: generatorLoopDelayMaxMs.ws, serverLoopDelayMaxMs: serverLoopDelayMaxMs.ws, throughputRounds: wsRounds.map((r) => Math.round(r.rate)) },
+      rest: { p50Us: us(restAll, 50), p99Us: Math.round(restP99), achievedRates: restLat.map((r) => Math.round(r.rate)), roundP99Us: restLat.map((r) => us(r.latenciesUs, 99)), serverCpuUsPerOrder: Math.round(cpuPerOrder.rest), generatorCpuUsPerOrder: Math.round(generatorCpuPerOrder.rest), generatorLoopDelayMaxMs: generatorLoopDelayMaxMs.rest, serverLoopDelayMaxMs: serverLoopDelayMaxMs.rest, throughputRounds: restRounds.map((r) => Math.round(r.rate)) },
       p99RatioWsToRest: Number((wsP99 / restP99).toFixed(3)),
       budget: { wsP99AtMostRestP99: true, met: wsP99 <= restP99 },
       cores: availableParallelism(),
