@@ -175,7 +175,7 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
     log,
     clock,
   });
-  const streams = attachStreams(server.app, services, api.authenticate, asyncapi);
+  const streams = attachStreams(server.app, services, api.authenticate, asyncapi, api.rateLimiter);
   const drivers = options.drivers === false ? null : startDrivers(pipeline, reads, config, marks, log);
   let port: number;
   try {

@@ -84,6 +84,7 @@ export function buildLlmsTxt(routes: readonly Route[], info: OpenApiInfo): strin
     `- Current error codes: ${Object.entries(errorCodes).map(([c, s]) => `\`${c}\` ${s.status}`).join(', ')}.`,
     `- Earlier error codes: ${Object.entries(earlierErrorCodes).map(([c, s]) => `\`${c}\` ${s}`).join(', ')}.`,
     '- Rate limits per group and caller; 429 carries `Retry-After` (s) and `details: { limit, resetAt }` (Unix ms).',
+    '- Order entry over the WebSocket `/ws/private` (after AUTH, scope `trade`): `{"method":"PLACE"|"REPLACE"|"CANCEL"|"PLACE_BATCH"|"CANCEL_BATCH"|"REPLACE_BATCH","params":<the body of the matching /api/mm/orders route>,"id":7}` -> `{"result":<its 200 body>,"id":7}` or `{"error":{"code","status","message","details"},"id":7}`; the orders budget is shared with REST (AsyncAPI channel `orders`).',
   ];
   for (const [group, list] of groups) {
     out.push('', `## ${group}`, '');

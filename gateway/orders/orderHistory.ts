@@ -38,6 +38,7 @@ type OrderHistoryState = { open: OpenOrder[]; finished: [string, OrderView[]][] 
 
 const FINISHED_PER_WALLET = 1000;
 const isOpen = (s: OrderStatus) => s === 'open' || s === 'partial';
+const clientKey = (owner: string, clientOrderId: string) => `${owner}|${clientOrderId}`;
 
 export class OrderHistory {
   /** Every open order, in the order the events named them first (acceptance order). */
@@ -46,6 +47,8 @@ export class OrderHistory {
   private readonly openByOwner = new Map<string, Map<Hex, OpenOrder>>();
   private readonly finished = new Map<string, OrderView[]>();
   private readonly finishedById = new Map<Hex, { readonly owner: string; readonly view: OrderView }>();
+  /** `owner|clientOrderId` -> the open order carrying it (unique among a wallet's open orders). */
+  private readonly openByClientId = new Map<string, Hex>();
 
   constructor(private readonly catalog: Catalog) {}
 
@@ -77,11 +80,7 @@ export class OrderHistory {
         known.view = view;
         return;
       }
-      const o: OpenOrder = { owner: e.owner, createdAtMs: e.createdAt, view };
-      this.openById.set(e.orderId, o);
-      let mine = this.openByOwner.get(e.owner);
-      if (!mine) this.openByOwner.set(e.owner, (mine = new Map()));
-      mine.set(e.orderId, o);
+      this.addOpen({ owner: e.owner, createdAtMs: e.createdAt, view });
       return;
     }
     if (known) {
@@ -89,8 +88,20 @@ export class OrderHistory {
       const mine = this.openByOwner.get(known.owner);
       mine?.delete(e.orderId);
       if (mine?.size === 0) this.openByOwner.delete(known.owner);
+      const clientId = known.view.instructions.clientOrderId;
+      // A replacement may carry the id on: only the entry that still names this order goes.
+      if (clientId !== null && this.openByClientId.get(clientKey(known.owner, clientId)) === e.orderId) this.openByClientId.delete(clientKey(known.owner, clientId));
     }
     this.finish(e.owner, view);
+  }
+
+  private addOpen(o: OpenOrder): void {
+    this.openById.set(o.view.orderId, o);
+    let mine = this.openByOwner.get(o.owner);
+    if (!mine) this.openByOwner.set(o.owner, (mine = new Map()));
+    mine.set(o.view.orderId, o);
+    const clientId = o.view.instructions.clientOrderId;
+    if (clientId !== null) this.openByClientId.set(clientKey(o.owner, clientId), o.view.orderId);
   }
 
   private finish(owner: string, view: OrderView): void {
@@ -105,6 +116,12 @@ export class OrderHistory {
   openOrder(owner: string, orderId: Hex): OrderView | null {
     const o = this.openById.get(orderId);
     return o && o.owner === owner ? o.view : null;
+  }
+
+  /** The caller's open order with this client order id (extensions.md "Cancels"), or null. */
+  openByClientOrderId(owner: string, clientOrderId: string): OrderView | null {
+    const orderId = this.openByClientId.get(clientKey(owner, clientOrderId));
+    return orderId === undefined ? null : this.openOrder(owner, orderId);
   }
 
   /** The caller's finished order, if still remembered. */
@@ -139,13 +156,7 @@ export class OrderHistory {
   }
 
   importState(s: OrderHistoryState): void {
-    for (const o of s.open) {
-      const copy: OpenOrder = { owner: o.owner, createdAtMs: o.createdAtMs, view: o.view };
-      this.openById.set(o.view.orderId, copy);
-      let mine = this.openByOwner.get(o.owner);
-      if (!mine) this.openByOwner.set(o.owner, (mine = new Map()));
-      mine.set(o.view.orderId, copy);
-    }
+    for (const o of s.open) this.addOpen({ owner: o.owner, createdAtMs: o.createdAtMs, view: o.view });
     for (const [owner, list] of s.finished) for (const v of list) this.finish(owner, v);
   }
 }

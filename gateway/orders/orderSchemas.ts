@@ -7,6 +7,7 @@
  * framework's generic 400 does not. orderEntries.ts validates them completely instead.
  */
 import { Type, type TSchema } from '@sinclair/typebox';
+import { CLIENT_ORDER_ID_PATTERN } from '../../engine/index.ts';
 import { CancelReasonField, InstructionReplyFields, InstructionRequestFields } from './instructionFields.ts';
 import { Bytes32, Nullable, WadString, AddressSchema } from '../routes/schemas.ts';
 
@@ -58,6 +59,15 @@ export const UnsignedCancelSchema = Type.Object(
   { title: 'Unsigned cancel (phase one)' },
 );
 export const SignedCancelSchema = Type.Object({ orderId: Bytes32, nonce: UintString('uint256'), deadline: UintString('uint256'), signature: Signature }, { title: 'Signed cancel (phase two)' });
+
+const ClientOrderIdRef = Type.String({ pattern: CLIENT_ORDER_ID_PATTERN, description: "the clientOrderId of one of the caller's open orders" });
+/** `POST /api/mm/orders/cancel`: one cancel-batch entry, naming its order by orderId or by clientOrderId. */
+export const OneCancelBody = Type.Union([
+  UnsignedCancelSchema,
+  Type.Object({ clientOrderId: ClientOrderIdRef, nonce: Type.Optional(UintString('default: filled in by the server')), deadline: Type.Optional(UintString('default: now + 300')) }, { title: 'Unsigned cancel by clientOrderId (phase one)' }),
+  SignedCancelSchema,
+  Type.Object({ clientOrderId: ClientOrderIdRef, nonce: UintString('uint256'), deadline: UintString('uint256'), signature: Signature }, { title: 'Signed cancel by clientOrderId (phase two; the signed CancelOrder names the orderId phase one returned)' }),
+]);
 
 export const PlaceBody = Type.Union([UnsignedPlaceSchema, SignedPlaceSchema]);
 export const CancelEntrySchema = Type.Union([UnsignedCancelSchema, SignedCancelSchema]);
@@ -126,3 +136,50 @@ export const OrderViewSchema = Type.Object({
   ...InstructionReplyFields,
   cancelReason: CancelReasonField,
 });
+
+const PlacementFields = { typedData: TypedDataSchema, orderId: Bytes32, ...InstructionReplyFields };
+const ReplacementFields = { oldOrderId: Bytes32, cancelTypedData: TypedDataSchema, placeTypedData: TypedDataSchema, orderId: Bytes32, ...InstructionReplyFields };
+const CancellationFields = { orderId: Bytes32, typedData: TypedDataSchema };
+
+/**
+ * Request body and reply (both phases) of each order operation: the REST routes
+ * (routes/orders.ts) and the /ws/private order methods (streams/schemas.ts) declare these.
+ */
+export const orderOperationSchemas = {
+  place: {
+    body: PlaceBody,
+    reply: Type.Union([typedDataReply('place_order', PlacementFields), relayReply('place_order')]),
+  },
+  replace: {
+    body: ReplaceBody,
+    reply: Type.Union([typedDataReply('replace_order', { replacement: Type.Object(ReplacementFields) }), relayReply('replace_order', { cancelled: Type.Array(OrderResultSchema) })]),
+  },
+  placeBatch: {
+    body: Type.Object({ orders: Type.Array(PlaceBody, { minItems: 1, maxItems: 50 }) }),
+    reply: Type.Union([
+      typedDataReply('place_orders_batch', { placements: Type.Array(Type.Object(PlacementFields)), count: Type.Integer() }),
+      relayReply('place_orders_batch', { count: Type.Integer() }),
+    ]),
+  },
+  cancelBatch: {
+    body: Type.Object({ cancellations: Type.Array(CancelEntrySchema, { minItems: 1, maxItems: 50 }) }),
+    reply: Type.Union([
+      typedDataReply('cancel_orders_batch', { cancellations: Type.Array(Type.Object(CancellationFields)), count: Type.Integer() }),
+      relayReply('cancel_orders_batch', { count: Type.Integer() }),
+    ]),
+  },
+  cancel: {
+    body: OneCancelBody,
+    reply: Type.Union([
+      typedDataReply('cancel_orders_batch', { cancellations: Type.Array(Type.Object(CancellationFields), { minItems: 1, maxItems: 1 }), count: Type.Literal(1) }),
+      relayReply('cancel_orders_batch', { count: Type.Literal(1) }),
+    ]),
+  },
+  replaceBatch: {
+    body: Type.Object({ replacements: Type.Array(ReplaceBody, { minItems: 1, maxItems: 50 }) }),
+    reply: Type.Union([
+      typedDataReply('replace_orders_batch', { replacements: Type.Array(Type.Object(ReplacementFields)), count: Type.Integer() }),
+      relayReply('replace_orders_batch', { count: Type.Integer(), cancelled: Type.Array(OrderResultSchema) }),
+    ]),
+  },
+} as const satisfies Record<string, { body: TSchema; reply: TSchema }>;

@@ -36,6 +36,7 @@ export function massCancelRoutes(s: Services): Route[] {
   const catalog = s.reads.catalog;
   return [
     defineRoute({
+      forms: ['current', 'earlier'],
       method: 'POST',
       path: '/api/mm/orders/cancel-all',
       group: 'orders',
@@ -82,6 +83,7 @@ export function massCancelRoutes(s: Services): Route[] {
       },
     }),
     defineRoute({
+      forms: ['current', 'earlier'],
       method: 'POST',
       path: '/api/mm/orders/cancel-after',
       group: 'orders',

@@ -5,19 +5,16 @@
  * by the engine and answered with relay calldata once the journal has committed it.
  */
 import { Type, type TSchema } from '@sinclair/typebox';
-import { defineRoute, type Route } from '../http/route.ts';
+import { defineRoute, type Form, type Route } from '../http/route.ts';
 import type { ErrorReply } from '../http/errors.ts';
 import type { Services } from '../services.ts';
 import { Bytes32, bytes32, Nullable } from './schemas.ts';
 import { exampleBytes32, exampleSeries } from './examples.ts';
-import { orderContext, type OrderContext } from '../orders/orderContext.ts';
-import { parseBatch, parseCancel, parsePlace, parseReplace, rawReplaceSigned, rawSigned, type EntryError } from '../orders/orderEntries.ts';
-import { enterOrders, type EntryOutcome, type OrderRequest } from '../orders/orderEntry.ts';
+import { orderContext } from '../orders/orderContext.ts';
 import { orderNotFound, orderValidation } from '../orders/orderErrors.ts';
-import { cancelBatchCalldata, cancelTypedData, operations, placeBatchCalldata, placeCalldata, placeTypedData, relayData, replaceBatchCalldata, replaceCalldata, type OperationName } from '../orders/relay.ts';
-import { readObject } from '../orders/fields.ts';
-import { instructionsJson, InstructionReplyFields } from '../orders/instructionFields.ts';
-import { CancelEntrySchema, docsOnly, OrderResultSchema, OrderViewSchema, PlaceBody, relayReply, ReplaceBody, TypedDataSchema, typedDataReply } from '../orders/orderSchemas.ts';
+import { instructionsJson } from '../orders/instructionFields.ts';
+import { orderOperations, type OrderOperation } from '../orders/orderOperations.ts';
+import { docsOnly, orderOperationSchemas, OrderViewSchema } from '../orders/orderSchemas.ts';
 import type { OrderView } from '../orders/orderHistory.ts';
 
 const twoPhase =
@@ -26,52 +23,18 @@ const twoPhase =
   'A client that knows the typed data may post the signed body directly. Refusals of the body: 400 invalid_argument with details.error OrderValidationError; ' +
   'state refusals (margin, cash, OI cap, nonce used, deadline passed, settled series): 400 failed_precondition with details.reason.';
 
-const invalid = (e: EntryError): ErrorReply => orderValidation(e.message, e.reason === undefined ? { field: e.field } : { field: e.field, reason: e.reason });
-
 function orderJson(v: OrderView) {
   const { instructions, ...rest } = v;
   return { ...rest, price: v.price.toString(), size: v.size.toString(), filled: v.filled.toString(), remaining: v.remaining.toString(), ...instructionsJson(instructions) };
 }
 
-/** The relay reply of a signed request. */
-function relay(ctx: OrderContext, op: OperationName, outcome: Extract<EntryOutcome, { mode: 'relay' }>, count: boolean) {
-  const signedPlaces = outcome.places.map((p) => ({ message: p.message, signature: p.signature!.canonical }));
-  const signedCancels = outcome.cancels.map((c) => ({ message: c.message, signature: c.signature!.canonical }));
-  const calldata =
-    op === 'place'
-      ? placeCalldata(signedPlaces[0]!)
-      : op === 'placeBatch'
-        ? placeBatchCalldata(signedPlaces)
-        : op === 'cancelBatch'
-          ? cancelBatchCalldata(signedCancels)
-          : op === 'replace'
-            ? replaceCalldata(signedCancels[0]!, signedPlaces[0]!)
-            : replaceBatchCalldata(signedCancels.map((cancel, i) => ({ cancel, place: signedPlaces[i]! })));
-  const address = ctx.orderBook.address;
-  const body: Record<string, unknown> = {
-    mode: 'relay',
-    operation: operations[op].operation,
-    contractAddress: address,
-    relay: relayData(address, ctx.services.config.chainId, op, calldata),
-  };
-  if (count) body['count'] = op === 'cancelBatch' ? outcome.cancels.length : outcome.places.length;
-  // cancel-batch reports the cancelled orders; replace and place report the new ones (replace adds `cancelled`).
-  body['orders'] = op === 'cancelBatch' ? outcome.cancelled : outcome.orders;
-  if (op === 'replace' || op === 'replaceBatch') body['cancelled'] = outcome.cancelled;
-  return body;
-}
-
 export function orderRoutes(s: Services): Route[] {
-  // Built now, not on the first request: its read models must see every event from the start.
-  orderContext(s);
-  const run = async (address: string, req: OrderRequest) => {
-    const ctx = orderContext(s);
-    return { ctx, result: await enterOrders(ctx, ctx.wallet(address), req) };
-  };
+  // The same operations serve /ws/private's order methods (gateway/streams/orderMethods.ts).
+  const ops = orderOperations(s);
   /** A two-phase POST route; its handler gets the raw body (validated by orderEntries.ts) and the caller's address. */
-  type Handler = (body: unknown, address: string) => Promise<{ body: Record<string, unknown> } | ErrorReply>;
-  const post = (path: string, summary: string, description: string, body: TSchema, responses: Record<number, TSchema>, handler: Handler, examples: () => { body: unknown }) =>
+  const post = (path: string, summary: string, description: string, body: TSchema, responses: Record<number, TSchema>, handler: OrderOperation, examples: () => { body: unknown }, forms: readonly Form[] = ['current']) =>
     defineRoute({
+      forms,
       examples,
       // Unknown portfolio, series or order.
       errors: [404],
@@ -98,123 +61,55 @@ export function orderRoutes(s: Services): Route[] {
       '/api/mm/orders/place',
       'Place an order (two-phase)',
       'Unsigned: `{ seriesId, isBuy, size, price, portfolioId? }` in human units. Signed: the PlaceOrder message `{ seriesId, portfolioId, isBuy, tick, size, expiry, nonce, deadline }` plus `signature`. The orderId is the EIP-712 hash of the PlaceOrder (returned in phase one too). Either phase may add the order instructions `timeInForce` (GTC, IOC, FOK), `postOnly`, `reduceOnly`, `mmp`, `clientOrderId` (not signed; phase one echoes them, phase two applies them; docs/order-entry.md).',
-      PlaceBody,
-      { 200: Type.Union([typedDataReply('place_order', { typedData: TypedDataSchema, orderId: Bytes32, ...InstructionReplyFields }), relayReply('place_order')]) },
-      async (body, address) => {
-        const entry = parsePlace(body, '');
-        if (!entry.ok) return invalid(entry.error);
-        const { ctx, result } = await run(address, { signed: entry.value.signed, cancels: [], places: [entry.value], paired: false });
-        if (!result.ok) return result.error;
-        const out = result.value;
-        if (out.mode === 'relay') return { body: relay(ctx, 'place', out, false) };
-        const p = out.places[0]!;
-        return { body: { mode: 'typed_data', operation: 'place_order', contractAddress: ctx.orderBook.address, typedData: placeTypedData(ctx.orderBook.domain, p.message), orderId: p.orderId, ...instructionsJson(p.instructions) } };
-      },
+      orderOperationSchemas.place.body,
+      { 200: orderOperationSchemas.place.reply },
+      ops.place,
       () => ({ body: { ...placeExample('1'), timeInForce: 'GTC', clientOrderId: 'my-order-1' } }),
     ),
     post(
       '/api/mm/orders/replace',
       'Replace an order atomically (two-phase)',
       '`{ cancel: { orderId, nonce?, deadline? }, place: <place body> }`. Both signatures (`cancel.signature`, `place.signature`) or neither; a partial one is an OrderValidationError. The cancel and the new order are one engine command: both happen or neither. The relay reply lists the new order in `orders` and the old one in `cancelled`.',
-      ReplaceBody,
-      {
-        200: Type.Union([
-          typedDataReply('replace_order', { replacement: Type.Object({ oldOrderId: Bytes32, cancelTypedData: TypedDataSchema, placeTypedData: TypedDataSchema, orderId: Bytes32, ...InstructionReplyFields }) }),
-          relayReply('replace_order', { cancelled: Type.Array(OrderResultSchema) }),
-        ]),
-      },
-      async (body, address) => {
-        const entry = parseReplace(body, '');
-        if (!entry.ok) return invalid(entry.error);
-        const { ctx, result } = await run(address, { signed: entry.value.signed, cancels: [entry.value.cancel], places: [entry.value.place], paired: true });
-        if (!result.ok) return result.error;
-        const out = result.value;
-        if (out.mode === 'relay') return { body: relay(ctx, 'replace', out, false) };
-        const domain = ctx.orderBook.domain;
-        const c = out.cancels[0]!;
-        const p = out.places[0]!;
-        return { body: { mode: 'typed_data', operation: 'replace_order', contractAddress: ctx.orderBook.address, replacement: { oldOrderId: c.orderId, cancelTypedData: cancelTypedData(domain, c), placeTypedData: placeTypedData(domain, p.message), orderId: p.orderId, ...instructionsJson(p.instructions) } } };
-      },
+      orderOperationSchemas.replace.body,
+      { 200: orderOperationSchemas.replace.reply },
+      ops.replace,
       () => ({ body: { cancel: cancelExample, place: placeExample('1.5') } }),
     ),
     post(
       '/api/mm/orders/place-batch',
       'Place up to 50 orders, all or nothing (two-phase)',
       '`{ orders: [<place body>, ...] }`, 1 to 50 entries, all signed or all unsigned (a mixed batch is an OrderValidationError). One invalid entry refuses the whole batch and nothing is applied.',
-      Type.Object({ orders: Type.Array(PlaceBody, { minItems: 1, maxItems: 50 }) }),
-      {
-        200: Type.Union([
-          typedDataReply('place_orders_batch', { placements: Type.Array(Type.Object({ typedData: TypedDataSchema, orderId: Bytes32, ...InstructionReplyFields })), count: Type.Integer() }),
-          relayReply('place_orders_batch', { count: Type.Integer() }),
-        ]),
-      },
-      async (body, address) => {
-        const obj = readObject(body, 'body');
-        if (!obj.ok) return invalid(obj.error);
-        const batch = parseBatch(obj.value['orders'], 'orders', rawSigned, parsePlace);
-        if (!batch.ok) return invalid(batch.error);
-        const { ctx, result } = await run(address, { signed: batch.value.signed, cancels: [], places: batch.value.entries, paired: false });
-        if (!result.ok) return result.error;
-        const out = result.value;
-        if (out.mode === 'relay') return { body: relay(ctx, 'placeBatch', out, true) };
-        const placements = out.places.map((p) => ({ typedData: placeTypedData(ctx.orderBook.domain, p.message), orderId: p.orderId, ...instructionsJson(p.instructions) }));
-        return { body: { mode: 'typed_data', operation: 'place_orders_batch', contractAddress: ctx.orderBook.address, placements, count: placements.length } };
-      },
+      orderOperationSchemas.placeBatch.body,
+      { 200: orderOperationSchemas.placeBatch.reply },
+      ops.placeBatch,
       () => ({ body: { orders: [placeExample('1'), placeExample('1.5')] } }),
     ),
     post(
       '/api/mm/orders/cancel-batch',
       'Cancel up to 50 orders, all or nothing (two-phase)',
       '`{ cancellations: [{ orderId, nonce?, deadline? }, ...] }`; signed entries carry `nonce`, `deadline` and `signature` (CancelOrder). The relay reply lists the cancelled orders in `orders`. An unknown order, or another wallet\'s, is 404 `Order not found`.',
-      Type.Object({ cancellations: Type.Array(CancelEntrySchema, { minItems: 1, maxItems: 50 }) }),
-      {
-        200: Type.Union([
-          typedDataReply('cancel_orders_batch', { cancellations: Type.Array(Type.Object({ orderId: Bytes32, typedData: TypedDataSchema })), count: Type.Integer() }),
-          relayReply('cancel_orders_batch', { count: Type.Integer() }),
-        ]),
-      },
-      async (body, address) => {
-        const obj = readObject(body, 'body');
-        if (!obj.ok) return invalid(obj.error);
-        const batch = parseBatch(obj.value['cancellations'], 'cancellations', rawSigned, parseCancel);
-        if (!batch.ok) return invalid(batch.error);
-        const { ctx, result } = await run(address, { signed: batch.value.signed, cancels: batch.value.entries, places: [], paired: false });
-        if (!result.ok) return result.error;
-        const out = result.value;
-        if (out.mode === 'relay') return { body: relay(ctx, 'cancelBatch', out, true) };
-        const cancellations = out.cancels.map((c) => ({ orderId: c.orderId, typedData: cancelTypedData(ctx.orderBook.domain, c) }));
-        return { body: { mode: 'typed_data', operation: 'cancel_orders_batch', contractAddress: ctx.orderBook.address, cancellations, count: cancellations.length } };
-      },
+      orderOperationSchemas.cancelBatch.body,
+      { 200: orderOperationSchemas.cancelBatch.reply },
+      ops.cancelBatch,
       () => ({ body: { cancellations: [cancelExample] } }),
+    ),
+    post(
+      '/api/mm/orders/cancel',
+      'Cancel one order by orderId or clientOrderId (two-phase)',
+      '`{ orderId }` or `{ clientOrderId }` (exactly one), with the optional `nonce`, `deadline` and, signed, `signature` of a cancel-batch entry: the one-order form of cancel-batch, with its phases and its reply (`operation: cancel_orders_batch`, `count: 1`, relay `batchCancelOrders`). A clientOrderId names the caller\'s open order carrying it. An unknown order, another wallet\'s, or a clientOrderId no open order of the caller carries is 404 `Order not found`. Both forms (`/mm/orders/cancel` with the session cookie, `{ error }` bodies).',
+      orderOperationSchemas.cancel.body,
+      { 200: orderOperationSchemas.cancel.reply },
+      ops.cancel,
+      () => ({ body: { clientOrderId: 'my-order-1' } }),
+      ['current', 'earlier'],
     ),
     post(
       '/api/mm/orders/replace-batch',
       'Replace up to 50 orders atomically (two-phase)',
       '`{ replacements: [{ cancel, place }, ...] }`; every entry carries both its signatures or neither, uniformly across the batch. All replacements are one engine command.',
-      Type.Object({ replacements: Type.Array(ReplaceBody, { minItems: 1, maxItems: 50 }) }),
-      {
-        200: Type.Union([
-          typedDataReply('replace_orders_batch', {
-            replacements: Type.Array(Type.Object({ oldOrderId: Bytes32, cancelTypedData: TypedDataSchema, placeTypedData: TypedDataSchema, orderId: Bytes32, ...InstructionReplyFields })),
-            count: Type.Integer(),
-          }),
-          relayReply('replace_orders_batch', { count: Type.Integer(), cancelled: Type.Array(OrderResultSchema) }),
-        ]),
-      },
-      async (body, address) => {
-        const obj = readObject(body, 'body');
-        if (!obj.ok) return invalid(obj.error);
-        const batch = parseBatch(obj.value['replacements'], 'replacements', rawReplaceSigned, parseReplace);
-        if (!batch.ok) return invalid(batch.error);
-        const entries = batch.value.entries;
-        const { ctx, result } = await run(address, { signed: batch.value.signed, cancels: entries.map((e) => e.cancel), places: entries.map((e) => e.place), paired: true });
-        if (!result.ok) return result.error;
-        const out = result.value;
-        if (out.mode === 'relay') return { body: relay(ctx, 'replaceBatch', out, true) };
-        const domain = ctx.orderBook.domain;
-        const replacements = out.cancels.map((c, i) => ({ oldOrderId: c.orderId, cancelTypedData: cancelTypedData(domain, c), placeTypedData: placeTypedData(domain, out.places[i]!.message), orderId: out.places[i]!.orderId, ...instructionsJson(out.places[i]!.instructions) }));
-        return { body: { mode: 'typed_data', operation: 'replace_orders_batch', contractAddress: ctx.orderBook.address, replacements, count: replacements.length } };
-      },
+      orderOperationSchemas.replaceBatch.body,
+      { 200: orderOperationSchemas.replaceBatch.reply },
+      ops.replaceBatch,
       () => ({ body: { replacements: [{ cancel: cancelExample, place: placeExample('1.5') }] } }),
     ),
     defineRoute({

@@ -99,7 +99,7 @@ export function createAuthFlow(o: AuthFlowOptions): AuthFlow {
 
 /**
  * The message handler of an authenticated stream: the connection's message rate limit,
- * JSON parsing, AUTH before anything else (an unreadable frame before AUTH is refused like
+ * (except the `exempt` messages of an authenticated socket), JSON parsing, AUTH before anything else (an unreadable frame before AUTH is refused like
  * any other non-AUTH frame), then `handle` for the stream's own messages.
  */
 export function authenticatedMessages(
@@ -107,6 +107,8 @@ export function authenticatedMessages(
   deps: StreamDeps,
   auth: AuthFlow,
   handle: (ws: Ws, msg: Record<string, unknown>, id: RequestId) => void,
+  /** Messages of an authenticated socket that another budget governs (order methods: the wallet's orders budget), not the control-message window. */
+  exempt?: (msg: Record<string, unknown>) => boolean,
 ): (ws: Ws, message: ArrayBuffer, isBinary: boolean) => void {
   const { hub, metrics } = deps;
   return (ws, message, isBinary) => {
@@ -114,7 +116,8 @@ export function authenticatedMessages(
     const d = ws.getUserData();
     const inbound = parseInbound(message, isBinary);
     const id = inbound.ok ? inbound.id : null;
-    if (!d.inbound.take(deps.now())) return hub.send(ws, replies.error(wsErrorCodes.limit, 'message rate limit exceeded', id));
+    const counted = !(inbound.ok && d.user !== null && !d.authPending && inbound.msg['type'] !== 'AUTH' && exempt?.(inbound.msg) === true);
+    if (counted && !d.inbound.take(deps.now())) return hub.send(ws, replies.error(wsErrorCodes.limit, 'message rate limit exceeded', id));
     if (!inbound.ok) {
       if (d.user === null) return void auth.message(ws, {}, null);
       return hub.send(ws, replies.error(wsErrorCodes.badRequest, inbound.error, null));

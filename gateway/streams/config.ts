@@ -21,6 +21,8 @@ export type StreamLimits = {
   readonly authTimeoutMs: number;
   /** Largest inbound frame; uWS closes the connection on a larger one. */
   readonly maxPayloadBytes: number;
+  /** Largest inbound frame on /ws/private (at least maxPayloadBytes): order batches travel there; default the REST body limit. */
+  readonly privateMaxPayloadBytes: number;
 };
 
 export const defaultStreamLimits: StreamLimits = {
@@ -32,6 +34,7 @@ export const defaultStreamLimits: StreamLimits = {
   idleTimeoutSeconds: 60,
   authTimeoutMs: 10_000,
   maxPayloadBytes: 16 * 1024,
+  privateMaxPayloadBytes: 64 * 1024,
 };
 
 /** Environment variable of each limit. */
@@ -44,6 +47,7 @@ export const streamLimitEnv: Readonly<Record<keyof StreamLimits, string>> = {
   idleTimeoutSeconds: 'WS_IDLE_TIMEOUT_SECONDS',
   authTimeoutMs: 'WS_AUTH_TIMEOUT_MS',
   maxPayloadBytes: 'WS_MAX_PAYLOAD_BYTES',
+  privateMaxPayloadBytes: 'WS_PRIVATE_MAX_PAYLOAD_BYTES',
 };
 
 const bounds: Readonly<Record<keyof StreamLimits, readonly [number, number]>> = {
@@ -56,6 +60,7 @@ const bounds: Readonly<Record<keyof StreamLimits, readonly [number, number]>> = 
   idleTimeoutSeconds: [8, 960],
   authTimeoutMs: [100, 600_000],
   maxPayloadBytes: [1024, 16 * 1024 * 1024],
+  privateMaxPayloadBytes: [1024, 16 * 1024 * 1024],
 };
 
 /** Limits from `env` over the defaults; throws naming every bad variable. */

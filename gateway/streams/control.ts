@@ -22,7 +22,11 @@ export type ControlContext = {
   afterSubscribe?(ws: Ws, channel: ResolvedChannel): void;
   onSubscribed?(ws: Ws, channel: ResolvedChannel): void;
   onUnsubscribed?(ws: Ws, channel: ResolvedChannel): void;
+  /** The stream's methods beyond the control ones, named in the unknown-method error (the private stream's order methods). */
+  readonly otherMethods?: readonly string[];
 };
+
+const controlMethods = ['SUBSCRIBE', 'UNSUBSCRIBE', 'LIST_SUBSCRIPTIONS', 'PING'] as const;
 
 /** Most channels one SUBSCRIBE or UNSUBSCRIBE may name (bounds the work of one message). */
 const MAX_PARAMS = 100;
@@ -83,7 +87,7 @@ export function handleControl(ctx: ControlContext, ws: Ws, msg: Record<string, u
       unsubscribe(ctx, ws, msg['params'], id);
       return;
     default:
-      hub.send(ws, replies.error(wsErrorCodes.badRequest, 'Unknown method: expected SUBSCRIBE, UNSUBSCRIBE, LIST_SUBSCRIPTIONS or PING', id));
+      hub.send(ws, replies.error(wsErrorCodes.badRequest, `Unknown method: expected ${[...controlMethods, ...(ctx.otherMethods ?? [])].join(', ')}`, id));
   }
 }
 

@@ -2,7 +2,7 @@
  * The WebSocket streams, attached to the gateway's uWS app (docs/streams.md):
  *
  *   /ws/public    market data, no auth          publicStream.ts
- *   /ws/private   own account events, AUTH      privateStream.ts
+ *   /ws/private   own account events, AUTH      privateStream.ts (order entry: orderMethods.ts)
  *   /ws/rfq/mm    RFQ requests for MMMs, AUTH   rfqStream.ts
  *
  * Events come from the command pipeline after each durable command (publisher.ts) and are
@@ -23,6 +23,8 @@ import { attachPrivateStream } from './privateStream.ts';
 import { attachRfqStream } from './rfqStream.ts';
 import { registerStreamsAsyncApi } from './streamsAsyncApi.ts';
 import type { StreamDeps } from './socketSetup.ts';
+import type { RateLimiter } from '../http/rateLimit.ts';
+import { orderOperations } from '../orders/orderOperations.ts';
 
 export type Streams = {
   readonly limits: StreamLimits;
@@ -31,7 +33,15 @@ export type Streams = {
   close(): void;
 };
 
-export function attachStreams(app: TemplatedApp, services: Services, authenticate: Authenticator, asyncapi: AsyncApiRegistry, limits: StreamLimits = streamLimitsFromEnv(process.env)): Streams {
+export function attachStreams(
+  app: TemplatedApp,
+  services: Services,
+  authenticate: Authenticator,
+  asyncapi: AsyncApiRegistry,
+  /** The REST limiter: /ws/private's order methods draw on the same orders bucket per wallet. */
+  rateLimiter: RateLimiter | null,
+  limits: StreamLimits = streamLimitsFromEnv(process.env),
+): Streams {
   const metrics = createStreamMetrics(services.metrics);
   const hub = new Hub(app, limits, metrics, services.log);
   const deps: StreamDeps = {
@@ -44,7 +54,7 @@ export function attachStreams(app: TemplatedApp, services: Services, authenticat
   const rfq = attachRfqStream(app, deps, authenticate, services);
   const publisher = new Publisher(services.reads, hub, { onMmmRevoked: (address) => rfq.revoke(address) });
   attachPublicStream(app, deps, services.reads);
-  attachPrivateStream(app, deps, authenticate, publisher);
+  attachPrivateStream(app, deps, authenticate, publisher, { ops: orderOperations(services), rateLimiter, wallNow: () => services.pipeline.wallNow(), log: services.log });
   services.pipeline.onEvents((events) => {
     // A listener's exception would reach the submitter of the command: log it, never throw.
     try {

@@ -2,21 +2,24 @@
  * `/ws/private`: a wallet's own fills, positions, portfolios and orders, after AUTH
  * (interface.md "Private stream"). Each channel is a topic per wallet
  * (`acct:<address>:<kind>`), so a socket can only ever hear its own wallet's events.
+ * With scope `trade` it also takes the order methods (orderMethods.ts): REST order entry
+ * over the socket.
  */
 import type { TemplatedApp } from 'uWebSockets.js';
 import type { Authenticator } from '../http/auth.ts';
 import type { Publisher } from './publisher.ts';
 import type { SocketData, Ws } from './hub.ts';
-import { handleControl, type ControlContext } from './control.ts';
+import { handleControl, type ControlContext, type RequestId } from './control.ts';
 import { resolveAccountChannel } from './channels.ts';
 import { authenticatedMessages, createAuthFlow } from './authFlow.ts';
 import { baseBehavior, upgradeHandler, type StreamDeps } from './socketSetup.ts';
+import { handleOrderMethod, orderMethodOf, orderMethods, type OrderMethodContext } from './orderMethods.ts';
 
 /**
  * `_publisher` is no longer needed (account@portfolios follows the engine's portfolio events,
  * oracle moves included, so no watch list is kept); the parameter stays for the call site.
  */
-export function attachPrivateStream(app: TemplatedApp, deps: StreamDeps, authenticate: Authenticator, _publisher: Publisher): void {
+export function attachPrivateStream(app: TemplatedApp, deps: StreamDeps, authenticate: Authenticator, _publisher: Publisher, orders: Omit<OrderMethodContext, 'hub'>): void {
   const { hub, limits } = deps;
 
   const auth = createAuthFlow({
@@ -32,16 +35,26 @@ export function attachPrivateStream(app: TemplatedApp, deps: StreamDeps, authent
     hub,
     limits,
     resolve: (ws, raw) => resolveAccountChannel(address(ws), raw),
+    otherMethods: Object.keys(orderMethods),
+  };
+  const orderContext: OrderMethodContext = { ...orders, hub };
+  // Order methods (orderMethods.ts) draw on the wallet's orders budget, not the control-message window.
+  const handle = (ws: Ws, msg: Record<string, unknown>, id: RequestId) => {
+    const op = orderMethodOf(msg);
+    if (op !== null) return handleOrderMethod(orderContext, ws, op, msg['params'], id);
+    handleControl(control, ws, msg, id);
   };
 
   app.ws<SocketData>('/ws/private', {
     ...baseBehavior(limits),
+    // A whole order batch must fit in one frame: at least the REST body limit.
+    maxPayloadLength: Math.max(limits.maxPayloadBytes, limits.privateMaxPayloadBytes),
     upgrade: upgradeHandler(deps, 'private', limits.messagesPerMinute, false),
     open: (ws) => {
       hub.opened(ws);
       auth.open(ws);
     },
-    message: authenticatedMessages('private', deps, auth, (ws, msg, id) => handleControl(control, ws, msg, id)),
+    message: authenticatedMessages('private', deps, auth, handle, (msg) => orderMethodOf(msg) !== null),
     close: (ws) => hub.closed(ws),
   });
 }

@@ -44,6 +44,26 @@ export const ErrorReply = Type.Object({
   id: RequestId,
 });
 
+// ---- order entry on /ws/private (orderMethods.ts) ---------------------------------------
+
+/** An order method: its REST route's body as `params`. */
+export const orderMethodMessage = (method: string, params: TSchema, route: string) =>
+  Type.Object({ method: Type.Literal(method), params, id: Type.Optional(RequestId) }, { description: `the body of ${route}, unsigned (phase one) or signed (phase two)` });
+/** The answer to an order method: its REST route's 200 body. */
+export const orderMethodResult = (reply: TSchema, route: string) => Type.Object({ result: reply, id: RequestId }, { description: `the 200 body of ${route}, sent after the journal commit` });
+export const OrderMethodError = Type.Object(
+  {
+    error: Type.Object({
+      code: Type.String({ description: 'the REST error code: invalid_argument, failed_precondition, permission_denied (no scope trade), not_found, resource_exhausted (orders budget), internal, unavailable' }),
+      status: Type.Integer({ description: 'the HTTP status REST answers with' }),
+      message: Type.String(),
+      details: Nullable(Type.Object({}, { additionalProperties: true, description: 'the REST details; resource_exhausted adds retryAfterMs' })),
+    }),
+    id: RequestId,
+  },
+  { description: 'an order method refused: the REST error and its status; the connection stays open' },
+);
+
 // ---- public channels --------------------------------------------------------------------
 
 export const DepthSnapshot = Type.Object({

@@ -7,6 +7,8 @@
 import type { AsyncApiRegistry, MessageDefinition } from '../http/asyncapi.ts';
 import type { AppConfig } from '../config.ts';
 import * as S from './schemas.ts';
+import { orderOperationSchemas } from '../orders/orderSchemas.ts';
+import { orderMethodRoutes, orderMethods } from './orderMethods.ts';
 
 const SYMBOL_PATTERN = '^[A-Za-z0-9_.:-]+';
 const symbolParam = { symbol: 'a series: canonical symbol (BTC-82000-C-1767254400), user-facing symbol (BTC-01JAN26-82000-C) or seriesId; case-insensitive' };
@@ -18,7 +20,7 @@ function data(channelPattern: string, description: string, payload: Parameters<t
 export function registerStreamsAsyncApi(registry: AsyncApiRegistry, config: Pick<AppConfig, 'host' | 'port'>): void {
   const host = `${config.host}:${config.port}`;
   registry.addServer('public', { host, protocol: 'ws', pathname: '/ws/public', description: 'Public market data (no authentication). Channels: depth, ticker, trades, index, rfq and the earlier-form aliases.' });
-  registry.addServer('private', { host, protocol: 'ws', pathname: '/ws/private', description: 'Private account stream: the first message must be AUTH. Channels: account@fills, account@positions, account@portfolios, account@orders.' });
+  registry.addServer('private', { host, protocol: 'ws', pathname: '/ws/private', description: 'Private account stream: the first message must be AUTH. Channels: account@fills, account@positions, account@portfolios, account@orders; order entry (PLACE, REPLACE, CANCEL, PLACE_BATCH, CANCEL_BATCH, REPLACE_BATCH) with scope trade.' });
   registry.addServer('rfqMm', { host, protocol: 'ws', pathname: '/ws/rfq/mm', description: 'RFQ market-maker stream for authorised MMMs: AUTH (frame or Authorization header at connect), then rfq_request in, rfq_response out.' });
 
   const controlReplies = {
@@ -86,6 +88,27 @@ export function registerStreamsAsyncApi(registry: AsyncApiRegistry, config: Pick
       authSuccess: { summary: 'Authenticated', payload: S.AuthSuccess },
       authFailed: { summary: 'Refused; the socket is closed next', payload: S.AuthFailed },
     },
+  });
+  const receives: Record<string, MessageDefinition> = {};
+  const sends: Record<string, MessageDefinition> = {};
+  for (const [method, op] of Object.entries(orderMethods)) {
+    const route = orderMethodRoutes[op];
+    const name = op.charAt(0).toLowerCase() + op.slice(1);
+    receives[name] = { summary: `${method}: ${route} over the socket`, payload: S.orderMethodMessage(method, orderOperationSchemas[op].body, route) };
+    sends[`${name}Result`] = { summary: `Answer to ${method}: the reply of ${route}`, payload: S.orderMethodResult(orderOperationSchemas[op].reply, route) };
+  }
+  sends['orderError'] = { summary: 'An order method refused, with the REST error code and HTTP status', payload: S.OrderMethodError };
+  registry.addChannel('orderEntry', {
+    address: 'orders',
+    servers: ['private'],
+    title: 'Order entry',
+    description:
+      "After AUTH, /ws/private takes the order routes as methods: {method, params: <the REST body, unsigned or signed>, id} -> {result: <the REST reply>, id} or {error: {code, status, message, details}, id}. " +
+      'Same checks, pipeline and replies as REST, answered after the journal commit. Needs scope trade (an API key without it is refused per message, 403 permission_denied). ' +
+      "The messages draw on the wallet's orders budget per minute, shared with the REST order routes, not on the connection's control-message limit; over it: resource_exhausted (429) with details.retryAfterMs, and the socket stays open. " +
+      'CANCEL_ALL and CANCEL_AFTER are not served yet (unknown method, error 4000).',
+    receives,
+    sends,
   });
   registry.addChannel('accountFills', {
     address: 'account@fills',

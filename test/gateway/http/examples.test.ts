@@ -18,7 +18,7 @@ import { keccak256, toBytes, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { startTestApp, request, type JsonResponse } from '../support/testApp.ts';
 import { relaxedAuthLimits } from '../auth/siweClient.ts';
-import { place, trader, wallet } from '../routes/ordersFixture.ts';
+import { place, signServed, trader, wallet } from '../routes/ordersFixture.ts';
 import { rfqQuoteTypes } from '../../../workers/eip712/types.ts';
 
 const traderWallet = wallet('examples-trader');
@@ -50,6 +50,18 @@ async function openOrder(seriesId: string): Promise<string> {
   const r = await place(app, taker, { seriesId, isBuy: true, size: '1', price: '1' });
   if (r.relay.status !== 200) throw new Error(`place: ${r.relay.status} ${JSON.stringify(r.relay.body)}`);
   return r.relay.body.orders[0].orderId as string;
+}
+
+let clientIds = 0;
+/** An open order of the trader carrying a fresh clientOrderId (an instruction: sent again beside the signed message); returns that id. */
+async function openOrderWithClientId(seriesId: string): Promise<string> {
+  const clientOrderId = `examples-${++clientIds}`;
+  const typed = await request(`${app.url}/api/mm/orders/place`, { body: { seriesId, isBuy: true, size: '1', price: '1', portfolioId: taker.portfolioId }, token: taker.token });
+  if (typed.status !== 200) throw new Error(`place: ${typed.status} ${JSON.stringify(typed.body)}`);
+  const signed = await signServed(taker.account, typed.body.typedData);
+  const r = await request(`${app.url}/api/mm/orders/place`, { body: { ...signed, clientOrderId }, token: taker.token });
+  if (r.status !== 200) throw new Error(`place: ${r.status} ${JSON.stringify(r.body)}`);
+  return clientOrderId;
 }
 
 /** An RFQ request of the trader, from the documented example body. */
@@ -100,6 +112,7 @@ const replaced: Record<string, Replacement> = {
   'GET /mm/orders': { why: 'cursor is an order id of the previous page of this caller\'s orders', make: async ({ query }) => ({ query: { ...query, cursor: await openOrder(seriesId) } }) },
   'POST /mm/orders/replace': { why: 'cancel.orderId must be an open order of this caller', make: async ({ body }) => ({ body: { ...(body as object), cancel: { orderId: await openOrder(seriesId) } } }) },
   'POST /mm/orders/cancel-batch': { why: 'the orderIds must be open orders of this caller', make: async () => ({ body: { cancellations: [{ orderId: await openOrder(seriesId) }] } }) },
+  'POST /mm/orders/cancel': { why: 'the clientOrderId must name an open order of this caller', make: async () => ({ body: { clientOrderId: await openOrderWithClientId(seriesId) } }) },
   'POST /mm/orders/replace-batch': { why: 'cancel.orderId must be an open order of this caller', make: async ({ body }) => {
     const [first] = (body as { replacements: Array<{ place: unknown }> }).replacements;
     return { body: { replacements: [{ cancel: { orderId: await openOrder(seriesId) }, place: first!.place }] } };

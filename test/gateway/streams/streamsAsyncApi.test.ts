@@ -171,6 +171,7 @@ t.test('each channel names the stream it lives on; private channels are not on /
     'account@positions': ['/ws/private'],
     'account@portfolios': ['/ws/private'],
     'account@orders': ['/ws/private'],
+    orders: ['/ws/private'],
     'rfq/mm': ['/ws/rfq/mm'],
   };
   t.same(streamsOf, expected);
