@@ -18,9 +18,10 @@ import { orderValidation } from './orderErrors.ts';
 import { cancelBatchCalldata, cancelTypedData, operations, placeBatchCalldata, placeCalldata, placeTypedData, relayData, replaceBatchCalldata, replaceCalldata, type OperationName } from './relay.ts';
 import { isPresent, readObject } from './fields.ts';
 import { instructionsJson } from './instructionFields.ts';
+import { massCancelOperations } from './massCancelOperations.ts';
 
-/** The operations: the five of the interface plus the one-order cancel (extensions.md "Cancels"). */
-export const orderOperationNames = ['place', 'replace', 'placeBatch', 'cancelBatch', 'replaceBatch', 'cancel'] as const;
+/** The operations: the five of the interface plus the one-order cancel, the mass cancel and the dead-man switch (extensions.md "Cancels"). */
+export const orderOperationNames = ['place', 'replace', 'placeBatch', 'cancelBatch', 'replaceBatch', 'cancel', 'cancelAll', 'cancelAfter'] as const;
 export type OrderOperationName = (typeof orderOperationNames)[number];
 
 export type OrderReply = { readonly body: Record<string, unknown> } | ErrorReply;
@@ -107,6 +108,7 @@ export function orderOperations(s: Services): OrderOperations {
   };
 
   return {
+    ...massCancelOperations(s),
     async place(body, address) {
       const entry = parsePlace(body, '');
       if (!entry.ok) return invalid(entry.error);

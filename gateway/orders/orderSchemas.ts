@@ -9,7 +9,7 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { CLIENT_ORDER_ID_PATTERN } from '../../engine/index.ts';
 import { CancelReasonField, InstructionReplyFields, InstructionRequestFields } from './instructionFields.ts';
-import { Bytes32, Nullable, WadString, AddressSchema } from '../routes/schemas.ts';
+import { Bytes32, bytes32, Nullable, WadString, AddressSchema } from '../routes/schemas.ts';
 
 /**
  * A body schema shown in the documents but accepting any JSON value at runtime (see
@@ -181,5 +181,26 @@ export const orderOperationSchemas = {
       typedDataReply('replace_orders_batch', { replacements: Type.Array(Type.Object(ReplacementFields)), count: Type.Integer() }),
       relayReply('replace_orders_batch', { count: Type.Integer(), cancelled: Type.Array(OrderResultSchema) }),
     ]),
+  },
+  cancelAll: {
+    body: Type.Object({
+      pairId: Type.Optional(bytes32('pairId')),
+      seriesId: Type.Optional(bytes32('seriesId')),
+      side: Type.Optional(Type.Union([Type.Literal('buy'), Type.Literal('sell')], { errorMessage: 'side must be buy or sell' })),
+      portfolioId: Type.Optional(Type.Integer({ minimum: 0, maximum: 2 ** 31 - 1, description: "the portfolio the orders name (0: a market maker's)" })),
+      mmpOnly: Type.Optional(Type.Boolean({ description: 'only orders placed with the `mmp` instruction' })),
+    }),
+    reply: Type.Object({
+      cancelled: Type.Integer(),
+      orderIds: Type.Array(Bytes32),
+      cancellations: Type.Array(Type.Object(CancellationFields), {
+        description:
+          'CancelOrder typed data for each cancelled order (a fresh nonce, a deadline 300 s out), to sign and post to cancel-batch later for the on-chain cancel: cancel-batch answers a signed cancel of an order the venue already cancelled with its relay and changes nothing else.',
+      }),
+    }),
+  },
+  cancelAfter: {
+    body: Type.Object({ timeoutMs: Type.Integer({ minimum: 0, maximum: 600_000, description: '0 (disarm) or 1000..600000', errorMessage: 'timeoutMs must be 0 (disarm) or from 1000 to 600000' }) }),
+    reply: Type.Object({ cancelAt: Type.Union([Type.Integer({ description: 'Unix ms' }), Type.Null()]) }),
   },
 } as const satisfies Record<string, { body: TSchema; reply: TSchema }>;

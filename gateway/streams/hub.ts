@@ -52,6 +52,8 @@ export class Hub {
   private inTurn = false;
   private readonly turnHooks: (() => void)[] = [];
   readonly sockets = new Set<Ws>();
+  /** Set by closeAll: sockets closing now close because the venue stops (cancel on disconnect ignores them). */
+  shuttingDown = false;
   private nextId = 1;
 
   constructor(
@@ -191,6 +193,7 @@ export class Hub {
 
   /** Close every socket (shutdown). */
   closeAll(): void {
+    this.shuttingDown = true;
     if (this.turnScheduled !== null) clearImmediate(this.turnScheduled);
     this.turnScheduled = null;
     for (const ws of [...this.sockets]) {

@@ -9,6 +9,7 @@
  * fanned out with uWS pub/sub (hub.ts). Call before the server listens; `close()` before
  * the server closes.
  */
+import { CancelOnDisconnect } from './cancelOnDisconnect.ts';
 import type { TemplatedApp } from 'uWebSockets.js';
 import type { Authenticator } from '../http/auth.ts';
 import type { AsyncApiRegistry } from '../http/asyncapi.ts';
@@ -54,7 +55,8 @@ export function attachStreams(
   const rfq = attachRfqStream(app, deps, authenticate, services);
   const publisher = new Publisher(services.reads, hub, { onMmmRevoked: (address) => rfq.revoke(address) });
   attachPublicStream(app, deps, services.reads);
-  attachPrivateStream(app, deps, authenticate, publisher, { ops: orderOperations(services), rateLimiter, wallNow: () => services.pipeline.wallNow(), log: services.log });
+  const disconnect = new CancelOnDisconnect((body) => services.pipeline.submit(body), (owner, orderId) => services.reads.orders.openOrder(owner, orderId) !== null, services.log);
+  attachPrivateStream(app, deps, authenticate, publisher, { ops: orderOperations(services), rateLimiter, wallNow: () => services.pipeline.wallNow(), log: services.log }, disconnect);
   services.pipeline.onEvents((events) => {
     // A listener's exception would reach the submitter of the command: log it, never throw.
     try {

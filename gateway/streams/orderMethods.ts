@@ -20,8 +20,9 @@ import type { Logger } from '../http/log.ts';
 import type { OrderOperationName, OrderOperations, OrderReply } from '../orders/orderOperations.ts';
 import type { RequestId } from './control.ts';
 import type { Hub, Ws } from './hub.ts';
+import type { Hex } from '../../engine/index.ts';
 
-/** Method -> operation (and REST route). CANCEL_ALL and CANCEL_AFTER are not built yet: unknown methods. */
+/** Method -> operation (and REST route). */
 export const orderMethods: Readonly<Record<string, OrderOperationName>> = {
   PLACE: 'place',
   REPLACE: 'replace',
@@ -29,6 +30,8 @@ export const orderMethods: Readonly<Record<string, OrderOperationName>> = {
   PLACE_BATCH: 'placeBatch',
   CANCEL_BATCH: 'cancelBatch',
   REPLACE_BATCH: 'replaceBatch',
+  CANCEL_ALL: 'cancelAll',
+  CANCEL_AFTER: 'cancelAfter',
 };
 
 /** The REST route of each method, for docs and messages. */
@@ -39,6 +42,8 @@ export const orderMethodRoutes: Readonly<Record<OrderOperationName, string>> = {
   placeBatch: 'POST /api/mm/orders/place-batch',
   cancelBatch: 'POST /api/mm/orders/cancel-batch',
   replaceBatch: 'POST /api/mm/orders/replace-batch',
+  cancelAll: 'POST /api/mm/orders/cancel-all',
+  cancelAfter: 'POST /api/mm/orders/cancel-after',
 };
 
 /** The operation a message asks for, or null when it is not an order method (methods are case-insensitive). */
@@ -56,7 +61,20 @@ export type OrderMethodContext = {
   /** Wall clock, Unix ms (the limiter's). */
   wallNow(): number;
   readonly log: Logger;
+  /** Orders a socket's order method placed (its relay reply's open orders): cancel on disconnect's `connection` scope. */
+  readonly onPlaced?: (ws: Ws, orderIds: readonly Hex[]) => void;
 };
+
+/** The operations whose relay reply lists new orders. */
+const PLACING: ReadonlySet<OrderOperationName> = new Set(['place', 'replace', 'placeBatch', 'replaceBatch']);
+
+/** The still-open orders a placing operation's relay reply lists. */
+function placedOrders(op: OrderOperationName, body: Record<string, unknown>): Hex[] {
+  if (!PLACING.has(op) || body['mode'] !== 'relay' || !Array.isArray(body['orders'])) return [];
+  const out: Hex[] = [];
+  for (const o of body['orders'] as { orderId?: unknown; status?: unknown }[]) if ((o.status === 'open' || o.status === 'partial') && typeof o.orderId === 'string') out.push(o.orderId as Hex);
+  return out;
+}
 
 /** The error frame: the REST error with its HTTP status. */
 export function orderErrorFrame(reply: ErrorReply, id: RequestId): string {
@@ -99,7 +117,13 @@ export function handleOrderMethod(ctx: OrderMethodContext, ws: Ws, op: OrderOper
     pending = Promise.reject(err);
   }
   pending.then(
-    (reply) => answer('error' in reply ? orderErrorFrame(reply, id) : orderResultFrame(reply.body, id)),
+    (reply) => {
+      if (!('error' in reply) && ctx.onPlaced !== undefined) {
+        const placed = placedOrders(op, reply.body);
+        if (placed.length > 0) ctx.onPlaced(ws, placed);
+      }
+      answer('error' in reply ? orderErrorFrame(reply, id) : orderResultFrame(reply.body, id));
+    },
     (err: unknown) => {
       ctx.log.error('unhandled error in a WebSocket order method', { method: op, error: err instanceof Error ? err.message : String(err), stack: err instanceof Error ? err.stack : undefined });
       answer(orderErrorFrame(errorReply('internal'), id));

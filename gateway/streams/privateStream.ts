@@ -13,13 +13,17 @@ import { handleControl, type ControlContext, type RequestId } from './control.ts
 import { resolveAccountChannel } from './channels.ts';
 import { authenticatedMessages, createAuthFlow } from './authFlow.ts';
 import { baseBehavior, upgradeHandler, type StreamDeps } from './socketSetup.ts';
-import { handleOrderMethod, orderMethodOf, orderMethods, type OrderMethodContext } from './orderMethods.ts';
+import { handleOrderMethod, orderErrorFrame, orderMethodOf, orderMethods, orderResultFrame, type OrderMethodContext } from './orderMethods.ts';
+import type { CancelOnDisconnect, DisconnectScope } from './cancelOnDisconnect.ts';
+import { errorReply } from '../http/errors.ts';
+
+const SET_CANCEL_ON_DISCONNECT = 'SET_CANCEL_ON_DISCONNECT';
 
 /**
  * `_publisher` is no longer needed (account@portfolios follows the engine's portfolio events,
  * oracle moves included, so no watch list is kept); the parameter stays for the call site.
  */
-export function attachPrivateStream(app: TemplatedApp, deps: StreamDeps, authenticate: Authenticator, _publisher: Publisher, orders: Omit<OrderMethodContext, 'hub'>): void {
+export function attachPrivateStream(app: TemplatedApp, deps: StreamDeps, authenticate: Authenticator, _publisher: Publisher, orders: Omit<OrderMethodContext, 'hub' | 'onPlaced'>, disconnect: CancelOnDisconnect): void {
   const { hub, limits } = deps;
 
   const auth = createAuthFlow({
@@ -35,13 +39,24 @@ export function attachPrivateStream(app: TemplatedApp, deps: StreamDeps, authent
     hub,
     limits,
     resolve: (ws, raw) => resolveAccountChannel(address(ws), raw),
-    otherMethods: Object.keys(orderMethods),
+    otherMethods: [...Object.keys(orderMethods), SET_CANCEL_ON_DISCONNECT],
   };
-  const orderContext: OrderMethodContext = { ...orders, hub };
+  const orderContext: OrderMethodContext = { ...orders, hub, onPlaced: (ws, ids) => disconnect.placed(ws, ids) };
+  /** SET_CANCEL_ON_DISCONNECT {enabled, scope?: connection | wallet}: needs scope trade, as cancelling does. */
+  const setCancelOnDisconnect = (ws: Ws, params: unknown, id: RequestId) => {
+    if (!ws.getUserData().user!.scopes.includes('trade')) return hub.send(ws, orderErrorFrame(errorReply('permission_denied', 'Missing required scope: trade'), id));
+    const p = (params ?? {}) as { enabled?: unknown; scope?: unknown };
+    if (typeof p.enabled !== 'boolean') return hub.send(ws, orderErrorFrame(errorReply('invalid_argument', 'params.enabled must be true or false', { field: 'params.enabled' }), id));
+    const scope = p.scope ?? 'connection';
+    if (scope !== 'connection' && scope !== 'wallet') return hub.send(ws, orderErrorFrame(errorReply('invalid_argument', 'params.scope must be connection or wallet', { field: 'params.scope' }), id));
+    disconnect.set(ws, p.enabled, scope as DisconnectScope);
+    hub.send(ws, orderResultFrame({ enabled: p.enabled, scope }, id));
+  };
   // Order methods (orderMethods.ts) draw on the wallet's orders budget, not the control-message window.
   const handle = (ws: Ws, msg: Record<string, unknown>, id: RequestId) => {
     const op = orderMethodOf(msg);
     if (op !== null) return handleOrderMethod(orderContext, ws, op, msg['params'], id);
+    if (typeof msg['method'] === 'string' && msg['method'].toUpperCase() === SET_CANCEL_ON_DISCONNECT) return setCancelOnDisconnect(ws, msg['params'], id);
     handleControl(control, ws, msg, id);
   };
 
@@ -55,6 +70,9 @@ export function attachPrivateStream(app: TemplatedApp, deps: StreamDeps, authent
       auth.open(ws);
     },
     message: authenticatedMessages('private', deps, auth, handle, (msg) => orderMethodOf(msg) !== null),
-    close: (ws) => hub.closed(ws),
+    close: (ws) => {
+      if (ws.getUserData().user !== null) disconnect.closed(ws, hub.shuttingDown);
+      hub.closed(ws);
+    },
   });
 }

@@ -51,6 +51,14 @@ export const orderMethodMessage = (method: string, params: TSchema, route: strin
   Type.Object({ method: Type.Literal(method), params, id: Type.Optional(RequestId) }, { description: `the body of ${route}, unsigned (phase one) or signed (phase two)` });
 /** The answer to an order method: its REST route's 200 body. */
 export const orderMethodResult = (reply: TSchema, route: string) => Type.Object({ result: reply, id: RequestId }, { description: `the 200 body of ${route}, sent after the journal commit` });
+const DisconnectScope = Type.Union([Type.Literal('connection'), Type.Literal('wallet')], { description: "connection: the open orders placed through this socket; wallet: all the wallet's open orders" });
+/** SET_CANCEL_ON_DISCONNECT (cancelOnDisconnect.ts). */
+export const SetCancelOnDisconnectMessage = Type.Object({
+  method: Type.Literal('SET_CANCEL_ON_DISCONNECT'),
+  params: Type.Object({ enabled: Type.Boolean(), scope: Type.Optional(DisconnectScope) }),
+  id: Type.Optional(RequestId),
+});
+export const SetCancelOnDisconnectResult = Type.Object({ result: Type.Object({ enabled: Type.Boolean(), scope: DisconnectScope }), id: RequestId });
 export const OrderMethodError = Type.Object(
   {
     error: Type.Object({

@@ -97,6 +97,8 @@ export function registerStreamsAsyncApi(registry: AsyncApiRegistry, config: Pick
     receives[name] = { summary: `${method}: ${route} over the socket`, payload: S.orderMethodMessage(method, orderOperationSchemas[op].body, route) };
     sends[`${name}Result`] = { summary: `Answer to ${method}: the reply of ${route}`, payload: S.orderMethodResult(orderOperationSchemas[op].reply, route) };
   }
+  receives['setCancelOnDisconnect'] = { summary: "SET_CANCEL_ON_DISCONNECT: when this socket closes for any reason but the venue's shutdown, cancel the wallet's open orders placed through it (connection, the default) or all of them (wallet)", payload: S.SetCancelOnDisconnectMessage };
+  sends['setCancelOnDisconnectResult'] = { summary: 'Answer to SET_CANCEL_ON_DISCONNECT: the setting in force', payload: S.SetCancelOnDisconnectResult };
   sends['orderError'] = { summary: 'An order method refused, with the REST error code and HTTP status', payload: S.OrderMethodError };
   registry.addChannel('orderEntry', {
     address: 'orders',
@@ -106,7 +108,7 @@ export function registerStreamsAsyncApi(registry: AsyncApiRegistry, config: Pick
       "After AUTH, /ws/private takes the order routes as methods: {method, params: <the REST body, unsigned or signed>, id} -> {result: <the REST reply>, id} or {error: {code, status, message, details}, id}. " +
       'Same checks, pipeline and replies as REST, answered after the journal commit. Needs scope trade (an API key without it is refused per message, 403 permission_denied). ' +
       "The messages draw on the wallet's orders budget per minute, shared with the REST order routes, not on the connection's control-message limit; over it: resource_exhausted (429) with details.retryAfterMs, and the socket stays open. " +
-      'CANCEL_ALL and CANCEL_AFTER are not served yet (unknown method, error 4000).',
+      'CANCEL_ALL and CANCEL_AFTER are the mass cancel and the dead-man switch (POST /api/mm/orders/cancel-all, cancel-after). SET_CANCEL_ON_DISCONNECT {enabled, scope: connection | wallet} (scope trade) cancels, when the socket closes for any reason but the venue shutting down (client close, network drop, slow-consumer cut), the open orders placed through it or all the wallet\'s (cancelReason disconnect); a restart of the venue cancels nothing.',
     receives,
     sends,
   });

@@ -1,0 +1,65 @@
+/**
+ * Cancel on disconnect (extensions.md "Cancel on disconnect and the dead-man switch"): a
+ * `/ws/private` socket that asked for it with SET_CANCEL_ON_DISCONNECT has, when it closes for
+ * any reason other than the venue's own shutdown (the client closed it, the network dropped,
+ * the venue cut a slow consumer), the wallet's open orders placed through it (`connection`)
+ * or all of them (`wallet`) cancelled by one engine command (`cancel_all`, reason
+ * `disconnect`). The socket's placed orders are the relay replies of its order methods.
+ */
+import type { ApplyResult, CommandBody, Hex } from '../../engine/index.ts';
+import type { Logger } from '../http/log.ts';
+import type { Ws } from './hub.ts';
+
+export type DisconnectScope = 'connection' | 'wallet';
+
+/** Placed orders remembered per socket before the closed ones are dropped from the list. */
+const PRUNE_AT = 10_000;
+
+type Guard = { readonly owner: string; enabled: boolean; scope: DisconnectScope; readonly placed: Set<Hex> };
+
+export class CancelOnDisconnect {
+  private readonly sockets = new Map<number, Guard>();
+
+  constructor(
+    private readonly submit: (body: CommandBody) => Promise<ApplyResult>,
+    /** Whether an order of `owner` is still open (the order-history fold). */
+    private readonly isOpen: (owner: string, orderId: Hex) => boolean,
+    private readonly log: Logger,
+  ) {}
+
+  private guard(ws: Ws): Guard {
+    const d = ws.getUserData();
+    let g = this.sockets.get(d.id);
+    if (g === undefined) this.sockets.set(d.id, (g = { owner: d.user!.address, enabled: false, scope: 'connection', placed: new Set() }));
+    return g;
+  }
+
+  set(ws: Ws, enabled: boolean, scope: DisconnectScope): void {
+    const g = this.guard(ws);
+    g.enabled = enabled;
+    g.scope = scope;
+  }
+
+  /** Orders the socket's order methods placed (relay replies): the `connection` scope's orders. */
+  placed(ws: Ws, orderIds: readonly Hex[]): void {
+    const g = this.guard(ws);
+    for (const id of orderIds) g.placed.add(id);
+    if (g.placed.size > PRUNE_AT) for (const id of g.placed) if (!this.isOpen(g.owner, id)) g.placed.delete(id);
+  }
+
+  /** The socket closed; `shuttingDown`: by the venue's own shutdown, which cancels nothing. */
+  closed(ws: Ws, shuttingDown: boolean): void {
+    const id = ws.getUserData().id;
+    const g = this.sockets.get(id);
+    this.sockets.delete(id);
+    if (g === undefined || !g.enabled || shuttingDown) return;
+    const orderIds = g.scope === 'connection' ? [...g.placed].filter((o) => this.isOpen(g.owner, o)) : null;
+    if (orderIds !== null && orderIds.length === 0) return;
+    this.submit({ type: 'cancel_all', owner: g.owner, scope: orderIds === null ? {} : { orderIds }, reason: 'disconnect' }).then(
+      (r) => {
+        if (!r.ok) this.log.warn('cancel on disconnect refused', { owner: g.owner, code: r.rejection.code });
+      },
+      (err: unknown) => this.log.error('cancel on disconnect failed', { owner: g.owner, error: err instanceof Error ? err.message : String(err) }),
+    );
+  }
+}
