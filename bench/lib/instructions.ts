@@ -56,8 +56,14 @@ export function instructionsSettings(env: NodeJS.ProcessEnv): { warmupOps: numbe
 export const DEFAULT_WARMUP_OPS = 20_000;
 export const DEFAULT_MEASURED_OPS = 80_000;
 
-/** Node's flags for the child under valgrind (docs/book.md says why each is there). */
-export const CHILD_NODE_FLAGS: readonly string[] = ['--single-threaded', '--predictable-gc-schedule'];
+/**
+ * Node's flags for the child under valgrind, so that the count does not depend on timing
+ * (docs/book.md): no background threads (compiling and collecting on the main thread, where
+ * valgrind counts them all the same), a garbage collection schedule fixed by allocation rather
+ * than by measured speeds, and marking in one pause instead of time-sliced steps. Without the
+ * last one, two identical runs differed by 300-600 million instructions; with it, by ~50 million.
+ */
+export const CHILD_NODE_FLAGS: readonly string[] = ['--single-threaded', '--predictable-gc-schedule', '--no-incremental-marking'];
 
 /**
  * valgrind's flags: cachegrind counting instructions only (no cache simulation), and
@@ -125,9 +131,10 @@ export function missingValgrindMessage(command: string): string {
 type Exit = { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string };
 
 /** Runs a command to its end, or kills it and throws a StallError naming `where` after `timeoutMs`. */
-export function runBounded(command: string, args: readonly string[], where: string, timeoutMs: number): Promise<Exit> {
+export function runBounded(command: string, args: readonly string[], where: string, timeoutMs: number, signal?: AbortSignal): Promise<Exit> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    // `signal` kills the child when another run it goes with has failed.
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], ...(signal ? { signal, killSignal: 'SIGKILL' as const } : {}) });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -192,6 +199,7 @@ export async function measureInstructions(o: InstructionsOptions): Promise<Instr
   checkChild(await runBounded(process.execPath, childArgs(stream, 0), 'the native check run of the instructions child', o.timeoutMs), 'the native check run', 0);
   const dir = mkdtempSync(join(tmpdir(), 'book-instructions-'));
   try {
+    const abort = new AbortController();
     const count = async (applyOps: number): Promise<number> => {
       const where = `the cachegrind run with ${applyOps} ops`;
       const t0 = process.hrtime.bigint();
@@ -201,6 +209,7 @@ export async function measureInstructions(o: InstructionsOptions): Promise<Instr
         [...VALGRIND_FLAGS, `--cachegrind-out-file=${sub}.%p`, process.execPath, ...CHILD_NODE_FLAGS, ...childArgs(stream, applyOps)],
         where,
         o.timeoutMs,
+        abort.signal,
       );
       checkChild(r, where, applyOps);
       const files = readdirSync(dir).filter((f) => f.startsWith(`${applyOps}.`));
@@ -209,8 +218,14 @@ export async function measureInstructions(o: InstructionsOptions): Promise<Instr
       log(`cachegrind, ${applyOps} ops after the prefill: ${total.toLocaleString('en')} instructions in ${(Number(process.hrtime.bigint() - t0) / 1e9).toFixed(0)} s`);
       return total;
     };
-    const totalWarmupPlusMeasured = await count(W + M);
-    const totalWarmup = await count(W);
+    // The two runs side by side (the counts do not depend on timing, docs/book.md); if one
+    // fails, the other is killed.
+    const failFast = (p: Promise<number>): Promise<number> =>
+      p.catch((err: unknown) => {
+        abort.abort();
+        throw err;
+      });
+    const [totalWarmupPlusMeasured, totalWarmup] = await Promise.all([failFast(count(W + M)), failFast(count(W))]);
     return {
       instructionsPerOp: perOp(totalWarmupPlusMeasured, totalWarmup, M),
       warmupOps: W,
