@@ -61,7 +61,8 @@ export const DEFAULT_MEASURED_OPS = 80_000;
  * (docs/book.md): no background threads (compiling and collecting on the main thread, where
  * valgrind counts them all the same), a garbage collection schedule fixed by allocation rather
  * than by measured speeds, and marking in one pause instead of time-sliced steps. Without the
- * last one, two identical runs differed by 300-600 million instructions; with it, by ~50 million.
+ * last one, two identical runs differed by 300-600 million instructions; with it, two runs from
+ * the shell by 44 million, but runs of the benchmark still by up to ~600 million (docs/book.md).
  */
 export const CHILD_NODE_FLAGS: readonly string[] = ['--single-threaded', '--predictable-gc-schedule', '--no-incremental-marking'];
 
