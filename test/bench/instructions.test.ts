@@ -14,11 +14,13 @@ import {
   parseBookArgs,
   parseCachegrindOut,
   perOp,
+  runBounded,
   DEFAULT_MEASURED_OPS,
   DEFAULT_WARMUP_OPS,
 } from '../../bench/lib/instructions.ts';
 import { parseRunArgs } from '../../bench/lib/runArgs.ts';
 import { makeOpStream } from '../../bench/book.ts';
+import { StallError } from '../../bench/lib/deadline.ts';
 
 t.test('book arguments: none, --instructions, anything else refused', async (t) => {
   t.same(parseBookArgs([]), { instructions: false });
@@ -112,4 +114,10 @@ t.test('a shorter op stream is a prefix of a longer one (the child builds W+M op
   for (const k of ['kind', 'ref', 'owner', 'isBuy', 'tick', 'qty'] as const) {
     t.same(Array.from(short[k]), Array.from(long[k].subarray(0, short.length)), k);
   }
+});
+
+t.test('a child that does not end is killed at its bound and the run fails saying which child', async (t) => {
+  const stuck = runBounded(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], 'the cachegrind run with 7 ops', 50);
+  await t.rejects(stuck, StallError);
+  await t.rejects(stuck, /stalled: the cachegrind run with 7 ops did not finish within 50 ms/);
 });
