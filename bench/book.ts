@@ -25,12 +25,18 @@
  * account actor's risk and accounting, checked to end with the same book).
  * `makeOpStream` is exported so that another bench file can reuse the same stream (this file
  * only runs its main when executed directly).
+ *
+ * `--instructions` (`npm run bench -- book --instructions`) also counts the whole engine's
+ * instructions per op with valgrind's cachegrind, after the timed rounds (lib/instructions.ts,
+ * docs/book.md "Instructions per op"), reported in `extra` as `instructionsPerOp` with W, M
+ * and both runs' totals; null, with a message, when valgrind is not installed.
  */
 import { fileURLToPath } from 'node:url';
 import { OrderBook as PeerBook, SelfTradePreventionMode, Side, type LimitOrderOptions } from 'nodejs-order-book';
 import { createFastBook } from '../engine/book/fastBook.ts';
 import type { MatchSink } from '../engine/book/types.ts';
 import { report } from './lib/report.ts';
+import { instructionsExtra, instructionsSettings, measureInstructions, parseBookArgs } from './lib/instructions.ts';
 import { percentile } from './lib/stats.ts';
 import { prepare as prepareSeriesActor, runSeriesActor, runSeriesActorMarketMakers } from './lib/seriesActorSubject.ts';
 import { checkSeriesAlone, prepareSeriesAlone, runSeriesAlone } from './lib/seriesAloneSubject.ts';
@@ -294,6 +300,8 @@ const alsoMeasured: Subject[] = [
 ];
 
 async function main(): Promise<void> {
+  const args = parseBookArgs(process.argv.slice(2));
+  const instructions = args.instructions ? instructionsSettings(process.env) : null;
   const timedOps = Number(process.env['BOOK_BENCH_OPS'] ?? 200_000);
   const rounds = Number(process.env['BOOK_BENCH_ROUNDS'] ?? 5);
   const stream = makeOpStream(timedOps);
@@ -375,6 +383,15 @@ async function main(): Promise<void> {
   extra['p999_us'] = percentile(fastLat, 99.9);
   extra['peer_p50_us'] = percentile(peerLat, 50);
   extra['peer_p99_us'] = percentile(peerLat, 99);
+
+  if (instructions !== null) {
+    // After the timed rounds, so that the valgrind children do not share the cores with them.
+    const { warmupOps: W, measuredOps: M } = instructions;
+    console.log(`# instructions per op, whole engine (Venue.apply, 1,000 wallets): cachegrind, (I(W+M) - I(W)) / M with W ${W}, M ${M}`);
+    const r = await measureInstructions({ ...instructions, log: (line) => console.log(`#   ${line}`) });
+    if (r.instructionsPerOp !== null) console.log(`#   ${r.instructionsPerOp.toLocaleString('en')} instructions per op (${r.seconds} s to measure)`);
+    Object.assign(extra, instructionsExtra(r));
+  }
 
   report({
     bench: 'book',

@@ -1,5 +1,6 @@
 /**
- * `npm run bench` runs every benchmark; `npm run bench -- <name>` runs one.
+ * `npm run bench` runs every benchmark; `npm run bench -- <name>` runs one. Flags after a name
+ * go to that benchmark: `npm run bench -- book --instructions` (lib/runArgs.ts).
  * Each benchmark is bench/<name>.ts and runs in its own process so that one cannot
  * warm up or disturb the next.
  */
@@ -8,6 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BENCH_TIMEOUT_MS } from './lib/deadline.ts';
+import { parseRunArgs, type BenchRun } from './lib/runArgs.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const available = readdirSync(here)
@@ -15,19 +17,19 @@ const available = readdirSync(here)
   .map((f) => f.slice(0, -3))
   .sort();
 
-const wanted = process.argv.slice(2);
-for (const name of wanted) {
-  if (!available.includes(name)) {
-    console.error(`unknown benchmark "${name}"; available: ${available.join(', ')}`);
-    process.exit(2);
-  }
+let runs: BenchRun[];
+try {
+  runs = parseRunArgs(process.argv.slice(2), available);
+} catch (err) {
+  console.error((err as Error).message);
+  process.exit(2);
 }
 
 let failed = 0;
-for (const name of wanted.length > 0 ? wanted : available) {
-  console.log(`# bench ${name}`);
+for (const { name, args } of runs) {
+  console.log(`# bench ${[name, ...args].join(' ')}`);
   // A benchmark that does not end by itself within BENCH_TIMEOUT_MS is killed and counted as failed.
-  const r = spawnSync(process.execPath, ['--import', 'tsx', join(here, `${name}.ts`)], { stdio: 'inherit', timeout: BENCH_TIMEOUT_MS, killSignal: 'SIGKILL' });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', join(here, `${name}.ts`), ...args], { stdio: 'inherit', timeout: BENCH_TIMEOUT_MS, killSignal: 'SIGKILL' });
   if (r.error !== undefined && (r.error as NodeJS.ErrnoException).code === 'ETIMEDOUT') {
     failed++;
     console.error(`# bench ${name} stalled: killed after ${BENCH_TIMEOUT_MS} ms (BENCH_TIMEOUT_MS)`);
