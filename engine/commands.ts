@@ -9,6 +9,7 @@
  */
 import type { Hex } from './domain/hex.ts';
 import type { OrderInstructions } from './domain/instructions.ts';
+import type { MmpConfig } from './domain/mmp.ts';
 
 export type CommandHeader = { readonly seq: number; readonly ts: number };
 
@@ -86,7 +87,9 @@ export type CommandBody =
   | { readonly type: 'rfq_request'; readonly taker: string; readonly portfolioId: number; readonly seriesId: Hex; readonly size: bigint; readonly takerIsBuying: boolean; readonly expiresAt: number }
   | { readonly type: 'rfq_quote'; readonly requestId: Hex; readonly quote: RfqQuoteData }
   | { readonly type: 'rfq_fill'; readonly requestId: Hex; readonly quoteId: Hex; readonly taker: string; readonly portfolioId: number; readonly fillSize: bigint; readonly nonce: bigint; readonly deadline: number }
-  | { readonly type: 'mmm_nonce_increment'; readonly mmm: string };
+  | { readonly type: 'mmm_nonce_increment'; readonly mmm: string }
+  | ({ readonly type: 'set_mmp'; readonly owner: string } & MmpConfig)
+  | { readonly type: 'reset_mmp'; readonly owner: string; readonly pairId: Hex };
 
 export type Command = CommandHeader & CommandBody;
 export type CommandType = Command['type'];

@@ -19,13 +19,16 @@ import { serializeState, restoreState, hashBytes } from './snapshot.ts';
 import { precheck, precheckEntries, type CancelDraft, type PlaceDraft } from './precheck.ts';
 import { nextOrderNonce, orderNonceUsed } from './queries.ts';
 import { imageEvents } from './image.ts';
+import { setMmp, resetMmp, unfreezeDue } from './flows/mmp.ts';
+import type { MmpConfig } from './domain/mmp.ts';
 
 export type CommandValue =
   | null
   | { readonly portfolioId: number }
   | { readonly outcomes: readonly OrderOutcome[] }
   | { readonly requestId: Hex }
-  | { readonly tradeId: string };
+  | { readonly tradeId: string }
+  | { readonly config: MmpConfig };
 
 export type ApplyResult =
   | { readonly ok: true; readonly value: CommandValue; readonly events: readonly VenueEvent[] }
@@ -53,6 +56,7 @@ export class Venue {
     sink.begin(cmd.seq, state.now);
     const outcome = this.dispatch(cmd, sink);
     if (outcome !== null && 'code' in outcome) return { ok: false, rejection: outcome, events: [] };
+    unfreezeDue(state, sink); // market maker protection whose freeze ran out (flows/mmp.ts)
     return { ok: true, value: outcome, events: sink.finish(state) };
   }
 
@@ -108,6 +112,10 @@ export class Venue {
         sink.push({ type: 'mmm_nonce', address: cmd.mmm, nonce: account.mmmNonce });
         return null;
       }
+      case 'set_mmp':
+        return setMmp(s, sink, cmd.owner, cmd);
+      case 'reset_mmp':
+        return resetMmp(s, sink, cmd.owner, cmd.pairId);
     }
   }
 
