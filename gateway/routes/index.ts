@@ -17,6 +17,7 @@ import { portfolioRoutes } from './portfolio.ts';
 import { adminRoutes } from './admin.ts';
 import { orderRoutes } from './orders.ts';
 import { rfqRoutes } from './rfq.ts';
+import { mmpRoutes } from './mmp.ts';
 
 /** 30-day traded notional (COLLATERAL6) at which a wallet reaches tiers 2 and 3 (interface.md "Limits"). */
 const TIER2 = 100_000n * 1_000_000n;
@@ -42,6 +43,7 @@ export function apiRoutes(s: Services): ApiRoutes {
     ...adminRoutes(s),
     ...orderRoutes(s),
     ...rfqRoutes(s),
+    ...mmpRoutes(s),
   ];
   return { routes, authenticate, rateLimiter };
 }
