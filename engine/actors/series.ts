@@ -144,6 +144,8 @@ export class SeriesActor {
       this.outcome.selfTradeCancels.push(maker);
       this.touch(!this.takerIsBuy, maker.tick);
     },
+    // No screen: an own property, so the book's one read per place finds it at once.
+    screen: null,
   };
   /**
    * The sink of a match under market maker protection: the plain sink's work, each fill reported
