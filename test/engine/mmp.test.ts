@@ -274,3 +274,25 @@ t.test('a venue with no MMP config snapshots without it (old snapshots restore w
   t.ok('mmp' in JSON.parse(new TextDecoder().decode(h.venue.serialize())));
   t.match(mmpEvents(h.venue.imageEvents()), [{ owner: MAKER, pairId: BTC, frozen: false }], 'the image seeds read models with the configs');
 });
+
+t.test('a trip on a partial fill cancels the rest of that quote; a later mmp entry of the same command is cancelled at once', async (t) => {
+  const { h, call } = setup();
+  setMmp(h, MAKER, { qtyLimit: wad(1.5) });
+  const big = h.order(MAKER, call, false, 2000, 2, MMP());
+  place(h, big);
+  const r = place(h, h.order(TAKER, call, true, 2000, 1.5));
+  t.match(orderEvents(r.events, big.orderId), [{ status: 'partial', filled: wad(1.5) }, { status: 'cancelled', cancelReason: 'mmp', filled: wad(1.5), remaining: 0n }], 'filled to the limit, the rest cancelled');
+  t.equal(h.venue.state.series.get(call)!.book.orderCount(), 0);
+
+  const { h: h2, call: c2 } = setup();
+  setMmp(h2, TAKER, { tradeCountLimit: 1 });
+  place(h2, h2.order(CAROL, c2, false, 2000, 1));
+  const first = h2.order(TAKER, c2, true, 2000, 1, MMP());
+  const second = h2.order(TAKER, c2, true, 1900, 1, MMP());
+  const third = h2.order(TAKER, c2, true, 1800, 1);
+  const r2 = place(h2, first, second, third);
+  t.match(r2.value, { outcomes: [{ status: 'filled' }, { status: 'cancelled', cancelReason: 'mmp', filled: 0n }, { status: 'open' }] }, 'the rules passed before the trip: the later mmp entry is cancelled, the plain one rests');
+  t.match(orderEvents(r2.events, second.orderId), [{ status: 'cancelled', cancelReason: 'mmp', reason: 'mmp_frozen' }]);
+  t.equal(h2.run({ type: 'place', orders: [{ ...second, orderId: h2.orderId() }] }).ok, false, 'its nonce was used');
+  t.equal(h2.venue.state.verifyOrderIndex(), null);
+});
