@@ -29,6 +29,10 @@ export const ResultCodes = {
   same_portfolio: { kind: 'invalid', message: 'fromPortfolioId and toPortfolioId must differ' },
   pair_exists: { kind: 'invalid', message: 'pair already listed' },
   bad_oracle_value: { kind: 'invalid', message: 'oracle values must be positive' },
+  mmp_bad_window: { kind: 'invalid', message: 'MMP windowMs must be an integer from 100 to 60000' },
+  mmp_bad_frozen: { kind: 'invalid', message: 'MMP frozenMs must be an integer from 0 to 3600000' },
+  mmp_bad_limit: { kind: 'invalid', message: 'MMP limits must be non-negative (0 = off)' },
+  mmp_not_configured: { kind: 'not_found', message: 'no MMP config for this pair' },
   // ownership (403)
   not_owner: { kind: 'forbidden', message: 'order belongs to another wallet' },
   not_mmm: { kind: 'forbidden', message: 'MMM membership required' },
@@ -56,6 +60,7 @@ export const ResultCodes = {
   duplicate_client_order_id: { kind: 'precondition', message: 'clientOrderId is already used by an open order of this wallet' },
   post_only_would_take: { kind: 'precondition', message: 'post-only order would take liquidity' },
   reduce_only_would_increase: { kind: 'precondition', message: 'reduce-only order could increase the position' },
+  mmp_frozen: { kind: 'precondition', message: 'market maker protection is frozen for this wallet on this pair' },
   clock_backwards: { kind: 'precondition', message: 'command timestamp is before the venue clock' },
 } as const;
 

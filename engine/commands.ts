@@ -9,6 +9,7 @@
  */
 import type { Hex } from './domain/hex.ts';
 import type { OrderInstructions } from './domain/instructions.ts';
+import type { MmpConfig } from './domain/mmp.ts';
 
 export type CommandHeader = { readonly seq: number; readonly ts: number };
 
@@ -104,7 +105,10 @@ export type CommandBody =
   /** Cancel a wallet's open orders at once (no signature: the request's credentials, or the venue on a socket's close). */
   | { readonly type: 'cancel_all'; readonly owner: string; readonly scope: CancelScope; readonly reason: 'mass_cancel' | 'disconnect' }
   /** The dead-man switch: cancel every open order of the wallet at the first clock `timeoutMs` after this command (0 disarms). */
-  | { readonly type: 'cancel_after'; readonly owner: string; readonly timeoutMs: number };
+  | { readonly type: 'cancel_after'; readonly owner: string; readonly timeoutMs: number }
+
+  | ({ readonly type: 'set_mmp'; readonly owner: string } & MmpConfig)
+  | { readonly type: 'reset_mmp'; readonly owner: string; readonly pairId: Hex };
 
 export type Command = CommandHeader & CommandBody;
 export type CommandType = Command['type'];

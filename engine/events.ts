@@ -15,6 +15,7 @@
  */
 import type { Hex } from './domain/hex.ts';
 import type { CancelReason, OrderInstructions } from './domain/instructions.ts';
+import type { MmpConfig, MmpReason } from './domain/mmp.ts';
 
 export type OrderStatus = 'open' | 'partial' | 'filled' | 'cancelled' | 'expired';
 
@@ -230,7 +231,24 @@ export type RfqEvent =
       readonly fillSize: bigint | null;
     });
 
+/**
+ * Market maker protection of a wallet on a pair (docs/engine.md): on set, reset, a trip, an
+ * unfreeze when the freeze ran out, and whenever a fill of one of its mmp orders changed its window.
+ */
+export type MmpEvent = Stamp & {
+  readonly type: 'mmp';
+  readonly owner: string;
+  readonly pairId: Hex;
+  readonly config: MmpConfig; // windowMs, frozenMs ms; qtyLimit, deltaLimit, vegaLimit WAD (0 = off); tradeCountLimit (0 = off)
+  readonly frozen: boolean;
+  readonly frozenUntil: number | null; // ms; null when not frozen or frozen until a reset
+  readonly reason: MmpReason | null; // the limit that tripped it, while frozen
+  /** The window's sums at the event: |size|, |delta x size|, |vega x size| (WAD) and fills. */
+  readonly window: { readonly qty: bigint; readonly delta: bigint; readonly vega: bigint; readonly trades: number };
+};
+
 export type VenueEvent =
+  | MmpEvent
   | TradeEvent
   | OrderEvent
   | DepthEvent

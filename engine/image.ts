@@ -12,6 +12,7 @@
 import type { VenueEvent } from './events.ts';
 import type { VenueState } from './state.ts';
 import { markValues } from './flows/market.ts';
+import { mmpEvent } from './flows/mmp.ts';
 import { portfolioEvent, publicPortfolioId, type UnstampedEvent } from './flows/eventSink.ts';
 import { tickToPrice } from './domain/ticks.ts';
 import { WAD_PER_C6 } from './domain/fixed.ts';
@@ -105,5 +106,6 @@ export function imageEvents(state: VenueState): VenueEvent[] {
     const filled = r.filledQuoteId === null ? null : (r.quotes.get(r.filledQuoteId)?.filled ?? null);
     at(now, { type: 'rfq_resolved', requestId: r.requestId, status: r.status, quoteId: r.filledQuoteId, fillSize: filled });
   }
+  for (const e of state.mmp.entries.values()) at(now, mmpEvent(state.mmp, e, now));
   return out;
 }

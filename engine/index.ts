@@ -32,3 +32,4 @@ export * from './domain/symbols.ts';
 export * from './domain/instructions.ts';
 export * from './domain/result.ts';
 export * from './domain/expiries.ts';
+export * from './domain/mmp.ts';

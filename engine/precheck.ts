@@ -17,7 +17,12 @@ export type { CancelDraft, PlaceDraft } from './flows/orderDrafts.ts';
 
 /** The venue time a command is judged at: the engine's clock never runs back (see Venue.apply). */
 export function commandNowSec(state: VenueState, tsMs: number): number {
-  return Math.floor((tsMs > state.now ? tsMs : state.now) / 1000);
+  return Math.floor(commandNowMs(state, tsMs) / 1000);
+}
+
+/** The same in ms (market maker protection's freezes end on a millisecond). */
+export function commandNowMs(state: VenueState, tsMs: number): number {
+  return tsMs > state.now ? tsMs : state.now;
 }
 
 /**
@@ -27,16 +32,17 @@ export function commandNowSec(state: VenueState, tsMs: number): number {
  */
 export function precheck(state: VenueState, command: Command): Rejection | null {
   const nowSec = commandNowSec(state, command.ts);
+  const nowMs = commandNowMs(state, command.ts);
   let checked;
   switch (command.type) {
     case 'place':
-      checked = checkOrders(state, [], command.orders, nowSec);
+      checked = checkOrders(state, [], command.orders, nowSec, nowMs);
       break;
     case 'cancel':
-      checked = checkOrders(state, command.cancels, [], nowSec);
+      checked = checkOrders(state, command.cancels, [], nowSec, nowMs);
       break;
     case 'replace':
-      checked = checkOrders(state, command.pairs.map((p) => p.cancel), command.pairs.map((p) => p.place), nowSec);
+      checked = checkOrders(state, command.pairs.map((p) => p.cancel), command.pairs.map((p) => p.place), nowSec, nowMs);
       break;
     default:
       return null;
@@ -63,7 +69,7 @@ export function precheckEntries(state: VenueState, tsMs: number, cancels: readon
   for (let i = 0; i < places.length; i++) {
     const v = placeRules(state, places[i]!, nowSec);
     if ('code' in v) return v;
-    const refused = instructionRules(state, v, places, i, cancels);
+    const refused = instructionRules(state, v, places, i, cancels, commandNowMs(state, tsMs));
     if (refused) return refused;
   }
   return null;

@@ -19,6 +19,8 @@ import type { Pair, OracleState } from './actors/registry.ts';
 import type { RfqRequest, QuoteRecord } from './actors/rfq.ts';
 import type { SeriesMarks } from './commands.ts';
 import { createFastBook } from './book/fastBook.ts';
+import type { MmpConfig, MmpReason } from './domain/mmp.ts';
+import type { MmpFill } from './actors/mmp.ts';
 
 const FORMAT = 1;
 
@@ -45,6 +47,8 @@ type AccountDump = Omit<Account, 'portfolios' | 'nonces' | 'volumeDays' | 'feeLo
   trades: UserTrade[];
 };
 type RfqDump = Omit<RfqRequest, 'quotes'> & { quotes: QuoteRecord[] };
+/** Market maker protection of one (wallet, pair): its window's fills, oldest first (sums rebuilt). */
+type MmpDump = { owner: string; config: MmpConfig; frozen: boolean; frozenUntil: number | null; reason: MmpReason | null; fills: MmpFill[] };
 
 type Dump = {
   format: number;
@@ -65,6 +69,8 @@ type Dump = {
   rfqResolved: Hex[];
   /** Armed dead-man switches [wallet, ms]; absent when none (and in snapshots written before them). */
   cancelAfter?: [string, number][];
+  /** Absent when no wallet has an MMP config (and in snapshots written before MMP): none. */
+  mmp?: MmpDump[];
 };
 
 export function serializeState(s: VenueState): Uint8Array {
@@ -110,6 +116,9 @@ export function serializeState(s: VenueState): Uint8Array {
     rfqResolved: s.rfq.resolved,
     ...(s.cancelAfter.size > 0 ? { cancelAfter: [...s.cancelAfter] } : {}),
   };
+  if (s.mmp.entries.size > 0) {
+    dump.mmp = [...s.mmp.entries.values()].map((e) => ({ owner: e.owner, config: e.config, frozen: e.frozen, frozenUntil: e.frozenUntil, reason: e.reason, fills: e.fills.toArray() }));
+  }
   return new TextEncoder().encode(JSON.stringify(dump, (_k, v: unknown) => (typeof v === 'bigint' ? { $b: v.toString() } : v)));
 }
 
@@ -185,6 +194,7 @@ export function restoreState(bytes: Uint8Array): VenueState {
   for (const r of dump.rfq) s.rfq.add({ ...r, quotes: new Map(r.quotes.map((q) => [q.quoteId, q])) });
   s.rfq.resolved.push(...dump.rfqResolved);
   for (const [owner, at] of dump.cancelAfter ?? []) s.cancelAfter.set(owner, at);
+  for (const m of dump.mmp ?? []) s.mmp.restore(m.owner, m.config, m.frozen, m.frozenUntil, m.reason, m.fills);
   s.accounts.margin.rebuild(s.accounts.allPortfolios());
   s.accounts.rebuildPruneIndexes();
   s.recountOpenInterest();

@@ -11,6 +11,7 @@ import { AccountActor } from './actors/accounts.ts';
 import type { QuoteCell, QuoteSource, RiskQuote } from './risk/riskQuote.ts';
 import { MinHeap } from './actors/minHeap.ts';
 import { RfqActor } from './actors/rfq.ts';
+import { MmpActor } from './actors/mmp.ts';
 
 function addTo(sums: Map<Hex, { call: bigint; put: bigint }>, series: SeriesActor, delta: bigint): void {
   let oi = sums.get(series.spec.pairId);
@@ -36,6 +37,8 @@ export class VenueState {
   readonly listedExpiries = new Map<Hex, Set<number>>();
   readonly accounts: AccountActor;
   readonly rfq = new RfqActor();
+  /** Market maker protection per (wallet, pair) (engine/actors/mmp.ts). */
+  readonly mmp = new MmpActor();
   /** Wallet -> small integer for the book's self-trade prevention. */
   readonly ownerIndex = new Map<string, number>();
   /** Open order -> its record and everything a cancel, fill or expiry touches: one lookup finds all. */

@@ -21,6 +21,8 @@ import { precheck, precheckEntries, type CancelDraft, type PlaceDraft } from './
 import { nextOrderNonce, orderNonceUsed } from './queries.ts';
 import { imageEvents } from './image.ts';
 import { whatIf, type WhatIf, type WhatIfOrder } from './flows/whatIf.ts';
+import { setMmp, resetMmp, unfreezeDue } from './flows/mmp.ts';
+import type { MmpConfig } from './domain/mmp.ts';
 
 export type CommandValue =
   | null
@@ -29,7 +31,9 @@ export type CommandValue =
   | { readonly requestId: Hex }
   | { readonly tradeId: string }
   | { readonly orderIds: readonly Hex[] }
-  | { readonly cancelAt: number | null };
+  | { readonly cancelAt: number | null }
+
+  | { readonly config: MmpConfig };
 
 export type ApplyResult =
   | { readonly ok: true; readonly value: CommandValue; readonly events: readonly VenueEvent[] }
@@ -57,6 +61,7 @@ export class Venue {
     sink.begin(cmd.seq, state.now);
     const outcome = this.dispatch(cmd, sink);
     if (outcome !== null && 'code' in outcome) return { ok: false, rejection: outcome, events: [] };
+    unfreezeDue(state, sink); // market maker protection whose freeze ran out (flows/mmp.ts)
     return { ok: true, value: outcome, events: sink.finish(state) };
   }
 
@@ -116,6 +121,10 @@ export class Venue {
         sink.push({ type: 'mmm_nonce', address: cmd.mmm, nonce: account.mmmNonce });
         return null;
       }
+      case 'set_mmp':
+        return setMmp(s, sink, cmd.owner, cmd);
+      case 'reset_mmp':
+        return resetMmp(s, sink, cmd.owner, cmd.pairId);
     }
   }
 

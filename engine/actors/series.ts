@@ -33,7 +33,23 @@ export type MatchFill = { readonly maker: OrderRecord; readonly tick: number; re
 export type MatchOutcome = {
   readonly fills: readonly MatchFill[];
   readonly selfTradeCancels: readonly OrderRecord[];
+  /** Resting orders market maker protection removed instead of matching (their owner froze). */
+  readonly mmpCancels: readonly OrderRecord[];
+  /** The taker's own owner froze during the match: it stopped, and its remainder does not rest. */
+  readonly stopped: boolean;
   readonly restingLots: number;
+};
+
+/**
+ * Market maker protection as one match sees it (engine/flows/mmp.ts builds it for a pair where
+ * some wallet has a config): every fill is reported for both orders, and an order whose owner is
+ * frozen on the pair and that counts for protection may no longer match.
+ */
+export type MatchGuard = {
+  /** `lots` of `record` (maker or taker) filled. */
+  filled(record: OrderRecord, lots: number): void;
+  /** Whether `record` may no longer match (an mmp order of a wallet frozen on the pair). */
+  stops(record: OrderRecord): boolean;
 };
 
 
@@ -103,8 +119,17 @@ export class SeriesActor {
 
   // One match sink per actor, and one outcome whose arrays are reused by every match: no
   // closure or array per order on the hot path.
-  private readonly outcome: { fills: MatchFill[]; selfTradeCancels: OrderRecord[]; restingLots: number } = { fills: [], selfTradeCancels: [], restingLots: 0 };
+  private readonly outcome: { fills: MatchFill[]; selfTradeCancels: OrderRecord[]; mmpCancels: OrderRecord[]; stopped: boolean; restingLots: number } = {
+    fills: [],
+    selfTradeCancels: [],
+    mmpCancels: [],
+    stopped: false,
+    restingLots: 0,
+  };
   private takerIsBuy = false;
+  /** The match under way, for the guarded sink. */
+  private taker: OrderRecord | null = null;
+  private guard: MatchGuard | null = null;
   private readonly sink: MatchSink = {
     onFill: (makerRef, _owner, tick, qty) => {
       const maker = this.byRef.get(makerRef)!;
@@ -119,29 +144,94 @@ export class SeriesActor {
       this.outcome.selfTradeCancels.push(maker);
       this.touch(!this.takerIsBuy, maker.tick);
     },
+    // No screen: an own property, so the book's one read per place finds it at once.
+    screen: null,
+  };
+  /**
+   * The sink of a match under market maker protection: the plain sink's work, each fill reported
+   * to the guard for both orders (a taker whose owner froze stops), and a screen that removes a
+   * resting order the guard stops instead of matching it. Used only on a pair where some wallet
+   * has a config, so the plain path pays nothing.
+   */
+  private readonly guardedSink: MatchSink = {
+    onFill: (makerRef, owner, tick, qty, remaining) => {
+      this.sink.onFill(makerRef, owner, tick, qty, remaining);
+      const guard = this.guard!;
+      const taker = this.taker!;
+      guard.filled(this.byRef.get(makerRef)!, qty);
+      guard.filled(taker, qty);
+      if (!guard.stops(taker)) return false;
+      this.outcome.stopped = true;
+      return true;
+    },
+    onSelfTradeCancel: (makerRef, remaining) => this.sink.onSelfTradeCancel(makerRef, remaining),
+    screen: (makerRef) => this.guard!.stops(this.byRef.get(makerRef)!),
+    onScreenCancel: (makerRef) => {
+      const maker = this.byRef.get(makerRef)!;
+      maker.status = 'cancelled';
+      this.outcome.mmpCancels.push(maker);
+      this.touch(!this.takerIsBuy, maker.tick);
+    },
   };
 
   /**
    * Match an incoming order and rest the remainder. The caller has validated it. The
    * outcome is valid until the next call (its arrays are reused).
    */
-  match(order: OrderRecord, restRemainder = true): MatchOutcome {
+  match(order: OrderRecord, restRemainder = true, guard: MatchGuard | null = null): MatchOutcome {
     const out = this.outcome;
     // Setting an array's length is a builtin call even when it is already 0.
     if (out.fills.length !== 0) out.fills.length = 0;
     if (out.selfTradeCancels.length !== 0) out.selfTradeCancels.length = 0;
+    if (out.mmpCancels.length !== 0) out.mmpCancels.length = 0;
+    out.stopped = false;
     this.takerIsBuy = order.isBuy;
     this.byRef.set(order.ref, order);
-    const remaining = this.book.place(order.ref, order.ownerIndex, order.isBuy, order.tick, order.lots, this.sink, restRemainder);
+    let sink = this.sink;
+    if (guard !== null) {
+      this.guard = guard;
+      this.taker = order;
+      sink = this.guardedSink;
+    }
+    const remaining = this.book.place(order.ref, order.ownerIndex, order.isBuy, order.tick, order.lots, sink, restRemainder);
+    this.guard = null;
+    this.taker = null;
+    const rests = restRemainder && !out.stopped;
     order.filledLots = order.lots - remaining;
-    // A remainder that may not rest (IOC, FOK) is cancelled: the caller names why.
-    order.status = remaining === 0 ? 'filled' : !restRemainder ? 'cancelled' : order.filledLots > 0 ? 'partial' : 'open';
-    if (remaining > 0 && restRemainder) this.touch(order.isBuy, order.tick);
+    // A remainder that may not rest (IOC, FOK, a taker market maker protection stopped) is cancelled: the caller names why.
+    order.status = remaining === 0 ? 'filled' : !rests ? 'cancelled' : order.filledLots > 0 ? 'partial' : 'open';
+    if (remaining > 0 && rests) this.touch(order.isBuy, order.tick);
     for (const f of out.fills) if (f.maker.status === 'filled') this.forget(f.maker);
     for (const m of out.selfTradeCancels) this.forget(m);
-    if (remaining === 0 || !restRemainder) this.forget(order);
-    out.restingLots = restRemainder ? remaining : 0;
+    for (const m of out.mmpCancels) this.forget(m);
+    if (remaining === 0 || !rests) this.forget(order);
+    out.restingLots = rests ? remaining : 0;
     return out;
+  }
+
+  /**
+   * Fill-or-kill under market maker protection: the lots an order could fill at once, walking
+   * the opposite side in priority order as matching would (own orders skipped, orders the guard
+   * stops skipped, the guard told of each fill, stopping when the taker would stop). `guard` must
+   * be a dry run: it changes no state. Allocates the book's order list: only for FOK orders on a
+   * pair where some wallet has a config.
+   */
+  fillableLotsGuarded(order: OrderRecord, want: number, guard: MatchGuard): number {
+    let total = 0;
+    for (const r of this.book.orders()) {
+      if (total >= want) break;
+      if (r.isBuy === order.isBuy) continue;
+      if (order.isBuy ? r.tick > order.tick : r.tick < order.tick) break;
+      if (r.owner === order.ownerIndex) continue;
+      const maker = this.byRef.get(r.ref)!;
+      if (guard.stops(maker)) continue;
+      const lots = Math.min(want - total, r.qty);
+      total += lots;
+      guard.filled(maker, lots);
+      guard.filled(order, lots);
+      if (guard.stops(order)) break;
+    }
+    return total;
   }
 
   /** Post-only: whether an order at `tick` would take (book/instructions.ts). */

@@ -53,6 +53,8 @@ export function createFastBook(capacityHint = 1024): OrderBook {
   // Set while place() runs: a sink that calls back into the book would see (and corrupt) a
   // level in the middle of being consumed.
   let busy = false;
+  // Set by match() when the sink stopped the taker (its remainder does not rest).
+  let stopped = false;
 
   function growSlots(): void {
     const next = cap * 2;
@@ -151,6 +153,8 @@ export function createFastBook(capacityHint = 1024): OrderBook {
    */
   function match(owner: number, isBuy: boolean, tick: number, qty: number, sink: MatchSink): number {
     const side = isBuy ? asks : bids;
+    const screen = sink.screen ?? null;
+    stopped = false;
     while (qty > 0) {
       const lvl = side.bestLevel();
       if (lvl === NONE) break;
@@ -163,10 +167,16 @@ export function createFastBook(capacityHint = 1024): OrderBook {
       if (makerOwner === owner) {
         removeSlot(s);
         sink.onSelfTradeCancel(makerRef, makerQty);
+      } else if (screen !== null && screen(makerRef, makerOwner)) {
+        removeSlot(s);
+        sink.onScreenCancel!(makerRef, makerQty);
       } else if (makerQty <= qty) {
         qty -= makerQty;
         removeSlot(s);
-        sink.onFill(makerRef, makerOwner, lt, makerQty, 0);
+        if (sink.onFill(makerRef, makerOwner, lt, makerQty, 0) === true) {
+          stopped = true;
+          break;
+        }
       } else {
         const fill = qty;
         qty = 0;
@@ -245,7 +255,7 @@ export function createFastBook(capacityHint = 1024): OrderBook {
       busy = true;
       try {
         const remaining = match(owner, isBuy, tick, qty, sink);
-        if (remaining > 0 && restRemainder) rest(ref, owner, isBuy, tick, remaining);
+        if (remaining > 0 && restRemainder && !stopped) rest(ref, owner, isBuy, tick, remaining);
         return remaining;
       } finally {
         busy = false;

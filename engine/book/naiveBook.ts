@@ -46,20 +46,27 @@ export function createNaiveBook(): OrderBook {
       try {
         const opposite = sideOf(!isBuy);
         let remaining = qty;
-        while (remaining > 0 && opposite.length > 0 && crosses(isBuy, tick, opposite[0]!.tick)) {
+        let stopped = false;
+        while (!stopped && remaining > 0 && opposite.length > 0 && crosses(isBuy, tick, opposite[0]!.tick)) {
           const maker = opposite[0]!.orders[0]!;
           if (maker.owner === owner) {
             remove(maker);
             sink.onSelfTradeCancel(maker.ref, maker.qty);
             continue;
           }
+          if (sink.screen && sink.screen(maker.ref, maker.owner)) {
+            remove(maker);
+            sink.onScreenCancel!(maker.ref, maker.qty);
+            continue;
+          }
           const fill = Math.min(remaining, maker.qty);
           remaining -= fill;
           maker.qty -= fill;
           if (maker.qty === 0) remove(maker);
-          sink.onFill(maker.ref, maker.owner, maker.tick, fill, maker.qty);
+          // The sink may stop the taker (market maker protection): no further match, nothing rests.
+          stopped = sink.onFill(maker.ref, maker.owner, maker.tick, fill, maker.qty) === true;
         }
-        if (remaining > 0 && restRemainder) {
+        if (remaining > 0 && restRemainder && !stopped) {
           const order: RestingOrder = { ref, owner, isBuy, tick, qty: remaining };
           const side = sideOf(isBuy);
           let li = side.findIndex((l) => !better(isBuy, l.tick, tick));

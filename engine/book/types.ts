@@ -14,10 +14,23 @@
  * mutating the book from a sink (`place`, `cancel`, `reduce`) is a broken invariant and throws.
  */
 export type MatchSink = {
-  /** A fill against resting order `makerRef` at the maker's tick. `makerRemaining` is what remains resting after it. */
-  onFill(makerRef: number, makerOwner: number, tick: number, qty: number, makerRemaining: number): void;
+  /**
+   * A fill against resting order `makerRef` at the maker's tick. `makerRemaining` is what remains
+   * resting after it. Returning `true` stops the taker: it matches no further and its remainder
+   * does not rest (market maker protection froze the taker's own owner).
+   */
+  onFill(makerRef: number, makerOwner: number, tick: number, qty: number, makerRemaining: number): boolean | void;
   /** Self-trade prevention: a resting order of the taker's own owner was removed instead of matched (api.md). */
   onSelfTradeCancel(makerRef: number, remaining: number): void;
+  /**
+   * Optional screen of resting orders (market maker protection: a frozen owner's mmp quotes), read
+   * once per `place`. When set, it is asked about each resting order of another owner before that
+   * order is matched; `true` removes the order instead (reported through `onScreenCancel`) and
+   * matching continues. Absent or null costs the matching loop nothing.
+   */
+  readonly screen?: ((makerRef: number, makerOwner: number) => boolean) | null;
+  /** A resting order the screen removed instead of matching, with the qty it had. */
+  onScreenCancel?(makerRef: number, remaining: number): void;
 };
 
 export type RestingOrder = { ref: number; owner: number; isBuy: boolean; tick: number; qty: number };

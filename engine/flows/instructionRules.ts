@@ -1,7 +1,8 @@
 /**
  * The rules of order instructions (extensions.md "Order instructions", docs/engine.md) that
- * depend only on the state: a client order id unique among the wallet's open orders, a
- * post-only order that would take, a reduce-only order that could increase the position.
+ * depend only on the state: an mmp order of a wallet frozen by market maker protection, a
+ * client order id unique among the wallet's open orders, a post-only order that would take, a
+ * reduce-only order that could increase the position.
  * Run by the order rules (orderRules.ts), so the gateway's pre-check gives them early.
  *
  * Within one command an entry counts the entries before it (their client order ids, their
@@ -12,6 +13,7 @@ import { DEFAULT_INSTRUCTIONS } from '../domain/instructions.ts';
 import { reject, type Rejection } from '../codes.ts';
 import type { VenueState } from '../state.ts';
 import type { PlaceDraft, PlaceFacts } from './orderDrafts.ts';
+import { mmpFrozen } from './mmp.ts';
 
 type Cancelled = readonly { readonly orderId: Hex }[];
 
@@ -24,10 +26,15 @@ function isCancelled(cancels: Cancelled, orderId: Hex): boolean {
  * The instruction rules of entry `i` of `places` (`facts`: what the order rules found for
  * it), with the command's cancels. Null when they pass (or the entry names no instructions).
  */
-export function instructionRules(state: VenueState, facts: PlaceFacts<PlaceDraft>, places: readonly PlaceDraft[], i: number, cancels: Cancelled): Rejection | null {
+export function instructionRules(state: VenueState, facts: PlaceFacts<PlaceDraft>, places: readonly PlaceDraft[], i: number, cancels: Cancelled, nowMs: number = state.now): Rejection | null {
   const o = facts.o;
   const ins = o.instructions;
   if (ins === undefined || ins === DEFAULT_INSTRUCTIONS) return null;
+  if (ins.mmp) {
+    // Market maker protection: no new mmp order while the wallet is frozen on the pair (flows/mmp.ts).
+    const refused = mmpFrozen(state, o.owner, facts.pair.pairId, nowMs);
+    if (refused) return refused;
+  }
   if (ins.clientOrderId !== null) {
     const refused = uniqueClientOrderId(state, o.owner, ins.clientOrderId, places, i, cancels);
     if (refused) return refused;

@@ -117,7 +117,7 @@ export function checkBatch(state: VenueState, cancels: number, places: number): 
 export type CheckedOrders = { readonly cancels: readonly ValidCancel[]; readonly places: readonly CheckedPlace[] };
 
 /** Every order rule of one place, cancel or replace command, in the order the engine applies them. */
-export function checkOrders(state: VenueState, cancels: readonly CancelOrder[], places: readonly PlaceOrder[], nowSec: number): CheckedOrders | Rejection {
+export function checkOrders(state: VenueState, cancels: readonly CancelOrder[], places: readonly PlaceOrder[], nowSec: number, nowMs: number = state.now): CheckedOrders | Rejection {
   const batch = checkBatch(state, cancels.length, places.length);
   if (batch) return batch;
   const unique = checkUnique(places, cancels);
@@ -133,7 +133,7 @@ export function checkOrders(state: VenueState, cancels: readonly CancelOrder[], 
   for (let i = 0; i < places.length; i++) {
     const v = validatePlace(state, places[i]!, nowSec);
     if ('code' in v) return v;
-    const refused = instructionRules(state, v, places, i, cancels);
+    const refused = instructionRules(state, v, places, i, cancels, nowMs);
     if (refused) return refused;
     checked[i] = v;
   }

@@ -19,6 +19,8 @@ import { applyFill, worstFeeOf } from './fill.ts';
 import { checkOrders, withPortfolio } from './orderRules.ts';
 import type { ValidPlace } from './orderDrafts.ts';
 import { DEFAULT_INSTRUCTIONS, type CancelReason, type OrderInstructions } from '../domain/instructions.ts';
+import { MmpGuard } from './mmp.ts';
+import type { MmpEntry } from '../actors/mmp.ts';
 
 export type OrderOutcome = {
   readonly orderId: Hex;
@@ -27,7 +29,7 @@ export type OrderOutcome = {
   readonly remaining: bigint;
   readonly trades: readonly { readonly tradeId: string; readonly price: bigint; readonly size: bigint }[];
   readonly instructions: OrderInstructions;
-  /** ioc or fok when the instruction cancelled it (whole or its rest), else null. */
+  /** ioc, fok or mmp when the instruction cancelled it (whole or its rest), else null. */
   readonly cancelReason: CancelReason | null;
 };
 
@@ -127,12 +129,24 @@ function executePlace(state: VenueState, sink: EventSink, v: ValidPlace): OrderO
   const { o, series, pair } = v;
   v.account.nonces.use(o.nonce);
   const tif = o.instructions?.timeInForce ?? 'GTC';
+  // Market maker protection: an mmp order of a wallet that an earlier entry of this command
+  // froze on the pair is cancelled at once (the rules passed before the trip). Only the nonce is used.
+  if (o.instructions?.mmp === true && state.mmp.isFrozen(o.owner, pair.pairId, state.now)) return killEarly(state, sink, v, 'mmp', 'mmp_frozen');
+  // A guard when some wallet has an MMP config on the pair (flows/mmp.ts): fills count, trips stop quotes.
+  const guard = MmpGuard.of(state, series, pair.sizeStep);
   // Fill-or-kill: killed before it touches the book when other owners' liquidity at its
   // price cannot fill it all (its own resting orders would be removed by self-trade
-  // prevention, not filled). Only the nonce is used.
-  if (tif === 'FOK' && series.fillableLots(state.ownerIndexOf(o.owner), o.isBuy, o.tick, v.lots) < v.lots) return killFok(state, sink, v);
+  // prevention, not filled; under market maker protection, quotes a trip would stop do not
+  // count). Only the nonce is used.
+  if (tif === 'FOK') {
+    const fillable =
+      guard === null
+        ? series.fillableLots(state.ownerIndexOf(o.owner), o.isBuy, o.tick, v.lots)
+        : series.fillableLotsGuarded(probeRecord(state, v), v.lots, new MmpGuard(state, series, pair.sizeStep, true));
+    if (fillable < v.lots) return killEarly(state, sink, v, 'fok', 'fok_not_filled');
+  }
   const record = newRecord(state, v);
-  const outcome = series.match(record, tif === 'GTC');
+  const outcome = series.match(record, tif === 'GTC', guard);
   const trades = new Array<{ tradeId: string; price: bigint; size: bigint }>(outcome.fills.length);
   for (let i = 0; i < outcome.fills.length; i++) {
     const fill = outcome.fills[i]!;
@@ -165,6 +179,16 @@ function executePlace(state: VenueState, sink: EventSink, v: ValidPlace): OrderO
     state.orderIndex.delete(m.orderId);
     orderEvent(sink, m, pair, 'self_trade_prevention', 'self_trade');
   }
+  for (const m of outcome.mmpCancels) {
+    // Quotes of a wallet this match froze, removed instead of filled.
+    const resting = state.orderIndex.get(m.orderId)!;
+    state.accounts.margin.dropOrder(resting.portfolio, resting);
+    state.orderIndex.delete(m.orderId);
+    sink.portfolio(resting.portfolio);
+    orderEvent(sink, m, pair, 'mmp_tripped', 'mmp');
+  }
+  const stopped = outcome.stopped;
+  if (guard !== null) for (const e of guard.tripped) cancelMmpOrders(state, sink, e);
   const filled = BigInt(record.filledLots) * pair.sizeStep;
   const remaining = o.size - filled; // the order's size is lots x sizeStep (validated)
   if (outcome.restingLots > 0) {
@@ -175,13 +199,39 @@ function executePlace(state: VenueState, sink: EventSink, v: ValidPlace): OrderO
   }
   sink.portfolio(v.portfolio);
   sink.book(series);
-  const killed: CancelReason | null = record.status !== 'cancelled' ? null : tif === 'IOC' ? 'ioc' : 'fok';
-  pushOrderEvent(sink, record, pair, filled, outcome.restingLots > 0 ? remaining : 0n, killed === null ? null : `${killed}_remainder`, killed);
+  const killed: CancelReason | null = record.status !== 'cancelled' ? null : stopped ? 'mmp' : tif === 'IOC' ? 'ioc' : 'fok';
+  pushOrderEvent(sink, record, pair, filled, outcome.restingLots > 0 ? remaining : 0n, killed === null ? null : killed === 'mmp' ? 'mmp_tripped' : `${killed}_remainder`, killed);
+  guard?.events(sink);
   return { orderId: o.orderId, status: record.status, filled, remaining: outcome.restingLots > 0 ? remaining : 0n, trades, instructions: record.instructions, cancelReason: killed };
 }
 
-/** A fill-or-kill order that could not fill at once: cancelled whole, the book untouched (no book ref used). */
-function killFok(state: VenueState, sink: EventSink, v: ValidPlace): OrderOutcome {
+/**
+ * Every open mmp order of a wallet that market maker protection froze on a pair, cancelled
+ * (`cancelReason: mmp`), oldest first per portfolio.
+ */
+function cancelMmpOrders(state: VenueState, sink: EventSink, e: MmpEntry): void {
+  const account = state.accounts.accounts.get(e.owner);
+  if (account === undefined) return;
+  const doomed: OpenOrder[] = [];
+  for (const portfolio of account.portfolios.values()) {
+    for (let r = portfolio.openOrders.head; r !== null; r = r.pNext) {
+      if (r.record.instructions.mmp && r.series.spec.pairId === e.pairId) doomed.push(r);
+    }
+  }
+  for (const open of doomed) removeOrder(state, sink, open, 'cancelled', 'mmp_tripped', 'mmp');
+}
+
+/** The taker as the fill-or-kill check under market maker protection sees it: no book ref used. */
+function probeRecord(state: VenueState, v: ValidPlace): OrderRecord {
+  const { o } = v;
+  return { orderId: o.orderId, seriesId: o.seriesId, ref: 0, owner: o.owner, ownerIndex: state.ownerIndexOf(o.owner), portfolioId: o.portfolioId, routedPortfolioId: v.portfolio.id, isBuy: o.isBuy, tick: o.tick, lots: v.lots, filledLots: 0, nonce: o.nonce, status: 'open', expiry: o.expiry, createdAt: state.now, instructions: o.instructions ?? DEFAULT_INSTRUCTIONS };
+}
+
+/**
+ * An order cancelled whole before it touches the book (no book ref used): a fill-or-kill order
+ * that could not fill at once (`fok`), an mmp order of a wallet frozen earlier in its command (`mmp`).
+ */
+function killEarly(state: VenueState, sink: EventSink, v: ValidPlace, cancelReason: 'fok' | 'mmp', reason: string): OrderOutcome {
   const { o } = v;
   const instructions = o.instructions ?? DEFAULT_INSTRUCTIONS;
   sink.push({
@@ -201,10 +251,10 @@ function killFok(state: VenueState, sink: EventSink, v: ValidPlace): OrderOutcom
     status: 'cancelled',
     filled: 0n,
     remaining: 0n,
-    reason: 'fok_not_filled',
-    cancelReason: 'fok',
+    reason,
+    cancelReason,
   });
-  return { orderId: o.orderId, status: 'cancelled', filled: 0n, remaining: 0n, trades: [], instructions, cancelReason: 'fok' };
+  return { orderId: o.orderId, status: 'cancelled', filled: 0n, remaining: 0n, trades: [], instructions, cancelReason };
 }
 
 /** Take an open order off the book and release its reservation. */

@@ -53,7 +53,8 @@ export function placeRefusal(r: Rejection, at: PlaceAt): ErrorReply {
       return portfolioNotFound(m.portfolioId.toString());
     case 'duplicate_client_order_id':
     case 'post_only_would_take':
-    case 'reduce_only_would_increase': {
+    case 'reduce_only_would_increase':
+    case 'mmp_frozen': {
       // The rule names its field; the wire names it by its path in the body.
       const name = r.details?.['field'];
       return orderEngineError(reject(r.code, { ...r.details, field: field(typeof name === 'string' ? name : '') }));

@@ -15,6 +15,7 @@ import { MarketData } from './marketData.ts';
 import { RfqBook } from './rfqBook.ts';
 import { Accounts } from './accounts.ts';
 import { OrderHistory } from '../orders/orderHistory.ts';
+import { MmpBook } from './mmp.ts';
 
 /** A read model: applies committed events in order, and exports and imports its state as plain data. */
 export type Fold = {
@@ -25,6 +26,8 @@ export type Fold = {
 
 /** Version of the serialised read state; a snapshot with another version is passed over (recovery folds the journal instead). */
 const FORMAT = 1;
+/** Folds added after FORMAT 1 without a new format: absent from an older read state means empty (no event of theirs existed). */
+const ADDED_LATER = new Set(['mmp']);
 
 export class ReadModels {
   /** The sequence number and time (Unix ms) of the last command folded. */
@@ -39,6 +42,8 @@ export class ReadModels {
   readonly accounts = new Accounts();
   /** Per wallet: open orders and the last finished ones. */
   readonly orders = new OrderHistory(this.catalog);
+  /** Per wallet and pair: market maker protection's config, frozen state and window. */
+  readonly mmp = new MmpBook();
   /** Every fold, in the order each event is applied to them (the catalog first: the others look series up in it). */
   private readonly folds: readonly (readonly [string, Fold])[];
 
@@ -49,6 +54,7 @@ export class ReadModels {
       ['rfq', this.rfq],
       ['accounts', this.accounts],
       ['orders', this.orders],
+      ['mmp', this.mmp],
     ];
   }
 
@@ -73,7 +79,11 @@ export class ReadModels {
     const reads = new ReadModels();
     for (const [name, fold] of reads.folds) {
       const part = v.parts[name];
-      if (part === undefined) throw new Error(`read-model state lacks ${name}`);
+      if (part === undefined) {
+        // Folds added since FORMAT 1 start empty from a read state written before them.
+        if (ADDED_LATER.has(name)) continue;
+        throw new Error(`read-model state lacks ${name}`);
+      }
       fold.importState(part as never);
     }
     reads.seq = v.seq;

@@ -19,6 +19,7 @@ import { orderRoutes } from './orders.ts';
 import { massCancelRoutes } from './massCancel.ts';
 import { whatIfRoutes } from './whatIf.ts';
 import { rfqRoutes } from './rfq.ts';
+import { mmpRoutes } from './mmp.ts';
 
 /** 30-day traded notional (COLLATERAL6) at which a wallet reaches tiers 2 and 3 (interface.md "Limits"). */
 const TIER2 = 100_000n * 1_000_000n;
@@ -46,6 +47,7 @@ export function apiRoutes(s: Services): ApiRoutes {
     ...massCancelRoutes(s),
     ...whatIfRoutes(s),
     ...rfqRoutes(s),
+    ...mmpRoutes(s),
   ];
   return { routes, authenticate, rateLimiter };
 }

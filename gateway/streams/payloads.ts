@@ -4,7 +4,7 @@
  * serialises each result once and fans it out.
  */
 import { instructionsJson } from '../orders/instructionFields.ts';
-import type { Hex, DepthEvent, DepthLevel, OracleEvent, OrderEvent, PositionEvent, RfqEvent, TradeEvent } from '../../engine/index.ts';
+import type { Hex, DepthEvent, DepthLevel, MmpEvent, OracleEvent, OrderEvent, PositionEvent, RfqEvent, TradeEvent } from '../../engine/index.ts';
 import { WAD_PER_C6 } from '../../engine/index.ts';
 import type { Catalog } from '../readModels/catalog.ts';
 import type { PortfolioFigures } from '../readModels/accounts.ts';
@@ -84,6 +84,12 @@ export function fills(e: TradeEvent, symbol: string) {
 
 export function orderUpdate(e: OrderEvent, symbol: string) {
   return { orderId: e.orderId, seriesId: e.seriesId, symbol, status: e.status, filled: e.filled.toString(), remaining: e.remaining.toString(), reason: e.reason, ...instructionsJson(e.instructions), cancelReason: e.cancelReason, timestamp: iso(e.ts) };
+}
+
+/** `account@mmp`: market maker protection tripped or unfroze on a pair. */
+export function mmpUpdate(e: MmpEvent) {
+  const w = e.window;
+  return { pairId: e.pairId, frozen: e.frozen, frozenUntil: e.frozenUntil, reason: e.reason, window: { qty: w.qty.toString(), delta: w.delta.toString(), vega: w.vega.toString(), trades: w.trades }, timestamp: iso(e.ts) };
 }
 
 /**

@@ -81,7 +81,7 @@ export class Publisher {
     let topics = this.accountTopics.get(owner);
     if (topics === undefined) {
       if (this.accountTopics.size >= MAX_CACHED_WALLETS) this.accountTopics.clear();
-      topics = { fills: accountTopic(owner, 'fills'), positions: accountTopic(owner, 'positions'), portfolios: accountTopic(owner, 'portfolios'), orders: accountTopic(owner, 'orders') };
+      topics = { fills: accountTopic(owner, 'fills'), positions: accountTopic(owner, 'positions'), portfolios: accountTopic(owner, 'portfolios'), orders: accountTopic(owner, 'orders'), mmp: accountTopic(owner, 'mmp') };
       this.accountTopics.set(owner, topics);
     }
     return topics[kind];
@@ -153,6 +153,10 @@ export class Publisher {
         return;
       case 'mmm':
         if (!e.isMmm) this.hooks.onMmmRevoked(e.address);
+        return;
+      case 'mmp':
+        // Trips and unfreezes only: the fold marks the command that changed the frozen state.
+        if (this.reads.mmp.get(e.owner, e.pairId)?.transitionSeq === e.seq) this.accountPublish(e.owner, 'mmp', () => payloads.mmpUpdate(e));
         return;
       default:
         return;

@@ -207,6 +207,15 @@ export const OrderData = Type.Object({
   timestamp: Iso,
 });
 
+export const MmpData = Type.Object({
+  pairId: Bytes32,
+  frozen: Type.Boolean(),
+  frozenUntil: Nullable(Type.Integer({ description: 'Unix ms; null when not frozen or frozen until a reset' })),
+  reason: Nullable(Type.Union(['qty', 'delta', 'vega', 'trades'].map((s) => Type.Literal(s)), { description: 'the limit that tripped it, while frozen' })),
+  window: Type.Object({ qty: WadString, delta: WadString, vega: WadString, trades: Type.Integer() }, { description: 'sums of |size|, |delta x size|, |vega x size| (WAD) and the number of fills in the window' }),
+  timestamp: Iso,
+});
+
 // ---- RFQ market-maker stream ------------------------------------------------------------------
 
 export const RfqRequestMessage = Type.Object({

@@ -20,7 +20,7 @@ function data(channelPattern: string, description: string, payload: Parameters<t
 export function registerStreamsAsyncApi(registry: AsyncApiRegistry, config: Pick<AppConfig, 'host' | 'port'>): void {
   const host = `${config.host}:${config.port}`;
   registry.addServer('public', { host, protocol: 'ws', pathname: '/ws/public', description: 'Public market data (no authentication). Channels: depth, ticker, trades, index, rfq and the earlier-form aliases.' });
-  registry.addServer('private', { host, protocol: 'ws', pathname: '/ws/private', description: 'Private account stream: the first message must be AUTH. Channels: account@fills, account@positions, account@portfolios, account@orders; order entry (PLACE, REPLACE, CANCEL, PLACE_BATCH, CANCEL_BATCH, REPLACE_BATCH) with scope trade.' });
+  registry.addServer('private', { host, protocol: 'ws', pathname: '/ws/private', description: 'Private account stream: the first message must be AUTH. Channels: account@fills, account@positions, account@portfolios, account@orders, account@mmp; order entry (PLACE, REPLACE, CANCEL, PLACE_BATCH, CANCEL_BATCH, REPLACE_BATCH) with scope trade.' });
   registry.addServer('rfqMm', { host, protocol: 'ws', pathname: '/ws/rfq/mm', description: 'RFQ market-maker stream for authorised MMMs: AUTH (frame or Authorization header at connect), then rfq_request in, rfq_response out.' });
 
   const controlReplies = {
@@ -142,6 +142,13 @@ export function registerStreamsAsyncApi(registry: AsyncApiRegistry, config: Pick
     title: 'Own orders',
     description: "Status changes of the caller's orders: open, partial, filled, cancelled, expired.",
     sends: { order: data('^account@orders$', 'account@orders', S.OrderData, 'Order update') },
+  });
+  registry.addChannel('accountMmp', {
+    address: 'account@mmp',
+    servers: ['private'],
+    title: 'Own market maker protection',
+    description: 'Market maker protection tripped (frozen, with the limit and the window that tripped it) or unfroze (by time or a reset) on a pair.',
+    sends: { mmp: data('^account@mmp$', 'account@mmp', S.MmpData, 'MMP trip or unfreeze') },
   });
   registry.addChannel('rfqMm', {
     address: 'rfq/mm',

@@ -9,9 +9,10 @@ import { createFastBook } from '../../../engine/book/fastBook.ts';
 import { createNaiveBook } from '../../../engine/book/naiveBook.ts';
 import type { OrderBook } from '../../../engine/book/types.ts';
 import { apply, FOK_REMAINDER, RandomStream, type Command, type StreamOptions } from './support/randomStream.ts';
-import { FILL, Recorder, refuseEvents } from './support/recorder.ts';
+import { FILL, FrozenRecorder, Recorder, refuseEvents } from './support/recorder.ts';
 
-type Run = { seed: number; commands: number; opts: StreamOptions };
+/** `frozenLimit`: the sinks screen like market maker protection (FrozenRecorder), thawing every `thawEvery` commands. */
+type Run = { seed: number; commands: number; opts: StreamOptions; frozenLimit?: number; thawEvery?: number };
 
 const runs: Run[] = [
   { seed: 1, commands: 40_000, opts: { owners: 5, mid: 10_000, target: 1_500, maxQty: 100 } },
@@ -33,14 +34,24 @@ function describe(cmd: Command): string {
 /** Runs one stream through both books; returns the first disagreement, or null. */
 function differential(run: Run, fast: OrderBook, naive: OrderBook, totals: Record<string, number>): string | null {
   const stream = new RandomStream(run.seed, run.opts);
-  const fastSink = new Recorder();
-  const naiveSink = new Recorder();
+  const screening = run.frozenLimit !== undefined;
+  const fastSink = screening ? new FrozenRecorder(run.frozenLimit!) : new Recorder();
+  const naiveSink = screening ? new FrozenRecorder(run.frozenLimit!) : new Recorder();
   for (let i = 0; i < run.commands; i++) {
     const cmd = stream.next();
+    if (fastSink instanceof FrozenRecorder && naiveSink instanceof FrozenRecorder) {
+      if (i % run.thawEvery! === 0) {
+        fastSink.thaw();
+        naiveSink.thaw();
+      }
+      if (cmd.kind === 'place') fastSink.taker = naiveSink.taker = cmd.owner;
+    }
     const a = apply(fast, cmd, fastSink);
     const b = apply(naive, cmd, naiveSink);
     if (a !== b) return `command ${i} ${describe(cmd)}: fast returned ${a}, naive ${b}`;
-    if (a === FOK_REMAINDER) return `command ${i} ${describe(cmd)}: a fill-or-kill order that passed its check left a remainder`;
+    if (fastSink instanceof FrozenRecorder && naiveSink instanceof FrozenRecorder && [...fastSink.frozen].join() !== [...naiveSink.frozen].join()) return `command ${i}: frozen owners differ`;
+    // A screen (or a stopped taker) may leave a fill-or-kill order short: the engine checks that above the book.
+    if (a === FOK_REMAINDER && !screening) return `command ${i} ${describe(cmd)}: a fill-or-kill order that passed its check left a remainder`;
     const ea = fastSink.events;
     const eb = naiveSink.events;
     if (ea.length !== eb.length || ea.some((v, k) => v !== eb[k])) {
@@ -63,6 +74,10 @@ function differential(run: Run, fast: OrderBook, naive: OrderBook, totals: Recor
       const problem = naive.checkInvariants();
       if (problem) return `after command ${i}: naive book invariant broken: ${problem}`;
     }
+  }
+  if (fastSink instanceof FrozenRecorder) {
+    totals['screened'] = (totals['screened'] ?? 0) + fastSink.screened;
+    totals['stopped'] = (totals['stopped'] ?? 0) + fastSink.stops;
   }
   for (const [k, v] of Object.entries(stream.stats)) totals[k] = (totals[k] ?? 0) + v;
   totals['restingAtEnd'] = (totals['restingAtEnd'] ?? 0) + fast.orderCount();
@@ -94,6 +109,26 @@ t.test('fast and naive books agree on seeded random streams', async (t) => {
   t.ok(totals['reduces']! > 10_000, `many reduces (${totals['reduces']})`);
   t.ok(totals['maxLevels']! > 100, `some book had many levels on one side (${totals['maxLevels']})`);
   t.ok(totals['restingAtEnd']! > 5_000, `books non-trivial at the end (${totals['restingAtEnd']} orders)`);
+});
+
+t.test('fast and naive books agree with frozen owners screened out and stopped takers (market maker protection)', async (t) => {
+  const screened: Run[] = [
+    { seed: 11, commands: 30_000, opts: { owners: 5, mid: 10_000, target: 1_500, maxQty: 100 }, frozenLimit: 6, thawEvery: 40 },
+    { seed: 12, commands: 30_000, opts: { owners: 20, mid: 10_000, target: 3_000, maxQty: 100, passive: 0.75 }, frozenLimit: 3, thawEvery: 200 },
+    { seed: 13, commands: 30_000, opts: { owners: 3, mid: 500, target: 800, maxQty: 20 }, frozenLimit: 10, thawEvery: 25 },
+  ];
+  const totals: Record<string, number> = { fills: 0, stps: 0 };
+  for (const run of screened) {
+    const fast = createFastBook(4);
+    const naive = createNaiveBook();
+    t.equal(differential(run, fast, naive, totals), null, `seed ${run.seed}: ${run.commands} commands agree`);
+    t.equal(fast.checkInvariants(), null, `seed ${run.seed}: fast invariants at the end`);
+    t.equal(naive.checkInvariants(), null, `seed ${run.seed}: naive invariants at the end`);
+    t.same(fast.orders(), naive.orders(), `seed ${run.seed}: same resting orders in the same priority`);
+  }
+  t.ok(totals['screened']! > 2_000, `many resting orders screened out (${totals['screened']})`);
+  t.ok(totals['stopped']! > 1_000, `many takers stopped (${totals['stopped']})`);
+  t.ok(totals['fills']! > 10_000, `many fills still (${totals['fills']})`);
 });
 
 t.test('grows from a capacity of one through many orders and levels and back', async (t) => {

@@ -1,7 +1,8 @@
 /**
  * Seeded random command streams over a listed venue: deposits, orders around the mark,
- * cancels, replaces, oracle moves and clock ticks that cross an expiry. Used by the
- * determinism and snapshot tests.
+ * cancels, replaces, oracle moves and clock ticks that cross an expiry, with market maker
+ * protection on some wallets (set, tripped by mmp orders, reset, unfrozen by time). Used by
+ * the determinism and snapshot tests.
  */
 import type { Command, CommandBody } from '../../../engine/commands.ts';
 import type { Hex } from '../../../engine/domain/hex.ts';
@@ -37,6 +38,13 @@ function* setupBodies(): Generator<{ body: CommandBody; advance: number }> {
  */
 export function* randomBodies(h: Harness, seed: number, n: number): Generator<{ body: CommandBody; advance: number }> {
   yield* setupBodies();
+  // Market maker protection on half the wallets (BTC): tight limits, so that mmp orders trip it;
+  // frozen for a while or until a reset. Drawn from its own generator, like the instructions.
+  const mrnd = prng(seed + 15_485_863);
+  for (let k = 0; k < 3; k++) {
+    const owner = WALLETS[k]!;
+    yield { body: { type: 'set_mmp', owner, pairId: BTC, windowMs: 60_000, frozenMs: k === 2 ? 0 : 90_000, qtyLimit: k === 0 ? WAD / 2n : 0n, deltaLimit: k === 1 ? WAD / 5n : 0n, vegaLimit: 0n, tradeCountLimit: 3 }, advance: 1 };
+  }
   const rnd = prng(seed);
   // Order instructions draw from their own generator, so the rest of the stream is as it was without them.
   const irnd = prng(seed + 7_919);
@@ -58,6 +66,7 @@ export function* randomBodies(h: Harness, seed: number, n: number): Generator<{ 
   const spots = new Map<Hex, number>([[BTC, 100_000], [ETH, 3_500]]);
   for (let i = 0; i < n; i++) {
     if (i % 200 === 0) pool = seriesPool();
+    if (mrnd() < 0.01) yield { body: { type: 'reset_mmp', owner: WALLETS[Math.floor(mrnd() * 3)]!, pairId: BTC }, advance: 1 };
     const x = rnd();
     const owner = pick(WALLETS);
     // Time moves on so that a long stream crosses a daily expiry and settles it.

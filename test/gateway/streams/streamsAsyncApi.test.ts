@@ -131,6 +131,7 @@ t.test('covers every channel and message the streams use', async (t) => {
     'account@positions': ['position'],
     'account@portfolios': ['portfolio'],
     'account@orders': ['order'],
+    'account@mmp': ['mmp'],
     'rfq/mm': ['rfqRequest', 'rfqResolved', 'rfqResponseAck', 'error', 'rfqResponse'],
   };
   for (const [address, messages] of Object.entries(expected)) t.same(byAddress[address], messages, `${address}: ${messages.join(', ')}`);
@@ -172,12 +173,13 @@ t.test('each channel names the stream it lives on; private channels are not on /
     'account@portfolios': ['/ws/private'],
     'account@orders': ['/ws/private'],
     orders: ['/ws/private'],
+    'account@mmp': ['/ws/private'],
     'rfq/mm': ['/ws/rfq/mm'],
   };
   t.same(streamsOf, expected);
   // The server agrees: /ws/public refuses every account@ channel the document puts elsewhere.
   const privateOnly = Object.values(channels).filter((c) => !(c['servers'] as Array<{ $ref: string }>).some((r) => r.$ref === '#/servers/public')).map((c) => String(c['address'])).filter((a) => a.includes('@'));
-  t.same(privateOnly.sort(), ['account@fills', 'account@orders', 'account@portfolios', 'account@positions']);
+  t.same(privateOnly.sort(), ['account@fills', 'account@mmp', 'account@orders', 'account@portfolios', 'account@positions']);
   const c = await connect(app, '/ws/public');
   let id = 100;
   for (const address of privateOnly) {
