@@ -14,7 +14,8 @@
  * An order id is the signature's digest and a phase-one nonce is handed out after the
  * checks, so the rules needing them (duplicate order, a nonce in use) wait for the engine.
  */
-import { exactTick, DEFAULT_INSTRUCTIONS, type CancelDraft, type Hex, type OrderInstructions, type PlaceDraft } from '../../engine/index.ts';
+import { exactTick, reject, DEFAULT_INSTRUCTIONS, type CancelDraft, type CancelReason, type Hex, type OrderInstructions, type PlaceDraft } from '../../engine/index.ts';
+import type { OrderView } from './orderHistory.ts';
 import type { CancelOrderMessage, PlaceOrderMessage } from '../../workers/eip712/types.ts';
 import { fieldPath, type SignatureField } from './fields.ts';
 import type { CancelEntry, PlaceEntry } from './orderEntries.ts';
@@ -26,7 +27,16 @@ import { orderValidation } from './orderErrors.ts';
 /** Default signature lifetime of typed data handed out (api.md: now + 5 minutes). */
 export const DEFAULT_DEADLINE_SEC = 300;
 
-export type Draft<M> = { readonly path: string; readonly message: M; readonly signature: SignatureField | null };
+/** Cancels the venue makes for the owner without its signature: a signed cancel of such an order is still answered (for the on-chain cancel). */
+const VENUE_CANCELS: ReadonlySet<CancelReason> = new Set(['mass_cancel', 'mmp', 'disconnect', 'dead_man']);
+
+export type Draft<M> = {
+  readonly path: string;
+  readonly message: M;
+  readonly signature: SignatureField | null;
+  /** A cancel of an order the venue already cancelled on the owner's behalf (mass cancel, MMP, disconnect, dead-man): signed for the on-chain cancel only. */
+  readonly venueCancelled?: OrderView;
+};
 /** A checked place: its message and its instructions (beside the signed struct). */
 export type PlaceDraftOf = Draft<PlaceOrderMessage> & { readonly instructions: OrderInstructions };
 
@@ -81,13 +91,23 @@ export function checkPlace(ctx: OrderContext, owner: string, e: PlaceEntry, now:
   return { ok: true, value: { path: e.path, message, signature: e.signed ? e.signature : null, instructions: e.instructions } };
 }
 
-/** A cancel entry: the order must be the caller's and open, then the engine's cancel rules. */
-export function checkCancel(ctx: OrderContext, owner: string, e: CancelEntry, now: CheckTime): Check<Draft<CancelOrderMessage>> {
+/**
+ * A cancel entry: the order must be the caller's and open, then the engine's cancel rules.
+ * `venueCancelled`: also an order the venue already cancelled without the owner's signature
+ * (extensions.md "Cancels": cancel-batch answers such a cancel with its relay for the
+ * on-chain cancel and changes nothing else); not for a replace.
+ */
+export function checkCancel(ctx: OrderContext, owner: string, e: CancelEntry, now: CheckTime, venueCancelled = false): Check<Draft<CancelOrderMessage>> {
   const orderId: Hex = e.signed ? e.message.orderId : e.orderId;
-  const target = checkCancelTarget(ctx, owner, orderId);
-  if (!target.ok) return target;
   const deadline = e.signed ? e.message.deadline : (e.deadline ?? BigInt(now.sec + DEFAULT_DEADLINE_SEC));
   const given = e.signed ? e.message.nonce : e.nonce;
+  const done = venueCancelled ? ctx.history.finishedOrder(owner, orderId) : null;
+  if (done !== null && done.cancelReason !== null && VENUE_CANCELS.has(done.cancelReason)) {
+    if (BigInt(now.sec) > deadline) return { ok: false, error: cancelRefusal(reject('deadline_passed', { deadline: deadline.toString() }), { path: e.path, orderId, deadline, now: now.sec }) };
+    return { ok: true, value: { path: e.path, message: { orderId, nonce: given ?? -1n, deadline }, signature: e.signed ? e.signature : null, venueCancelled: done } };
+  }
+  const target = checkCancelTarget(ctx, owner, orderId);
+  if (!target.ok) return target;
   const draft: CancelDraft = { orderId, owner, nonce: given, deadline: deadlineSeconds(deadline) };
   const refused = ctx.services.venue.precheckEntries(now.ms, [draft], []);
   if (refused) return { ok: false, error: cancelRefusal(refused, { path: e.path, orderId, deadline, now: now.sec }) };

@@ -26,6 +26,7 @@ import { duplicateRefusal } from './refusals.ts';
 import { checkCancel, checkPlace, DEFAULT_DEADLINE_SEC, type CheckTime, type Draft, type PlaceDraftOf } from './entryChecks.ts';
 import { instructionsJson, type InstructionsJson } from './instructionFields.ts';
 import { orderEngineError, orderValidation, signedWith } from './orderErrors.ts';
+import type { OrderView } from './orderHistory.ts';
 
 export { DEFAULT_DEADLINE_SEC };
 
@@ -65,7 +66,7 @@ function checkAll(ctx: OrderContext, owner: string, req: OrderRequest, now: Chec
   const cancels: Draft<CancelOrderMessage>[] = [];
   const places: PlaceDraftOf[] = [];
   for (const e of req.cancels) {
-    const c = checkCancel(ctx, owner, e, now);
+    const c = checkCancel(ctx, owner, e, now, !req.paired);
     if (!c.ok) return c;
     cancels.push(c.value);
   }
@@ -118,6 +119,11 @@ function outcomeJson(o: OrderOutcome): OrderResult {
   };
 }
 
+/** The result of a cancel of an order the venue had already cancelled: the order as the history has it. */
+function venueCancelledResult(v: OrderView): OrderResult {
+  return { orderId: v.orderId, status: v.status, filled: v.filled.toString(), remaining: '0', trades: [], ...instructionsJson(v.instructions), cancelReason: v.cancelReason };
+}
+
 /** Steps 2 to 5 for one request. `owner` is the authenticated wallet, EIP-55. */
 export async function enterOrders(ctx: OrderContext, owner: string, req: OrderRequest): Promise<Check<EntryOutcome>> {
   const started = performance.now();
@@ -147,7 +153,8 @@ export async function enterOrders(ctx: OrderContext, owner: string, req: OrderRe
   if (!verified.ok) return verified;
   const orderIds = verified.value;
 
-  const cancelCommands: CancelOrder[] = cancels.map((c) => ({ orderId: c.message.orderId, owner, nonce: c.message.nonce, deadline: deadlineSeconds(c.message.deadline) }));
+  // A cancel of an order the venue already cancelled (mass cancel, MMP, disconnect, dead-man) is answered with its relay and changes nothing.
+  const cancelCommands: CancelOrder[] = cancels.filter((c) => c.venueCancelled === undefined).map((c) => ({ orderId: c.message.orderId, owner, nonce: c.message.nonce, deadline: deadlineSeconds(c.message.deadline) }));
   const placeCommands: PlaceOrder[] = places.map((p, i) => ({
     orderId: orderIds[i]!,
     owner,
@@ -161,6 +168,10 @@ export async function enterOrders(ctx: OrderContext, owner: string, req: OrderRe
     deadline: deadlineSeconds(p.message.deadline),
     ...(p.instructions === DEFAULT_INSTRUCTIONS ? {} : { instructions: p.instructions }),
   }));
+  if (cancelCommands.length === 0 && placeCommands.length === 0) {
+    ctx.stages.journal.observe(0);
+    return { ok: true, value: { mode: 'relay', cancels, places, orders: [], cancelled: cancels.map((c) => venueCancelledResult(c.venueCancelled!)) } };
+  }
   const result = await ctx.services.pipeline.submit(
     req.paired
       ? { type: 'replace', pairs: cancelCommands.map((cancel, i) => ({ cancel, place: placeCommands[i]! })) }
@@ -172,11 +183,17 @@ export async function enterOrders(ctx: OrderContext, owner: string, req: OrderRe
   if (!result.ok) return { ok: false, error: orderEngineError(result.rejection) };
   const outcomes = result.value !== null && 'outcomes' in result.value ? result.value.outcomes : [];
   const cancelledIds = new Set(cancelCommands.map((c) => c.orderId));
-  const cancelled: OrderResult[] = [];
+  const byOwner = new Map<Hex, OrderResult>();
   for (const e of result.events) {
     if (e.type === 'order' && e.status === 'cancelled' && cancelledIds.has(e.orderId) && e.reason === 'cancelled_by_owner') {
-      cancelled.push({ orderId: e.orderId, status: e.status, filled: e.filled.toString(), remaining: e.remaining.toString(), trades: [], ...instructionsJson(e.instructions), cancelReason: e.cancelReason });
+      byOwner.set(e.orderId, { orderId: e.orderId, status: e.status, filled: e.filled.toString(), remaining: e.remaining.toString(), trades: [], ...instructionsJson(e.instructions), cancelReason: e.cancelReason });
     }
+  }
+  // In request order: the owner's cancels as the engine applied them, the venue's as the history has them.
+  const cancelled: OrderResult[] = [];
+  for (const c of cancels) {
+    const r = c.venueCancelled !== undefined ? venueCancelledResult(c.venueCancelled) : byOwner.get(c.message.orderId);
+    if (r !== undefined) cancelled.push(r);
   }
   return { ok: true, value: { mode: 'relay', cancels, places, orders: outcomes.map(outcomeJson), cancelled } };
 }

@@ -5,7 +5,8 @@
  * moved, disarmed and fired by the clock.
  */
 import t from 'tap';
-import { recoverTypedDataAddress } from 'viem';
+import { decodeFunctionData, recoverTypedDataAddress } from 'viem';
+import { orderBookAbi } from '../../../gateway/abi.ts';
 import { startTestApp, request } from '../support/testApp.ts';
 import { liveSeries, post, signServed, trader, toViemMessage } from './ordersFixture.ts';
 
@@ -68,6 +69,35 @@ t.test('cancel-all by scope: the orders in it, typed data for each, the reads af
   }
   const bad = await post(app, '/api/mm/orders/cancel-all', alice.token, { side: 'both' });
   t.equal(bad.status, 400, 'a bad side');
+});
+
+t.test("cancel-batch answers a signed cancel of an order the venue cancelled with its relay, and changes nothing", async (t) => {
+  const dave = await trader(app, 'mc-dave', { deposit: 1_000_000 });
+  const gone = await rest(dave, call.spec.seriesId, true);
+  const open = await rest(dave, call.spec.seriesId, true);
+  const all = await post(app, '/api/mm/orders/cancel-all', dave.token, { side: 'buy' });
+  t.same([...all.body.orderIds].sort(), [gone, open].sort());
+  const stillOpen = await rest(dave, call.spec.seriesId, true);
+  const typed = all.body.cancellations.find((c: { orderId: string }) => c.orderId === gone).typedData;
+  const signedGone = await signServed(dave.account, typed);
+  const seq = app.app.engine.seq;
+  const r = await post(app, '/api/mm/orders/cancel-batch', dave.token, { cancellations: [signedGone] });
+  t.equal(r.status, 200, JSON.stringify(r.body).slice(0, 300));
+  t.equal(r.body.mode, 'relay');
+  t.equal(r.body.operation, 'cancel_orders_batch');
+  const decoded = decodeFunctionData({ abi: orderBookAbi, data: r.body.relay.calldata });
+  t.equal(decoded.functionName, 'batchCancelOrders', 'relay calldata of the on-chain cancel');
+  t.same(r.body.orders.map((o: { orderId: string; status: string; cancelReason: string }) => [o.orderId, o.status, o.cancelReason]), [[gone, 'cancelled', 'mass_cancel']], 'the order as the venue cancelled it');
+  t.equal(app.app.engine.seq, seq, 'no command: nothing changed');
+  // With a cancel of an open order in the same batch: that one is applied, the other answered.
+  const typedOpen = (await post(app, '/api/mm/orders/cancel-batch', dave.token, { cancellations: [{ orderId: stillOpen }] })).body.cancellations[0].typedData;
+  const mixed = await post(app, '/api/mm/orders/cancel-batch', dave.token, { cancellations: [await signServed(dave.account, typed), await signServed(dave.account, typedOpen)] });
+  t.equal(mixed.status, 200);
+  t.same(mixed.body.orders.map((o: { orderId: string; cancelReason: string }) => [o.orderId, o.cancelReason]), [[gone, 'mass_cancel'], [stillOpen, 'user']], 'in request order');
+  t.equal(app.app.engine.seq, seq + 1, 'one command, for the open order');
+  // A replace of an order the venue cancelled is still refused.
+  const rep = await post(app, '/api/mm/orders/replace', dave.token, { cancel: { orderId: open }, place: { seriesId: call.spec.seriesId, isBuy: true, size: '0.1', price: '1', portfolioId: dave.portfolioId } });
+  t.equal(rep.status, 400, 'a replace needs an open order');
 });
 
 t.test('cancel-after: armed, moved, disarmed; the clock fires it', async (t) => {
