@@ -3,8 +3,9 @@
  * workers, read models, routes, streams, drivers. Every boundary's implementation is
  * chosen here and only here (style.md habit 8).
  */
-import { Venue, hashBytes, type Command } from '../engine/index.ts';
+import { Venue, hashBytes, type Command, type Hex } from '../engine/index.ts';
 import { ReadModels } from './readModels/readModels.ts';
+import { createControlMetrics } from './http/controlMetrics.ts';
 import { openStorage, memoryStorage, type Storage } from '../persistence/storage.ts';
 import { recover } from '../persistence/recover.ts';
 import { Snapshotter } from '../persistence/snapshotter.ts';
@@ -131,6 +132,7 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
   log.info('recovered', { snapshotSeq: recovered.snapshotSeq, replayed: recovered.replayed, lastSeq: recovered.lastSeq, series: reads.catalog.series.size });
 
   const metrics = createMetrics();
+  const controls = createControlMetrics(metrics, (owner, pairId) => reads.mmp.get(owner, pairId as Hex)?.frozen === true);
   const pipeline = new CommandPipeline(venue, storage.journal, clock, metrics, storage.stores.orderNonces);
   const snapshotter = new Snapshotter({
     snapshots: storage.snapshots,
@@ -144,6 +146,7 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
   });
   // The read models fold every committed command first: what listeners after them read is at its seq.
   pipeline.onEvents((events, command) => {
+    controls.onEvents(events);
     reads.apply(command.seq, events.length > 0 ? events[0]!.ts : command.ts, events);
     // A snapshot holds the engine and the read models at one seq: only when no later command
     // is applied but not yet committed (the engine runs ahead of the commit; the reads do not).

@@ -56,7 +56,9 @@ export function attachStreams(
   const publisher = new Publisher(services.reads, hub, { onMmmRevoked: (address) => rfq.revoke(address) });
   attachPublicStream(app, deps, services.reads);
   const disconnect = new CancelOnDisconnect((body) => services.pipeline.submit(body), (owner, orderId) => services.reads.orders.openOrder(owner, orderId) !== null, services.log);
-  attachPrivateStream(app, deps, authenticate, publisher, { ops: orderOperations(services), rateLimiter, wallNow: () => services.pipeline.wallNow(), log: services.log }, disconnect);
+  const orderMessages = services.metrics.counter({ name: 'ws_order_messages_total', help: 'Order messages on /ws/private (PLACE, CANCEL_ALL, ...), by operation and outcome (ok or the error code).', labelNames: ['method', 'outcome'] as const });
+  const count = (method: string, outcome: string) => orderMessages.inc({ method, outcome });
+  attachPrivateStream(app, deps, authenticate, publisher, { ops: orderOperations(services), rateLimiter, wallNow: () => services.pipeline.wallNow(), log: services.log, count }, disconnect);
   services.pipeline.onEvents((events) => {
     // A listener's exception would reach the submitter of the command: log it, never throw.
     try {

@@ -61,6 +61,8 @@ export type OrderMethodContext = {
   /** Wall clock, Unix ms (the limiter's). */
   wallNow(): number;
   readonly log: Logger;
+  /** Counts each order message by its method and outcome (`ok` or the error code): `ws_order_messages_total`. */
+  readonly count?: (method: OrderOperationName, outcome: string) => void;
   /** Orders a socket's order method placed (its relay reply's open orders): cancel on disconnect's `connection` scope. */
   readonly onPlaced?: (ws: Ws, orderIds: readonly Hex[]) => void;
 };
@@ -103,7 +105,10 @@ function admit(ctx: OrderMethodContext, ws: Ws): ErrorReply | null {
 /** Runs one order method for an authenticated socket and answers it when the operation is done. */
 export function handleOrderMethod(ctx: OrderMethodContext, ws: Ws, op: OrderOperationName, params: unknown, id: RequestId): void {
   const refused = admit(ctx, ws);
-  if (refused !== null) return ctx.hub.send(ws, orderErrorFrame(refused, id));
+  if (refused !== null) {
+    ctx.count?.(op, refused.error.code);
+    return ctx.hub.send(ws, orderErrorFrame(refused, id));
+  }
   const address = ws.getUserData().user!.address;
   const answer = (frame: string) => {
     // Outside a uWS callback now: the socket may have closed, and a send must be corked.
@@ -118,6 +123,7 @@ export function handleOrderMethod(ctx: OrderMethodContext, ws: Ws, op: OrderOper
   }
   pending.then(
     (reply) => {
+      ctx.count?.(op, 'error' in reply ? reply.error.code : 'ok');
       if (!('error' in reply) && ctx.onPlaced !== undefined) {
         const placed = placedOrders(op, reply.body);
         if (placed.length > 0) ctx.onPlaced(ws, placed);
@@ -125,6 +131,7 @@ export function handleOrderMethod(ctx: OrderMethodContext, ws: Ws, op: OrderOper
       answer('error' in reply ? orderErrorFrame(reply, id) : orderResultFrame(reply.body, id));
     },
     (err: unknown) => {
+      ctx.count?.(op, 'internal');
       ctx.log.error('unhandled error in a WebSocket order method', { method: op, error: err instanceof Error ? err.message : String(err), stack: err instanceof Error ? err.stack : undefined });
       answer(orderErrorFrame(errorReply('internal'), id));
     },

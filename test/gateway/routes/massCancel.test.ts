@@ -121,6 +121,9 @@ t.test('cancel-after: armed, moved, disarmed; the clock fires it', async (t) => 
   const fired = await request(`${app.url}/api/mm/orders/${id}`, { token: carol.token });
   t.equal(fired.body.status, 'cancelled', 'cancelled at the first clock past the deadline');
   t.equal(fired.body.cancelReason, 'dead_man');
+  const metrics = (await request(`${app.url}/metrics`)).body as string;
+  t.match(metrics, /order_venue_cancels_total\{reason="dead_man"\} 1\n/, 'counted as a dead-man cancel');
+  t.match(metrics, /order_venue_cancels_total\{reason="mass_cancel"\} [1-9]/, 'and the mass cancels before');
   const id2 = await rest(carol, call.spec.seriesId, true);
   await post(app, '/api/mm/orders/cancel-after', carol.token, { timeoutMs: 1_000 });
   const off = await post(app, '/api/mm/orders/cancel-after', carol.token, { timeoutMs: 0 });

@@ -84,6 +84,9 @@ t.test('a taker sweeping the maker trips within its order; account@mmp reports t
 
   const read = await request(`${app.url}/api/mm/mmp`, { token });
   t.match(read.body.configs, [{ pairId: BTC, frozen: true, frozenUntil: tripTs + 5000, reason: 'trades', window: { trades: 2 } }]);
+  const metrics = (await request(`${app.url}/metrics`)).body as string;
+  t.match(metrics, /mmp_trips_total\{reason="trades"\} 1\n/, 'the trip is counted once, by its limit');
+  t.match(metrics, /order_venue_cancels_total\{reason="mmp"\} [1-9]/, 'and the orders MMP cancelled');
 
   // An mmp order is refused early (phase one, before any signature); a plain one is not.
   const body = { seriesId: series.spec.seriesId, isBuy: false, size: '1', price: '2000', portfolioId: 1 };

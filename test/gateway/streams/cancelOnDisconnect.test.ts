@@ -87,6 +87,9 @@ t.test('closed by the client, scope connection: the orders placed through it, no
   t.equal(o.status, 'cancelled');
   t.equal(o.cancelReason, 'disconnect');
   t.equal((await orderOf(tr, viaRest)).status, 'open', 'the order placed over REST stays');
+  const metrics = (await request(`${app.url}/metrics`)).body as string;
+  t.match(metrics, /order_venue_cancels_total\{reason="disconnect"\} [1-9]/, 'counted as a disconnect cancel');
+  t.match(metrics, /ws_order_messages_total\{method="place",outcome="ok"\} [1-9]/, 'the order messages by method and outcome');
 });
 
 t.test('a network drop (the client process killed), scope wallet: all the wallet\'s open orders', async (t) => {
