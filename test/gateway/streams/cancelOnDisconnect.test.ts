@@ -173,11 +173,13 @@ t.test('CANCEL_ALL and CANCEL_AFTER over the socket answer what REST answers', a
   c.close();
 });
 
-t.test('a venue shutdown cancels nothing: the orders are open after the restart', async (t) => {
+t.test('a venue shutdown cancels nothing: the orders are open after the restart; a dead-man deadline passed while down fires at the first clock', async (t) => {
   const tr = await trader(app, 'cod-6', { deposit: 1_000_000 });
   const c = await socket(tr);
   await call(c, 'SET_CANCEL_ON_DISCONNECT', { enabled: true, scope: 'wallet' });
   const id = await placeWs(c, tr);
+  const armed = await call(c, 'CANCEL_AFTER', { timeoutMs: 5_000 });
+  const cancelAt = armed['result'].cancelAt as number;
   const closedByVenue = c.closed;
   await app.close();
   t.equal((await closedByVenue).code, 1001, 'the venue closed the socket on shutdown');
@@ -185,4 +187,10 @@ t.test('a venue shutdown cancels nothing: the orders are open after the restart'
   const token = await app.session(tr.address);
   const o = (await request(`${app.url}/api/mm/orders/${id}`, { token })).body;
   t.equal(o.status, 'open', 'still open after the restart');
+  // The venue was down past the switch's deadline: the first clock command after the start fires it.
+  app.clock.now = cancelAt + 60_000;
+  await app.app.services.pipeline.submit({ type: 'clock' });
+  const fired = (await request(`${app.url}/api/mm/orders/${id}`, { token })).body;
+  t.equal(fired.status, 'cancelled', 'cancelled at the first clock');
+  t.equal(fired.cancelReason, 'dead_man');
 });
