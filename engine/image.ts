@@ -13,11 +13,10 @@ import type { VenueEvent } from './events.ts';
 import type { VenueState } from './state.ts';
 import { markValues } from './flows/market.ts';
 import { mmpEvent } from './flows/mmp.ts';
-import { portfolioEvent, publicPortfolioId, type UnstampedEvent } from './flows/eventSink.ts';
+import { portfolioEvent, positionEventOf, type UnstampedEvent } from './flows/eventSink.ts';
+import { orderEventOf } from './flows/orders.ts';
 import { tickToPrice } from './domain/ticks.ts';
-import { WAD_PER_C6 } from './domain/fixed.ts';
 
-const abs = (x: bigint): bigint => (x < 0n ? -x : x);
 
 export function imageEvents(state: VenueState): VenueEvent[] {
   const seq = state.seq;
@@ -49,19 +48,7 @@ export function imageEvents(state: VenueState): VenueEvent[] {
     if (a.isMmm) at(now, { type: 'mmm', address: a.owner, isMmm: true });
     if (a.mmmNonce !== 0n) at(now, { type: 'mmm_nonce', address: a.owner, nonce: a.mmmNonce });
     for (const p of a.portfolios.values()) {
-      for (const pos of p.positions.values()) {
-        const balance = pos.balance;
-        at(now, {
-          type: 'position',
-          owner: a.owner,
-          portfolioId: publicPortfolioId(p),
-          seriesId: pos.seriesId,
-          balance,
-          premium: pos.premium,
-          averagePrice: balance === 0n ? null : (abs(pos.premium) * WAD_PER_C6 * 10n ** 18n) / abs(balance),
-          realizedPnl: pos.realized,
-        });
-      }
+      for (const pos of p.positions.values()) at(now, positionEventOf(p, pos.seriesId, pos.balance, pos.premium, pos.realized));
       if (p.internalPair === null) at(now, portfolioEvent(state, p));
     }
   }
@@ -70,27 +57,7 @@ export function imageEvents(state: VenueState): VenueEvent[] {
     if (!pair) continue;
     for (const r of s.openOrders()) {
       const filled = BigInt(r.filledLots) * pair.sizeStep;
-      const size = BigInt(r.lots) * pair.sizeStep;
-      at(r.createdAt, {
-        type: 'order',
-        orderId: r.orderId,
-        owner: r.owner,
-        portfolioId: r.portfolioId,
-        seriesId: r.seriesId,
-        side: r.isBuy ? 'buy' : 'sell',
-        price: tickToPrice(r.tick, pair.tickDecimals),
-        tick: r.tick,
-        size,
-        expiry: r.expiry,
-        nonce: r.nonce ?? null,
-        createdAt: r.createdAt,
-        instructions: r.instructions,
-        status: r.status,
-        filled,
-        remaining: size - filled,
-        reason: null,
-        cancelReason: null,
-      });
+      at(r.createdAt, orderEventOf(r, pair, filled, BigInt(r.lots) * pair.sizeStep - filled, null, null));
     }
   }
   for (const r of state.rfq.requests.values()) {

@@ -107,22 +107,25 @@ export class EventSink {
       const live = portfolio.positions.get(seriesId);
       const pos = live ?? this.positionObjects[i] ?? FLAT;
       // A closed position keeps its realised PnL in the event; its balance and premium are 0.
-      const balance = live === undefined ? 0n : pos.balance;
-      const premium = live === undefined ? 0n : pos.premium;
-      this.push({
-        type: 'position',
-        owner: portfolio.owner,
-        portfolioId: publicPortfolioId(portfolio),
-        seriesId,
-        balance,
-        premium,
-        averagePrice: balance === 0n ? null : (abs(premium) * WAD_PER_C6 * 10n ** 18n) / abs(balance),
-        realizedPnl: pos.realized,
-      });
+      this.push(positionEventOf(portfolio, seriesId, live === undefined ? 0n : pos.balance, live === undefined ? 0n : pos.premium, pos.realized));
     }
     for (let i = 0; i < this.portfolioCount; i++) this.push(portfolioEvent(state, this.portfolios[i]!));
     return this.events;
   }
+}
+
+/** A position event of `p` (its public id) on `seriesId`: balance WAD, deferred premium and realised PnL C6; the average price follows. */
+export function positionEventOf(p: Portfolio, seriesId: Hex, balance: bigint, premium: bigint, realizedPnl: bigint): UnstampedEvent {
+  return {
+    type: 'position',
+    owner: p.owner,
+    portfolioId: publicPortfolioId(p),
+    seriesId,
+    balance,
+    premium,
+    averagePrice: balance === 0n ? null : (abs(premium) * WAD_PER_C6 * 10n ** 18n) / abs(balance),
+    realizedPnl,
+  };
 }
 
 /** The figures of `p`'s margin account now, as the portfolio event carries them (the public portfolio's view). */

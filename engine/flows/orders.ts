@@ -8,12 +8,11 @@ import type { CancelOrder, PlaceOrder } from '../commands.ts';
 import { reject, type Rejection } from '../codes.ts';
 import type { VenueState } from '../state.ts';
 import type { Pair } from '../actors/registry.ts';
-import type { SeriesActor } from '../actors/series.ts';
 import type { OrderRecord } from '../actors/orderRecord.ts';
 import { openOrder, type OpenOrder, type Portfolio } from '../actors/portfolio.ts';
 import { collateralOf } from '../actors/position.ts';
 import type { ProspectiveOrder } from '../risk/marginBook.ts';
-import type { EventSink } from './eventSink.ts';
+import type { EventSink, UnstampedEvent } from './eventSink.ts';
 import { tickToPrice } from '../domain/ticks.ts';
 import { applyFill, worstFeeOf } from './fill.ts';
 import { checkOrders, withPortfolio } from './orderRules.ts';
@@ -278,7 +277,12 @@ export function orderEvent(sink: EventSink, r: OrderRecord, pair: Pair, reason: 
 
 /** An order event: the order's static fields from its record, and its state after the command. */
 export function pushOrderEvent(sink: EventSink, r: OrderRecord, pair: Pair, filled: bigint, remaining: bigint, reason: string | null, cancelReason: CancelReason | null): void {
-  sink.push({
+  sink.push(orderEventOf(r, pair, filled, remaining, reason, cancelReason));
+}
+
+/** The order event of a record (its static fields) in a given state; the sink or the image stamps it. */
+export function orderEventOf(r: OrderRecord, pair: Pair, filled: bigint, remaining: bigint, reason: string | null, cancelReason: CancelReason | null): UnstampedEvent {
+  return {
     type: 'order',
     orderId: r.orderId,
     owner: r.owner,
@@ -297,7 +301,7 @@ export function pushOrderEvent(sink: EventSink, r: OrderRecord, pair: Pair, fill
     remaining,
     reason,
     cancelReason,
-  });
+  };
 }
 
 const NONE: readonly OpenOrder[] = [];

@@ -5,7 +5,7 @@ import { errorReply } from '../http/errors.ts';
 import { pairIdOf, seriesIdOf, parseIntString, tickToPrice, priceToTick, translateSymbol, type Hex } from '../../engine/index.ts';
 import type { Services } from '../services.ts';
 import { bytes32, Bytes32, WadString } from './schemas.ts';
-import { exampleAddress, exampleBytes32, examplePair, exampleSeries } from './examples.ts';
+import { examplePair, exampleSeries } from './examples.ts';
 
 const both = ['current', 'earlier'] as const;
 const tickDecimals = Type.Integer({ minimum: 0, maximum: 18, errorMessage: 'tickDecimals must be an integer from 0 to 18' });

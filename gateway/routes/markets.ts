@@ -9,7 +9,7 @@ import { contractNames } from '../config.ts';
 import { orderBookAbi, rfqAbi } from '../abi.ts';
 import { orderBookDomain, rfqDomain } from '../../workers/eip712/types.ts';
 import { domainJson } from '../orders/orderErrors.ts';
-import { exampleAddress, exampleBytes32, examplePair, exampleSeries } from './examples.ts';
+import { examplePair, exampleSeries } from './examples.ts';
 import { SeriesSchema, OrderBookSchema, TickerSchema, TradeSchema, OpenInterestSchema, ChainSchema, bytes32, Bytes32, WadString, Nullable } from './schemas.ts';
 
 const both = ['current', 'earlier'] as const;
