@@ -122,7 +122,7 @@ export function orderRoutes(s: Services): Route[] {
       summary: "The caller's orders",
       examples: () => ({ query: { seriesId: exampleSeries(s).seriesId, status: 'open', limit: 20, cursor: exampleBytes32 } }),
       description:
-        'Open orders (`open` and `partial`), newest first, by default. `status` selects one status; `filled`, `cancelled` and `expired` list finished orders the server remembers (the last 1,000 per wallet since it started). `cursor` is the `nextCursor` of the previous page.',
+        'Open orders (`open` and `partial`), newest first, by default. `status` selects one status; `filled`, `cancelled` and `expired` list finished orders the server remembers (the last 1,000 per wallet, kept across restarts). `cursor` is the `nextCursor` of the previous page.',
       query: Type.Object({
         seriesId: Type.Optional(bytes32('seriesId')),
         status: Type.Optional(Type.Union(['open', 'partial', 'filled', 'cancelled', 'expired'].map((x) => Type.Literal(x)), { errorMessage: 'status must be one of: open, partial, filled, cancelled, expired' })),
