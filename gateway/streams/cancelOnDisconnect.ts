@@ -14,11 +14,15 @@ export type DisconnectScope = 'connection' | 'wallet';
 
 /** Placed orders remembered per socket before the closed ones are dropped from the list. */
 const PRUNE_AT = 10_000;
+/** Closed sockets whose guard was on, remembered for order methods still in flight at the close (oldest dropped first). */
+const CLOSED_KEPT = 10_000;
 
 type Guard = { readonly owner: string; enabled: boolean; scope: DisconnectScope; readonly placed: Set<Hex> };
 
 export class CancelOnDisconnect {
   private readonly sockets = new Map<number, Guard>();
+  /** Guards of closed sockets that cancelled on close: an order their in-flight methods place later is cancelled too. */
+  private readonly closedGuards = new Map<number, Guard>();
 
   constructor(
     private readonly submit: (body: CommandBody) => Promise<ApplyResult>,
@@ -42,6 +46,13 @@ export class CancelOnDisconnect {
 
   /** Orders the socket's order methods placed (relay replies): the `connection` scope's orders. */
   placed(ws: Ws, orderIds: readonly Hex[]): void {
+    const d = ws.getUserData();
+    if (d.closed) {
+      // Placed by a method that was in flight when the socket closed: it goes as the rest did.
+      const g = this.closedGuards.get(d.id);
+      if (g !== undefined) this.cancel(g.owner, [...orderIds]);
+      return;
+    }
     const g = this.guard(ws);
     for (const id of orderIds) g.placed.add(id);
     if (g.placed.size > PRUNE_AT) for (const id of g.placed) if (!this.isOpen(g.owner, id)) g.placed.delete(id);
@@ -53,13 +64,20 @@ export class CancelOnDisconnect {
     const g = this.sockets.get(id);
     this.sockets.delete(id);
     if (g === undefined || !g.enabled || shuttingDown) return;
+    this.closedGuards.set(id, g);
+    if (this.closedGuards.size > CLOSED_KEPT) this.closedGuards.delete(this.closedGuards.keys().next().value!);
     const orderIds = g.scope === 'connection' ? [...g.placed].filter((o) => this.isOpen(g.owner, o)) : null;
     if (orderIds !== null && orderIds.length === 0) return;
-    this.submit({ type: 'cancel_all', owner: g.owner, scope: orderIds === null ? {} : { orderIds }, reason: 'disconnect' }).then(
+    this.cancel(g.owner, orderIds);
+  }
+
+  /** One engine command: the listed orders of `owner`, or (null) all its open orders. */
+  private cancel(owner: string, orderIds: Hex[] | null): void {
+    this.submit({ type: 'cancel_all', owner, scope: orderIds === null ? {} : { orderIds }, reason: 'disconnect' }).then(
       (r) => {
-        if (!r.ok) this.log.warn('cancel on disconnect refused', { owner: g.owner, code: r.rejection.code });
+        if (!r.ok) this.log.warn('cancel on disconnect refused', { owner, code: r.rejection.code });
       },
-      (err: unknown) => this.log.error('cancel on disconnect failed', { owner: g.owner, error: err instanceof Error ? err.message : String(err) }),
+      (err: unknown) => this.log.error('cancel on disconnect failed', { owner, error: err instanceof Error ? err.message : String(err) }),
     );
   }
 }

@@ -92,6 +92,27 @@ t.test('closed by the client, scope connection: the orders placed through it, no
   t.match(metrics, /ws_order_messages_total\{method="place",outcome="ok"\} [1-9]/, 'the order messages by method and outcome');
 });
 
+t.test('an order method still in flight when the socket closes: its order goes too', async (t) => {
+  const tr = await trader(app, 'cod-1b', { deposit: 1_000_000 });
+  const c = await socket(tr);
+  await call(c, 'SET_CANCEL_ON_DISCONNECT', { enabled: true, scope: 'connection' });
+  const typed = await call(c, 'PLACE', { seriesId: seriesId(), isBuy: true, size: '0.1', price: String(price++), portfolioId: tr.portfolioId });
+  const signed = await signServed(tr.account, typed['result'].typedData);
+  // The signed order and the close leave together: the order is applied after the socket is gone.
+  c.send({ method: 'PLACE', params: signed, id: 'late' });
+  c.close();
+  await c.closed;
+  const id = typed['result'].orderId as string;
+  await within(
+    (async () => {
+      while (app.app.services.reads.orders.get(tr.address, id as `0x${string}`)?.status !== 'cancelled') await new Promise((r) => setTimeout(r, 5));
+    })(),
+    30_000,
+    'the late order cancelled',
+  );
+  t.equal((await orderOf(tr, id)).cancelReason, 'disconnect');
+});
+
 t.test('a network drop (the client process killed), scope wallet: all the wallet\'s open orders', async (t) => {
   const tr = await trader(app, 'cod-2', { deposit: 1_000_000 });
   const a = await placeRest(tr);
