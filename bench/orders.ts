@@ -42,7 +42,6 @@
  * - `BENCH_PROFILE_DIR=dir` writes a CPU profile of the server's main thread there;
  *   `BENCH_SERVER_ARGS` passes other Node flags to the server (e.g. `--trace-gc`).
  */
-import { fork, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -58,7 +57,7 @@ import { percentile } from './lib/stats.ts';
 import { orderEntryBreakdown } from './lib/venueMetrics.ts';
 import { forkFloor } from './lib/floorServer.ts';
 import { Conn, closedLoop, firstErrorBody, openLoop, type Round } from './lib/httpLoad.ts';
-import { within } from './lib/deadline.ts';
+import { forkBenchServer, runBenchFile } from './lib/benchServer.ts';
 import { perThreadUsPerItem, threadCpuMicros } from './lib/threadCpu.ts';
 import { domainSeparator, placeOrderDigest } from '../workers/eip712/digest.ts';
 import { placeOrderTypes, type Eip712Domain, type PlaceOrderMessage } from '../workers/eip712/types.ts';
@@ -209,25 +208,8 @@ async function floorRound(port: number, reqs: Buffer[], rate: number): Promise<R
 const us = (xs: number[], p: number): number => Math.round(percentile(xs, p));
 
 async function main(): Promise<void> {
-  const child: ChildProcess = fork(fileURLToPath(import.meta.url), ['--server'], { execArgv: ['--import', 'tsx', ...profileArgs()], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  serverChild = child;
-  const waiters: { resolve: (m: FromChild) => void; reject: (e: Error) => void }[] = [];
-  child.on('message', (m: FromChild) => waiters.shift()?.resolve(m));
-  let stopping = false;
-  child.once('exit', (code, signal) => {
-    if (stopping) return;
-    const e = new Error(`orders: the server process exited (${code ?? signal}) while the generator was running`);
-    for (const w of waiters.splice(0)) w.reject(e);
-  });
-  // Every question to the server is bounded: a server that stops answering fails the run.
-  const ask = (m: ToChild | null) =>
-    within(
-      new Promise<FromChild>((resolve, reject) => {
-        waiters.push({ resolve, reject });
-        if (m) child.send(m);
-      }),
-      `orders: the server's answer to ${m === null ? 'start-up (ready)' : m.type}`,
-    );
+  const srv = forkBenchServer<ToChild, FromChild>('orders', fileURLToPath(import.meta.url), profileArgs());
+  const { ask } = srv;
   const ready = await ask(null);
   if (ready.type !== 'ready') throw new Error('server did not start');
   const setup = ready.setup;
@@ -294,11 +276,7 @@ async function main(): Promise<void> {
   const errors = [...oursRounds, ...peerRounds, latency].reduce((n, r) => n + r.errors, 0);
   const firstError = [...oursRounds, ...peerRounds, latency].find((r) => r.firstError !== null)?.firstError ?? null;
   conns.forEach((c) => c.close());
-  stopping = true;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.send({ type: 'stop' } satisfies ToChild);
-  await within(exited, 'orders: the server process exiting after stop');
-  serverChild = null;
+  await srv.stop();
   // The floor subject at the same rate, once the venue has exited: what the machine gives the bare hops.
   const floorServer = await forkFloor(setup.domain);
   const floor = await floorRound(floorServer.port, reqs, latencyRate).finally(() => floorServer.stop());
@@ -347,17 +325,4 @@ async function main(): Promise<void> {
   });
 }
 
-/** The server child while it runs: killed if the generator fails, so that a failed run ends. */
-let serverChild: ChildProcess | null = null;
-
-if (process.argv.includes('--server')) {
-  // Never outlive the generator.
-  process.on('disconnect', () => process.exit(1));
-  await server();
-} else {
-  await main().catch((e: unknown) => {
-    serverChild?.kill('SIGKILL');
-    process.stderr.write(`# bench orders failed: ${e instanceof Error ? e.message : String(e)}\n`);
-    process.exit(1);
-  });
-}
+await runBenchFile('orders', main, server);

@@ -27,7 +27,6 @@
  * - Every wait is bounded (bench/lib/deadline.ts): the child's answers, the handshakes and AUTH,
  *   and any round with answers outstanding and none arriving for BENCH_STALL_MS.
  */
-import { fork, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -43,6 +42,7 @@ import { report } from './lib/report.ts';
 import { percentile } from './lib/stats.ts';
 import { Conn, closedLoop, firstErrorBody, openLoop, type Round } from './lib/httpLoad.ts';
 import { STALL_MS, StallError, within } from './lib/deadline.ts';
+import { forkBenchServer, runBenchFile } from './lib/benchServer.ts';
 import { domainSeparator, placeOrderDigest } from '../workers/eip712/digest.ts';
 import type { Eip712Domain, PlaceOrderMessage } from '../workers/eip712/types.ts';
 
@@ -347,24 +347,8 @@ function wsOpenLoop(clients: WsClient[], orders: Order[], cursor: { i: number },
 const us = (xs: number[], p: number): number => Math.round(percentile(xs, p));
 
 async function main(): Promise<void> {
-  const child: ChildProcess = fork(fileURLToPath(import.meta.url), ['--server'], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  serverChild = child;
-  const waiters: { resolve: (m: FromChild) => void; reject: (e: Error) => void }[] = [];
-  child.on('message', (m: FromChild) => waiters.shift()?.resolve(m));
-  let stopping = false;
-  child.once('exit', (code, signal) => {
-    if (stopping) return;
-    const e = new Error(`wsorders: the server process exited (${code ?? signal}) while the generator was running`);
-    for (const w of waiters.splice(0)) w.reject(e);
-  });
-  const ask = (m: ToChild | null) =>
-    within(
-      new Promise<FromChild>((resolve, reject) => {
-        waiters.push({ resolve, reject });
-        if (m) child.send(m);
-      }),
-      `wsorders: the server's answer to ${m === null ? 'start-up (ready)' : m.type}`,
-    );
+  const srv = forkBenchServer<ToChild, FromChild>('wsorders', fileURLToPath(import.meta.url), []);
+  const { ask } = srv;
   const ready = await ask(null);
   if (ready.type !== 'ready') throw new Error('server did not start');
   const setup = ready.setup;
@@ -472,11 +456,7 @@ async function main(): Promise<void> {
   const errors = [...wsRounds, ...restRounds, ...wsLat, ...restLat].reduce((n, r) => n + r.errors, 0);
   const firstError = clients.find((c) => c.firstError)?.firstError ?? firstErrorBody();
   for (const c of clients) c.close();
-  stopping = true;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.send({ type: 'stop' } satisfies ToChild);
-  await within(exited, 'wsorders: the server process exiting after stop');
-  serverChild = null;
+  await srv.stop();
   if (errors > 0) throw new Error(`${errors} orders failed (first: ${firstError}): the bench would measure a broken path`);
 
   const all = (rounds: Round[]) => rounds.flatMap((r) => r.latenciesUs);
@@ -508,15 +488,4 @@ async function main(): Promise<void> {
   });
 }
 
-let serverChild: ChildProcess | null = null;
-
-if (process.argv.includes('--server')) {
-  process.on('disconnect', () => process.exit(1));
-  await server();
-} else {
-  await main().catch((e: unknown) => {
-    serverChild?.kill('SIGKILL');
-    process.stderr.write(`# bench wsorders failed: ${e instanceof Error ? e.message : String(e)}\n`);
-    process.exit(1);
-  });
-}
+await runBenchFile('wsorders', main, server);
