@@ -60,6 +60,8 @@ export class MmpActor {
   private readonly perPair = new Map<Hex, number>();
   /** Entries frozen with a time limit: the clock's work to unfreeze. Derived. */
   private timed = 0;
+  /** No timed freeze ends before this (ms): until then `due` has nothing to look at. Derived; may be early, never late. */
+  private nextDue = Infinity;
 
   get(owner: string, pairId: Hex): MmpEntry | undefined {
     return this.entries.get(key(owner, pairId));
@@ -132,7 +134,10 @@ export class MmpActor {
     e.frozen = true;
     e.frozenUntil = e.config.frozenMs === 0 ? null : nowMs + e.config.frozenMs;
     e.reason = reason;
-    if (e.frozenUntil !== null) this.timed++;
+    if (e.frozenUntil !== null) {
+      this.timed++;
+      if (e.frozenUntil < this.nextDue) this.nextDue = e.frozenUntil;
+    }
   }
 
   /** Unfreeze `e` (a reset, or its time passed): the window starts empty. */
@@ -147,9 +152,16 @@ export class MmpActor {
 
   /** Entries whose freeze has run out at `nowMs` (frozen, frozenUntil <= nowMs), in entry order. */
   due(nowMs: number): MmpEntry[] {
-    if (this.timed === 0) return [];
+    if (this.timed === 0 || nowMs < this.nextDue) return [];
     const out: MmpEntry[] = [];
-    for (const e of this.entries.values()) if (e.frozen && e.frozenUntil !== null && e.frozenUntil <= nowMs) out.push(e);
+    let next = Infinity;
+    for (const e of this.entries.values()) {
+      if (!e.frozen || e.frozenUntil === null) continue;
+      if (e.frozenUntil <= nowMs) out.push(e);
+      else if (e.frozenUntil < next) next = e.frozenUntil;
+    }
+    // The caller unfreezes what is due; the next look is at the earliest freeze left.
+    this.nextDue = next;
     return out;
   }
 
@@ -159,7 +171,10 @@ export class MmpActor {
     e.frozen = frozen;
     e.frozenUntil = frozenUntil;
     e.reason = reason;
-    if (frozen && frozenUntil !== null) this.timed++;
+    if (frozen && frozenUntil !== null) {
+      this.timed++;
+      if (frozenUntil < this.nextDue) this.nextDue = frozenUntil;
+    }
     for (const f of fills) {
       e.fills.push(f);
       e.window.qty += f[1];
