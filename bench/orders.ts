@@ -43,10 +43,8 @@
  *   `BENCH_SERVER_ARGS` passes other Node flags to the server (e.g. `--trace-gc`).
  */
 import { createRequire } from 'node:module';
-import { availableParallelism, loadavg, tmpdir } from 'node:os';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { availableParallelism, loadavg } from 'node:os';
+import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { bytesToHex, hashTypedData, hexToBytes, keccak256, recoverTypedDataAddress, toBytes, type Hex } from 'viem';
@@ -57,10 +55,10 @@ import { percentile } from './lib/stats.ts';
 import { orderEntryBreakdown } from './lib/venueMetrics.ts';
 import { forkFloor } from './lib/floorServer.ts';
 import { Conn, closedLoop, firstErrorBody, openLoop, type Round } from './lib/httpLoad.ts';
-import { forkBenchServer, runBenchFile } from './lib/benchServer.ts';
+import { forkBenchServer, runBenchFile, startBenchVenue, type BenchVenueSetup } from './lib/benchServer.ts';
 import { perThreadUsPerItem, threadCpuMicros } from './lib/threadCpu.ts';
 import { domainSeparator, placeOrderDigest } from '../workers/eip712/digest.ts';
-import { placeOrderTypes, type Eip712Domain, type PlaceOrderMessage } from '../workers/eip712/types.ts';
+import { placeOrderTypes, type PlaceOrderMessage } from '../workers/eip712/types.ts';
 import type { SignatureVerifier } from '../workers/signatureVerifier.ts';
 import type { VerifyBatch, VerifyResult } from '../workers/verifyBatch.ts';
 
@@ -75,45 +73,16 @@ const ROUNDS = 2;
 const LATENCY_MS = 3000;
 const key = (i: number) => keccak256(toBytes(`orders-bench-${i}`));
 
-type Setup = { port: number; tokens: string[]; series: { seriesId: Hex; expiry: number; markTick: number }[]; domain: Eip712Domain; now: number };
+type Setup = BenchVenueSetup & { port: number };
 type ToChild = { type: 'verifier'; which: 'ours' | 'viem' } | { type: 'cpu' } | { type: 'resetMetrics' } | { type: 'metrics' } | { type: 'stop' };
 type FromChild = { type: 'ready'; setup: Setup } | { type: 'ok' } | { type: 'cpu'; micros: number; threads: Record<string, number> } | { type: 'metrics'; text: string; loopDelayUs: { p99: number; max: number } };
 
 // ---------------------------------------------------------------- the venue (child)
 async function server(): Promise<void> {
-  const { loadConfig } = await import('../gateway/config.ts');
-  const { startApp } = await import('../gateway/app.ts');
-  const { silentLogger } = await import('../gateway/http/log.ts');
-  const { hashToken } = await import('../persistence/stores.ts');
-  const { orderBookDomain } = await import('../workers/eip712/types.ts');
-  const dataDir = mkdtempSync(join(tmpdir(), 'bench-orders-'));
-  const unlimited = { anonymous: null, tier1: null, tier2: null, tier3: null };
-  const loaded = loadConfig({ ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, RATE_LIMITS: JSON.stringify({ orders: unlimited }) });
-  if (!loaded.ok) throw new Error(loaded.errors.join('; '));
-  const config = loaded.config;
-  const app = await startApp(config, { log: silentLogger, drivers: false });
-  const { pipeline, stores, reads } = app.services;
-  const now = Date.now();
-  const tokens: string[] = [];
-  for (let i = 0; i < WALLETS; i++) {
-    const owner = privateKeyToAccount(key(i)).address;
-    await pipeline.submit({ type: 'set_mmm', address: owner, isMmm: true });
-    await pipeline.submit({ type: 'deposit', owner, portfolioId: 0, amount: 10n ** 15n });
-    const token = randomBytes(32).toString('hex');
-    const user = await stores.users.getOrCreate(owner, now);
-    await stores.sessions.put(hashToken(token), { userId: user.id, address: owner, createdAt: now, expiresAt: now + 3600_000, form: 'current' });
-    tokens.push(token);
-  }
-  const live = [...reads.catalog.series.values()].filter((s) => !s.settled && s.expiry > now / 1000 + 86_400 && s.isCall);
-  const series = live.slice(0, 8).map((s) => {
-    const tickDecimals = reads.catalog.pairs.get(s.pairId)!.tickDecimals;
-    const markTicks = Number(s.marks.mark / 10n ** BigInt(18 - tickDecimals));
-    return { seriesId: s.seriesId, expiry: s.expiry, markTick: Math.max(1, markTicks) };
-  });
+  const { app, dataDir, setup } = await startBenchVenue('orders', Array.from({ length: WALLETS }, (_, i) => privateKeyToAccount(key(i)).address));
   const ours = app.services.verifier;
   // The server's main-thread stalls in the latency phase (GC, work of other requests, losing the CPU).
   const serverLoopDelay = monitorEventLoopDelay({ resolution: 1 });
-  const domain = orderBookDomain(config.serviceName, config.chainId, config.contracts.orderBook);
   const viem: SignatureVerifier = {
     async verify(batch: VerifyBatch): Promise<VerifyResult[]> {
       const out: VerifyResult[] = [];
@@ -153,7 +122,7 @@ async function server(): Promise<void> {
       });
     }
   });
-  process.send!({ type: 'ready', setup: { port: app.port, tokens, series, domain, now } } satisfies FromChild);
+  process.send!({ type: 'ready', setup: { port: app.port, ...setup } } satisfies FromChild);
 }
 
 // ---------------------------------------------------------------- the load generator

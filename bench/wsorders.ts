@@ -28,23 +28,21 @@
  *   and any round with answers outstanding and none arriving for BENCH_STALL_MS.
  */
 import { createRequire } from 'node:module';
-import { availableParallelism, loadavg, tmpdir } from 'node:os';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { availableParallelism, loadavg } from 'node:os';
+import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import WebSocket from 'ws';
-import { bytesToHex, hexToBytes, keccak256, toBytes, type Hex } from 'viem';
+import { bytesToHex, hexToBytes, keccak256, toBytes } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import type secp256k1Types from 'secp256k1';
 import { report } from './lib/report.ts';
 import { percentile } from './lib/stats.ts';
 import { Conn, closedLoop, firstErrorBody, openLoop, type Round } from './lib/httpLoad.ts';
 import { STALL_MS, StallError, within } from './lib/deadline.ts';
-import { forkBenchServer, runBenchFile } from './lib/benchServer.ts';
+import { forkBenchServer, runBenchFile, startBenchVenue, type BenchVenueSetup } from './lib/benchServer.ts';
 import { domainSeparator, placeOrderDigest } from '../workers/eip712/digest.ts';
-import type { Eip712Domain, PlaceOrderMessage } from '../workers/eip712/types.ts';
+import type { PlaceOrderMessage } from '../workers/eip712/types.ts';
 
 const WALLETS = 64;
 const CONNS = 128;
@@ -56,7 +54,7 @@ const LATENCY_MS = 1500;
 const LATENCY_ROUNDS = 6;
 const key = (i: number) => keccak256(toBytes(`wsorders-bench-${i}`));
 
-type Setup = { port: number; tokens: string[]; series: { seriesId: Hex; expiry: number; markTick: number }[]; domain: Eip712Domain; now: number };
+type Setup = BenchVenueSetup & { port: number };
 type ToChild = { type: 'cpu' } | { type: 'loopStart' } | { type: 'loopEnd' } | { type: 'stop' };
 type FromChild = { type: 'ready'; setup: Setup } | { type: 'cpu'; micros: number } | { type: 'ok' } | { type: 'loop'; maxMs: number; p99Ms: number };
 
@@ -64,37 +62,7 @@ type FromChild = { type: 'ready'; setup: Setup } | { type: 'cpu'; micros: number
 async function server(): Promise<void> {
   // Read by the streams at start: 64 sockets from one IP in the first second.
   process.env['WS_CONNECTIONS_PER_MINUTE'] = '100000';
-  const { loadConfig } = await import('../gateway/config.ts');
-  const { startApp } = await import('../gateway/app.ts');
-  const { silentLogger } = await import('../gateway/http/log.ts');
-  const { hashToken } = await import('../persistence/stores.ts');
-  const { orderBookDomain } = await import('../workers/eip712/types.ts');
-  const dataDir = mkdtempSync(join(tmpdir(), 'bench-wsorders-'));
-  const unlimited = { anonymous: null, tier1: null, tier2: null, tier3: null };
-  // No periodic snapshot in the run: writing one of the grown state held the main thread for
-  // about 2 s here, and it lands on whichever transport is running at command 100,000.
-  const loaded = loadConfig({ ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, RATE_LIMITS: JSON.stringify({ orders: unlimited }), SNAPSHOT_EVERY_COMMANDS: String(2 ** 31 - 1) });
-  if (!loaded.ok) throw new Error(loaded.errors.join('; '));
-  const config = loaded.config;
-  const app = await startApp(config, { log: silentLogger, drivers: false });
-  const { pipeline, stores, reads } = app.services;
-  const now = Date.now();
-  const tokens: string[] = [];
-  for (let i = 0; i < WALLETS; i++) {
-    const owner = privateKeyToAccount(key(i)).address;
-    await pipeline.submit({ type: 'set_mmm', address: owner, isMmm: true });
-    await pipeline.submit({ type: 'deposit', owner, portfolioId: 0, amount: 10n ** 15n });
-    const token = randomBytes(32).toString('hex');
-    const user = await stores.users.getOrCreate(owner, now);
-    await stores.sessions.put(hashToken(token), { userId: user.id, address: owner, createdAt: now, expiresAt: now + 3600_000, form: 'current' });
-    tokens.push(token);
-  }
-  const live = [...reads.catalog.series.values()].filter((s) => !s.settled && s.expiry > now / 1000 + 86_400 && s.isCall);
-  const series = live.slice(0, 8).map((s) => {
-    const tickDecimals = reads.catalog.pairs.get(s.pairId)!.tickDecimals;
-    return { seriesId: s.seriesId, expiry: s.expiry, markTick: Math.max(1, Number(s.marks.mark / 10n ** BigInt(18 - tickDecimals))) };
-  });
-  const domain = orderBookDomain(config.serviceName, config.chainId, config.contracts.orderBook);
+  const { app, dataDir, setup } = await startBenchVenue('wsorders', Array.from({ length: WALLETS }, (_, i) => privateKeyToAccount(key(i)).address));
   // The server's main-thread stalls in a latency round (GC, long turns, losing the CPU).
   let loop = monitorEventLoopDelay({ resolution: 1 });
   process.on('message', (m: ToChild) => {
@@ -115,7 +83,7 @@ async function server(): Promise<void> {
       });
     }
   });
-  process.send!({ type: 'ready', setup: { port: app.port, tokens, series, domain, now } } satisfies FromChild);
+  process.send!({ type: 'ready', setup: { port: app.port, ...setup } } satisfies FromChild);
 }
 
 // ---------------------------------------------------------------- the load generator

@@ -62,3 +62,53 @@ export async function runBenchFile(name: string, main: () => Promise<void>, serv
     process.exit(1);
   });
 }
+
+/** What a load generator needs from the venue it started: sessions of the funded wallets, live series to quote, the signing domain. */
+export type BenchVenueSetup = {
+  readonly tokens: string[];
+  readonly series: { seriesId: `0x${string}`; expiry: number; markTick: number }[];
+  readonly domain: import('../../workers/eip712/types.ts').Eip712Domain;
+  readonly now: number;
+};
+
+/**
+ * The venue of an end-to-end benchmark, in the child: a fresh data directory, the orders rate
+ * limit off, no periodic snapshot in the run (writing one of the grown state held the main
+ * thread for a second or more and landed on whichever subject ran at command 100,000), no
+ * drivers; each owner a funded market maker with a session; eight call series a day or more out.
+ */
+export async function startBenchVenue(name: string, owners: readonly string[]) {
+  const { mkdtempSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { randomBytes } = await import('node:crypto');
+  const { loadConfig } = await import('../../gateway/config.ts');
+  const { startApp } = await import('../../gateway/app.ts');
+  const { silentLogger } = await import('../../gateway/http/log.ts');
+  const { hashToken } = await import('../../persistence/stores.ts');
+  const { orderBookDomain } = await import('../../workers/eip712/types.ts');
+  const dataDir = mkdtempSync(join(tmpdir(), `bench-${name}-`));
+  const unlimited = { anonymous: null, tier1: null, tier2: null, tier3: null };
+  const loaded = loadConfig({ ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, RATE_LIMITS: JSON.stringify({ orders: unlimited }), SNAPSHOT_EVERY_COMMANDS: String(2 ** 31 - 1) });
+  if (!loaded.ok) throw new Error(loaded.errors.join('; '));
+  const config = loaded.config;
+  const app = await startApp(config, { log: silentLogger, drivers: false });
+  const { pipeline, stores, reads } = app.services;
+  const now = Date.now();
+  const tokens: string[] = [];
+  for (const owner of owners) {
+    await pipeline.submit({ type: 'set_mmm', address: owner, isMmm: true });
+    await pipeline.submit({ type: 'deposit', owner, portfolioId: 0, amount: 10n ** 15n });
+    const token = randomBytes(32).toString('hex');
+    const user = await stores.users.getOrCreate(owner, now);
+    await stores.sessions.put(hashToken(token), { userId: user.id, address: owner, createdAt: now, expiresAt: now + 3600_000, form: 'current' });
+    tokens.push(token);
+  }
+  const live = [...reads.catalog.series.values()].filter((s) => !s.settled && s.expiry > now / 1000 + 86_400 && s.isCall);
+  const series = live.slice(0, 8).map((s) => {
+    const tickDecimals = reads.catalog.pairs.get(s.pairId)!.tickDecimals;
+    return { seriesId: s.seriesId, expiry: s.expiry, markTick: Math.max(1, Number(s.marks.mark / 10n ** BigInt(18 - tickDecimals))) };
+  });
+  const setup: BenchVenueSetup = { tokens, series, domain: orderBookDomain(config.serviceName, config.chainId, config.contracts.orderBook), now };
+  return { app, dataDir, setup };
+}

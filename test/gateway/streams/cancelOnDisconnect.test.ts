@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { startTestApp, request, type TestApp } from '../support/testApp.ts';
 import { within } from '../../support/within.ts';
 import { liveSeries, post, signServed, trader, type Trader } from '../routes/ordersFixture.ts';
-import { connect, order, wsEnv, type Client, type Frame } from './support.ts';
+import { callMethod, order, privateSocket, wsEnv, type Client } from './support.ts';
 
 wsEnv({ WS_MESSAGES_PER_MINUTE: '10000', WS_MAX_BUFFERED_BYTES: '65536' });
 const dataDir = mkdtempSync(join(tmpdir(), 'venue-cod-'));
@@ -24,19 +24,8 @@ let app: TestApp = await startTestApp({ dataDir });
 t.teardown(() => app.close());
 const seriesId = () => liveSeries(app).spec.seriesId;
 
-let ids = 0;
-async function call(c: Client, method: string, params: unknown): Promise<Frame> {
-  const id = `m${++ids}`;
-  c.send({ method, params, id });
-  return c.next((f) => f['id'] === id, `${method} ${id}`);
-}
-
-async function socket(tr: Trader): Promise<Client> {
-  const c = await connect(app, '/ws/private');
-  c.send({ type: 'AUTH', token: tr.token });
-  await c.next((f) => f['type'] === 'AUTH_SUCCESS', 'AUTH_SUCCESS');
-  return c;
-}
+const call = callMethod;
+const socket = (tr: Trader): Promise<Client> => privateSocket(app, tr.token);
 
 let price = 10;
 /** An order placed through the socket (both phases over it). */

@@ -11,7 +11,7 @@ import { startTestApp, request, type JsonResponse } from '../support/testApp.ts'
 import { orderBookAbi } from '../../../gateway/abi.ts';
 import { hmacHex } from '../../../gateway/auth/authenticator.ts';
 import { liveSeries, post, signServed, trader, type Trader } from '../routes/ordersFixture.ts';
-import { asyncApiValidator, connect, wsEnv, type Client, type Frame } from './support.ts';
+import { asyncApiValidator, callMethod, connect, privateSocket, wsEnv, type Client, type Frame } from './support.ts';
 
 const BUDGET = 40;
 // A small control window: order methods must not count against it.
@@ -25,20 +25,8 @@ const series = liveSeries(app);
 const seriesId = series.spec.seriesId;
 const api = await asyncApiValidator(app);
 
-let ids = 0;
-/** Sends one method and waits for the frame answering it. */
-async function call(c: Client, method: string, params: unknown): Promise<Frame> {
-  const id = `r${++ids}`;
-  c.send({ method, params, id });
-  return c.next((f) => f['id'] === id, `${method} ${id}`);
-}
-
-async function socket(tr: Trader): Promise<Client> {
-  const c = await connect(app, '/ws/private');
-  c.send({ type: 'AUTH', token: tr.token });
-  await c.next((f) => f['type'] === 'AUTH_SUCCESS', 'AUTH_SUCCESS');
-  return c;
-}
+const call = callMethod;
+const socket = (tr: Trader): Promise<Client> => privateSocket(app, tr.token);
 
 const messageName: Record<string, string> = { PLACE: 'place', REPLACE: 'replace', CANCEL: 'cancel', PLACE_BATCH: 'placeBatch', CANCEL_BATCH: 'cancelBatch', REPLACE_BATCH: 'replaceBatch' };
 /** The answer, checked against the AsyncAPI document: the result of `method`, or an error frame. */

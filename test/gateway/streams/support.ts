@@ -185,3 +185,19 @@ export async function asyncApiValidator(app: TestApp): Promise<{ doc: Record<str
     },
   };
 }
+
+let methodIds = 0;
+/** Sends one method on a socket and waits for the frame answering it (matched by id). */
+export async function callMethod(c: Client, method: string, params: unknown): Promise<Frame> {
+  const id = `m${++methodIds}`;
+  c.send({ method, params, id });
+  return c.next((f) => f['id'] === id, `${method} ${id}`);
+}
+
+/** A /ws/private socket authenticated with a bearer token. */
+export async function privateSocket(app: TestApp, token: string): Promise<Client> {
+  const c = await connect(app, '/ws/private');
+  c.send({ type: 'AUTH', token });
+  await c.next((f) => f['type'] === 'AUTH_SUCCESS', 'AUTH_SUCCESS');
+  return c;
+}
