@@ -6,6 +6,7 @@
 import { Venue, hashBytes, type Command, type Hex } from '../engine/index.ts';
 import { ReadModels } from './readModels/readModels.ts';
 import { createControlMetrics } from './http/controlMetrics.ts';
+import { registerOpsMetrics } from './http/opsMetrics.ts';
 import { openStorage, memoryStorage, type Storage } from '../persistence/storage.ts';
 import { recover } from '../persistence/recover.ts';
 import { Snapshotter } from '../persistence/snapshotter.ts';
@@ -163,6 +164,12 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
   metrics.gauge({ name: 'worker_pool_utilization', help: 'Share of the signature pool capacity in use (0..1).', collect() { this.set(verifier.stats().utilization); } });
   metrics.gauge({ name: 'marks_pool_queue_size', help: 'Mark recomputations waiting for the pricing worker.', collect() { this.set(marks.stats().queueSize); } });
   metrics.counter({ name: 'marks_pool_completed_total', help: 'Mark recomputations (one per oracle update) finished by the pricing worker.', collect() { this.reset(); this.inc(marks.stats().completed); } });
+  registerOpsMetrics(metrics, {
+    recoveryWarnings: recovered.warnings.length,
+    journalCommits: () => storage.stats().journalTransactions,
+    inFlight: () => pipeline.inFlightCount(),
+    oracleUpdates: () => [...reads.catalog.oracles].map(([pairId, o]) => ({ pair: reads.catalog.pairs.get(pairId)?.symbol ?? pairId, lastUpdate: o.lastUpdate })),
+  });
 
   await bootstrap(pipeline, reads, config, log);
 

@@ -112,6 +112,11 @@ export class CommandPipeline {
     return c;
   }
 
+  /** Commands applied whose journal commit has not yet completed (the `engine_commands_in_flight` gauge). */
+  inFlightCount(): number {
+    return this.inFlight;
+  }
+
   /** Resolves when every submitted command is durable (graceful shutdown). */
   drain(): Promise<void> {
     return this.inFlight === 0 ? Promise.resolve() : new Promise((resolve) => this.idleWaiters.push(resolve));

@@ -85,6 +85,8 @@ export type RateLimiterOptions = {
   readonly windowMs?: number;
   /** Hard bound on keys held; beyond it an idle key, else the least recently seen one, is dropped (default 100,000). */
   readonly maxKeys?: number;
+  /** Called for every refused request (the `rate_limit_hits_total` metric). */
+  readonly onRefused?: (group: RateLimitGroup, identity: RateIdentity) => void;
 };
 
 /**
@@ -182,6 +184,7 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
       return { allowed: true, limit, remaining, resetAt: at(next), retryAt: remaining > 0 ? wall : at(next - windowMs + interval) };
     }
     tat.set(key, start);
+    options.onRefused?.(group, identity);
     return { allowed: false, limit, remaining: 0, resetAt: at(start), retryAt: at(start - windowMs + interval) };
   }
 

@@ -3,6 +3,7 @@ import { getAddress } from 'viem';
 import type { Route } from '../http/route.ts';
 import type { Authenticator } from '../http/auth.ts';
 import { createRateLimiter, type RateLimiter, type Tier } from '../http/rateLimit.ts';
+import { rateLimitHits } from '../http/opsMetrics.ts';
 import type { OpenApiInfo } from '../http/openapi.ts';
 import type { AppConfig } from '../config.ts';
 import type { Services } from '../services.ts';
@@ -32,7 +33,7 @@ export function apiRoutes(s: Services): ApiRoutes {
     const volume = s.reads.accounts.volume30d(getAddress(wallet), s.pipeline.now());
     return volume >= TIER3 ? 3 : volume >= TIER2 ? 2 : 1;
   };
-  const rateLimiter = createRateLimiter({ clock: () => s.pipeline.wallNow(), tierOf, limits: s.config.rateLimits });
+  const rateLimiter = createRateLimiter({ clock: () => s.pipeline.wallNow(), tierOf, limits: s.config.rateLimits, onRefused: rateLimitHits(s.metrics) });
   const authenticate = createAuthenticator(s.stores, () => s.pipeline.wallNow());
   const routes: Route[] = [
     ...healthRoutes(),
