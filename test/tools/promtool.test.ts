@@ -4,31 +4,8 @@
  * package; .ci/run installs it).
  */
 import t from 'tap';
-import { spawn } from 'node:child_process';
 import { startTestApp } from '../gateway/support/testApp.ts';
-
-/** Run `promtool check metrics` with `input` on stdin; its exit code and all it printed. */
-function promtoolCheck(input: string): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const p = spawn('promtool', ['check', 'metrics'], { stdio: ['pipe', 'pipe', 'pipe'] });
-    let output = '';
-    const timer = setTimeout(() => {
-      p.kill('SIGKILL');
-      reject(new Error('promtool check metrics did not finish within 60 s'));
-    }, 60_000);
-    p.stdout.on('data', (d: Buffer) => (output += d.toString()));
-    p.stderr.on('data', (d: Buffer) => (output += d.toString()));
-    p.once('error', (e) => {
-      clearTimeout(timer);
-      reject(new Error(`promtool could not be run (install the prometheus package): ${e.message}`));
-    });
-    p.once('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, output });
-    });
-    p.stdin.end(input);
-  });
-}
+import { promtool } from './support/promtool.ts';
 
 t.test('promtool check metrics on /metrics reports nothing', async (t) => {
   const app = await startTestApp({ memory: true, startAt: Date.UTC(2026, 0, 5, 12, 0, 0) });
@@ -37,7 +14,7 @@ t.test('promtool check metrics on /metrics reports nothing', async (t) => {
   for (const path of ['/api/markets/pairs', '/api/health', '/nowhere']) await (await fetch(app.url + path)).arrayBuffer();
   const text = await (await fetch(app.url + '/metrics')).text();
   t.match(text, /^http_requests_total\{/m, 'the families have samples');
-  const { code, output } = await promtoolCheck(text);
+  const { code, output } = await promtool(['check', 'metrics'], { input: text });
   t.equal(output, '', 'promtool printed nothing');
   t.equal(code, 0, 'promtool exit code 0');
 });
