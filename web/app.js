@@ -67,6 +67,10 @@ const feed = new Feed(wsUrl, {
     s.textContent = status;
     s.dataset['status'] = status;
   },
+  onSubscribed: (channels) => {
+    // Trades from now on arrive on the stream; the ones before are read from REST (kept once by id).
+    if (picked !== null && channels.includes(`${seriesChannel(picked)}@trades`)) void loadTrades(picked);
+  },
 });
 
 /** @type {Pair[]} */
@@ -240,9 +244,23 @@ function saveChoice() {
   history.replaceState(null, '', `#${q}`);
 }
 
+/** @param {string} symbol */
+async function loadTrades(symbol) {
+  try {
+    const r = await getJson(`/api/markets/trades/${encodeURIComponent(symbol)}?limit=${tradesKept}`);
+    if (symbol === picked) addTrades(r.trades);
+  } catch (e) {
+    showError(e);
+  }
+}
+
 /** @param {string | null} symbol */
-async function pick(symbol) {
-  const mine = ++generation;
+function pick(symbol) {
+  if (symbol === picked && symbol !== null) {
+    subscribe(); // held already: its book stays as it is; the chain's tickers may be new
+    return;
+  }
+  ++generation;
   picked = symbol;
   book = new DepthBook();
   trades = [];
@@ -254,19 +272,12 @@ async function pick(symbol) {
     return;
   }
   $('picked-symbol').textContent = symbol;
-  $('picked-figures').textContent = '';
+  const side = chain?.strikes.flatMap((r) => [r.call, r.put]).find((x) => x.symbol === symbol);
+  if (side !== undefined) showPickedTicker(side);
   renderBook();
   renderTrades();
-  // Subscribe first: a trade in between is in both the stream and the REST page, and is kept once.
+  // The depth snapshot comes with the subscription, the trades before it from REST once it is acknowledged.
   subscribe();
-  try {
-    const r = await getJson(`/api/markets/trades/${encodeURIComponent(symbol)}?limit=${tradesKept}`);
-    if (mine === generation) addTrades(r.trades);
-    const t = await getJson(`/api/markets/ticker/${encodeURIComponent(symbol)}`);
-    if (mine === generation) showPickedTicker(t);
-  } catch (e) {
-    if (mine === generation) showError(e);
-  }
 }
 
 /** @param {number | undefined} expiry @param {string | null} series */
@@ -294,7 +305,7 @@ async function loadChain(expiry, series = null) {
   }
   renderChain();
   const inChain = chain?.strikes.some((r) => r.call.symbol === series || r.put.symbol === series) ?? false;
-  await pick(inChain ? series : null);
+  pick(inChain ? series : null);
 }
 
 /** @param {unknown} e */

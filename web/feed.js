@@ -29,6 +29,7 @@ export class Feed {
   #capacity;
   #url;
   #onStatus;
+  #onSubscribed;
   #nextId = 1;
   #retryMs = 500;
   /** @type {ReturnType<typeof setTimeout> | null} */
@@ -36,12 +37,15 @@ export class Feed {
 
   /**
    * @param {string} url the `/ws/public` URL
-   * @param {{ capacity?: number, onStatus?: (status: FeedStatus) => void }} [options]
+   * @param {{ capacity?: number, onStatus?: (status: FeedStatus) => void, onSubscribed?: (channels: string[]) => void }} [options]
+   *   `onSubscribed`: the server acknowledged these channels (after a reconnection too): what
+   *   happens on them from now on will arrive, so the state before can be read from REST.
    */
   constructor(url, options = {}) {
     this.#url = url;
     this.#capacity = options.capacity ?? 25;
     this.#onStatus = options.onStatus ?? (() => {});
+    this.#onSubscribed = options.onSubscribed ?? (() => {});
   }
 
   /**
@@ -132,6 +136,7 @@ export class Feed {
     s.pending.delete(frame.id);
     if (frame.error === undefined) {
       this.#report();
+      this.#onSubscribed(asked);
       return;
     }
     // SUBSCRIBE is all or nothing: none of the request's channels is held.

@@ -37,6 +37,8 @@ page.on('console', (m) => {
 });
 
 const s = app.app.services;
+/** The series picked and its levels, from the third test for the fourth. */
+let picks: { symbol: string; askWad: string; bidWad: string } | null = null;
 const btc = [...s.reads.catalog.pairs.values()].find((p) => p.symbol === 'BTC-USDC')!;
 const price2 = (wad: string) => wadFixed(wad, 2);
 const ticker = async (symbol: string) => (await request(`${app.url}/api/markets/ticker/${symbol}`)).body;
@@ -120,6 +122,18 @@ t.test('pick an expiry and a series: its book and trades follow orders placed th
   const rest = (await request(`${app.url}/api/markets/orderbook/${symbol}`)).body;
   await until('book seq', () => page.locator('#book-seq').textContent(), `seq ${rest.seq}`);
   await until('open interest in the chain', () => cell(symbol, 'oi').textContent(), '0.40');
+  picks = { symbol, askWad, bidWad };
+});
+
+t.test('a reload keeps the choice: the book from the snapshot, the trades from REST', async (t) => {
+  const { symbol, askWad, bidWad } = picks!;
+  await page.reload();
+  await until('picked series after the reload', () => page.locator('#picked-symbol').textContent(), symbol);
+  await until('ask level from the snapshot', () => page.locator(`#book-asks tr[data-price="${askWad}"] td:nth-child(2)`).textContent(), '0.60');
+  await until('bid level from the snapshot', () => page.locator(`#book-bids tr[data-price="${bidWad}"] td:nth-child(2)`).textContent(), '0.50');
+  await until('the trade from REST', async () => (await page.locator('#trades tr').count()).toString(), '1');
+  await page.locator('#status[data-status="live"]').waitFor();
+  t.equal(await cell(symbol, 'mark').evaluate((td) => td.classList.contains('picked')), true, 'the series is marked in the chain');
 
   mkdirSync(outDir, { recursive: true });
   await page.screenshot({ path: screenshot, fullPage: true });
