@@ -26,6 +26,9 @@ export class Feed {
   /** Channels the server refused as unknown (a series that settled): not asked for again until wanted anew. */
   /** @type {Set<string>} */
   #refused = new Set();
+  /** Channels of a request refused as unknown: asked for one by one (SUBSCRIBE is all or nothing) to find which. */
+  /** @type {Set<string>} */
+  #singly = new Set();
   #capacity;
   #url;
   #onStatus;
@@ -34,6 +37,7 @@ export class Feed {
   #retryMs = 500;
   /** @type {ReturnType<typeof setTimeout> | null} */
   #retryTimer = null;
+  #closed = false;
 
   /**
    * @param {string} url the `/ws/public` URL
@@ -54,6 +58,7 @@ export class Feed {
    */
   want(channels) {
     for (const name of this.#refused) if (!channels.has(name)) this.#refused.delete(name);
+    for (const name of this.#singly) if (!channels.has(name)) this.#singly.delete(name);
     this.#wanted = new Map(channels);
     this.#sync();
   }
@@ -67,8 +72,17 @@ export class Feed {
     if (s !== undefined && s.open) this.#subscribe(s, [channel]);
   }
 
+  /** Closes every socket; the feed is done. */
+  close() {
+    this.#closed = true;
+    if (this.#retryTimer !== null) clearTimeout(this.#retryTimer);
+    for (const s of this.#sockets) s.ws.close();
+    this.#sockets = [];
+  }
+
   /** Places wanted channels that no socket holds and drops held channels no longer wanted. */
   #sync() {
+    if (this.#closed) return;
     const held = new Set();
     for (const s of this.#sockets) {
       const drop = [...s.channels].filter((c) => !this.#wanted.has(c));
@@ -104,6 +118,7 @@ export class Feed {
     s.ws.addEventListener('close', () => {
       // Its channels are placed again, on this or another socket, after a pause that grows while connecting fails.
       this.#sockets = this.#sockets.filter((x) => x !== s);
+      if (this.#closed) return;
       this.#report();
       if (this.#retryTimer === null) {
         this.#retryTimer = setTimeout(() => {
@@ -147,7 +162,7 @@ export class Feed {
       this.#capacity = Math.max(1, Number(max[1]));
       this.#sync();
     } else if (frame.error.code === 4004) {
-      for (const c of asked) this.#refused.add(c);
+      for (const c of asked) (asked.length === 1 ? this.#refused : this.#singly).add(c);
       this.#sync();
     } else {
       setTimeout(() => this.#sync(), 5_000); // message rate limit: ask again later
@@ -159,7 +174,9 @@ export class Feed {
    * @param {string[]} channels
    */
   #subscribe(s, channels) {
-    s.pending.set(this.#send(s, 'SUBSCRIBE', channels), channels);
+    const together = channels.filter((c) => !this.#singly.has(c));
+    if (together.length > 0) s.pending.set(this.#send(s, 'SUBSCRIBE', together), together);
+    for (const c of channels) if (this.#singly.has(c)) s.pending.set(this.#send(s, 'SUBSCRIBE', [c]), [c]);
   }
 
   /**
