@@ -100,6 +100,8 @@ const strikeText = (wad) => wadFixed(wad, pair?.tickDecimals ?? 2).replace(/\.0+
 /** @param {string} symbol */
 const seriesChannel = (symbol) => symbol.toUpperCase();
 
+const flash = [{ backgroundColor: '#3a4a1f' }, { backgroundColor: 'transparent' }];
+
 /**
  * Writes a cell, marking it for a moment when the value changed.
  * @param {HTMLElement} cell
@@ -109,10 +111,8 @@ function setCell(cell, text) {
   if (cell.textContent === text) return;
   const first = cell.textContent === '';
   cell.textContent = text;
-  if (first) return;
-  cell.classList.remove('flash');
-  void cell.offsetWidth; // restart the animation
-  cell.classList.add('flash');
+  // Web Animations: no class to reset, no forced layout, whatever the number of cells.
+  if (!first) cell.animate(flash, 1000);
 }
 
 /**
