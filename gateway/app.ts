@@ -25,6 +25,7 @@ import { bootstrap, startDrivers } from './drivers.ts';
 import type { Services } from './services.ts';
 import { SiweDomains } from './auth/siweDomains.ts';
 import { apiRoutes, apiInfo } from './routes/index.ts';
+import { webRoutes } from './routes/web.ts';
 import { attachStreams } from './streams/index.ts';
 
 export type AppOptions = {
@@ -174,10 +175,11 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
   await bootstrap(pipeline, reads, config, log);
 
   const api = apiRoutes(services);
+  const documented = [...api.routes, ...webRoutes()];
   const asyncapi = createAsyncApiRegistry();
   const server = createHttpServer({
     uws,
-    routes: [...api.routes, ...systemRoutes({ apiRoutes: api.routes, info: apiInfo(config), metrics, asyncapi })],
+    routes: [...documented, ...systemRoutes({ apiRoutes: documented, info: apiInfo(config), metrics, asyncapi })],
     authenticate: api.authenticate,
     isAdmin: (address) => config.adminAddresses.has(address),
     rateLimiter: api.rateLimiter,

@@ -45,6 +45,7 @@ export const tagDescriptions: Readonly<Record<string, string>> = {
   docs: 'Machine-readable descriptions of the API.',
   documentation: 'Machine-readable descriptions of the API: OpenAPI, AsyncAPI, llms.txt.',
   operations: 'Operations: Prometheus metrics.',
+  web: 'The market web page and its script modules (read-only, public).',
   [earlierFormTag]: 'The earlier form of routes that also have a current form: the same path without `/api`, a session cookie, errors `{ error, message, details? }`.',
 };
 
@@ -198,6 +199,11 @@ function operation(route: Route, form: Form, components: Record<string, JsonSche
   const declared = form === 'earlier' ? (route.earlier?.responses ?? route.responses) : route.responses;
   const produces = route.produces ?? 'application/json';
   for (const [status, schema] of Object.entries(declared)) {
+    // A 304 has no body (RFC 9110 15.4.5): its schema only carries the description.
+    if (status === '304') {
+      responses[status] = { description: (schema as { description?: string }).description ?? 'Not Modified' };
+      continue;
+    }
     const r: JsonSchema = { description: status === '200' ? 'OK' : (errorDescriptions[Number(status)] ?? 'Reply'), content: { [produces]: { schema: toJsonSchema(schema, components, schemaRef) } } };
     // Sent to authenticated callers of the current form (an API key on a public route counts).
     if (form === 'current' && limited(route)) {

@@ -191,6 +191,8 @@ export function createPipeline(options: PipelineOptions): Pipeline {
       if (headers === noHeaders) headers = [];
       headerPairs(result.headers, headers);
     }
+    // Not Modified: the headers (ETag, Cache-Control) without a body or a content type.
+    if (status === 304) return { status, contentType: null, headers, body: '' };
     if ('raw' in result) {
       if (typeof result.raw !== 'string' && !(result.raw instanceof Uint8Array)) return internal(route, new Error('raw reply is neither a string nor bytes'), headers);
       return { status, contentType: result.contentType ?? jsonContentType, headers, body: result.raw };

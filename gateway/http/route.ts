@@ -184,7 +184,8 @@ const segmentPattern = /^[A-Za-z0-9._~!$&'()*+,;=@-]+$/;
 
 /** Throws on a malformed path: these are programming errors, caught at import time. */
 export function checkPath(path: string): void {
-  if (!path.startsWith('/') || (path.length > 1 && path.endsWith('/'))) throw new Error(`route path must start with / and not end with /: ${path}`);
+  if (path === '/') return; // the root (the market page)
+  if (!path.startsWith('/') || path.endsWith('/')) throw new Error(`route path must start with / and not end with /: ${path}`);
   const names = new Set<string>();
   for (const segment of path.split('/').slice(1)) {
     if (segment.startsWith(':')) {

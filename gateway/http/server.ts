@@ -159,9 +159,9 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
     res.writeHeader('X-Content-Type-Options', 'nosniff');
     if (reply.contentType !== null) res.writeHeader('Content-Type', reply.contentType);
     for (const [name, value] of reply.headers) res.writeHeader(name, value);
-    // A 204 carries no body and no Content-Length. (Never with closeConnection; passing
+    // A 204 or 304 carries no body and no Content-Length. (Never with closeConnection; passing
     // an explicit undefined to endWithoutBody aborts the process.)
-    if (reply.status === 204) res.endWithoutBody();
+    if (reply.status === 204 || reply.status === 304) res.endWithoutBody();
     else res.end(reply.body, closeConnection);
   }
 

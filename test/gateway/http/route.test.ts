@@ -21,12 +21,15 @@ t.test('forms map to paths', async (t) => {
   const earlierOnly = defineRoute({ ...base, method: 'GET', path: '/auth/api/wallets', forms: ['earlier'] });
   t.equal(pathForForm(earlierOnly, 'earlier'), '/auth/api/wallets');
   t.equal(pathForForm(earlierOnly, 'current'), null);
+  const root = defineRoute({ ...base, method: 'GET', path: '/', forms: ['earlier'] });
+  t.equal(pathForForm(root, 'earlier'), '/', 'the root is a path (the market page)');
 });
 
 t.test('defineRoute refuses programming errors', async (t) => {
   const bad: Array<[string, () => Route]> = [
     ['current path outside /api', () => defineRoute({ ...base, method: 'GET', path: '/markets' })],
     ['trailing slash', () => defineRoute({ ...base, method: 'GET', path: '/api/markets/' })],
+    ['empty segment', () => defineRoute({ ...base, method: 'GET', path: '//', forms: ['earlier'] })],
     ['bad parameter', () => defineRoute({ ...base, method: 'GET', path: '/api/x/:1a' })],
     ['duplicate parameter', () => defineRoute({ ...base, method: 'GET', path: '/api/x/:a/:a', params: Type.Object({ a: Type.String() }) })],
     ['params schema missing a parameter', () => defineRoute({ ...base, method: 'GET', path: '/api/x/:a' })],

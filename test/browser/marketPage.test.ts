@@ -1,0 +1,142 @@
+/**
+ * The market page end to end in Debian's Chromium (playwright-core drives it; no browser
+ * is downloaded): the venue starts on a free port with a temporary data directory at the
+ * fixed test instant; the page shows the chain of the nearest expiry, and its marks move
+ * when the oracle does; picking another expiry and a series shows that series' book (from
+ * the depth snapshot and deltas) and trades; orders placed through the REST API appear
+ * in the book, a crossing one in the trades and the book's remaining size. A screenshot
+ * is saved to test-output/browser/market-page.png (the path is printed).
+ *
+ * Run with `npm run test:browser` (not part of `npm test`: it needs /usr/bin/chromium).
+ */
+import t from 'tap';
+import { mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Page } from 'playwright-core';
+import { startTestApp, request } from '../gateway/support/testApp.ts';
+import { liveSeries, place, trader } from '../gateway/routes/ordersFixture.ts';
+import { submitOracle } from '../../gateway/drivers.ts';
+import { wadFixed } from '../../web/format.js';
+
+const outDir = fileURLToPath(new URL('../../test-output/browser/', import.meta.url));
+const screenshot = `${outDir}market-page.png`;
+
+const app = await startTestApp();
+t.teardown(() => app.close());
+const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox'] });
+t.teardown(() => browser.close());
+const page: Page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
+page.setDefaultTimeout(30_000);
+const problems: string[] = [];
+page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+page.on('response', (r) => {
+  if (r.status() >= 400) problems.push(`${r.status()} for ${r.url()}`);
+});
+page.on('console', (m) => {
+  if (m.type() === 'error') problems.push(`console error: ${m.text()}`);
+});
+
+const s = app.app.services;
+/** The series picked and its levels, from the third test for the fourth. */
+let picks: { symbol: string; askWad: string; bidWad: string } | null = null;
+const btc = [...s.reads.catalog.pairs.values()].find((p) => p.symbol === 'BTC-USDC')!;
+const price2 = (wad: string) => wadFixed(wad, 2);
+const ticker = async (symbol: string) => (await request(`${app.url}/api/markets/ticker/${symbol}`)).body;
+/** The text of a chain cell. */
+const cell = (symbol: string, field: string) => page.locator(`#chain td[data-symbol="${symbol}"][data-field="${field}"]`);
+/** Waits until `read()` equals `want` (Playwright's own polling has no per-value message). */
+async function until(what: string, read: () => Promise<string | null>, want: string): Promise<void> {
+  let last: string | null = null;
+  for (let i = 0; i < 300; i++) {
+    last = await read();
+    if (last === want) return;
+    await page.waitForTimeout(100);
+  }
+  throw new Error(`${what}: ${JSON.stringify(last)}, wanted ${JSON.stringify(want)}`);
+}
+
+t.test('the page loads the chain of the nearest expiry, live', async (t) => {
+  const chain = (await request(`${app.url}/api/markets/chain?pairId=${btc.pairId}`)).body;
+  const res = await page.goto(`${app.url}/`);
+  t.equal(res?.status(), 200);
+  await page.locator('#status[data-status="live"]').waitFor();
+  t.equal(await page.locator('#chain tbody tr').count(), chain.strikes.length, 'one row per strike');
+  t.equal(await page.locator('#pair').inputValue(), 'BTC-USDC');
+  t.equal(await page.locator('#expiry').inputValue(), String(chain.expiry), 'the nearest expiry');
+  t.equal(await page.locator('#expiry option').count(), chain.expiries.length, 'every live expiry to pick');
+  const row = chain.strikes[Math.floor(chain.strikes.length / 2)];
+  t.equal(await cell(row.call.symbol, 'mark').textContent(), price2(row.call.markPrice), 'a call mark as REST has it');
+  t.equal(await cell(row.put.symbol, 'mark').textContent(), price2(row.put.markPrice), 'a put mark as REST has it');
+});
+
+t.test('marks follow the oracle over the stream', async (t) => {
+  const chain = (await request(`${app.url}/api/markets/chain?pairId=${btc.pairId}`)).body;
+  const row = chain.strikes[Math.floor(chain.strikes.length / 2)];
+  const o = s.reads.catalog.oracles.get(btc.pairId)!;
+  const r = await submitOracle(s.pipeline, s.reads, s.marks, btc.pairId, (o.spot * 102n) / 100n, o.volatility, o.riskFreeRate);
+  t.ok(r.ok, 'oracle update accepted');
+  const call = await ticker(row.call.symbol);
+  const put = await ticker(row.put.symbol);
+  t.not(call.markPrice, row.call.markPrice, 'the call mark moved');
+  await until('call mark on the page', () => cell(row.call.symbol, 'mark').textContent(), price2(call.markPrice));
+  await until('put mark on the page', () => cell(row.put.symbol, 'mark').textContent(), price2(put.markPrice));
+  await until('index on the page', () => page.locator('#index').textContent(), `BTC index ${price2(((o.spot * 102n) / 100n).toString())}`);
+  t.pass('the page shows the new marks and index');
+});
+
+t.test('pick an expiry and a series: its book and trades follow orders placed through the API', async (t) => {
+  const series = liveSeries(app);
+  const symbol = series.spec.symbol;
+  await page.locator('#expiry').selectOption(String(series.spec.expiry));
+  await cell(symbol, 'mark').waitFor();
+  await page.locator('#status[data-status="live"]').waitFor();
+  await cell(symbol, 'mark').click();
+  await until('picked series', () => page.locator('#picked-symbol').textContent(), symbol);
+  await until('book snapshot', () => page.locator('#book-seq').textContent(), `seq ${series.bookSeq}`);
+  t.equal(await page.locator('#book-asks tr, #book-bids tr').count(), 0, 'an empty book');
+  t.match(page.url(), new RegExp(`#pair=BTC-USDC&expiry=${series.spec.expiry}&series=${symbol}$`), 'the choice is kept in the address');
+
+  const alice = await trader(app, 'page-alice', { deposit: 2_000_000 });
+  const bob = await trader(app, 'page-bob', { deposit: 2_000_000 });
+  const mark = BigInt((await ticker(symbol)).markPrice);
+  const ask = ((mark / 10n ** 18n) + 5n).toString(); // whole units, above the mark
+  const bid = ((mark / 10n ** 18n) - 5n).toString();
+  const sell = await place(app, alice, { seriesId: series.spec.seriesId, isBuy: false, size: '1', price: ask });
+  t.equal(sell.relay.status, 200, 'ask placed', { body: sell.relay.body });
+  const buy = await place(app, bob, { seriesId: series.spec.seriesId, isBuy: true, size: '0.5', price: bid });
+  t.equal(buy.relay.status, 200, 'bid placed', { body: buy.relay.body });
+  const askWad = `${ask}${'0'.repeat(18)}`;
+  const bidWad = `${bid}${'0'.repeat(18)}`;
+  await until('ask level', () => page.locator(`#book-asks tr[data-price="${askWad}"] td:nth-child(2)`).textContent(), '1.00');
+  await until('bid level', () => page.locator(`#book-bids tr[data-price="${bidWad}"] td:nth-child(2)`).textContent(), '0.50');
+  await until('chain ask of the series', () => cell(symbol, 'ask').textContent(), price2(askWad));
+  await until('chain bid of the series', () => cell(symbol, 'bid').textContent(), price2(bidWad));
+
+  const take = await place(app, bob, { seriesId: series.spec.seriesId, isBuy: true, size: '0.4', price: ask });
+  t.equal(take.relay.status, 200, 'crossing buy placed', { body: take.relay.body });
+  t.equal(take.relay.body.orders[0].trades.length, 1, 'it traded');
+  await until('trade row', async () => (await page.locator('#trades tr').count()).toString(), '1');
+  const cellsOfTrade = await page.locator('#trades tr td').allTextContents();
+  t.same(cellsOfTrade.slice(1), ['buy', price2(askWad), '0.40'], 'the trade: taker side, price, size');
+  await until('ask level after the trade', () => page.locator(`#book-asks tr[data-price="${askWad}"] td:nth-child(2)`).textContent(), '0.60');
+  const rest = (await request(`${app.url}/api/markets/orderbook/${symbol}`)).body;
+  await until('book seq', () => page.locator('#book-seq').textContent(), `seq ${rest.seq}`);
+  await until('open interest in the chain', () => cell(symbol, 'oi').textContent(), '0.40');
+  picks = { symbol, askWad, bidWad };
+});
+
+t.test('a reload keeps the choice: the book from the snapshot, the trades from REST', async (t) => {
+  const { symbol, askWad, bidWad } = picks!;
+  await page.reload();
+  await until('picked series after the reload', () => page.locator('#picked-symbol').textContent(), symbol);
+  await until('ask level from the snapshot', () => page.locator(`#book-asks tr[data-price="${askWad}"] td:nth-child(2)`).textContent(), '0.60');
+  await until('bid level from the snapshot', () => page.locator(`#book-bids tr[data-price="${bidWad}"] td:nth-child(2)`).textContent(), '0.50');
+  await until('the trade from REST', async () => (await page.locator('#trades tr').count()).toString(), '1');
+  await page.locator('#status[data-status="live"]').waitFor();
+  t.equal(await cell(symbol, 'mark').evaluate((td) => td.classList.contains('picked')), true, 'the series is marked in the chain');
+
+  mkdirSync(outDir, { recursive: true });
+  await page.screenshot({ path: screenshot, fullPage: true });
+  t.comment(`screenshot: ${screenshot}`);
+  t.same(problems, [], 'no page errors');
+});
