@@ -167,6 +167,11 @@ export class Activity {
     return this.wallets.get(address) as unknown as WalletActivity | undefined;
   }
 
+  /** Some wallet the fold has seen (for documentation examples), undefined before any. */
+  anyAddress(): string | undefined {
+    return this.wallets.keys().next().value;
+  }
+
   walletBuckets(address: string): readonly WalletBucket[] {
     return this.wallets.get(address)?.buckets ?? [];
   }

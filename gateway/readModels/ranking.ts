@@ -4,13 +4,20 @@
  */
 export type RankingState = [string, bigint][];
 
+/** Addresses compare case-insensitively (a checksummed address mixes cases). */
+function byAddress(a: string, b: string): number {
+  const x = a.toLowerCase();
+  const y = b.toLowerCase();
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
 export class Ranking {
   private entries: RankingState = [];
   private readonly index = new Map<string, number>();
 
   /** Replace the ranking with `entries` (any order). */
   set(entries: RankingState): void {
-    entries.sort((a, b) => (a[1] === b[1] ? (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0) : a[1] > b[1] ? -1 : 1));
+    entries.sort((a, b) => (a[1] === b[1] ? byAddress(a[0], b[0]) : a[1] > b[1] ? -1 : 1));
     this.entries = entries;
     this.index.clear();
     for (let i = 0; i < entries.length; i++) this.index.set(entries[i]![0], i);

@@ -20,6 +20,10 @@ import { massCancelRoutes } from './massCancel.ts';
 import { whatIfRoutes } from './whatIf.ts';
 import { rfqRoutes } from './rfq.ts';
 import { mmpRoutes } from './mmp.ts';
+import { platformRoutes } from './platform.ts';
+import { leaderboardRoutes } from './leaderboard.ts';
+import { pointsRoutes } from './points.ts';
+import { userRoutes } from './user.ts';
 
 /** 30-day traded notional (COLLATERAL6) at which a wallet reaches tiers 2 and 3 (interface.md "Limits"). */
 const TIER2 = 100_000n * 1_000_000n;
@@ -48,6 +52,10 @@ export function apiRoutes(s: Services): ApiRoutes {
     ...whatIfRoutes(s),
     ...rfqRoutes(s),
     ...mmpRoutes(s),
+    ...platformRoutes(s),
+    ...leaderboardRoutes(s),
+    ...pointsRoutes(s),
+    ...userRoutes(s),
   ];
   return { routes, authenticate, rateLimiter };
 }
