@@ -36,7 +36,17 @@ export function apiRoutes(s: Services): ApiRoutes {
     const volume = s.reads.accounts.volume30d(getAddress(wallet), s.pipeline.now());
     return volume >= TIER3 ? 3 : volume >= TIER2 ? 2 : 1;
   };
-  const rateLimiter = createRateLimiter({ clock: () => s.pipeline.wallNow(), tierOf, limits: s.config.rateLimits });
+  const limiter = createRateLimiter({ clock: () => s.pipeline.wallNow(), tierOf, limits: s.config.rateLimits });
+  // Refusals are counted for the monitoring stream (rate-limit storms on venue@alerts).
+  const rateLimiter: RateLimiter = {
+    take(group, identity) {
+      const d = limiter.take(group, identity);
+      if (d !== null && !d.allowed) s.rateLimited.count++;
+      return d;
+    },
+    limitFor: (group, identity) => limiter.limitFor(group, identity),
+    size: () => limiter.size(),
+  };
   const authenticate = createAuthenticator(s.stores, () => s.pipeline.wallNow());
   const routes: Route[] = [
     ...healthRoutes(),
