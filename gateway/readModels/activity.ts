@@ -163,8 +163,8 @@ export class Activity {
     return this.rankings.get(rankingKey('points', 'epoch'))!;
   }
 
-  get(address: string): Readonly<WalletActivity> | undefined {
-    return this.wallets.get(address) as unknown as WalletActivity | undefined;
+  get(address: string): Readonly<Omit<WalletActivity, 'portfolios' | 'realized'>> | undefined {
+    return this.wallets.get(address);
   }
 
   /** Some wallet the fold has seen (for documentation examples), undefined before any. */
