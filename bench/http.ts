@@ -1,6 +1,9 @@
 /**
  * Public REST reads per second (ticker and order book) on the venue's uWebSockets.js
  * gateway against the same read-model handlers on fastify, in the same run, alternating.
+ * Also the leaderboard (a page of 1,000 ranked wallets) and the platform statistics on the
+ * venue alone, next to its ticker: their budget is within 2x of the ticker read (their
+ * replies are serialised once per clock recompute, as the ticker's are per change).
  *
  * Both servers run in one child process; the load generator (bench/http/loadgen.ts, raw
  * sockets, HTTP pipelining) runs in this process on the same 2-core machine, so it takes
@@ -48,6 +51,8 @@ const info = await within(started, 'http: the servers starting (their ports on s
 
 const opts = { connections: 32, depth: 8, seconds: 3 };
 const paths = { ticker: `/api/markets/ticker/${info.symbol}`, orderbook: `/api/markets/orderbook/${info.symbol}?depth=20` };
+/** Reads measured on the venue only (no fastify peer), next to the ticker. */
+const venueOnly = { leaderboard: '/api/leaderboard?metric=volume&period=24h&limit=20', platformStats: '/api/platform/stats' };
 const best: Record<string, { uws: number; fastify: number; lat: Float64Array }> = {};
 let open: OpenLoadResult | null = null;
 let floor: OpenLoadResult | null = null;
@@ -68,6 +73,20 @@ try {
     }
     best[name] = { uws, fastify, lat };
     console.log(`# ${name}: uWS ${Math.round(uws)} req/s, fastify ${Math.round(fastify)} req/s, ratio ${(uws / fastify).toFixed(2)}, at saturation p50 ${percentile(lat, 50).toFixed(0)} us, p99 ${percentile(lat, 99).toFixed(0)} us`);
+  }
+  for (const [name, path] of Object.entries(venueOnly)) {
+    await load(info.uwsPort, path, { ...opts, seconds: 0.5 });
+    let uws = 0;
+    let lat: Float64Array = new Float64Array(0);
+    for (let round = 0; round < 2; round++) {
+      const u = await load(info.uwsPort, path, { ...opts, seconds: 2 });
+      if (u.perSec > uws) {
+        uws = u.perSec;
+        lat = u.latenciesUs;
+      }
+    }
+    best[name] = { uws, fastify: 0, lat };
+    console.log(`# ${name}: uWS ${Math.round(uws)} req/s (ticker ${Math.round(best.ticker!.uws)}: ${(best.ticker!.uws / uws).toFixed(2)}x), at saturation p99 ${percentile(lat, 99).toFixed(0)} us`);
   }
   const openOpts = { connections: OPEN_CONNECTIONS, rate: OPEN_RATE };
   await openLoad(info.uwsPort, paths.ticker, { ...openOpts, seconds: 0.5 }); // warm up
@@ -108,6 +127,13 @@ report({
     orderbookFastifyPerSec: Math.round(o.fastify),
     orderbookRatio: o.uws / o.fastify,
     orderbookP99Us: percentile(o.lat, 99),
+    leaderboardPerSec: Math.round(best.leaderboard!.uws),
+    leaderboardP99Us: percentile(best.leaderboard!.lat, 99),
+    tickerOverLeaderboard: t.uws / best.leaderboard!.uws,
+    platformStatsPerSec: Math.round(best.platformStats!.uws),
+    platformStatsP99Us: percentile(best.platformStats!.lat, 99),
+    tickerOverPlatformStats: t.uws / best.platformStats!.uws,
+    readsBudget: 'leaderboard and platform stats within 2x of the ticker read (tickerOver* <= 2)',
     load: `${opts.connections} connections x ${opts.depth} pipelined, load generator in the same machine (2 cores)`,
   },
 });

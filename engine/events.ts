@@ -247,7 +247,14 @@ export type MmpEvent = Stamp & {
   readonly window: { readonly qty: bigint; readonly delta: bigint; readonly vega: bigint; readonly trades: number };
 };
 
+/**
+ * A wallet (the referee, `owner`) applied a referral code: from this command on, its referrer
+ * earns a share of its points (gateway/readModels/activity.ts). Emitted by the referral command.
+ */
+export type ReferralAppliedEvent = Stamp & { readonly type: 'referral_applied'; readonly owner: string; readonly referrer: string; readonly code: string };
+
 export type VenueEvent =
+  | ReferralAppliedEvent
   | MmpEvent
   | TradeEvent
   | OrderEvent

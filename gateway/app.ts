@@ -27,6 +27,8 @@ import { SiweDomains } from './auth/siweDomains.ts';
 import { apiRoutes, apiInfo } from './routes/index.ts';
 import { webRoutes } from './routes/web.ts';
 import { attachStreams } from './streams/index.ts';
+import { AlertBus } from './monitoring/alertBus.ts';
+import type { Monitor } from './streams/monitorStream.ts';
 
 export type AppOptions = {
   readonly log?: Logger;
@@ -50,6 +52,8 @@ export type App = {
    */
   readonly engine: Venue;
   readonly storage: Storage;
+  /** The admin monitoring stream: `tick()` sends venue@health (every second, by a timer, when the drivers run; tests call it). */
+  readonly monitor: Monitor;
   close(): Promise<void>;
 };
 
@@ -134,8 +138,20 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
   log.info('recovered', { snapshotSeq: recovered.snapshotSeq, replayed: recovered.replayed, lastSeq: recovered.lastSeq, series: reads.catalog.series.size });
 
   const metrics = createMetrics();
-  const controls = createControlMetrics(metrics, (owner, pairId) => reads.mmp.get(owner, pairId as Hex)?.frozen === true);
+  const alerts = new AlertBus(clock);
+  alerts.raise({
+    kind: 'recovery',
+    severity: recovered.warnings.length > 0 ? 'warning' : 'info',
+    message: `recovered at seq ${recovered.lastSeq}: snapshot at ${recovered.snapshotSeq}, ${recovered.replayed} commands replayed${recovered.warnings.length > 0 ? `, ${recovered.warnings.length} warnings` : ''}`,
+    details: { snapshotSeq: recovered.snapshotSeq, replayed: recovered.replayed, lastSeq: recovered.lastSeq, warnings: recovered.warnings },
+  });
+  const controls = createControlMetrics(
+    metrics,
+    (owner, pairId) => reads.mmp.get(owner, pairId as Hex)?.frozen === true,
+    (e) => alerts.raise({ kind: 'mmp_trip', message: `market maker protection tripped (${e.reason}) for ${e.owner}`, details: { owner: e.owner, pairId: e.pairId, reason: e.reason, frozenUntil: e.frozenUntil, seq: e.seq } }),
+  );
   const pipeline = new CommandPipeline(venue, storage.journal, clock, metrics, storage.stores.orderNonces);
+  pipeline.onJournalError((error, command) => alerts.raise({ kind: 'journal_error', severity: 'critical', message: `journal write failed at seq ${command.seq} (${command.type}): ${error instanceof Error ? error.message : String(error)}`, details: { seq: command.seq, type: command.type } }));
   const snapshotter = new Snapshotter({
     snapshots: storage.snapshots,
     journal: storage.journal,
@@ -160,7 +176,7 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
   const verifier = options.inlineWorkers ? createInlineVerifier() : createPoolVerifier({ threads: config.workers, onWorkerError });
   const marks = options.inlineWorkers ? createInlineMarkComputer() : createPoolMarkComputer(1, onWorkerError);
   const siweDomains = new SiweDomains(config);
-  const services: Services = { config, venue, reads, pipeline, market: reads.market, stores: storage.stores, verifier, marks, metrics, log, siweDomains };
+  const services: Services = { config, venue, reads, pipeline, market: reads.market, stores: storage.stores, verifier, marks, metrics, log, siweDomains, alerts, rateLimited: { count: 0 } };
   metrics.gauge({ name: 'worker_pool_queue_size', help: 'Signature batches waiting for a worker.', collect() { this.set(verifier.stats().queueSize); } });
   metrics.gauge({ name: 'worker_pool_utilization', help: 'Share of the signature pool capacity in use (0..1).', collect() { this.set(verifier.stats().utilization); } });
   metrics.gauge({ name: 'marks_pool_queue_size', help: 'Mark recomputations waiting for the pricing worker.', collect() { this.set(marks.stats().queueSize); } });
@@ -189,12 +205,15 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
   });
   const streams = attachStreams(server.app, services, api.authenticate, asyncapi, api.rateLimiter);
   const drivers = options.drivers === false ? null : startDrivers(pipeline, reads, config, marks, log);
+  const healthTimer = options.drivers === false ? null : setInterval(() => streams.monitor.tick(), 1000);
+  healthTimer?.unref();
   let port: number;
   try {
     port = await server.listen(config.host, config.port);
   } catch (e) {
     // Nothing was served: release what was opened (DATA_DIR, workers, timers) and report.
     await drivers?.stop();
+    if (healthTimer !== null) clearInterval(healthTimer);
     streams.close();
     server.close();
     await pipeline.drain();
@@ -211,9 +230,11 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
     services,
     engine: venue,
     storage,
+    monitor: streams.monitor,
     close() {
       closing ??= (async () => {
         await drivers?.stop();
+        if (healthTimer !== null) clearInterval(healthTimer);
         streams.close();
         server.close();
         await pipeline.drain();

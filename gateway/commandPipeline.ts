@@ -11,6 +11,7 @@
  * workers); replying happens after it. Every command is journaled, rejected ones too, so
  * that a replay reproduces the venue exactly (and the journal is an audit trail of attempts).
  */
+import { LatencyWindow } from './monitoring/latencyWindow.ts';
 import type { Venue, ApplyResult, Command, CommandBody, VenueEvent } from '../engine/index.ts';
 import type { Journal } from '../persistence/types.ts';
 import type { Metrics } from './http/metrics.ts';
@@ -24,6 +25,9 @@ export class CommandPipeline {
   /** Added to the wall clock by `advance` (local devnet time travel). */
   private offsetMs = 0;
   private readonly listeners: EventListener[] = [];
+  private readonly journalErrorListeners: ((error: unknown, command: Command) => void)[] = [];
+  /** Commit latencies (ms) since the monitoring stream last looked (venue@health). */
+  readonly commitLatency = new LatencyWindow();
   private readonly applied: SlotFamily<'type' | 'outcome', SlotCounter>;
   private readonly applySeconds: SlotFamily<'type', SlotHistogram>;
   private readonly commitSeconds: SlotHistogram;
@@ -49,6 +53,11 @@ export class CommandPipeline {
 
   onEvents(listener: EventListener): void {
     this.listeners.push(listener);
+  }
+
+  /** Called when a command's journal append or commit fails (its submitter gets the error too). */
+  onJournalError(listener: (error: unknown, command: Command) => void): void {
+    this.journalErrorListeners.push(listener);
   }
 
   /** Wall time without the local devnet's advance-time offset (authentication windows use it). */
@@ -88,11 +97,16 @@ export class CommandPipeline {
     this.inFlight++;
     try {
       await durable;
+    } catch (e) {
+      for (const l of this.journalErrorListeners) l(e, command);
+      throw e;
     } finally {
       this.inFlight--;
       if (this.inFlight === 0) for (const w of this.idleWaiters.splice(0)) w();
     }
-    this.commitSeconds.observe((performance.now() - started) / 1000);
+    const committedMs = performance.now() - started;
+    this.commitSeconds.observe(committedMs / 1000);
+    this.commitLatency.record(committedMs);
     // 5. publish
     for (const l of this.listeners) l(result.events, command, result);
     return result;

@@ -14,6 +14,7 @@ import type { MarketData } from './readModels/marketData.ts';
 import type { Metrics } from './http/metrics.ts';
 import type { Logger } from './http/log.ts';
 import type { SiweDomains } from './auth/siweDomains.ts';
+import type { AlertBus } from './monitoring/alertBus.ts';
 
 /** What the gateway may ask the engine directly: the order rules and checks, not views (architecture.md rule 5). */
 export type EngineFront = Pick<Venue, 'precheck' | 'precheckEntries' | 'nextOrderNonce' | 'orderNonceUsed' | 'seq' | 'now' | 'config' | 'whatIf'>;
@@ -32,4 +33,8 @@ export type Services = {
   readonly log: Logger;
   /** The domains SIWE messages may name (known fully once the server listens). */
   readonly siweDomains: SiweDomains;
+  /** Venue alerts (venue@alerts on /ws/monitor): raise one from anywhere. */
+  readonly alerts: AlertBus;
+  /** Requests refused by a rate limit (HTTP 429) since the start: the monitoring stream watches it for storms. */
+  readonly rateLimited: { count: number };
 };

@@ -9,11 +9,23 @@ import { loadConfig } from '../../gateway/config.ts';
 import { startApp } from '../../gateway/app.ts';
 import { silentLogger } from '../../gateway/http/log.ts';
 
-const loaded = loadConfig({ PORT: '0', WORKERS: '1', LOG_LEVEL: 'error', RATE_LIMITS: JSON.stringify({ markets: { anonymous: null } }) });
+const loaded = loadConfig({ PORT: '0', WORKERS: '1', LOG_LEVEL: 'error', RATE_LIMITS: JSON.stringify({ markets: { anonymous: null }, platform: { anonymous: null } }) });
 if (!loaded.ok) throw new Error(loaded.errors.join('; '));
 const app = await startApp(loaded.config, { log: silentLogger, memory: true, inlineWorkers: true, drivers: false });
 const s = app.services;
 const series = [...s.reads.catalog.series.values()][Math.floor(s.reads.catalog.series.size / 4)]!;
+
+// Leaderboard and platform reads over 1,000 ranked wallets: fills folded into the activity read
+// model as the engine would send them (one trade event each), then a clock event ranks them.
+{
+  const ts = s.reads.ts;
+  const wallet = (i: number) => `0x${(i + 1).toString(16).padStart(40, '0')}`;
+  for (let i = 0; i < 1000; i++) {
+    const premium = BigInt(1 + (i % 97)) * 1_000_000_000n;
+    s.reads.activity.apply({ type: 'trade', seq: s.reads.seq, ts, tradeId: `b${i}`, seriesId: series.seriesId, price: 0n, size: 0n, premium, notional: premium * 50n, takerSide: 'buy', maker: wallet(i), taker: wallet((i * 7 + 3) % 1000), makerOrderId: null, takerOrderId: null, makerPortfolioId: 1, takerPortfolioId: 1, makerFee: 0n, takerFee: 0n, openInterest: 0n, source: 'book' });
+  }
+  s.reads.activity.apply({ type: 'clock', seq: s.reads.seq, ts: ts + 1 });
+}
 
 // The same handlers as gateway/routes/markets.ts: resolve the series, answer the cached JSON.
 const fastify = Fastify({ logger: false });

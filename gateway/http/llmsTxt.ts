@@ -85,6 +85,7 @@ export function buildLlmsTxt(routes: readonly Route[], info: OpenApiInfo): strin
     `- Earlier error codes: ${Object.entries(earlierErrorCodes).map(([c, s]) => `\`${c}\` ${s}`).join(', ')}.`,
     '- Rate limits per group and caller; 429 carries `Retry-After` (s) and `details: { limit, resetAt }` (Unix ms).',
     '- Order entry over the WebSocket `/ws/private` (after AUTH, scope `trade`): `{"method":"PLACE"|"REPLACE"|"CANCEL"|"PLACE_BATCH"|"CANCEL_BATCH"|"REPLACE_BATCH","params":<the body of the matching /api/mm/orders route>,"id":7}` -> `{"result":<its 200 body>,"id":7}` or `{"error":{"code","status","message","details"},"id":7}`; the orders budget is shared with REST (AsyncAPI channel `orders`).',
+    "- Admin monitoring over the WebSocket `/ws/monitor` (AUTH with an admin wallet's token, or its API key with scope `admin`; anyone else gets `{\"error\":{\"code\":4003,\"msg\":\"Admin access required for monitoring stream\"}}` and a close): SUBSCRIBE `venue@health` (every second: commands/s, journal commit p99, event-loop lag, connections per stream, open orders, heap) and `venue@alerts` (MMP trips, slow-consumer closes, rate-limit storms, journal errors, recovery).",
   ];
   for (const [group, list] of groups) {
     out.push('', `## ${group}`, '');

@@ -113,6 +113,11 @@ export class OrderHistory {
   }
 
   /** The caller's open order, or null (unknown, finished or someone else's). */
+  /** Open orders of every wallet. */
+  openCount(): number {
+    return this.openById.size;
+  }
+
   openOrder(owner: string, orderId: Hex): OrderView | null {
     const o = this.openById.get(orderId);
     return o && o.owner === owner ? o.view : null;

@@ -21,6 +21,10 @@ import { massCancelRoutes } from './massCancel.ts';
 import { whatIfRoutes } from './whatIf.ts';
 import { rfqRoutes } from './rfq.ts';
 import { mmpRoutes } from './mmp.ts';
+import { platformRoutes } from './platform.ts';
+import { leaderboardRoutes } from './leaderboard.ts';
+import { pointsRoutes } from './points.ts';
+import { userRoutes } from './user.ts';
 
 /** 30-day traded notional (COLLATERAL6) at which a wallet reaches tiers 2 and 3 (interface.md "Limits"). */
 const TIER2 = 100_000n * 1_000_000n;
@@ -33,7 +37,18 @@ export function apiRoutes(s: Services): ApiRoutes {
     const volume = s.reads.accounts.volume30d(getAddress(wallet), s.pipeline.now());
     return volume >= TIER3 ? 3 : volume >= TIER2 ? 2 : 1;
   };
-  const rateLimiter = createRateLimiter({ clock: () => s.pipeline.wallNow(), tierOf, limits: s.config.rateLimits, onRefused: rateLimitHits(s.metrics) });
+  // Refusals are counted by group for Prometheus and in total for the monitoring stream
+  // (rate-limit storms on venue@alerts).
+  const countHit = rateLimitHits(s.metrics);
+  const rateLimiter = createRateLimiter({
+    clock: () => s.pipeline.wallNow(),
+    tierOf,
+    limits: s.config.rateLimits,
+    onRefused: (group, identity) => {
+      s.rateLimited.count++;
+      countHit(group, identity);
+    },
+  });
   const authenticate = createAuthenticator(s.stores, () => s.pipeline.wallNow());
   const routes: Route[] = [
     ...healthRoutes(),
@@ -49,6 +64,10 @@ export function apiRoutes(s: Services): ApiRoutes {
     ...whatIfRoutes(s),
     ...rfqRoutes(s),
     ...mmpRoutes(s),
+    ...platformRoutes(s),
+    ...leaderboardRoutes(s),
+    ...pointsRoutes(s),
+    ...userRoutes(s),
   ];
   return { routes, authenticate, rateLimiter };
 }

@@ -25,12 +25,15 @@ export type AuthFlowOptions = {
   readonly policy: AuthPolicy;
   readonly timeoutMs: number;
   onAuthenticated(ws: Ws, user: UserAuth): void;
+  /** Replaces AUTH_FAILED for a refusal with permission_denied (valid credentials, not allowed): /ws/monitor's own frame. */
+  forbidden?(ws: Ws, failure: AuthFailure): void;
 };
 
 export function createAuthFlow(o: AuthFlowOptions): AuthFlow {
   const { hub } = o;
 
   const refuse = (ws: Ws, f: AuthFailure): void => {
+    if (f.code === 'permission_denied' && o.forbidden !== undefined) return o.forbidden(ws, f);
     hub.send(ws, authReplies.failed(f));
     hub.end(ws, f.code === 'permission_denied' ? closeCodes.forbidden : closeCodes.unauthenticated, f.message);
   };

@@ -73,6 +73,9 @@ export function resolvePublicChannel(catalog: Catalog, raw: unknown): PublicChan
   if (raw.length > MAX_NAME) return unknown(shown, 'name too long');
   const name = raw.trim().toLowerCase();
   if (name === RFQ_CHANNEL) return { kind: 'rfq', name: RFQ_CHANNEL, topic: RFQ_CHANNEL };
+  if (name.startsWith('venue@')) {
+    return { code: wsErrorCodes.forbidden, error: `Channel "${shown}" is for admins: connect to /ws/monitor and send AUTH first` };
+  }
   if (name.startsWith('account@')) {
     return { code: wsErrorCodes.forbidden, error: `Channel "${shown}" is private: connect to /ws/private and send AUTH first` };
   }

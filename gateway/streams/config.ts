@@ -23,6 +23,8 @@ export type StreamLimits = {
   readonly maxPayloadBytes: number;
   /** Largest inbound frame on /ws/private (at least maxPayloadBytes): order batches travel there; default the REST body limit. */
   readonly privateMaxPayloadBytes: number;
+  /** HTTP requests refused by a rate limit (429) within one venue@health second that raise a rate-limit storm alert on /ws/monitor. */
+  readonly rateLimitStormPerSecond: number;
 };
 
 export const defaultStreamLimits: StreamLimits = {
@@ -35,6 +37,7 @@ export const defaultStreamLimits: StreamLimits = {
   authTimeoutMs: 10_000,
   maxPayloadBytes: 16 * 1024,
   privateMaxPayloadBytes: 64 * 1024,
+  rateLimitStormPerSecond: 100,
 };
 
 /** Environment variable of each limit. */
@@ -48,6 +51,7 @@ export const streamLimitEnv: Readonly<Record<keyof StreamLimits, string>> = {
   authTimeoutMs: 'WS_AUTH_TIMEOUT_MS',
   maxPayloadBytes: 'WS_MAX_PAYLOAD_BYTES',
   privateMaxPayloadBytes: 'WS_PRIVATE_MAX_PAYLOAD_BYTES',
+  rateLimitStormPerSecond: 'MONITOR_RATE_LIMIT_STORM',
 };
 
 const bounds: Readonly<Record<keyof StreamLimits, readonly [number, number]>> = {
@@ -61,6 +65,7 @@ const bounds: Readonly<Record<keyof StreamLimits, readonly [number, number]>> = 
   authTimeoutMs: [100, 600_000],
   maxPayloadBytes: [1024, 16 * 1024 * 1024],
   privateMaxPayloadBytes: [1024, 16 * 1024 * 1024],
+  rateLimitStormPerSecond: [1, 1_000_000_000],
 };
 
 /** Limits from `env` over the defaults; throws naming every bad variable. */

@@ -4,6 +4,7 @@
  *   /ws/public    market data, no auth          publicStream.ts
  *   /ws/private   own account events, AUTH      privateStream.ts (order entry: orderMethods.ts)
  *   /ws/rfq/mm    RFQ requests for MMMs, AUTH   rfqStream.ts
+ *   /ws/monitor   venue health and alerts, admin AUTH   monitorStream.ts
  *
  * Events come from the command pipeline after each durable command (publisher.ts) and are
  * fanned out with uWS pub/sub (hub.ts). Call before the server listens; `close()` before
@@ -16,12 +17,13 @@ import type { AsyncApiRegistry } from '../http/asyncapi.ts';
 import type { Services } from '../services.ts';
 import { streamLimitsFromEnv, type StreamLimits } from './config.ts';
 import { KeyedRateWindows } from './rateWindow.ts';
-import { createStreamMetrics } from './streamMetrics.ts';
+import { createStreamMetrics, type StreamName } from './streamMetrics.ts';
 import { Hub } from './hub.ts';
 import { Publisher } from './publisher.ts';
 import { attachPublicStream } from './publicStream.ts';
 import { attachPrivateStream } from './privateStream.ts';
 import { attachRfqStream } from './rfqStream.ts';
+import { attachMonitorStream, type Monitor } from './monitorStream.ts';
 import { registerStreamsAsyncApi } from './streamsAsyncApi.ts';
 import type { StreamDeps } from './socketSetup.ts';
 import type { RateLimiter } from '../http/rateLimit.ts';
@@ -30,6 +32,8 @@ import { orderOperations } from '../orders/orderOperations.ts';
 export type Streams = {
   readonly limits: StreamLimits;
   readonly hub: Hub;
+  /** The admin monitoring stream (its health tick). */
+  readonly monitor: Monitor;
   /** Close every stream socket (code 1001). */
   close(): void;
 };
@@ -43,7 +47,15 @@ export function attachStreams(
   rateLimiter: RateLimiter | null,
   limits: StreamLimits = streamLimitsFromEnv(process.env),
 ): Streams {
-  const metrics = createStreamMetrics(services.metrics);
+  const counted = createStreamMetrics(services.metrics);
+  // A slow-consumer close is also an alert on venue@alerts.
+  const metrics = {
+    ...counted,
+    slowConsumer: (stream: StreamName) => {
+      counted.slowConsumer(stream);
+      services.alerts.raise({ kind: 'slow_consumer', message: `a ${stream} stream socket was closed (4008): its send buffer passed ${limits.maxBufferedBytes} bytes`, details: { stream, maxBufferedBytes: limits.maxBufferedBytes } });
+    },
+  };
   const hub = new Hub(app, limits, metrics, services.log);
   const deps: StreamDeps = {
     hub,
@@ -67,6 +79,15 @@ export function attachStreams(
       services.log.error('stream publish failed', { error: err instanceof Error ? err.message : String(err), stack: err instanceof Error ? err.stack : undefined });
     }
   });
+  const monitor = attachMonitorStream(app, deps, authenticate, services);
   registerStreamsAsyncApi(asyncapi, services.config);
-  return { limits, hub, close: () => hub.closeAll() };
+  return {
+    limits,
+    hub,
+    monitor,
+    close: () => {
+      monitor.close();
+      hub.closeAll();
+    },
+  };
 }

@@ -269,3 +269,28 @@ export const RfqErrorMessage = Type.Object({
   requestId: Nullable(Type.String()),
   details: Type.Optional(Nullable(Type.Object({}, { additionalProperties: true }))),
 });
+
+// ---- /ws/monitor (monitorStream.ts) -----------------------------------------------------
+
+const ConnectionsByStream = Type.Object(
+  { public: Type.Integer(), private: Type.Integer(), rfq: Type.Integer(), monitor: Type.Integer() },
+  { description: 'open WebSocket connections per stream' },
+);
+export const HealthData = Type.Object({
+  timestamp: Type.Integer({ description: 'Unix ms of the tick' }),
+  commandsPerSecond: Type.Number({ description: 'commands committed since the previous tick, per second between the two' }),
+  commands: Type.Integer({ description: 'commands committed since the previous tick' }),
+  journalCommitP99Ms: Nullable(Type.Number({ description: '99th percentile of journal commit times since the previous tick (ms); null when nothing was committed' })),
+  eventLoopLagMs: Type.Object({ p99: Type.Number(), max: Type.Number() }, { description: 'event-loop delay since the previous tick (ms)' }),
+  connections: ConnectionsByStream,
+  openOrders: Type.Integer({ description: 'open orders of every wallet' }),
+  heap: Type.Object({ usedBytes: Type.Integer(), totalBytes: Type.Integer() }),
+});
+export const AlertData = Type.Object({
+  id: Type.Integer({ description: 'increasing per process: an alert sent twice (recent alerts on subscribe) has the same id' }),
+  kind: Type.String({ description: 'mmp_trip, slow_consumer, rate_limit_storm, journal_error, recovery (others may be added, e.g. bad_debt)' }),
+  severity: Type.Union([Type.Literal('info'), Type.Literal('warning'), Type.Literal('critical')]),
+  message: Type.String(),
+  details: Nullable(Type.Record(Type.String(), Type.Unknown())),
+  timestamp: Type.Integer({ description: 'Unix ms' }),
+});

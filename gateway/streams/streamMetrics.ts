@@ -4,7 +4,7 @@
  */
 import type { Metrics } from '../http/metrics.ts';
 
-export const streamNames = ['public', 'private', 'rfq'] as const;
+export const streamNames = ['public', 'private', 'rfq', 'monitor'] as const;
 export type StreamName = (typeof streamNames)[number];
 
 export type StreamMetrics = {

@@ -21,6 +21,7 @@ export function registerStreamsAsyncApi(registry: AsyncApiRegistry, config: Pick
   const host = `${config.host}:${config.port}`;
   registry.addServer('public', { host, protocol: 'ws', pathname: '/ws/public', description: 'Public market data (no authentication). Channels: depth, ticker, trades, index, rfq and the earlier-form aliases.' });
   registry.addServer('private', { host, protocol: 'ws', pathname: '/ws/private', description: 'Private account stream: the first message must be AUTH. Channels: account@fills, account@positions, account@portfolios, account@orders, account@mmp; order entry (PLACE, REPLACE, CANCEL, PLACE_BATCH, CANCEL_BATCH, REPLACE_BATCH) with scope trade.' });
+  registry.addServer('monitor', { host, protocol: 'ws', pathname: '/ws/monitor', description: 'Admin monitoring stream: AUTH as on /ws/private with an admin wallet (a login session, or an API key with scope admin). Channels: venue@health, venue@alerts.' });
   registry.addServer('rfqMm', { host, protocol: 'ws', pathname: '/ws/rfq/mm', description: 'RFQ market-maker stream for authorised MMMs: AUTH (frame or Authorization header at connect), then rfq_request in, rfq_response out.' });
 
   const controlReplies = {
@@ -31,9 +32,9 @@ export function registerStreamsAsyncApi(registry: AsyncApiRegistry, config: Pick
   };
   registry.addChannel('control', {
     address: 'control',
-    servers: ['public', 'private'],
+    servers: ['public', 'private', 'monitor'],
     title: 'Control messages',
-    description: 'Sent on the connection itself, on /ws/public and (after AUTH) /ws/private. PING and the error frames also apply to /ws/rfq/mm.',
+    description: 'Sent on the connection itself, on /ws/public and (after AUTH) /ws/private and /ws/monitor. PING and the error frames also apply to /ws/rfq/mm.',
     receives: {
       subscribe: { summary: 'SUBSCRIBE or UNSUBSCRIBE channels (all or nothing)', payload: S.SubscribeMessage },
       listSubscriptions: { summary: 'List the canonical names of the current subscriptions', payload: S.ListMessage },
@@ -77,9 +78,10 @@ export function registerStreamsAsyncApi(registry: AsyncApiRegistry, config: Pick
 
   registry.addChannel('auth', {
     address: 'auth',
-    servers: ['private', 'rfqMm'],
+    servers: ['private', 'rfqMm', 'monitor'],
     title: 'Authentication',
-    description: 'On /ws/private and /ws/rfq/mm the first message must be AUTH; anything else, or bad credentials, gets AUTH_FAILED and the socket is closed with 4001 (4003 when the credentials are valid but lack a scope or MMM membership).',
+    description:
+      'On /ws/private, /ws/rfq/mm and /ws/monitor the first message must be AUTH; anything else, or bad credentials, gets AUTH_FAILED and the socket is closed with 4001 (4003 when the credentials are valid but lack a scope or MMM membership). On /ws/monitor valid credentials of anyone but an admin wallet (or an admin\'s API key without scope admin) get the error frame { error: { code: 4003, msg: "Admin access required for monitoring stream" } } instead, and the socket is closed with 4003.',
     receives: {
       authToken: { summary: 'AUTH with the bearer token of a SIWE login', payload: S.AuthTokenMessage },
       authApiKey: { summary: 'AUTH with an API key signed like the X-API-* headers', payload: S.AuthApiKeyMessage },
@@ -149,6 +151,21 @@ export function registerStreamsAsyncApi(registry: AsyncApiRegistry, config: Pick
     title: 'Own market maker protection',
     description: 'Market maker protection tripped (frozen, with the limit and the window that tripped it) or unfroze (by time or a reset) on a pair.',
     sends: { mmp: data('^account@mmp$', 'account@mmp', S.MmpData, 'MMP trip or unfreeze') },
+  });
+  registry.addChannel('venueHealth', {
+    address: 'venue@health',
+    servers: ['monitor'],
+    title: 'Venue health',
+    description: 'Every second: commands per second, journal commit p99 (ms), event-loop lag (ms), open connections per stream, open orders, heap.',
+    sends: { health: data('^venue@health$', 'venue@health', S.HealthData, 'Health of the last second') },
+  });
+  registry.addChannel('venueAlerts', {
+    address: 'venue@alerts',
+    servers: ['monitor'],
+    title: 'Venue alerts',
+    description:
+      'MMP trips, slow-consumer closes (4008), rate-limit storms (more than MONITOR_RATE_LIMIT_STORM requests refused 429 in a second, default 100), journal errors, recovery at start; other parts of the venue may raise more kinds. A new subscriber first receives the last alerts kept (up to 50, oldest first; ids tell repeats).',
+    sends: { alert: data('^venue@alerts$', 'venue@alerts', S.AlertData, 'An alert') },
   });
   registry.addChannel('rfqMm', {
     address: 'rfq/mm',

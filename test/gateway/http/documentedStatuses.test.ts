@@ -29,6 +29,7 @@ const missing: Record<string, unknown> = {
   orderId: `0x${'2'.repeat(64)}`,
   requestId: `0x${'3'.repeat(64)}`,
   file: 'missing.js',
+  address: `0x${'4'.repeat(39)}9`,
 };
 
 function send(method: string, path: string, op: Op, options: { params?: Record<string, unknown>; token?: string; body?: unknown } = {}): Promise<JsonResponse> {

@@ -75,6 +75,7 @@ t.test('a reader that stops reading is cut off with 4008; the others keep receiv
   const closed = await within(slow.closed, 60_000, "the slow reader's close");
   t.equal(closed.code, 4008, 'close code 4008');
   t.match(closed.reason, /slow consumer/);
+  t.ok(app.app.services.alerts.recent().some((a) => a.kind === 'slow_consumer' && a.details?.['stream'] === 'public'), 'the close is an alert on venue@alerts too');
   t.ok(slow.frames.length > 0, `the slow reader read its backlog (${slow.frames.length} frames) before the close frame`);
 
   t.equal(fast.isClosed(), false, 'the fast reader is still connected');

@@ -66,7 +66,7 @@ t.test('served as JSON, AsyncAPI 3.0.0 with info', async (t) => {
 
 t.test('servers: one per WebSocket path, with host and protocol', async (t) => {
   const servers = doc['servers'] as Record<string, Record<string, unknown>>;
-  t.same(Object.values(servers).map((s) => s['pathname']).sort(), ['/ws/private', '/ws/public', '/ws/rfq/mm']);
+  t.same(Object.values(servers).map((s) => s['pathname']).sort(), ['/ws/monitor', '/ws/private', '/ws/public', '/ws/rfq/mm']);
   for (const [name, s] of Object.entries(servers)) {
     t.type(s['host'], 'string', `${name}.host`);
     t.equal(s['protocol'], 'ws', `${name}.protocol`);
@@ -158,7 +158,7 @@ t.test('each channel names the stream it lives on; private channels are not on /
   const channels = doc['channels'] as Record<string, Record<string, any>>;
   const streamsOf = Object.fromEntries(Object.values(channels).map((c) => [c['address'], (c['servers'] ?? []).map((r: { $ref: string }) => pathOf(r.$ref)).sort()]));
   const expected: Record<string, string[]> = {
-    control: ['/ws/private', '/ws/public'],
+    control: ['/ws/monitor', '/ws/private', '/ws/public'],
     '{symbol}@depth': ['/ws/public'],
     '{symbol}@ticker': ['/ws/public'],
     '{symbol}@trades': ['/ws/public'],
@@ -167,7 +167,7 @@ t.test('each channel names the stream it lives on; private channels are not on /
     'trades:{symbol}': ['/ws/public'],
     '{pair}@index': ['/ws/public'],
     'global@rfq': ['/ws/public'],
-    auth: ['/ws/private', '/ws/rfq/mm'],
+    auth: ['/ws/monitor', '/ws/private', '/ws/rfq/mm'],
     'account@fills': ['/ws/private'],
     'account@positions': ['/ws/private'],
     'account@portfolios': ['/ws/private'],
@@ -175,11 +175,13 @@ t.test('each channel names the stream it lives on; private channels are not on /
     orders: ['/ws/private'],
     'account@mmp': ['/ws/private'],
     'rfq/mm': ['/ws/rfq/mm'],
+    'venue@health': ['/ws/monitor'],
+    'venue@alerts': ['/ws/monitor'],
   };
   t.same(streamsOf, expected);
   // The server agrees: /ws/public refuses every account@ channel the document puts elsewhere.
   const privateOnly = Object.values(channels).filter((c) => !(c['servers'] as Array<{ $ref: string }>).some((r) => r.$ref === '#/servers/public')).map((c) => String(c['address'])).filter((a) => a.includes('@'));
-  t.same(privateOnly.sort(), ['account@fills', 'account@mmp', 'account@orders', 'account@portfolios', 'account@positions']);
+  t.same(privateOnly.sort(), ['account@fills', 'account@mmp', 'account@orders', 'account@portfolios', 'account@positions', 'venue@alerts', 'venue@health']);
   const c = await connect(app, '/ws/public');
   let id = 100;
   for (const address of privateOnly) {
