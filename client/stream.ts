@@ -37,7 +37,7 @@ export class StreamError extends Error {
   }
 }
 
-type Pending = { resolve: (f: Frame) => void; reject: (e: Error) => void; timer: NodeJS.Timeout };
+type Pending = { resolve: (f: Frame) => void; reject: (e: Error) => void; timer: NodeJS.Timeout; onAnswer?: (f: Frame) => void };
 
 export class VenueStream {
   private ws!: WebSocket;
@@ -104,6 +104,11 @@ export class VenueStream {
     });
   }
 
+  /** Handle a frame as if it had been received (replays, tests). */
+  handle(f: Frame): void {
+    this.onFrame(f);
+  }
+
   private onFrame(f: Frame): void {
     const id = f['id'];
     if (id !== undefined && id !== null && this.pending.has(String(id))) {
@@ -111,7 +116,11 @@ export class VenueStream {
       this.pending.delete(String(id));
       clearTimeout(p.timer);
       if (f['error'] !== undefined) p.reject(new StreamError(f['error'].code, f['error'].message ?? f['error'].msg, f));
-      else p.resolve(f);
+      else {
+        // Before any later frame (a depth snapshot follows its acknowledgement at once).
+        p.onAnswer?.(f);
+        p.resolve(f);
+      }
       return;
     }
     if (typeof f['channel'] === 'string') {
@@ -152,14 +161,14 @@ export class VenueStream {
   }
 
   /** Send a method and wait for the frame answering it (by `id`); an error frame rejects with a StreamError. */
-  request(method: string, params?: unknown): Promise<Frame> {
+  request(method: string, params?: unknown, onAnswer?: (f: Frame) => void): Promise<Frame> {
     const id = `c${this.nextId++}`;
     return new Promise<Frame>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(id);
         reject(new Error(`${this.o.path}: no answer to ${method} within ${this.timeoutMs} ms`));
       }, this.timeoutMs);
-      this.pending.set(id, { resolve, reject, timer });
+      this.pending.set(id, { resolve, reject, timer, ...(onAnswer ? { onAnswer } : {}) });
       this.ws.send(JSON.stringify(params === undefined ? { method, id } : { method, params, id }));
     });
   }
@@ -198,11 +207,11 @@ export class VenueStream {
   /** Subscribe to a series' depth (symbol, user-facing symbol or seriesId) and keep its book. */
   async depth(series: string): Promise<DepthBook> {
     const book = new DepthBook();
-    const ack = await this.request('SUBSCRIBE', [`${series}@depth`]);
-    const name = ((ack['channels'] as string[] | undefined) ?? [`${series}@depth`])[0]!;
-    this.channels.add(name);
-    this.books.set(name, book);
-    // The snapshot follows the acknowledgement; frames before the book existed were for no one.
+    await this.request('SUBSCRIBE', [`${series}@depth`], (ack) => {
+      const name = ((ack['channels'] as string[] | undefined) ?? [`${series}@depth`])[0]!;
+      this.channels.add(name);
+      this.books.set(name, book);
+    });
     return book;
   }
 

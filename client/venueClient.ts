@@ -301,27 +301,19 @@ export class VenueClient {
   }
 
   private readonly seriesCache = new Map<string, { tickDecimals: number; expiry: number }>();
+  /** The pair's tick grid and the series' expiry, from its ticker (seriesId or symbol) and the pairs list. */
   private async seriesInfo(seriesId: string): Promise<{ tickDecimals: number; expiry: number }> {
     let s = this.seriesCache.get(seriesId.toLowerCase());
     if (s === undefined) {
-      const t = await this.call('GET /api/markets/ticker/:symbol', { params: { symbol: seriesId } });
-      const { markets } = await this.call('GET /api/markets', { query: { limit: 100, pairId: (await this.seriesOf(seriesId)).pairId } });
-      const m = markets.find((x) => x.seriesId.toLowerCase() === t.seriesId.toLowerCase());
-      if (m === undefined) throw new Error(`series ${seriesId} not listed`);
-      const { tickDecimals } = await this.call('GET /api/helpers/tick-decimals/:pairId', { params: { pairId: m.pairId } });
-      s = { tickDecimals, expiry: m.expiry };
+      const { symbol } = await this.call('GET /api/markets/ticker/:symbol', { params: { symbol: seriesId } });
+      // The canonical symbol: UNDERLYING-STRIKE-TYPE-EXPIRY (Unix seconds).
+      const parts = symbol.split('-');
+      const pair = (await this.call('GET /api/markets/pairs')).find((p) => p.underlying === parts[0]);
+      if (pair === undefined) throw new Error(`no pair for ${symbol}`);
+      s = { tickDecimals: pair.tickDecimals, expiry: Number(parts[3]) };
       this.seriesCache.set(seriesId.toLowerCase(), s);
     }
     return s;
-  }
-
-  /** A series by seriesId or symbol (`GET /api/markets/ticker` resolves the symbol; the pair from the pairs list). */
-  private async seriesOf(seriesIdOrSymbol: string): Promise<{ pairId: string }> {
-    const t = await this.call('GET /api/markets/ticker/:symbol', { params: { symbol: seriesIdOrSymbol } });
-    const pairs = await this.call('GET /api/markets/pairs');
-    const pair = pairs.find((p) => t.symbol.startsWith(`${p.underlying}-`));
-    if (pair === undefined) throw new Error(`no pair for ${t.symbol}`);
-    return { pairId: pair.pairId };
   }
 
   // ---- RFQ: market maker side -------------------------------------------------------------------
