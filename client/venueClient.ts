@@ -82,6 +82,8 @@ export class VenueClient {
   async syncClock(): Promise<number> {
     const { timestamp } = await this.call('GET /api/health');
     this.clockOffset = Date.parse(timestamp) - this.localNow();
+    // Timestamps signed before the sync were on the local clock: count from the venue's now.
+    this.lastStamp = 0;
     return this.now();
   }
 
