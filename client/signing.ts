@@ -52,10 +52,14 @@ export type CancelOrderFields = { orderId: Hex; nonce: bigint; deadline: bigint 
 export type RfqQuoteFields = { mmm: Address; taker: Address; seriesId: Hex; takerIsBuying: boolean; price: bigint; size: bigint; nonce: bigint; quoteExpiry: bigint; pairId: Hex; strike: bigint; optionExpiry: bigint; isCall: boolean };
 export type FillQuoteFields = { quoteId: Hex; portfolioId: bigint; fillSize: bigint; nonce: bigint; deadline: bigint };
 
-/** The signed place body (phase two) of a PlaceOrder built locally. */
-export async function signPlaceOrder(account: LocalAccount, domain: Eip712Domain, m: PlaceOrderFields) {
-  const signature = await account.signTypedData({ domain, types: placeOrderTypes, primaryType: 'PlaceOrder', message: m });
+/** The signed place body (phase two, REST or `PLACE`) of a PlaceOrder and its signature, however it was signed. */
+export function placeOrderBody(m: PlaceOrderFields, signature: string) {
   return { ...(wire(m) as { seriesId: Hex; portfolioId: string; isBuy: boolean; tick: number; size: string; expiry: number; nonce: string; deadline: string }), signature };
+}
+
+/** The signed place body of a PlaceOrder built locally, signed with the wallet. */
+export async function signPlaceOrder(account: LocalAccount, domain: Eip712Domain, m: PlaceOrderFields) {
+  return placeOrderBody(m, await account.signTypedData({ domain, types: placeOrderTypes, primaryType: 'PlaceOrder', message: m }));
 }
 
 export async function signCancelOrder(account: LocalAccount, domain: Eip712Domain, m: CancelOrderFields) {

@@ -52,7 +52,20 @@ export type PlaceRequest = Unsigned<PlaceBody>;
 export type ReplaceRequest = Exclude<BodyOf<'POST /api/mm/orders/replace'>, { cancel: { signature: string } }>;
 export type CancelRequest = Unsigned<BodyOf<'POST /api/mm/orders/cancel'>>;
 
-const json = (v: unknown) => JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? x.toString() : x));
+/** JSON with bigint values as decimal strings. */
+export const json = (v: unknown) => JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? x.toString() : x));
+
+/** A fetch response as `{ status, body, headers }`: the body parsed as JSON, or its text when it is not JSON. */
+export async function readReply(res: Response): Promise<RawReply> {
+  const text = await res.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    /* not JSON: the text */
+  }
+  return { status: res.status, body, headers: res.headers };
+}
 
 export class VenueClient {
   readonly baseUrl: string;
@@ -117,15 +130,7 @@ export class VenueClient {
     const qs = query.toString();
     const headers: Record<string, string> = { ...this.credentials() };
     if (i.body !== undefined) headers['content-type'] = 'application/json';
-    const res = await fetch(`${this.baseUrl}${path}${qs ? `?${qs}` : ''}`, { method, headers, ...(i.body !== undefined ? { body: json(i.body) } : {}) });
-    const text = await res.text();
-    let body: unknown = text;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      /* not JSON: the text */
-    }
-    return { status: res.status, body, headers: res.headers };
+    return readReply(await fetch(`${this.baseUrl}${path}${qs ? `?${qs}` : ''}`, { method, headers, ...(i.body !== undefined ? { body: json(i.body) } : {}) }));
   }
 
   /** Call a route: its 2xx reply, typed from the route's schema; anything else throws a VenueError. */
