@@ -51,6 +51,7 @@ import { bytesToHex, hashTypedData, hexToBytes, keccak256, recoverTypedDataAddre
 import { privateKeyToAccount } from 'viem/accounts';
 import type secp256k1Types from 'secp256k1';
 import { report } from './lib/report.ts';
+import { placeOrderBody } from '../client/signing.ts';
 import { percentile } from './lib/stats.ts';
 import { orderEntryBreakdown } from './lib/venueMetrics.ts';
 import { forkFloor } from './lib/floorServer.ts';
@@ -143,7 +144,8 @@ function presign(setup: Setup, count: number, nonces: bigint[]): Buffer[] {
     const m: PlaceOrderMessage = { seriesId: s.seriesId, portfolioId: 0n, isBuy, tick: s.markTick, size: 10n ** 16n, expiry: s.expiry, nonce: nonces[w]!++, deadline };
     const sig = secp256k1.ecdsaSign(placeOrderDigest(separator, m), keys[w]!);
     const signature = `${bytesToHex(sig.signature)}${(27 + sig.recid).toString(16)}`;
-    const body = JSON.stringify({ ...m, portfolioId: '0', size: m.size.toString(), nonce: m.nonce.toString(), deadline: m.deadline.toString(), signature });
+    // The wire body as the client builds it (client/signing.ts); signed natively here for speed.
+    const body = JSON.stringify(placeOrderBody(m, signature));
     out.push(Buffer.from(`POST /api/mm/orders/place HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${setup.tokens[w]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`));
   }
   return out;

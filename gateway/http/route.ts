@@ -216,14 +216,25 @@ export function pathForForm(route: Route, form: Form): string | null {
   return route.path.startsWith('/api/') ? route.path.slice(4) : route.path;
 }
 
-/** Declare a route; its handler's context and reply are typed from the schemas. */
+/**
+ * A route with the types of its method, path and schemas kept beside it, for typed clients
+ * (client/routes.ts derives its request and reply types from these; `schemas` is never set at
+ * runtime). Assignable to `Route`.
+ */
+export type TypedRoute<M extends HttpMethod, Path extends string, P, Q, B, R extends ResponseSchemas, A extends AuthMode> = Route & {
+  readonly schemas?: { readonly method: M; readonly path: Path; readonly params: P; readonly query: Q; readonly body: B; readonly responses: R; readonly auth: A };
+};
+
+/** Declare a route; its handler's context and reply are typed from the schemas, and so is what it returns (`TypedRoute`). */
 export function defineRoute<
   P extends TSchema | undefined = undefined,
   Q extends TSchema | undefined = undefined,
   B extends TSchema | undefined = undefined,
   R extends ResponseSchemas = ResponseSchemas,
   A extends AuthMode = AuthMode,
->(spec: RouteSpec<P, Q, B, R, A>): Route {
+  const M extends HttpMethod = HttpMethod,
+  const Path extends string = string,
+>(spec: RouteSpec<P, Q, B, R, A> & { readonly method: M; readonly path: Path }): TypedRoute<M, Path, P, Q, B, R, A> {
   const forms = spec.forms ?? ['current'];
   if (forms.length === 0) throw new Error(`route ${spec.method} ${spec.path} has no form`);
   checkPath(spec.path);
@@ -244,5 +255,5 @@ export function defineRoute<
   if (names.slice().sort().join() !== declared.slice().sort().join()) {
     throw new Error(`route ${spec.path}: params schema must declare exactly the path parameters (${names.join(', ') || 'none'})`);
   }
-  return { ...(spec as unknown as Route), forms };
+  return { ...(spec as unknown as Route), forms } as TypedRoute<M, Path, P, Q, B, R, A>;
 }

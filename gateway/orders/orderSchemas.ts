@@ -6,7 +6,7 @@
  * an order body must carry `details.error: 'OrderValidationError'` (api.md), which the
  * framework's generic 400 does not. orderEntries.ts validates them completely instead.
  */
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type, type TProperties, type TSchema } from '@sinclair/typebox';
 import { CLIENT_ORDER_ID_PATTERN } from '../../engine/index.ts';
 import { CancelReasonField, InstructionReplyFields, InstructionRequestFields } from './instructionFields.ts';
 import { Bytes32, bytes32, Nullable, WadString, AddressSchema } from '../routes/schemas.ts';
@@ -103,7 +103,7 @@ export const OrderResultSchema = Type.Object({
   cancelReason: CancelReasonField,
 });
 
-export const relayReply = (operation: string, extra: Record<string, TSchema> = {}) =>
+export const relayReply = <const O extends string, E extends TProperties = {}>(operation: O, extra: E = {} as E) =>
   Type.Object(
     {
       mode: Type.Literal('relay'),
@@ -116,7 +116,7 @@ export const relayReply = (operation: string, extra: Record<string, TSchema> = {
     { title: 'Relay reply (phase two)' },
   );
 
-export const typedDataReply = (operation: string, fields: Record<string, TSchema>) =>
+export const typedDataReply = <const O extends string, F extends TProperties>(operation: O, fields: F) =>
   Type.Object({ mode: Type.Literal('typed_data'), operation: Type.Literal(operation), contractAddress: AddressSchema, ...fields }, { title: 'Typed-data reply (phase one)' });
 
 export const OrderViewSchema = Type.Object({

@@ -91,7 +91,7 @@ const Profile = Type.Object({
 /** Everything the account group has in common. */
 const account = { forms: both, group: 'account', auth: 'required', scope: 'read' } as const;
 
-export function accountRoutes(s: Services): Route[] {
+export function accountRoutes(s: Services) {
   const views = new AccountViews(s.reads);
   const wallet = (auth: UserAuth) => getAddress(auth.address);
   const notFound = (id: number) => errorReply('not_found', `Portfolio not found: ${id}`, { portfolioId: id });

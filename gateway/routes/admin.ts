@@ -31,7 +31,7 @@ function wad(raw: string | undefined, field: string, opts: { positive?: boolean;
 
 const admin = { group: 'admin', auth: 'admin', scope: 'admin' } as const;
 
-export function adminRoutes(s: Services): Route[] {
+export function adminRoutes(s: Services) {
   const catalog = s.reads.catalog;
   const pairOf = (raw: string): Hex | null => catalog.pairId(raw);
   const pairNotFound = (raw: string) => errorReply('not_found', `Pair not found: ${raw}`, { pairId: raw });
@@ -40,7 +40,7 @@ export function adminRoutes(s: Services): Route[] {
     return { pairId, symbol: catalog.pairs.get(pairId)!.symbol, spotPrice: o.spot.toString(), volatility: o.volatility.toString(), riskFreeRate: o.riskFreeRate.toString(), lastUpdate: o.lastUpdate };
   };
 
-  const routes: Route[] = [
+  const routes = [
     defineRoute({
       ...admin,
       method: 'POST',
@@ -112,7 +112,8 @@ export function adminRoutes(s: Services): Route[] {
 
   // Time travel exists only on a local devnet; elsewhere the route is not served at all.
   if (s.config.network === 'local') {
-    routes.push(
+    return [
+      ...routes,
       defineRoute({
         ...admin,
         method: 'POST',
@@ -134,7 +135,7 @@ export function adminRoutes(s: Services): Route[] {
           return { body: { success: true, seconds: body.seconds, timestamp: Math.floor(s.pipeline.now() / 1000), settledSeries: count('series_settled'), listedSeries: count('series_listed') } };
         },
       }),
-    );
+    ];
   }
   return routes;
 }

@@ -58,7 +58,7 @@ const StatementSchema = Type.String({ description: 'The statement line the SIWE 
 
 const authFailed = (check: Extract<LoginCheck, { ok: false }>) => errorReply('unauthenticated', check.message, null, { earlierCode: 'auth_error' });
 
-export function authRoutes(s: Services): Route[] {
+export function authRoutes(s: Services) {
   const secure = s.config.network !== 'local';
 
   // The stores keep expired nonces and sessions until swept, and have no timers: sweep

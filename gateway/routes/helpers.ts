@@ -17,7 +17,7 @@ const Translation = Type.Object({
   isShort: Type.Optional(Type.Boolean()),
 });
 
-export function helperRoutes(s: Services): Route[] {
+export function helperRoutes(s: Services) {
   return [
     defineRoute({
       method: 'GET',

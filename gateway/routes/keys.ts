@@ -38,7 +38,7 @@ const KeyInfo = Type.Object({
 const iso = (ms: number) => new Date(ms).toISOString();
 const sessionsOnly = ['bearer', 'cookie'] as const;
 
-export function keyRoutes(s: Services): Route[] {
+export function keyRoutes(s: Services) {
   const owner = (auth: UserAuth) => getAddress(auth.address).toLowerCase();
   /** The caller's own key, or null: someone else's key is "not found" too, so ids cannot be probed. */
   const ownKey = (auth: UserAuth, keyId: string): ApiKeyRecord | null => {

@@ -19,7 +19,7 @@ const pairParam = Type.Object({ pairId: bytes32('pairId') });
 
 const notFoundSeries = (symbol: string) => errorReply('not_found', `Series not found: ${symbol}`, { symbol });
 
-export function marketRoutes(s: Services): Route[] {
+export function marketRoutes(s: Services) {
   const catalog = s.reads.catalog;
   const market = s.reads.market;
   const domains = { orderBook: domainJson(orderBookDomain(s.config.serviceName, s.config.chainId, s.config.contracts.orderBook)), rfq: domainJson(rfqDomain(s.config.serviceName, s.config.chainId, s.config.contracts.rfq)) };

@@ -9,7 +9,7 @@ import { exampleSeries } from './examples.ts';
 import { orderOperationSchemas } from '../orders/orderSchemas.ts';
 import { massCancelOperations } from '../orders/massCancelOperations.ts';
 
-export function massCancelRoutes(s: Services): Route[] {
+export function massCancelRoutes(s: Services) {
   const ops = massCancelOperations(s);
   const common = { forms: ['current', 'earlier'], method: 'POST', group: 'orders', auth: 'required', scope: 'trade', tags: ['orders'] } as const;
   return [

@@ -58,7 +58,7 @@ function stateJson(v: Pick<MmpView, 'config' | 'frozen' | 'frozenUntil' | 'reaso
   return { ...configJson(v.config), frozen, frozenUntil: frozen ? v.frozenUntil : null, reason: frozen ? v.reason : null, window: windowJson(v.window) };
 }
 
-export function mmpRoutes(s: Services): Route[] {
+export function mmpRoutes(s: Services) {
   const owner = (address: string) => getAddress(address);
   const limit = (raw: unknown, field: string) => parseIntString(raw, field, { bits: 256 });
   return [

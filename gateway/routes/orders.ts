@@ -4,8 +4,8 @@
  * body with its signatures (the typed data's message plus `signature`) is checked, applied
  * by the engine and answered with relay calldata once the journal has committed it.
  */
-import { Type, type TSchema } from '@sinclair/typebox';
-import { defineRoute, type Form, type Route } from '../http/route.ts';
+import { Type } from '@sinclair/typebox';
+import { defineRoute, type Form, type TypedRoute } from '../http/route.ts';
 import type { ErrorReply } from '../http/errors.ts';
 import type { Services } from '../services.ts';
 import { Bytes32, bytes32, Nullable } from './schemas.ts';
@@ -28,11 +28,11 @@ function orderJson(v: OrderView) {
   return { ...rest, price: v.price.toString(), size: v.size.toString(), filled: v.filled.toString(), remaining: v.remaining.toString(), ...instructionsJson(instructions) };
 }
 
-export function orderRoutes(s: Services): Route[] {
+export function orderRoutes(s: Services) {
   // The same operations serve /ws/private's order methods (gateway/streams/orderMethods.ts).
   const ops = orderOperations(s);
   /** A two-phase POST route; its handler gets the raw body (validated by orderEntries.ts) and the caller's address. */
-  const post = (path: string, summary: string, description: string, body: TSchema, responses: Record<number, TSchema>, handler: OrderOperation, examples: () => { body: unknown }, forms: readonly Form[] = ['current']) =>
+  const post = <Path extends string, K extends keyof typeof orderOperationSchemas>(path: Path, summary: string, description: string, op: K, handler: OrderOperation, examples: () => { body: unknown }, forms: readonly Form[] = ['current']) =>
     defineRoute({
       forms,
       examples,
@@ -46,11 +46,12 @@ export function orderRoutes(s: Services): Route[] {
       summary,
       description: `${description}\n\n${twoPhase}`,
       tags: ['orders'],
-      body: docsOnly(body),
-      responses,
+      body: docsOnly(orderOperationSchemas[op].body),
+      responses: { 200: orderOperationSchemas[op].reply },
       // The reply shapes are declared in `responses` (a union of both phases) for the documents.
       handler: async ({ body: b, auth }) => (await handler(b, auth.address)) as { body: never } | ErrorReply,
-    });
+      // The body the route accepts is the operation's schema, checked by orderEntries.ts rather than the framework (docsOnly): typed clients see it.
+    }) as TypedRoute<'POST', Path, undefined, undefined, (typeof orderOperationSchemas)[K]['body'], { 200: (typeof orderOperationSchemas)[K]['reply'] }, 'required'>;
 
   /** Unsigned bodies for the examples: portfolio 1 is a new wallet's first trading portfolio. */
   const placeExample = (price: string) => ({ seriesId: exampleSeries(s).seriesId, isBuy: true, size: '1', price, portfolioId: 1 });
@@ -61,8 +62,7 @@ export function orderRoutes(s: Services): Route[] {
       '/api/mm/orders/place',
       'Place an order (two-phase)',
       'Unsigned: `{ seriesId, isBuy, size, price, portfolioId? }` in human units. Signed: the PlaceOrder message `{ seriesId, portfolioId, isBuy, tick, size, expiry, nonce, deadline }` plus `signature`. The orderId is the EIP-712 hash of the PlaceOrder (returned in phase one too). Either phase may add the order instructions `timeInForce` (GTC, IOC, FOK), `postOnly`, `reduceOnly`, `mmp`, `clientOrderId` (not signed; phase one echoes them, phase two applies them; docs/order-entry.md).',
-      orderOperationSchemas.place.body,
-      { 200: orderOperationSchemas.place.reply },
+      'place',
       ops.place,
       () => ({ body: { ...placeExample('1'), timeInForce: 'GTC', clientOrderId: 'my-order-1' } }),
     ),
@@ -70,8 +70,7 @@ export function orderRoutes(s: Services): Route[] {
       '/api/mm/orders/replace',
       'Replace an order atomically (two-phase)',
       '`{ cancel: { orderId, nonce?, deadline? }, place: <place body> }`. Both signatures (`cancel.signature`, `place.signature`) or neither; a partial one is an OrderValidationError. The cancel and the new order are one engine command: both happen or neither. The relay reply lists the new order in `orders` and the old one in `cancelled`.',
-      orderOperationSchemas.replace.body,
-      { 200: orderOperationSchemas.replace.reply },
+      'replace',
       ops.replace,
       () => ({ body: { cancel: cancelExample, place: placeExample('1.5') } }),
     ),
@@ -79,8 +78,7 @@ export function orderRoutes(s: Services): Route[] {
       '/api/mm/orders/place-batch',
       'Place up to 50 orders, all or nothing (two-phase)',
       '`{ orders: [<place body>, ...] }`, 1 to 50 entries, all signed or all unsigned (a mixed batch is an OrderValidationError). One invalid entry refuses the whole batch and nothing is applied.',
-      orderOperationSchemas.placeBatch.body,
-      { 200: orderOperationSchemas.placeBatch.reply },
+      'placeBatch',
       ops.placeBatch,
       () => ({ body: { orders: [placeExample('1'), placeExample('1.5')] } }),
     ),
@@ -88,8 +86,7 @@ export function orderRoutes(s: Services): Route[] {
       '/api/mm/orders/cancel-batch',
       'Cancel up to 50 orders, all or nothing (two-phase)',
       '`{ cancellations: [{ orderId, nonce?, deadline? }, ...] }`; signed entries carry `nonce`, `deadline` and `signature` (CancelOrder). The relay reply lists the cancelled orders in `orders`. An unknown order, or another wallet\'s, is 404 `Order not found`.',
-      orderOperationSchemas.cancelBatch.body,
-      { 200: orderOperationSchemas.cancelBatch.reply },
+      'cancelBatch',
       ops.cancelBatch,
       () => ({ body: { cancellations: [cancelExample] } }),
     ),
@@ -97,8 +94,7 @@ export function orderRoutes(s: Services): Route[] {
       '/api/mm/orders/cancel',
       'Cancel one order by orderId or clientOrderId (two-phase)',
       '`{ orderId }` or `{ clientOrderId }` (exactly one), with the optional `nonce`, `deadline` and, signed, `signature` of a cancel-batch entry: the one-order form of cancel-batch, with its phases and its reply (`operation: cancel_orders_batch`, `count: 1`, relay `batchCancelOrders`). A clientOrderId names the caller\'s open order carrying it. An unknown order, another wallet\'s, or a clientOrderId no open order of the caller carries is 404 `Order not found`. Both forms (`/mm/orders/cancel` with the session cookie, `{ error }` bodies).',
-      orderOperationSchemas.cancel.body,
-      { 200: orderOperationSchemas.cancel.reply },
+      'cancel',
       ops.cancel,
       () => ({ body: { clientOrderId: 'my-order-1' } }),
       ['current', 'earlier'],
@@ -107,8 +103,7 @@ export function orderRoutes(s: Services): Route[] {
       '/api/mm/orders/replace-batch',
       'Replace up to 50 orders atomically (two-phase)',
       '`{ replacements: [{ cancel, place }, ...] }`; every entry carries both its signatures or neither, uniformly across the batch. All replacements are one engine command.',
-      orderOperationSchemas.replaceBatch.body,
-      { 200: orderOperationSchemas.replaceBatch.reply },
+      'replaceBatch',
       ops.replaceBatch,
       () => ({ body: { replacements: [{ cancel: cancelExample, place: placeExample('1.5') }] } }),
     ),

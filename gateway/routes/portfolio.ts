@@ -32,7 +32,7 @@ function amountOf(raw: unknown): { ok: true; value: bigint } | { ok: false; repl
 
 const orders = { forms: both, group: 'orders', auth: 'required' } as const;
 
-export function portfolioRoutes(s: Services): Route[] {
+export function portfolioRoutes(s: Services) {
   const views = new AccountViews(s.reads);
   const owner = (auth: UserAuth) => getAddress(auth.address);
   const faucet = s.config.network !== 'mainnet';

@@ -62,7 +62,7 @@ const QuoteView = Type.Object({
   signature: Type.Optional(Type.String()),
 });
 
-export function rfqRoutes(s: Services): Route[] {
+export function rfqRoutes(s: Services) {
   const ctx = orderContext(s);
   const { catalog, rfq } = s.reads;
   const nowSec = () => Math.floor(s.pipeline.now() / 1000);

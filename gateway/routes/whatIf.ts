@@ -36,7 +36,7 @@ const viewJson = (v: RiskFigures) => ({
   worstScenario: { spotShock: v.worstScenario.spotShock, volShock: v.worstScenario.volShock, pnl: v.worstScenario.pnl.toString() },
 });
 
-export function whatIfRoutes(s: Services): Route[] {
+export function whatIfRoutes(s: Services) {
   const catalog = s.reads.catalog;
   return [
     defineRoute({

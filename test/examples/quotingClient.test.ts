@@ -29,14 +29,13 @@ t.test('sign in, protect, quote in one message, and the quote goes with the sock
   const mm = await QuotingClient.connect(app.url, account);
 
   const series = [...reads.catalog.series.values()].find((s) => !s.settled && s.isCall && s.expiry * 1000 > app.clock.now + 86_400_000)!;
-  const pair = reads.catalog.pairs.get(series.pairId)!;
   const mmp = await mm.protect({ pairId: series.pairId, windowMs: 1000, frozenMs: 5000, qtyLimit: '10', deltaLimit: '0', vegaLimit: '0', tradeCountLimit: 20 });
   t.equal(mmp.pairId, series.pairId, 'protection set on the pair');
   t.same(await mm.cancelOnDisconnect('connection'), { enabled: true, scope: 'connection' });
   const armed = await mm.rearm(15_000);
   t.equal(armed.cancelAt, app.clock.now + 15_000, 'the dead-man switch armed');
 
-  const { orderId, result } = await mm.quote({ seriesId: series.seriesId, isBuy: true, price: '1.5', size: '0.5', tickDecimals: pair.tickDecimals, expiry: series.expiry, nowSec: Math.floor(app.clock.now / 1000) });
+  const { orderId, result } = await mm.quote({ seriesId: series.seriesId, isBuy: true, price: '1.5', size: '0.5' });
   t.equal(result.mode, 'relay', 'one signed message: applied at once');
   t.equal(result.orders[0].status, 'open');
   t.equal(result.orders[0].mmp, true, 'an mmp quote');

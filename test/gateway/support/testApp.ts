@@ -11,6 +11,7 @@ import { loadConfig } from '../../../gateway/config.ts';
 import { startApp, type App } from '../../../gateway/app.ts';
 import { silentLogger, type Logger } from '../../../gateway/http/log.ts';
 import { hashToken } from '../../../persistence/stores.ts';
+import { json, readReply } from '../../../client/venueClient.ts';
 
 export type TestClock = { now: number; advance(ms: number): void };
 
@@ -75,13 +76,5 @@ export async function request(url: string, init: { method?: string; body?: unkno
   const headers: Record<string, string> = { ...init.headers };
   if (init.body !== undefined) headers['content-type'] = 'application/json';
   if (init.token !== undefined) headers['authorization'] = `Bearer ${init.token}`;
-  const res = await fetch(url, { method: init.method ?? (init.body === undefined ? 'GET' : 'POST'), headers, ...(init.body !== undefined ? { body: typeof init.body === 'string' ? init.body : JSON.stringify(init.body, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)) } : {}) });
-  const text = await res.text();
-  let body: unknown = text;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    /* not JSON: keep the text */
-  }
-  return { status: res.status, body, headers: res.headers };
+  return readReply(await fetch(url, { method: init.method ?? (init.body === undefined ? 'GET' : 'POST'), headers, ...(init.body !== undefined ? { body: typeof init.body === 'string' ? init.body : json(init.body) } : {}) }));
 }
