@@ -99,7 +99,7 @@ export class VenueState {
     const heap = this.expiryHeap;
     heap.push(expiry, orderId);
     if (heap.size <= 2 * this.orderIndex.size + EXPIRY_SLACK) return;
-    heap.retain((key, id) => this.orderIndex.get(id)?.record.expiry === key);
+    heap.retain((key, id) => this.orderIndex.get(id)?.expiry === key);
   }
 
   /** Open interest of `pairId`'s live calls (or puts), WAD. */
@@ -134,9 +134,11 @@ export class VenueState {
     for (const s of this.series.values()) open += s.openOrderCount;
     if (open !== this.orderIndex.size) return `${this.orderIndex.size} indexed orders, ${open} open in the series`;
     for (const [orderId, o] of this.orderIndex) {
-      if (o.record.orderId !== orderId || o.series.openOrder(o.record.ref) !== o.record) return `order ${orderId}: record is not the series' record`;
-      if (o.series !== this.series.get(o.record.seriesId)) return `order ${orderId}: indexed under the wrong series`;
-      if (o.portfolio !== this.accounts.portfolio(o.record.owner, o.record.routedPortfolioId)) return `order ${orderId}: indexed under the wrong portfolio`;
+      const series = this.series.get(o.seriesId);
+      const r = series?.openOrder(o.ref);
+      if (series === undefined || r === undefined || r.orderId !== orderId) return `order ${orderId}: not open in its series under its ref`;
+      if (r.seriesId !== o.seriesId || series.spec.pairId !== o.pairId || r.owner !== o.owner || r.portfolioId !== o.portfolioId || r.isBuy !== o.isBuy || r.expiry !== o.expiry || r.instructions !== o.instructions) return `order ${orderId}: the account side's copy differs from the series' record`;
+      if (o.portfolio !== this.accounts.portfolio(r.owner, r.routedPortfolioId)) return `order ${orderId}: indexed under the wrong portfolio`;
       if (o.orderId !== orderId || !o.portfolio.openOrders.has(o)) return `order ${orderId}: reservation is not the portfolio's`;
     }
     return null;
