@@ -8,7 +8,7 @@ import { Deque, Tail } from './deque.ts';
 import type { Hex } from '../domain/hex.ts';
 import { WAD, UINT256_MAX } from '../domain/fixed.ts';
 import type { VenueConfig } from '../config.ts';
-import { MarginBook, type ProspectiveOrder } from '../risk/marginBook.ts';
+import { MarginBook, NO_PROSPECTIVE, type ProspectiveOrder } from '../risk/marginBook.ts';
 import type { QuoteSource } from '../risk/riskQuote.ts';
 import { newPortfolio, type OpenOrder, type Portfolio } from './portfolio.ts';
 import { NonceWindow } from './nonceWindow.ts';
@@ -181,7 +181,7 @@ export class AccountActor {
    * the open orders in `exclude` taken away (a pre-trade check's question), from the
    * incrementally kept margin book.
    */
-  risk(p: Portfolio, extra: readonly ProspectiveOrder[] = [], exclude?: readonly OpenOrder[]): RiskView {
+  risk(p: Portfolio, extra: readonly ProspectiveOrder[] = NO_PROSPECTIVE, exclude?: readonly OpenOrder[]): RiskView {
     const r = this.margin.requirement(p, extra, exclude);
     const { deposit, equity } = r;
     const im = r.initialMargin;

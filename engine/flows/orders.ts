@@ -88,7 +88,9 @@ function prospective(state: VenueState, v: ValidPlace): ProspectiveOrder {
 function checkAccount(state: VenueState, portfolio: Portfolio, orders: readonly ProspectiveOrder[], cancelled: readonly OpenOrder[]): Rejection | null {
   const margin = state.accounts.margin;
   const after = margin.requirement(portfolio, orders, cancelled);
-  if (orders.some((o) => o.isBuy) && after.deposit < after.cashNeeded) {
+  let buys = false;
+  for (let i = 0; i < orders.length; i++) buys ||= orders[i]!.isBuy;
+  if (buys && after.deposit < after.cashNeeded) {
     return reject('insufficient_cash', { deposit: after.deposit.toString(), required: after.cashNeeded.toString() });
   }
   if (after.equity < after.initialMarginWithOrders) {

@@ -59,6 +59,8 @@ export type Requirement = {
 // deltas, and the sells a check adds per series (few series per check, so a linear scan).
 const delta = new Float64Array(SCENARIOS);
 const NO_ORDERS: readonly OpenOrder[] = [];
+/** No prospective orders (a figure as it stands): one shared empty list, not one allocated per call. */
+export const NO_PROSPECTIVE: readonly ProspectiveOrder[] = [];
 const sellSeries: Hex[] = [];
 const sellWads: bigint[] = [];
 
@@ -219,7 +221,7 @@ export class MarginBook {
    * What the margin account of `p` needs with `extra` orders added and the open orders in
    * `exclude` taken away (a replace's cancels; those of other accounts are ignored).
    */
-  requirement(p: Portfolio, extra: readonly ProspectiveOrder[] = [], exclude: readonly OpenOrder[] = NO_ORDERS): Requirement {
+  requirement(p: Portfolio, extra: readonly ProspectiveOrder[] = NO_PROSPECTIVE, exclude: readonly OpenOrder[] = NO_ORDERS): Requirement {
     const a = this.account(p);
     const members = a.single ? null : this.members(a.anchor);
     let deposit = 0n;
@@ -228,7 +230,9 @@ export class MarginBook {
     let floorOrd = a.floorOrd;
     let cashNeeded = a.owed + a.buyReserve;
     let fees = 0n;
-    delta.fill(0);
+    // The figures as they stand (every portfolio event asks for them): no scenario deltas to add.
+    const plain = extra.length === 0 && exclude.length === 0;
+    if (!plain) delta.fill(0);
     if (sellSeries.length !== 0) {
       sellSeries.length = 0;
       sellWads.length = 0;
@@ -265,7 +269,7 @@ export class MarginBook {
     for (let s = 0; s < SCENARIOS; s++) {
       const pos = a.pos[s]!;
       if (pos < worst) worst = pos;
-      const all = pos + a.ord[s]! + delta[s]!;
+      const all = plain ? pos + a.ord[s]! : pos + a.ord[s]! + delta[s]!;
       if (all < worstWithOrders) worstWithOrders = all;
     }
     const unrealizedPnl = a.premium + a.markValue;
