@@ -158,6 +158,7 @@ export function restoreState(bytes: Uint8Array): VenueState {
     a.openInterest = d.openInterest;
     a.restoreTrades(d.recentTrades, d.window);
     s.series.set(d.spec.seriesId, a);
+    s.accounts.margin.marksChanged(d.spec.seriesId, a.quoteNow()); // the account side's quote, before its margin book is rebuilt
   }
   const opened = new Map<Hex, OpenOrder>(); // every portfolio's open orders, for the order index
   for (const d of dump.accounts) {

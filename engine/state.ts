@@ -8,7 +8,7 @@ import type { Pair, OracleState } from './actors/registry.ts';
 import type { SeriesActor } from './actors/series.ts';
 import type { OpenOrder } from './actors/portfolio.ts';
 import { AccountActor } from './actors/accounts.ts';
-import type { QuoteCell, QuoteSource, RiskQuote } from './risk/riskQuote.ts';
+import { QuoteBoard } from './risk/riskQuote.ts';
 import { MinHeap } from './actors/minHeap.ts';
 import { RfqActor } from './actors/rfq.ts';
 import { MmpActor } from './actors/mmp.ts';
@@ -19,9 +19,6 @@ function addTo(sums: Map<Hex, { call: bigint; put: bigint }>, series: SeriesActo
   if (series.spec.isCall) oi.call += delta;
   else oi.put += delta;
 }
-
-/** The quote cell of a series id that is not listed: never any risk. */
-const NO_QUOTE: QuoteCell = { quoteNow: () => null };
 
 /** Stale expiry entries tolerated beyond the open orders before a sweep (see trackGoodTill). */
 export const EXPIRY_SLACK = 4096;
@@ -60,12 +57,12 @@ export class VenueState {
   readonly cancelAfter = new Map<string, number>();
   nextRef = 1;
   nextTradeId = 1;
-  readonly marks: QuoteSource;
+  /** The account side's risk quotes (the flows send each change: MarginBook.marksChanged). */
+  readonly marks = new QuoteBoard();
   /** config.maxOrderLots as a bigint, for the order check. */
   readonly maxOrderLots: bigint;
 
   constructor(readonly config: VenueConfig) {
-    this.marks = { quote: (seriesId) => this.quote(seriesId), cell: (seriesId) => this.series.get(seriesId) ?? NO_QUOTE };
     this.accounts = new AccountActor(config, this.marks);
     this.maxOrderLots = BigInt(config.maxOrderLots);
   }
@@ -144,8 +141,4 @@ export class VenueState {
     return null;
   }
 
-  /** Marks of a live series for the risk engine; null once settled (no risk left). */
-  private quote(seriesId: Hex): RiskQuote | null {
-    return this.series.get(seriesId)?.quoteNow() ?? null;
-  }
 }
