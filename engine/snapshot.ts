@@ -85,7 +85,7 @@ export function serializeState(s: VenueState): Uint8Array {
     oracles: [...s.oracles],
     listedExpiries: [...s.listedExpiries].map(([k, v]) => [k, [...v]]),
     ownerIndex: [...s.ownerIndex],
-    orderIndex: [...s.orderIndex].map(([orderId, o]) => [orderId, o.record.seriesId]),
+    orderIndex: [...s.orderIndex].map(([orderId, o]) => [orderId, o.seriesId]),
     expiryHeap: s.expiryHeap.entries(),
     series: [...s.series.values()].map((a) => ({
       spec: a.spec,
@@ -158,6 +158,7 @@ export function restoreState(bytes: Uint8Array): VenueState {
     a.openInterest = d.openInterest;
     a.restoreTrades(d.recentTrades, d.window);
     s.series.set(d.spec.seriesId, a);
+    s.accounts.margin.marksChanged(d.spec.seriesId, a.quoteNow()); // the account side's quote, before its margin book is rebuilt
   }
   const opened = new Map<Hex, OpenOrder>(); // every portfolio's open orders, for the order index
   for (const d of dump.accounts) {
@@ -184,8 +185,8 @@ export function restoreState(bytes: Uint8Array): VenueState {
       for (const x of p.openOrders) {
         const record = records.get(x.orderId);
         const series = s.series.get(x.seriesId);
-        if (!record || !series || series.openOrder(record.ref) !== record || record.isBuy !== x.isBuy) throw new Error(`snapshot portfolio ${p.owner}/${p.id} holds order ${x.orderId} that its series does not`);
-        const open = openOrder(record, series, portfolio, x.remaining, x.price); // reserve: counted by the margin book's rebuild below
+        if (!record || !series || series.openOrder(record.ref) !== record || record.isBuy !== x.isBuy || record.routedPortfolioId !== p.id) throw new Error(`snapshot portfolio ${p.owner}/${p.id} holds order ${x.orderId} that its series does not`);
+        const open = openOrder(record, series.spec.pairId, portfolio, x.remaining, x.price); // reserve: counted by the margin book's rebuild below
         portfolio.openOrders.add(open);
         opened.set(x.orderId, open);
       }
@@ -200,7 +201,7 @@ export function restoreState(bytes: Uint8Array): VenueState {
   s.recountOpenInterest();
   for (const [orderId, seriesId] of dump.orderIndex) {
     const open = opened.get(orderId);
-    const portfolio = open && s.accounts.portfolio(open.record.owner, open.record.routedPortfolioId);
+    const portfolio = open && s.accounts.portfolio(open.owner, open.portfolio.id);
     if (!open || open.seriesId !== seriesId || portfolio !== open.portfolio) throw new Error(`snapshot order index names order ${orderId} that is not open`);
     s.orderIndex.set(orderId, open);
   }

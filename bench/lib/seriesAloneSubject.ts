@@ -35,8 +35,8 @@ function applyAlone(state: VenueState, sink: EventSink, cmd: Command): number {
     const v = validateCancel(state, c);
     if ('code' in v) return 0;
     v.account.nonces.use(c.nonce);
-    const { record, series } = v.open;
-    series.remove(record, 'cancelled');
+    const series = state.series.get(v.open.seriesId)!;
+    const record = series.removeRef(v.open.ref, 'cancelled');
     state.orderIndex.delete(record.orderId);
     sink.book(series);
     orderEvent(sink, record, state.pairs.get(series.spec.pairId)!, 'cancelled_by_owner', 'user');
@@ -62,7 +62,7 @@ function applyAlone(state: VenueState, sink: EventSink, cmd: Command): number {
     const filled = BigInt(record.filledLots) * pair.sizeStep;
     const remaining = o.size - filled;
     if (outcome.restingLots > 0) {
-      state.orderIndex.set(o.orderId, openOrder(record, series, v.portfolio, remaining, v.price));
+      state.orderIndex.set(o.orderId, openOrder(record, series.spec.pairId, v.portfolio, remaining, v.price));
       if (record.expiry < series.spec.expiry) state.trackGoodTill(record.expiry, o.orderId);
     }
     sink.book(series);

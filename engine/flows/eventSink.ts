@@ -22,6 +22,9 @@ export type UnstampedEvent = VenueEvent extends infer E ? (E extends VenueEvent 
 
 const abs = (x: bigint): bigint => (x < 0n ? -x : x);
 
+/** A position's average price: |premium| (C6) x this / |balance| (WAD) is WAD per contract. */
+const AVERAGE_PRICE_SCALE = WAD_PER_C6 * 10n ** 18n;
+
 /** A flat position's event: what is left of a position that closed. */
 const FLAT: Pick<Position, 'balance' | 'premium' | 'realized'> = { balance: 0n, premium: 0n, realized: 0n };
 
@@ -123,7 +126,7 @@ export function positionEventOf(p: Portfolio, seriesId: Hex, balance: bigint, pr
     seriesId,
     balance,
     premium,
-    averagePrice: balance === 0n ? null : (abs(premium) * WAD_PER_C6 * 10n ** 18n) / abs(balance),
+    averagePrice: balance === 0n ? null : (abs(premium) * AVERAGE_PRICE_SCALE) / abs(balance),
     realizedPnl,
   };
 }

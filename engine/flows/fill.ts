@@ -55,20 +55,21 @@ export function applyFill(state: VenueState, sink: EventSink, f: FillParams): st
   const spot = state.oracles.get(series.spec.pairId)!.spot;
   const premium = collateralOf(f.size, f.price);
   const notional = collateralOf(spot, f.size);
-  const fees = feesFrom(state, notional, premium);
+  const takerFeeC6 = takerFee(state, notional, premium);
+  const makerFeeC6 = makerFee(state, notional);
   const buyer = f.takerIsBuy ? f.taker : f.maker;
   const seller = f.takerIsBuy ? f.maker : f.taker;
 
   const oiDelta = move(state, sink, buyer.portfolio, f.seriesId, f.size, -premium) + move(state, sink, seller.portfolio, f.seriesId, -f.size, premium);
   state.addOpenInterest(series, oiDelta);
 
-  state.accounts.debit(f.taker.portfolio, fees.taker);
-  state.accounts.debit(f.maker.portfolio, fees.maker);
+  state.accounts.debit(f.taker.portfolio, takerFeeC6);
+  state.accounts.debit(f.maker.portfolio, makerFeeC6);
 
   const tradeId = String(state.nextTradeId++);
   const ts = state.now;
-  record(state, f, f.maker, 'maker', fees.maker, !f.takerIsBuy, tradeId, notional);
-  record(state, f, f.taker, 'taker', fees.taker, f.takerIsBuy, tradeId, notional);
+  record(state, f, f.maker, 'maker', makerFeeC6, !f.takerIsBuy, tradeId, notional);
+  record(state, f, f.taker, 'taker', takerFeeC6, f.takerIsBuy, tradeId, notional);
   series.recordTrade({ id: tradeId, price: f.price, size: f.size, side: f.takerIsBuy ? 'buy' : 'sell', ts });
   sink.push({
     type: 'trade',
@@ -85,8 +86,8 @@ export function applyFill(state: VenueState, sink: EventSink, f: FillParams): st
     takerOrderId: f.taker.orderId,
     makerPortfolioId: publicPortfolioId(f.maker.portfolio),
     takerPortfolioId: publicPortfolioId(f.taker.portfolio),
-    makerFee: fees.maker,
-    takerFee: fees.taker,
+    makerFee: makerFeeC6,
+    takerFee: takerFeeC6,
     openInterest: series.openInterest,
     source: f.source,
   });

@@ -88,7 +88,9 @@ function prospective(state: VenueState, v: ValidPlace): ProspectiveOrder {
 function checkAccount(state: VenueState, portfolio: Portfolio, orders: readonly ProspectiveOrder[], cancelled: readonly OpenOrder[]): Rejection | null {
   const margin = state.accounts.margin;
   const after = margin.requirement(portfolio, orders, cancelled);
-  if (orders.some((o) => o.isBuy) && after.deposit < after.cashNeeded) {
+  let buys = false;
+  for (let i = 0; i < orders.length; i++) buys ||= orders[i]!.isBuy;
+  if (buys && after.deposit < after.cashNeeded) {
     return reject('insufficient_cash', { deposit: after.deposit.toString(), required: after.cashNeeded.toString() });
   }
   if (after.equity < after.initialMarginWithOrders) {
@@ -191,7 +193,7 @@ function executePlace(state: VenueState, sink: EventSink, v: ValidPlace): OrderO
   const filled = BigInt(record.filledLots) * pair.sizeStep;
   const remaining = o.size - filled; // the order's size is lots x sizeStep (validated)
   if (outcome.restingLots > 0) {
-    const open = openOrder(record, series, v.portfolio, remaining, v.price);
+    const open = openOrder(record, pair.pairId, v.portfolio, remaining, v.price);
     state.accounts.margin.addOrder(v.portfolio, open);
     state.orderIndex.set(o.orderId, open);
     if (record.expiry < series.spec.expiry) state.trackGoodTill(record.expiry, o.orderId);
@@ -214,7 +216,7 @@ function cancelMmpOrders(state: VenueState, sink: EventSink, e: MmpEntry): void 
   const doomed: OpenOrder[] = [];
   for (const portfolio of account.portfolios.values()) {
     for (let r = portfolio.openOrders.head; r !== null; r = r.pNext) {
-      if (r.record.instructions.mmp && r.series.spec.pairId === e.pairId) doomed.push(r);
+      if (r.instructions.mmp && r.pairId === e.pairId) doomed.push(r);
     }
   }
   for (const open of doomed) removeOrder(state, sink, open, 'cancelled', 'mmp_tripped', 'mmp');
@@ -258,9 +260,11 @@ function killEarly(state: VenueState, sink: EventSink, v: ValidPlace, cancelReas
 
 /** Take an open order off the book and release its reservation. */
 export function removeOrder(state: VenueState, sink: EventSink, open: OpenOrder, status: 'cancelled' | 'expired', reason: string, cancelReason: CancelReason): void {
-  const { record, series, portfolio } = open;
-  const pair = state.pairs.get(series.spec.pairId)!;
-  series.remove(record, status);
+  const portfolio = open.portfolio;
+  const series = state.series.get(open.seriesId)!;
+  const pair = state.pairs.get(open.pairId)!;
+  // A message to the series actor (by ref): it takes the order off its book and answers with its record as it ends.
+  const record = series.removeRef(open.ref, status);
   state.accounts.margin.dropOrder(portfolio, open);
   state.orderIndex.delete(record.orderId);
   sink.portfolio(portfolio);

@@ -25,7 +25,7 @@ const ref = (n: number): OpenOrder => {
   const orderId = `0x${n.toString(16).padStart(64, '0')}` as Hex;
   const isBuy = n % 2 === 0;
   const record = { orderId, seriesId: SERIES, ref: n, owner: OWNER, ownerIndex: 0, portfolioId: 1, routedPortfolioId: 1, isBuy, tick: 100, lots: 1, filledLots: 0, status: 'open' as const, expiry: 2_000_000_000, createdAt: 0, instructions: DEFAULT_INSTRUCTIONS };
-  return openOrder(record, series, portfolio, 10n ** 16n, 10n ** 20n);
+  return openOrder(record, series.spec.pairId, portfolio, 10n ** 16n, 10n ** 20n);
 };
 
 t.test('OpenOrders keeps its members in insertion order like an array', async (t) => {

@@ -82,7 +82,8 @@ export function* randomBodies(h: Harness, seed: number, n: number): Generator<{ 
       const open = [...h.venue.state.orderIndex.keys()];
       if (open.length === 0) continue;
       const orderId = pick(open);
-      const rec = h.venue.state.orderIndex.get(orderId)!.record;
+      const held = h.venue.state.orderIndex.get(orderId)!;
+      const rec = h.venue.state.series.get(held.seriesId)!.openOrder(held.ref)!;
       const cancel = { orderId, owner: rec.owner, nonce: h.nextNonce(rec.owner), deadline: Math.floor(h.ts / 1000) + 60 };
       yield { body: rnd() < 0.5 ? { type: 'cancel', cancels: [cancel] } : { type: 'replace', pairs: [{ cancel, place: h.order(rec.owner, rec.seriesId, rec.isBuy, (rec.tick + 1) / 100, 0.05) }] }, advance };
     } else if (x < 0.78) {

@@ -64,7 +64,7 @@ function differences(h: Harness, reads: ReadModels): string[] {
     }
     // Open orders, newest first (the engine's book refs are acceptance order).
     const records: OrderRecord[] = [];
-    for (const p of a.portfolios.values()) for (const { record } of p.openOrders.values()) records.push(record);
+    for (const p of a.portfolios.values()) for (const o of p.openOrders.values()) records.push(state.series.get(o.seriesId)!.openOrder(o.ref)!);
     records.sort((x, y) => y.ref - x.ref);
     const pair = (r: OrderRecord) => state.pairs.get(state.series.get(r.seriesId)!.spec.pairId)!;
     check(

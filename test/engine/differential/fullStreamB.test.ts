@@ -1,0 +1,8 @@
+/**
+ * The live engine against the frozen reference (test/engine/reference/): seeded full streams
+ * (every command type), seeds 3 and 4. See support.ts.
+ */
+import t from 'tap';
+import { fullStreamDiff } from './support.ts';
+
+for (const seed of [3, 4]) t.test(`full stream, seed ${seed}`, async (t) => fullStreamDiff(t, seed, 2_500));

@@ -1,0 +1,30 @@
+/**
+ * An order as its series holds it: the series actor matches it and keeps its fills and status
+ * (engine/actors/series.ts); the account side's open order points at it
+ * (engine/actors/portfolio.ts), and events and snapshots carry its fields. Data only.
+ */
+import type { Hex } from '../domain/hex.ts';
+import type { OrderStatus } from '../events.ts';
+import type { OrderInstructions } from '../domain/instructions.ts';
+
+export type OrderRecord = {
+  readonly orderId: Hex;
+  readonly seriesId: Hex;
+  readonly ref: number;
+  readonly owner: string;
+  readonly ownerIndex: number;
+  /** The portfolio named by the order, and where its fills go (differs for market makers). */
+  readonly portfolioId: number;
+  readonly routedPortfolioId: number;
+  readonly isBuy: boolean;
+  readonly tick: number;
+  readonly lots: number;
+  /** The signed order's nonce; absent for an order restored from a snapshot taken before records kept it. */
+  readonly nonce?: bigint;
+  filledLots: number;
+  status: OrderStatus;
+  readonly expiry: number; // seconds
+  readonly createdAt: number; // ms
+  /** Its instructions (the shared default object when it named none). */
+  readonly instructions: OrderInstructions;
+};

@@ -1,0 +1,101 @@
+/**
+ * A portfolio and its open orders, as data: the account actor's records
+ * (engine/actors/accounts.ts owns them). They point at each other (an open order names the
+ * portfolio its fills go to; a portfolio lists its open orders), so they live in one module.
+ *
+ * An open order as the venue holds it: one object with its series' record, its series, the
+ * portfolio its fills go to, its margin reservation, and its links in the two lists it sits in:
+ * its portfolio's open orders (here) and its margin exposure's (engine/risk/exposure.ts, which
+ * types it as the order it counts). The lists are intrusive, linked through fields of the order
+ * itself, so resting and removing an order costs a few field writes on objects the command
+ * already holds instead of an insert into (and a delete from) a map and a set: those were the
+ * costliest lines of the order path with many wallets, each a walk through a hash table that is
+ * a cache miss (docs/book.md "Where the series actor's time goes"). Both lists keep insertion
+ * order, which snapshots depend on.
+ */
+import type { Hex } from '../domain/hex.ts';
+import type { CountedOrder } from '../risk/exposure.ts';
+import type { OrderRecord } from './orderRecord.ts';
+import type { Position } from './position.ts';
+import type { SeriesActor } from './series.ts';
+
+export type Portfolio = {
+  readonly owner: string;
+  /** 0 = cash portfolio; 1, 2, ... trading portfolios; negative = a market maker's internal trading portfolio. */
+  readonly id: number;
+  deposit: bigint; // COLLATERAL6
+  readonly positions: Map<Hex, Position>;
+  /** Its open orders' reservations, oldest first. */
+  readonly openOrders: OpenOrders;
+  readonly createdAt: number; // Unix seconds
+  /** For internal market-maker portfolios: the pair it trades. */
+  readonly internalPair: Hex | null;
+};
+
+export function newPortfolio(owner: string, id: number, createdAt: number, internalPair: Hex | null = null): Portfolio {
+  return { owner, id, deposit: 0n, positions: new Map(), openOrders: new OpenOrders(), createdAt, internalPair };
+}
+
+/**
+ * An open order: what the margin book counts (orderId, seriesId, isBuy, remaining, price,
+ * reserve, and its exposure links: CountedOrder), plus the series' record of it (fills,
+ * status), its series, the portfolio its fills go to, and its links in that portfolio's list.
+ */
+export type OpenOrder = CountedOrder & {
+  readonly record: OrderRecord;
+  readonly series: SeriesActor;
+  readonly portfolio: Portfolio;
+  /** The portfolio list it is in, and its neighbours there (null when not listed). */
+  inPortfolio: OpenOrders | null;
+  pPrev: OpenOrder | null;
+  pNext: OpenOrder | null;
+};
+
+/** A new, unlisted open order of `remaining` (WAD) at `price` (WAD). */
+export function openOrder(record: OrderRecord, series: SeriesActor, portfolio: Portfolio, remaining: bigint, price: bigint): OpenOrder {
+  return { record, series, portfolio, orderId: record.orderId, seriesId: record.seriesId, isBuy: record.isBuy, remaining, price, reserve: 0n, inPortfolio: null, pPrev: null, pNext: null, exposure: null, ePrev: null, eNext: null };
+}
+
+/** A portfolio's open orders, oldest first. */
+export class OpenOrders {
+  head: OpenOrder | null = null;
+  tail: OpenOrder | null = null;
+  size = 0;
+
+  add(r: OpenOrder): void {
+    if (r.inPortfolio !== null) throw new Error(`order ${r.orderId} is already listed in a portfolio`);
+    r.inPortfolio = this;
+    r.pPrev = this.tail;
+    r.pNext = null;
+    if (this.tail === null) this.head = r;
+    else this.tail.pNext = r;
+    this.tail = r;
+    this.size++;
+  }
+
+  /** Take `r` out; false when it is not in this list. */
+  delete(r: OpenOrder): boolean {
+    if (r.inPortfolio !== this) return false;
+    if (r.pPrev === null) this.head = r.pNext;
+    else r.pPrev.pNext = r.pNext;
+    if (r.pNext === null) this.tail = r.pPrev;
+    else r.pNext.pPrev = r.pPrev;
+    r.inPortfolio = null;
+    r.pPrev = null;
+    r.pNext = null;
+    this.size--;
+    return true;
+  }
+
+  has(r: OpenOrder): boolean {
+    return r.inPortfolio === this;
+  }
+
+  *values(): IterableIterator<OpenOrder> {
+    for (let r = this.head; r !== null; r = r.pNext) yield r;
+  }
+
+  [Symbol.iterator](): IterableIterator<OpenOrder> {
+    return this.values();
+  }
+}

@@ -1,0 +1,376 @@
+/**
+ * The series actor: alone owns one series' order book, its orders, recent trades, 24-hour
+ * statistics and latest marks. It matches; it knows nothing of cash or margin (the account
+ * actor's job), and reports what matching did as plain values.
+ */
+import type { Hex } from '../domain/hex.ts';
+import { Deque, Tail } from './deque.ts';
+import type { OrderBook, MatchSink } from '../book/types.ts';
+import type { DepthLevel } from '../events.ts';
+import type { SeriesMarks } from '../commands.ts';
+import type { RiskQuote } from '../risk/riskQuote.ts';
+import type { OrderRecord } from './orderRecord.ts';
+import { tickToPrice } from '../domain/ticks.ts';
+import { fillableLots, wouldTake, type OwnResting } from '../book/instructions.ts';
+
+export type SeriesSpec = {
+  readonly seriesId: Hex;
+  readonly pairId: Hex;
+  readonly pairSymbol: string;
+  readonly underlying: string;
+  readonly strike: bigint; // WAD
+  readonly expiry: number; // Unix seconds
+  readonly isCall: boolean;
+  readonly symbol: string; // canonical
+  readonly listedAt: number; // ms
+};
+
+export type PublicTrade = { readonly id: string; readonly price: bigint; readonly size: bigint; readonly side: 'buy' | 'sell'; readonly ts: number };
+
+/** What one match produced, before the account actor settles cash and positions. */
+export type MatchFill = { readonly maker: OrderRecord; readonly tick: number; readonly lots: number };
+
+export type MatchOutcome = {
+  readonly fills: readonly MatchFill[];
+  readonly selfTradeCancels: readonly OrderRecord[];
+  /** Resting orders market maker protection removed instead of matching (their owner froze). */
+  readonly mmpCancels: readonly OrderRecord[];
+  /** The taker's own owner froze during the match: it stopped, and its remainder does not rest. */
+  readonly stopped: boolean;
+  readonly restingLots: number;
+};
+
+/**
+ * Market maker protection as one match sees it (engine/flows/mmp.ts builds it for a pair where
+ * some wallet has a config): every fill is reported for both orders, and an order whose owner is
+ * frozen on the pair and that counts for protection may no longer match.
+ */
+export type MatchGuard = {
+  /** `lots` of `record` (maker or taker) filled. */
+  filled(record: OrderRecord, lots: number): void;
+  /** Whether `record` may no longer match (an mmp order of a wallet frozen on the pair). */
+  stops(record: OrderRecord): boolean;
+};
+
+
+const ascending = (a: number, b: number): number => a - b;
+const descending = (a: number, b: number): number => b - a;
+const NO_TICKS: readonly number[] = [];
+
+/**
+ * The distinct ticks of one side touched during a command: a few, so an array with a scan (a
+ * Set's clear() is a runtime call). The storage is kept from command to command and only the
+ * count reset (`length = 0` would free it).
+ */
+class TouchedTicks {
+  private readonly ticks: number[] = [];
+  size = 0;
+
+  add(tick: number): void {
+    for (let i = 0; i < this.size; i++) if (this.ticks[i] === tick) return;
+    this.ticks[this.size++] = tick;
+  }
+
+  /** The ticks best first for the side, valid until the next add; forgets them. */
+  drain(isBid: boolean): readonly number[] {
+    if (this.size === 0) return NO_TICKS;
+    const ticks = this.ticks;
+    if (ticks.length !== this.size) ticks.length = this.size; // drops stale ticks, keeps the storage
+    if (this.size > 1) ticks.sort(isBid ? descending : ascending);
+    this.size = 0;
+    return ticks;
+  }
+}
+
+export class SeriesActor {
+  /**
+   * Its open orders by book ref, oldest first (the book reports fills by ref). The one map of
+   * them: the venue's order index finds them by id.
+   */
+  private readonly byRef = new Map<number, OrderRecord>();
+  /** Book sequence for depth streams: bumps once per command that changed a level. */
+  bookSeq = 0;
+  settled = false;
+  settlementPrice: bigint | null = null;
+  marks: SeriesMarks | null = null;
+  /** The marks as the risk engine reads them (floats for the scenario kernel), built once per oracle update. */
+  riskQuote: RiskQuote | null = null;
+  openInterest = 0n; // WAD, sum of long balances
+  /** The last `recentLimit` trades, oldest first. */
+  readonly recentTrades: Tail<PublicTrade>;
+  /** Trades of the last 24 hours for the statistics (pruned on every trade and clock). */
+  readonly window = new Deque<PublicTrade>();
+  /** The window's statistics kept as trades enter and leave it: its volume, and its highest and
+   * lowest prices as monotonic queues (each front is the extreme; O(1) amortised a trade). */
+  private windowVolume = 0n;
+  private readonly highs = new Deque<PublicTrade>();
+  private readonly lows = new Deque<PublicTrade>();
+  /** Levels touched since the last drain. */
+  private readonly touchedBids = new TouchedTicks();
+  private readonly touchedAsks = new TouchedTicks();
+
+  constructor(
+    readonly spec: SeriesSpec,
+    readonly book: OrderBook,
+    recentLimit: number,
+  ) {
+    this.recentTrades = new Tail(recentLimit);
+  }
+
+  // One match sink per actor, and one outcome whose arrays are reused by every match: no
+  // closure or array per order on the hot path.
+  private readonly outcome: { fills: MatchFill[]; selfTradeCancels: OrderRecord[]; mmpCancels: OrderRecord[]; stopped: boolean; restingLots: number } = {
+    fills: [],
+    selfTradeCancels: [],
+    mmpCancels: [],
+    stopped: false,
+    restingLots: 0,
+  };
+  private takerIsBuy = false;
+  /** The match under way, for the guarded sink. */
+  private taker: OrderRecord | null = null;
+  private guard: MatchGuard | null = null;
+  private readonly sink: MatchSink = {
+    onFill: (makerRef, _owner, tick, qty) => {
+      const maker = this.byRef.get(makerRef)!;
+      maker.filledLots += qty;
+      maker.status = maker.filledLots === maker.lots ? 'filled' : 'partial';
+      this.outcome.fills.push({ maker, tick, lots: qty });
+      this.touch(!this.takerIsBuy, tick);
+    },
+    onSelfTradeCancel: (makerRef) => {
+      const maker = this.byRef.get(makerRef)!;
+      maker.status = 'cancelled';
+      this.outcome.selfTradeCancels.push(maker);
+      this.touch(!this.takerIsBuy, maker.tick);
+    },
+    // No screen: an own property, so the book's one read per place finds it at once.
+    screen: null,
+  };
+  /**
+   * The sink of a match under market maker protection: the plain sink's work, each fill reported
+   * to the guard for both orders (a taker whose owner froze stops), and a screen that removes a
+   * resting order the guard stops instead of matching it. Used only on a pair where some wallet
+   * has a config, so the plain path pays nothing.
+   */
+  private readonly guardedSink: MatchSink = {
+    onFill: (makerRef, owner, tick, qty, remaining) => {
+      this.sink.onFill(makerRef, owner, tick, qty, remaining);
+      const guard = this.guard!;
+      const taker = this.taker!;
+      guard.filled(this.byRef.get(makerRef)!, qty);
+      guard.filled(taker, qty);
+      if (!guard.stops(taker)) return false;
+      this.outcome.stopped = true;
+      return true;
+    },
+    onSelfTradeCancel: (makerRef, remaining) => this.sink.onSelfTradeCancel(makerRef, remaining),
+    screen: (makerRef) => this.guard!.stops(this.byRef.get(makerRef)!),
+    onScreenCancel: (makerRef) => {
+      const maker = this.byRef.get(makerRef)!;
+      maker.status = 'cancelled';
+      this.outcome.mmpCancels.push(maker);
+      this.touch(!this.takerIsBuy, maker.tick);
+    },
+  };
+
+  /**
+   * Match an incoming order and rest the remainder. The caller has validated it. The
+   * outcome is valid until the next call (its arrays are reused).
+   */
+  match(order: OrderRecord, restRemainder = true, guard: MatchGuard | null = null): MatchOutcome {
+    const out = this.outcome;
+    // Setting an array's length is a builtin call even when it is already 0.
+    if (out.fills.length !== 0) out.fills.length = 0;
+    if (out.selfTradeCancels.length !== 0) out.selfTradeCancels.length = 0;
+    if (out.mmpCancels.length !== 0) out.mmpCancels.length = 0;
+    out.stopped = false;
+    this.takerIsBuy = order.isBuy;
+    this.byRef.set(order.ref, order);
+    let sink = this.sink;
+    if (guard !== null) {
+      this.guard = guard;
+      this.taker = order;
+      sink = this.guardedSink;
+    }
+    const remaining = this.book.place(order.ref, order.ownerIndex, order.isBuy, order.tick, order.lots, sink, restRemainder);
+    this.guard = null;
+    this.taker = null;
+    const rests = restRemainder && !out.stopped;
+    order.filledLots = order.lots - remaining;
+    // A remainder that may not rest (IOC, FOK, a taker market maker protection stopped) is cancelled: the caller names why.
+    order.status = remaining === 0 ? 'filled' : !rests ? 'cancelled' : order.filledLots > 0 ? 'partial' : 'open';
+    if (remaining > 0 && rests) this.touch(order.isBuy, order.tick);
+    for (const f of out.fills) if (f.maker.status === 'filled') this.forget(f.maker);
+    for (const m of out.selfTradeCancels) this.forget(m);
+    for (const m of out.mmpCancels) this.forget(m);
+    if (remaining === 0 || !rests) this.forget(order);
+    out.restingLots = rests ? remaining : 0;
+    return out;
+  }
+
+  /**
+   * Fill-or-kill under market maker protection: the lots an order could fill at once, walking
+   * the opposite side in priority order as matching would (own orders skipped, orders the guard
+   * stops skipped, the guard told of each fill, stopping when the taker would stop). `guard` must
+   * be a dry run: it changes no state. Allocates the book's order list: only for FOK orders on a
+   * pair where some wallet has a config.
+   */
+  fillableLotsGuarded(order: OrderRecord, want: number, guard: MatchGuard): number {
+    let total = 0;
+    for (const r of this.book.orders()) {
+      if (total >= want) break;
+      if (r.isBuy === order.isBuy) continue;
+      if (order.isBuy ? r.tick > order.tick : r.tick < order.tick) break;
+      if (r.owner === order.ownerIndex) continue;
+      const maker = this.byRef.get(r.ref)!;
+      if (guard.stops(maker)) continue;
+      const lots = Math.min(want - total, r.qty);
+      total += lots;
+      guard.filled(maker, lots);
+      guard.filled(order, lots);
+      if (guard.stops(order)) break;
+    }
+    return total;
+  }
+
+  /** Post-only: whether an order at `tick` would take (book/instructions.ts). */
+  wouldTake(isBuy: boolean, tick: number): boolean {
+    return wouldTake(this.book, isBuy, tick);
+  }
+
+  /** Fill-or-kill: the lots an order of owner `ownerIndex` could fill at once at `tick` (book/instructions.ts). */
+  fillableLots(ownerIndex: number, isBuy: boolean, tick: number, want: number): number {
+    return fillableLots(this.book, isBuy, tick, want, this.ownResting(ownerIndex));
+  }
+
+  private *ownResting(ownerIndex: number): IterableIterator<OwnResting> {
+    for (const r of this.byRef.values()) if (r.ownerIndex === ownerIndex) yield { isBuy: r.isBuy, tick: r.tick, qty: r.lots - r.filledLots };
+  }
+
+  /** Remove an open order from the book; returns its remaining lots. */
+  remove(order: OrderRecord, status: 'cancelled' | 'expired'): number {
+    const lots = this.book.cancel(order.ref);
+    order.status = status;
+    this.touch(order.isBuy, order.tick);
+    this.forget(order);
+    return lots;
+  }
+
+  private touch(isBid: boolean, tick: number): void {
+    (isBid ? this.touchedBids : this.touchedAsks).add(tick);
+  }
+
+  /** Finished orders leave the live maps: they are reported by events and the account's history. */
+  private forget(order: OrderRecord): void {
+    this.byRef.delete(order.ref);
+  }
+
+  /** Open orders, oldest first. */
+  openOrders(): IterableIterator<OrderRecord> {
+    return this.byRef.values();
+  }
+
+  get openOrderCount(): number {
+    return this.byRef.size;
+  }
+
+  /** The open order with book ref `ref`. */
+  openOrder(ref: number): OrderRecord | undefined {
+    return this.byRef.get(ref);
+  }
+
+  recordTrade(trade: PublicTrade): void {
+    this.recentTrades.push(trade);
+    this.enterWindow(trade);
+    this.pruneWindow(trade.ts);
+  }
+
+  pruneWindow(nowMs: number): void {
+    const cutoff = nowMs - 24 * 3600 * 1000;
+    for (let t = this.window.first(); t !== undefined && t.ts <= cutoff; t = this.window.first()) {
+      this.window.shift();
+      this.windowVolume -= t.size;
+      if (this.highs.first() === t) this.highs.shift();
+      if (this.lows.first() === t) this.lows.shift();
+    }
+  }
+
+  /** Volume, count, high, low, first and last trade of the last 24 hours (as of the last prune). */
+  windowStats(): { readonly volume: bigint; readonly count: number; readonly high: bigint | null; readonly low: bigint | null; readonly first: PublicTrade | null; readonly last: PublicTrade | null } {
+    return {
+      volume: this.windowVolume,
+      count: this.window.length,
+      high: this.highs.first()?.price ?? null,
+      low: this.lows.first()?.price ?? null,
+      first: this.window.first() ?? null,
+      last: this.window.last() ?? null,
+    };
+  }
+
+  /** Trades from a snapshot, oldest first: the recent ones and the 24-hour window (with its statistics). */
+  restoreTrades(recent: readonly PublicTrade[], window: readonly PublicTrade[]): void {
+    for (const t of recent) this.recentTrades.push(t);
+    for (const t of window) this.enterWindow(t);
+  }
+
+  private enterWindow(trade: PublicTrade): void {
+    this.window.push(trade);
+    this.windowVolume += trade.size;
+    for (let b = this.highs.last(); b !== undefined && b.price <= trade.price; b = this.highs.last()) this.highs.pop();
+    this.highs.push(trade);
+    for (let b = this.lows.last(); b !== undefined && b.price >= trade.price; b = this.lows.last()) this.lows.pop();
+    this.lows.push(trade);
+  }
+
+  /** The marks the risk engine counts with: none once settled (the series' quote cell for the margin book). */
+  quoteNow(): RiskQuote | null {
+    return this.settled ? null : this.riskQuote;
+  }
+
+  /** New marks, priced at oracle spot `spot` (WAD). */
+  setMarks(marks: SeriesMarks, spot: bigint): void {
+    this.marks = marks;
+    const scenarios = new Float64Array(15);
+    for (let i = 0; i < 15; i++) scenarios[i] = Number(marks.scenarios[i] ?? marks.mark) / 1e18;
+    this.riskQuote = { markWad: marks.mark, mark: Number(marks.mark) / 1e18, scenarios, spot: Number(spot) / 1e18, spotWad: spot };
+  }
+
+  /**
+   * Levels touched since the last call, best first, as [price, size, order count] at their current
+   * aggregate on the pair's grid (`tickDecimals`, `lot` WAD per book lot); clears them. Null
+   * when none was touched.
+   */
+  drainTouched(tickDecimals: number, lot: bigint): { bids: DepthLevel[]; asks: DepthLevel[] } | null {
+    if (this.touchedBids.size === 0 && this.touchedAsks.size === 0) return null;
+    return { bids: this.levels(this.touchedBids, true, tickDecimals, lot), asks: this.levels(this.touchedAsks, false, tickDecimals, lot) };
+  }
+
+  private levels(touched: TouchedTicks, isBid: boolean, tickDecimals: number, lot: bigint): DepthLevel[] {
+    const ticks = touched.drain(isBid);
+    const out: DepthLevel[] = new Array(ticks.length);
+    for (let i = 0; i < ticks.length; i++) out[i] = [tickToPrice(ticks[i]!, tickDecimals), BigInt(this.book.levelQty(isBid, ticks[i]!)) * lot, this.book.levelCount(isBid, ticks[i]!)];
+    return out;
+  }
+
+  /**
+   * Rebuild from a snapshot: records in their original map order (so a re-serialisation is
+   * identical), then the book from refs in priority order (so matching continues identically).
+   */
+  restore(records: readonly OrderRecord[], priority: readonly number[]): void {
+    for (const r of records) this.byRef.set(r.ref, r);
+    const crossed: MatchSink = {
+      onFill() {
+        throw new Error('restored book crossed: snapshot is inconsistent');
+      },
+      onSelfTradeCancel() {
+        throw new Error('restored book crossed: snapshot is inconsistent');
+      },
+    };
+    for (const ref of priority) {
+      const r = this.byRef.get(ref);
+      if (!r) throw new Error(`snapshot book names unknown order ref ${ref}`);
+      this.book.place(r.ref, r.ownerIndex, r.isBuy, r.tick, r.lots - r.filledLots, crossed);
+    }
+  }
+}

@@ -1,0 +1,114 @@
+/**
+ * Commands: everything that changes the venue's state, as plain serialisable data.
+ * Each carries its sequence number and its timestamp (Unix ms); the engine never reads a
+ * clock, so replaying the same commands gives the same state byte for byte.
+ *
+ * Amounts are bigint: WAD (18 decimals) for prices, sizes, strikes, oracle values;
+ * COLLATERAL6 for cash. Addresses are EIP-55 strings, ids lowercase 0x-hex, both
+ * normalised at the edge before a command is built.
+ */
+import type { Hex } from './domain/hex.ts';
+import type { OrderInstructions } from './domain/instructions.ts';
+import type { MmpConfig } from './domain/mmp.ts';
+
+export type CommandHeader = { readonly seq: number; readonly ts: number };
+
+export type PairListing = {
+  readonly symbol: string; // "BTC-USDC"
+  readonly underlying: string;
+  readonly quote: string;
+  readonly tickDecimals: number;
+  readonly minSize: bigint; // WAD
+  readonly sizeStep: bigint; // WAD
+  readonly maxCallOI: bigint; // WAD, 0 = unlimited
+  readonly maxPutOI: bigint;
+};
+
+/** One series' pricing as computed outside the engine (workers) for an oracle state. */
+export type SeriesMarks = {
+  readonly seriesId: Hex;
+  readonly mark: bigint; // WAD premium per contract
+  readonly delta: bigint;
+  readonly gamma: bigint;
+  readonly vega: bigint;
+  readonly theta: bigint;
+  readonly rho: bigint;
+  /** Value per contract in each of the 15 margin scenarios (WAD), spot-major. */
+  readonly scenarios: readonly bigint[];
+};
+
+export type PlaceOrder = {
+  readonly orderId: Hex; // EIP-712 hash of the signed PlaceOrder
+  readonly owner: string; // wallet address, the signer
+  readonly portfolioId: number;
+  readonly seriesId: Hex;
+  readonly isBuy: boolean;
+  readonly tick: number;
+  readonly size: bigint; // WAD
+  readonly expiry: number; // good-till, Unix seconds
+  readonly nonce: bigint;
+  readonly deadline: number; // Unix seconds
+  /** Beside the signed struct (not hashed into orderId); absent = the defaults (journals written before them decode so). */
+  readonly instructions?: OrderInstructions;
+};
+
+export type CancelOrder = {
+  readonly orderId: Hex;
+  readonly owner: string;
+  readonly nonce: bigint;
+  readonly deadline: number;
+};
+
+export type RfqQuoteData = {
+  readonly quoteId: Hex;
+  readonly mmm: string;
+  readonly taker: string;
+  readonly seriesId: Hex;
+  readonly takerIsBuying: boolean;
+  readonly price: bigint;
+  readonly size: bigint;
+  readonly nonce: bigint;
+  readonly quoteExpiry: number;
+};
+
+/**
+ * Which of a wallet's open orders a mass cancel takes (every field optional; all given must
+ * match): its pair or series, side, the portfolio the order names, only orders with the `mmp`
+ * instruction, or only the orders listed (a socket's own orders on disconnect).
+ */
+export type CancelScope = {
+  readonly pairId?: Hex;
+  readonly seriesId?: Hex;
+  readonly side?: 'buy' | 'sell';
+  readonly portfolioId?: number;
+  readonly mmpOnly?: boolean;
+  readonly orderIds?: readonly Hex[];
+};
+
+export type CommandBody =
+  | { readonly type: 'list_pair'; readonly pair: PairListing }
+  | { readonly type: 'oracle'; readonly pairId: Hex; readonly spot: bigint; readonly volatility: bigint; readonly riskFreeRate: bigint; readonly marks: readonly SeriesMarks[] }
+  | { readonly type: 'clock' }
+  | { readonly type: 'set_oi_caps'; readonly pairId: Hex; readonly maxCallOI: bigint; readonly maxPutOI: bigint }
+  | { readonly type: 'set_mmm'; readonly address: string; readonly isMmm: boolean }
+  | { readonly type: 'create_portfolio'; readonly owner: string }
+  | { readonly type: 'deposit'; readonly owner: string; readonly portfolioId: number; readonly amount: bigint }
+  | { readonly type: 'withdraw'; readonly owner: string; readonly portfolioId: number; readonly amount: bigint }
+  | { readonly type: 'transfer'; readonly owner: string; readonly fromPortfolioId: number; readonly toPortfolioId: number; readonly amount: bigint }
+  | { readonly type: 'place'; readonly orders: readonly PlaceOrder[] }
+  | { readonly type: 'cancel'; readonly cancels: readonly CancelOrder[] }
+  | { readonly type: 'replace'; readonly pairs: readonly { readonly cancel: CancelOrder; readonly place: PlaceOrder }[] }
+  | { readonly type: 'rfq_request'; readonly taker: string; readonly portfolioId: number; readonly seriesId: Hex; readonly size: bigint; readonly takerIsBuying: boolean; readonly expiresAt: number }
+  | { readonly type: 'rfq_quote'; readonly requestId: Hex; readonly quote: RfqQuoteData }
+  | { readonly type: 'rfq_fill'; readonly requestId: Hex; readonly quoteId: Hex; readonly taker: string; readonly portfolioId: number; readonly fillSize: bigint; readonly nonce: bigint; readonly deadline: number }
+  | { readonly type: 'mmm_nonce_increment'; readonly mmm: string }
+  /** Cancel a wallet's open orders at once (no signature: the request's credentials, or the venue on a socket's close). */
+  | { readonly type: 'cancel_all'; readonly owner: string; readonly scope: CancelScope; readonly reason: 'mass_cancel' | 'disconnect' }
+  /** The dead-man switch: cancel every open order of the wallet at the first clock `timeoutMs` after this command (0 disarms). */
+  | { readonly type: 'cancel_after'; readonly owner: string; readonly timeoutMs: number }
+
+  | ({ readonly type: 'set_mmp'; readonly owner: string } & MmpConfig)
+  | { readonly type: 'reset_mmp'; readonly owner: string; readonly pairId: Hex };
+
+export type Command = CommandHeader & CommandBody;
+export type CommandType = Command['type'];

@@ -1,0 +1,275 @@
+/**
+ * Events: what a command did, collected while it runs and delivered after it completes
+ * (style.md habit 7), so that a listener never sees a half-applied state.
+ *
+ * Events are the engine's only output (architecture.md rule 6). They are complete: every
+ * read model (order history, account views, market data, the depth mirror, stream payloads)
+ * is a fold over committed events and never reads engine state. Every event carries the
+ * sequence number and the timestamp of the command that produced it; one command's events
+ * form one `EventBatch`. Events serialise with the journal's codec (engine/eventCodec.ts).
+ * The catalogue, with every field and its unit, is docs/events.md.
+ *
+ * Units: WAD = 18 decimals; C6 = COLLATERAL6, 6 decimals of the quote currency; ms = Unix
+ * milliseconds; s = Unix seconds. A portfolio id is the public one (a market maker's
+ * internal trading portfolios are shown as its portfolio 0).
+ */
+import type { Hex } from './domain/hex.ts';
+import type { CancelReason, OrderInstructions } from './domain/instructions.ts';
+import type { MmpConfig, MmpReason } from './domain/mmp.ts';
+
+export type OrderStatus = 'open' | 'partial' | 'filled' | 'cancelled' | 'expired';
+
+/** Present on every event: the command's sequence number and venue time. */
+type Stamp = {
+  readonly seq: number;
+  readonly ts: number; // ms
+};
+
+/** One fill, book or RFQ, with what each side paid. */
+export type TradeEvent = Stamp & {
+  readonly type: 'trade';
+  readonly tradeId: string;
+  readonly seriesId: Hex;
+  readonly price: bigint; // WAD premium per contract
+  readonly size: bigint; // WAD contracts
+  /** size x price, C6: what the buyer pays and the seller receives (deferred into the positions). */
+  readonly premium: bigint;
+  /** size x spot, C6: the notional that fees and traded volume are counted on. */
+  readonly notional: bigint;
+  readonly takerSide: 'buy' | 'sell';
+  readonly maker: string;
+  readonly taker: string;
+  readonly makerOrderId: Hex | null; // null for RFQ fills
+  readonly takerOrderId: Hex | null;
+  readonly makerPortfolioId: number;
+  readonly takerPortfolioId: number;
+  readonly makerFee: bigint; // C6, negative = rebate
+  readonly takerFee: bigint; // C6
+  /** The series' open interest after the fill (WAD, long contracts). */
+  readonly openInterest: bigint;
+  readonly source: 'book' | 'rfq';
+};
+
+/**
+ * An order's state after the command. Every order event carries the order's static fields,
+ * so the first one a reader sees (the order's acceptance, even when it filled or was
+ * cancelled at once) describes it whole.
+ */
+export type OrderEvent = Stamp & {
+  readonly type: 'order';
+  readonly orderId: Hex;
+  readonly owner: string;
+  /** The portfolio the order names (0 for a market maker's cash portfolio). */
+  readonly portfolioId: number;
+  readonly seriesId: Hex;
+  readonly side: 'buy' | 'sell';
+  readonly price: bigint; // WAD limit price
+  readonly tick: number; // the price in ticks of the pair
+  readonly size: bigint; // WAD, the whole order
+  readonly expiry: number; // s, good-till time (capped at the series' expiry)
+  /** The signed order's nonce (null only for an order restored from a snapshot older than this field). */
+  readonly nonce: bigint | null;
+  readonly createdAt: number; // ms, when the order was accepted
+  readonly instructions: OrderInstructions; // includes clientOrderId
+  readonly status: OrderStatus;
+  readonly filled: bigint; // WAD
+  readonly remaining: bigint; // WAD, 0 once the order is closed
+  readonly reason: string | null; // why it was cancelled or expired (detail)
+  /** Why it ended without filling (domain/instructions.ts), null while open or when filled. */
+  readonly cancelReason: CancelReason | null;
+};
+
+/** One price level after a command: [price WAD, size WAD, order count]; size 0 removes it. */
+export type DepthLevel = readonly [bigint, bigint, number];
+
+/** Levels whose aggregate changed during one command, with their final size and count. */
+export type DepthEvent = Stamp & {
+  readonly type: 'depth';
+  readonly seriesId: Hex;
+  readonly bookSeq: number; // the series' book sequence after this change
+  readonly prevBookSeq: number;
+  readonly bids: readonly DepthLevel[];
+  readonly asks: readonly DepthLevel[];
+};
+
+/** A position after the command (a balance of 0 with premium 0 means the position is gone). */
+export type PositionEvent = Stamp & {
+  readonly type: 'position';
+  readonly owner: string;
+  readonly portfolioId: number;
+  readonly seriesId: Hex;
+  readonly balance: bigint; // WAD signed, + long
+  /** Deferred premium, C6 signed: paid for longs (negative), received for shorts (positive). */
+  readonly premium: bigint;
+  /** Average entry price, WAD per contract (|premium| / |balance|); null when flat. */
+  readonly averagePrice: bigint | null;
+  readonly realizedPnl: bigint; // C6
+};
+
+/**
+ * A portfolio's cash and collateral after the command (its margin account: a market maker's
+ * portfolio 0 counts its internal portfolios). Emitted when the portfolio is created, and
+ * whenever its cash, positions, open orders or the marks of a series it is exposed to change.
+ */
+export type PortfolioEvent = Stamp & {
+  readonly type: 'portfolio';
+  readonly owner: string;
+  readonly portfolioId: number;
+  readonly createdAt: number; // s
+  readonly deposit: bigint; // C6 cash
+  readonly unrealizedPnl: bigint; // C6
+  readonly equity: bigint; // C6
+  readonly initialMargin: bigint; // C6, positions only
+  readonly initialMarginWithOrders: bigint; // C6, positions and open orders
+  readonly maintenanceMargin: bigint; // C6
+  readonly healthRatio: bigint; // WAD (equity / maintenance margin; uint256 max when no margin is needed)
+  readonly isHealthy: boolean;
+  readonly maxWithdraw: bigint; // C6
+  readonly positionCount: number;
+};
+
+/** A series' marks at an oracle state (the 15 margin scenarios stay inside the engine). */
+export type SeriesMarkValues = {
+  readonly seriesId: Hex;
+  readonly mark: bigint; // WAD premium per contract
+  readonly delta: bigint; // WAD
+  readonly gamma: bigint;
+  readonly vega: bigint;
+  readonly theta: bigint;
+  readonly rho: bigint;
+};
+
+/** A new oracle state of a pair and the new marks of each of its live series. */
+export type OracleEvent = Stamp & {
+  readonly type: 'oracle';
+  readonly pairId: Hex;
+  readonly spot: bigint; // WAD
+  readonly volatility: bigint; // WAD
+  readonly riskFreeRate: bigint; // WAD
+  readonly marks: readonly SeriesMarkValues[];
+};
+
+export type PairListedEvent = Stamp & {
+  readonly type: 'pair_listed';
+  readonly pairId: Hex;
+  readonly symbol: string;
+  readonly underlying: string;
+  readonly quote: string;
+  readonly tickDecimals: number;
+  readonly minSize: bigint; // WAD
+  readonly sizeStep: bigint; // WAD
+  readonly maxCallOI: bigint; // WAD, 0 = unlimited
+  readonly maxPutOI: bigint;
+};
+
+export type OiCapsEvent = Stamp & { readonly type: 'oi_caps'; readonly pairId: Hex; readonly maxCallOI: bigint; readonly maxPutOI: bigint };
+
+export type SeriesListedEvent = Stamp & {
+  readonly type: 'series_listed';
+  readonly seriesId: Hex;
+  readonly pairId: Hex;
+  readonly pairSymbol: string;
+  readonly underlying: string;
+  readonly symbol: string;
+  readonly strike: bigint; // WAD
+  readonly expiry: number; // s
+  readonly isCall: boolean;
+  /** Its first marks (priced at listing from the pair's oracle state). */
+  readonly marks: SeriesMarkValues;
+  /** Its open interest (WAD): 0 when listed; the current figure in the engine's image. */
+  readonly openInterest: bigint;
+};
+
+export type SeriesSettledEvent = Stamp & {
+  readonly type: 'series_settled';
+  readonly seriesId: Hex;
+  readonly settlementPrice: bigint; // WAD
+  readonly openInterest: bigint; // WAD, after settlement
+};
+
+/** A clock command ran: time-windowed readers (24-hour statistics, fees, volume) advance to `ts`. */
+export type ClockEvent = Stamp & { readonly type: 'clock' };
+
+/** A wallet's dead-man switch: armed until `cancelAt` (ms), or disarmed (null: by the owner, or fired). */
+export type DeadManEvent = Stamp & { readonly type: 'dead_man'; readonly owner: string; readonly cancelAt: number | null };
+
+export type MmmEvent = Stamp & { readonly type: 'mmm'; readonly address: string; readonly isMmm: boolean };
+/** A market maker's quote nonce moved on: its quotes signed at an older nonce are cancelled. */
+export type MmmNonceEvent = Stamp & { readonly type: 'mmm_nonce'; readonly address: string; readonly nonce: bigint };
+
+export type RfqQuoteFields = {
+  readonly quoteId: Hex;
+  readonly mmm: string;
+  readonly taker: string; // the zero address: any taker
+  readonly seriesId: Hex;
+  readonly takerIsBuying: boolean;
+  readonly price: bigint; // WAD
+  readonly size: bigint; // WAD
+  readonly nonce: bigint; // the market maker's quote nonce it was signed at
+  readonly quoteExpiry: number; // s
+};
+
+export type RfqEvent =
+  | (Stamp & {
+      readonly type: 'rfq_created';
+      readonly requestId: Hex;
+      readonly taker: string;
+      readonly portfolioId: number;
+      readonly pairId: Hex;
+      readonly seriesId: Hex;
+      readonly size: bigint; // WAD
+      readonly takerIsBuying: boolean;
+      readonly expiresAt: number; // s
+    })
+  | (Stamp & { readonly type: 'rfq_quote'; readonly requestId: Hex; readonly quote: RfqQuoteFields })
+  | (Stamp & {
+      readonly type: 'rfq_resolved';
+      readonly requestId: Hex;
+      readonly status: 'filled' | 'expired' | 'cancelled';
+      readonly quoteId: Hex | null;
+      /** The size filled from the quote (WAD), null unless filled. */
+      readonly fillSize: bigint | null;
+    });
+
+/**
+ * Market maker protection of a wallet on a pair (docs/engine.md): on set, reset, a trip, an
+ * unfreeze when the freeze ran out, and whenever a fill of one of its mmp orders changed its window.
+ */
+export type MmpEvent = Stamp & {
+  readonly type: 'mmp';
+  readonly owner: string;
+  readonly pairId: Hex;
+  readonly config: MmpConfig; // windowMs, frozenMs ms; qtyLimit, deltaLimit, vegaLimit WAD (0 = off); tradeCountLimit (0 = off)
+  readonly frozen: boolean;
+  readonly frozenUntil: number | null; // ms; null when not frozen or frozen until a reset
+  readonly reason: MmpReason | null; // the limit that tripped it, while frozen
+  /** The window's sums at the event: |size|, |delta x size|, |vega x size| (WAD) and fills. */
+  readonly window: { readonly qty: bigint; readonly delta: bigint; readonly vega: bigint; readonly trades: number };
+};
+
+export type VenueEvent =
+  | MmpEvent
+  | TradeEvent
+  | OrderEvent
+  | DepthEvent
+  | PositionEvent
+  | PortfolioEvent
+  | OracleEvent
+  | PairListedEvent
+  | OiCapsEvent
+  | SeriesListedEvent
+  | SeriesSettledEvent
+  | ClockEvent
+  | MmmEvent
+  | MmmNonceEvent
+  | DeadManEvent
+  | RfqEvent;
+
+export type VenueEventType = VenueEvent['type'];
+
+/** One committed command's events, in the order the command produced them. */
+export type EventBatch = {
+  readonly seq: number;
+  readonly ts: number; // ms
+  readonly events: readonly VenueEvent[];
+};

@@ -1,0 +1,75 @@
+/** Portfolios and cash: create, deposit, withdraw, transfer (api.md). */
+import { reject, type Rejection } from '../codes.ts';
+import type { VenueState } from '../state.ts';
+import { newPortfolio, type Portfolio } from '../actors/portfolio.ts';
+import type { EventSink } from './eventSink.ts';
+import { UINT128_MAX } from '../domain/fixed.ts';
+
+/** A portfolio's deposit stays within uint128, as the settlement contract stores it: null when `amount` fits. */
+function overBound(p: Portfolio, amount: bigint): Rejection | null {
+  const room = UINT128_MAX - p.deposit;
+  return amount > room ? reject('deposit_limit', { portfolioId: p.id, maxDeposit: (room > 0n ? room : 0n).toString() }) : null;
+}
+
+/**
+ * Portfolio 0 always exists for its owner (created by its first deposit); others must have
+ * been created. `create` is false where a refusal may follow: a refused command changes nothing.
+ */
+function find(state: VenueState, owner: string, id: number, create = true): Portfolio | null {
+  if (id === 0) return create ? state.accounts.cashPortfolio(owner, state.now) : (state.accounts.portfolio(owner, 0) ?? EMPTY_CASH);
+  const p = state.accounts.portfolio(owner, id);
+  return p && p.id > 0 ? p : null;
+}
+
+/** A wallet's portfolio 0 before it exists: nothing in it, nothing to take out. */
+const EMPTY_CASH = newPortfolio('', 0, 0);
+
+export function deposit(state: VenueState, sink: EventSink, owner: string, portfolioId: number, amount: bigint): Rejection | null {
+  if (amount <= 0n) return reject('bad_amount', { field: 'amount' });
+  // Before `find`, which creates portfolio 0: a refused deposit changes nothing.
+  if (amount > UINT128_MAX) return reject('deposit_limit', { portfolioId, maxDeposit: UINT128_MAX.toString() });
+  const p = find(state, owner, portfolioId);
+  if (!p) return reject('unknown_portfolio', { portfolioId });
+  const over = overBound(p, amount);
+  if (over) return over;
+  p.deposit += amount;
+  sink.portfolio(p);
+  return null;
+}
+
+export function withdraw(state: VenueState, sink: EventSink, owner: string, portfolioId: number, amount: bigint): Rejection | null {
+  if (amount <= 0n) return reject('bad_amount', { field: 'amount' });
+  const p = find(state, owner, portfolioId, false);
+  if (!p) return reject('unknown_portfolio', { portfolioId });
+  if (p === EMPTY_CASH) return reject('insufficient_funds', { maxWithdraw: '0' });
+  const max = maxWithdraw(state, p);
+  if (amount > max) return reject('insufficient_funds', { maxWithdraw: max.toString() });
+  p.deposit -= amount;
+  sink.portfolio(p);
+  return null;
+}
+
+export function transfer(state: VenueState, sink: EventSink, owner: string, from: number, to: number, amount: bigint): Rejection | null {
+  if (amount <= 0n) return reject('bad_amount', { field: 'amount' });
+  if (from === to) return reject('same_portfolio');
+  const src = find(state, owner, from, false);
+  if (!src) return reject('unknown_portfolio', { portfolioId: from });
+  const found = find(state, owner, to, false);
+  if (!found) return reject('unknown_portfolio', { portfolioId: to });
+  const max = src === EMPTY_CASH ? 0n : maxWithdraw(state, src);
+  if (amount > max) return reject('insufficient_funds', { maxWithdraw: max.toString() });
+  const over = overBound(found, amount);
+  if (over) return over;
+  const dst = found === EMPTY_CASH ? state.accounts.cashPortfolio(owner, state.now) : found;
+  src.deposit -= amount;
+  dst.deposit += amount;
+  sink.portfolio(src);
+  sink.portfolio(dst);
+  return null;
+}
+
+/** What may leave a portfolio: free equity over margin (counting open orders), capped at its own deposit. */
+export function maxWithdraw(state: VenueState, p: Portfolio): bigint {
+  const r = state.accounts.risk(p);
+  return r.maxWithdraw < p.deposit ? r.maxWithdraw : p.deposit > 0n ? p.deposit : 0n;
+}

@@ -1,0 +1,117 @@
+/**
+ * One fill between two portfolios, shared by the book and RFQ: positions and deferred
+ * premium, realised cash, fees, open interest, trade records and the trade event.
+ */
+import type { Hex } from '../domain/hex.ts';
+import { WAD } from '../domain/fixed.ts';
+import type { VenueState } from '../state.ts';
+import type { Portfolio } from '../actors/portfolio.ts';
+import { applyToPosition, longPart, collateralOf } from '../actors/position.ts';
+import type { EventSink } from './eventSink.ts';
+import { publicPortfolioId } from './eventSink.ts';
+
+export type FillSide = { readonly portfolio: Portfolio; readonly orderId: Hex | null };
+
+export type FillParams = {
+  readonly seriesId: Hex;
+  readonly price: bigint; // WAD premium per contract
+  readonly size: bigint; // WAD
+  readonly maker: FillSide;
+  readonly taker: FillSide;
+  readonly takerIsBuy: boolean;
+  readonly source: 'book' | 'rfq';
+};
+
+/** Fees of a fill in COLLATERAL6 (api.md): taker rate x notional capped at a share of the premium; maker rate x notional. */
+export function feesOf(state: VenueState, spot: bigint, size: bigint, price: bigint): { taker: bigint; maker: bigint } {
+  return feesFrom(state, collateralOf(spot, size), collateralOf(size, price));
+}
+
+/** feesOf from the fill's notional and premium (COLLATERAL6), when the caller has them. */
+function feesFrom(state: VenueState, notional: bigint, premium: bigint): { taker: bigint; maker: bigint } {
+  return { taker: takerFee(state, notional, premium), maker: makerFee(state, notional) };
+}
+
+function takerFee(state: VenueState, notional: bigint, premium: bigint): bigint {
+  const byNotional = (notional * state.config.takerFeeRate) / WAD;
+  const cap = (premium * state.config.takerFeeCapRate) / WAD;
+  return byNotional < cap ? byNotional : cap;
+}
+
+function makerFee(state: VenueState, notional: bigint): bigint {
+  return (notional * state.config.makerFeeRate) / WAD;
+}
+
+/** The larger of a fill's taker and maker fee (feesOf) from its notional and premium: what a pre-trade check counts. */
+export function worstFeeOf(state: VenueState, notional: bigint, premium: bigint): bigint {
+  const taker = takerFee(state, notional, premium);
+  const maker = makerFee(state, notional);
+  return taker > maker ? taker : maker;
+}
+
+/** Apply a fill; returns the trade id. */
+export function applyFill(state: VenueState, sink: EventSink, f: FillParams): string {
+  const series = state.series.get(f.seriesId)!;
+  const spot = state.oracles.get(series.spec.pairId)!.spot;
+  const premium = collateralOf(f.size, f.price);
+  const notional = collateralOf(spot, f.size);
+  const fees = feesFrom(state, notional, premium);
+  const buyer = f.takerIsBuy ? f.taker : f.maker;
+  const seller = f.takerIsBuy ? f.maker : f.taker;
+
+  const oiDelta = move(state, sink, buyer.portfolio, f.seriesId, f.size, -premium) + move(state, sink, seller.portfolio, f.seriesId, -f.size, premium);
+  state.addOpenInterest(series, oiDelta);
+
+  state.accounts.debit(f.taker.portfolio, fees.taker);
+  state.accounts.debit(f.maker.portfolio, fees.maker);
+
+  const tradeId = String(state.nextTradeId++);
+  const ts = state.now;
+  record(state, f, f.maker, 'maker', fees.maker, !f.takerIsBuy, tradeId, notional);
+  record(state, f, f.taker, 'taker', fees.taker, f.takerIsBuy, tradeId, notional);
+  series.recordTrade({ id: tradeId, price: f.price, size: f.size, side: f.takerIsBuy ? 'buy' : 'sell', ts });
+  sink.push({
+    type: 'trade',
+    tradeId,
+    seriesId: f.seriesId,
+    price: f.price,
+    size: f.size,
+    premium,
+    notional,
+    takerSide: f.takerIsBuy ? 'buy' : 'sell',
+    maker: f.maker.portfolio.owner,
+    taker: f.taker.portfolio.owner,
+    makerOrderId: f.maker.orderId,
+    takerOrderId: f.taker.orderId,
+    makerPortfolioId: publicPortfolioId(f.maker.portfolio),
+    takerPortfolioId: publicPortfolioId(f.taker.portfolio),
+    makerFee: fees.maker,
+    takerFee: fees.taker,
+    openInterest: series.openInterest,
+    source: f.source,
+  });
+  return tradeId;
+}
+
+/** Move one side's position by a fill of `qty` for `flow` premium; returns the change in its long open interest. */
+function move(state: VenueState, sink: EventSink, p: Portfolio, seriesId: Hex, qty: bigint, flow: bigint): bigint {
+  let pos = p.positions.get(seriesId);
+  if (!pos) p.positions.set(seriesId, (pos = { seriesId, balance: 0n, premium: 0n, realized: 0n }));
+  const change = applyToPosition(pos, qty, flow);
+  if (change.realized !== 0n) state.accounts.credit(p, change.realized);
+  if (pos.balance === 0n && pos.premium === 0n) p.positions.delete(seriesId);
+  state.accounts.margin.positionChanged(p, seriesId);
+  sink.position(p, seriesId, pos);
+  return longPart(change.after) - longPart(change.before);
+}
+
+/** One side's fee and trade in its account's history. */
+function record(state: VenueState, f: FillParams, side: FillSide, liquidity: 'maker' | 'taker', fee: bigint, isBuy: boolean, tradeId: string, notional: bigint): void {
+  const account = state.accounts.account(side.portfolio.owner);
+  state.accounts.recordFee(account, fee, liquidity, state.now);
+  state.accounts.recordTrade(
+    account,
+    { id: tradeId, seriesId: f.seriesId, portfolioId: publicPortfolioId(side.portfolio), side: isBuy ? 'buy' : 'sell', price: f.price, size: f.size, fee, liquidity, ts: state.now },
+    notional,
+  );
+}

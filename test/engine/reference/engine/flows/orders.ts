@@ -1,0 +1,337 @@
+/**
+ * Order entry: place, cancel and replace, single or batched. Every entry is validated and
+ * the whole command's risk is checked before anything is applied, so a batch or a replace
+ * is all-or-nothing (api.md "Orders").
+ */
+import type { Hex } from '../domain/hex.ts';
+import type { CancelOrder, PlaceOrder } from '../commands.ts';
+import { reject, type Rejection } from '../codes.ts';
+import type { VenueState } from '../state.ts';
+import type { Pair } from '../actors/registry.ts';
+import type { OrderRecord } from '../actors/orderRecord.ts';
+import { openOrder, type OpenOrder, type Portfolio } from '../actors/portfolio.ts';
+import { collateralOf } from '../actors/position.ts';
+import type { ProspectiveOrder } from '../risk/marginBook.ts';
+import type { EventSink, UnstampedEvent } from './eventSink.ts';
+import { tickToPrice } from '../domain/ticks.ts';
+import { applyFill, worstFeeOf } from './fill.ts';
+import { checkOrders, withPortfolio } from './orderRules.ts';
+import type { ValidPlace } from './orderDrafts.ts';
+import { DEFAULT_INSTRUCTIONS, type CancelReason, type OrderInstructions } from '../domain/instructions.ts';
+import { MmpGuard } from './mmp.ts';
+import type { MmpEntry } from '../actors/mmp.ts';
+
+export type OrderOutcome = {
+  readonly orderId: Hex;
+  readonly status: OrderRecord['status'];
+  readonly filled: bigint;
+  readonly remaining: bigint;
+  readonly trades: readonly { readonly tradeId: string; readonly price: bigint; readonly size: bigint }[];
+  readonly instructions: OrderInstructions;
+  /** ioc, fok or mmp when the instruction cancelled it (whole or its rest), else null. */
+  readonly cancelReason: CancelReason | null;
+};
+
+export { validatePlace, validateCancel } from './orderRules.ts';
+export type { CheckedPlace, ValidPlace, ValidCancel } from './orderDrafts.ts';
+
+/** Open interest a pair would reach if every new order opened its full size (a safe upper bound). */
+function checkOpenInterest(state: VenueState, places: readonly ValidPlace[]): Rejection | null {
+  let adds: Map<string, bigint> | null = null; // only when some pair is capped (0 = unlimited)
+  for (const v of places) {
+    const capped = v.series.spec.isCall ? v.pair.maxCallOI : v.pair.maxPutOI;
+    if (capped === 0n) continue;
+    adds ??= new Map();
+    const balance = v.portfolio.positions.get(v.o.seriesId)?.balance ?? 0n;
+    const closable = v.o.isBuy ? (balance < 0n ? -balance : 0n) : balance > 0n ? balance : 0n;
+    const opening = v.o.size > closable ? v.o.size - closable : 0n;
+    const key = `${v.pair.pairId}|${v.series.spec.isCall}`;
+    adds.set(key, (adds.get(key) ?? 0n) + opening);
+  }
+  if (adds === null) return null;
+  for (const [key, add] of adds) {
+    if (add === 0n) continue;
+    const [pairId, isCall] = key.split('|') as [Hex, string];
+    const pair = state.pairs.get(pairId)!;
+    const cap = isCall === 'true' ? pair.maxCallOI : pair.maxPutOI;
+    const current = state.pairOpenInterest(pairId, isCall === 'true');
+    if (current + add > cap) return reject('oi_cap', { pairId, cap: cap.toString(), openInterest: current.toString() });
+  }
+  return null;
+}
+
+
+/** Margin and cash for every margin account the command touches, counting every order's worst case (the command's cancels taken away). */
+function checkRisk(state: VenueState, places: readonly ValidPlace[], cancelled: readonly OpenOrder[]): Rejection | null {
+  if (places.length === 1) return checkAccount(state, places[0]!.portfolio, [prospective(state, places[0]!)], cancelled);
+  const margin = state.accounts.margin;
+  const groups = new Map<object, { portfolio: Portfolio; orders: ProspectiveOrder[] }>();
+  for (const v of places) {
+    const key = margin.account(v.portfolio);
+    let g = groups.get(key);
+    if (!g) groups.set(key, (g = { portfolio: v.portfolio, orders: [] }));
+    g.orders.push(prospective(state, v));
+  }
+  for (const { portfolio, orders } of groups.values()) {
+    const refused = checkAccount(state, portfolio, orders, cancelled);
+    if (refused) return refused;
+  }
+  return null;
+}
+
+function prospective(state: VenueState, v: ValidPlace): ProspectiveOrder {
+  const premium = collateralOf(v.o.size, v.price);
+  const notional = collateralOf(state.oracles.get(v.pair.pairId)!.spot, v.o.size);
+  return { seriesId: v.o.seriesId, isBuy: v.o.isBuy, size: v.o.size, price: v.price, premium, worstFee: worstFeeOf(state, notional, premium) };
+}
+
+function checkAccount(state: VenueState, portfolio: Portfolio, orders: readonly ProspectiveOrder[], cancelled: readonly OpenOrder[]): Rejection | null {
+  const margin = state.accounts.margin;
+  const after = margin.requirement(portfolio, orders, cancelled);
+  if (orders.some((o) => o.isBuy) && after.deposit < after.cashNeeded) {
+    return reject('insufficient_cash', { deposit: after.deposit.toString(), required: after.cashNeeded.toString() });
+  }
+  if (after.equity < after.initialMarginWithOrders) {
+    // An account already under water may still reduce its requirement.
+    const before = margin.requirement(portfolio, [], cancelled);
+    if (after.initialMarginWithOrders > before.initialMarginWithOrders) {
+      return reject('insufficient_margin', { equity: after.equity.toString(), required: after.initialMarginWithOrders.toString() });
+    }
+  }
+  return null;
+}
+
+/** The series' record of a validated order, before it matches: a fresh book ref, status open. */
+export function newRecord(state: VenueState, v: ValidPlace): OrderRecord {
+  const { o, series } = v;
+  return {
+    orderId: o.orderId,
+    seriesId: o.seriesId,
+    ref: state.nextRef++,
+    owner: o.owner,
+    ownerIndex: state.internOwner(o.owner),
+    portfolioId: o.portfolioId,
+    routedPortfolioId: v.portfolio.id,
+    isBuy: o.isBuy,
+    tick: o.tick,
+    lots: v.lots,
+    filledLots: 0,
+    nonce: o.nonce,
+    status: 'open',
+    expiry: Math.min(o.expiry, series.spec.expiry),
+    createdAt: state.now,
+    instructions: o.instructions ?? DEFAULT_INSTRUCTIONS,
+  };
+}
+
+function executePlace(state: VenueState, sink: EventSink, v: ValidPlace): OrderOutcome {
+  const { o, series, pair } = v;
+  v.account.nonces.use(o.nonce);
+  const tif = o.instructions?.timeInForce ?? 'GTC';
+  // Market maker protection: an mmp order of a wallet that an earlier entry of this command
+  // froze on the pair is cancelled at once (the rules passed before the trip). Only the nonce is used.
+  if (o.instructions?.mmp === true && state.mmp.isFrozen(o.owner, pair.pairId, state.now)) return killEarly(state, sink, v, 'mmp', 'mmp_frozen');
+  // A guard when some wallet has an MMP config on the pair (flows/mmp.ts): fills count, trips stop quotes.
+  const guard = MmpGuard.of(state, series, pair.sizeStep);
+  // Fill-or-kill: killed before it touches the book when other owners' liquidity at its
+  // price cannot fill it all (its own resting orders would be removed by self-trade
+  // prevention, not filled; under market maker protection, quotes a trip would stop do not
+  // count). Only the nonce is used.
+  if (tif === 'FOK') {
+    const fillable =
+      guard === null
+        ? series.fillableLots(state.ownerIndexOf(o.owner), o.isBuy, o.tick, v.lots)
+        : series.fillableLotsGuarded(probeRecord(state, v), v.lots, new MmpGuard(state, series, pair.sizeStep, true));
+    if (fillable < v.lots) return killEarly(state, sink, v, 'fok', 'fok_not_filled');
+  }
+  const record = newRecord(state, v);
+  const outcome = series.match(record, tif === 'GTC', guard);
+  const trades = new Array<{ tradeId: string; price: bigint; size: bigint }>(outcome.fills.length);
+  for (let i = 0; i < outcome.fills.length; i++) {
+    const fill = outcome.fills[i]!;
+    const maker = fill.maker;
+    const resting = state.orderIndex.get(maker.orderId)!;
+    const makerPortfolio = resting.portfolio;
+    const price = resting.price; // fills are at the maker's price
+    const size = BigInt(fill.lots) * pair.sizeStep;
+    if (maker.status === 'filled') {
+      state.accounts.margin.dropOrder(makerPortfolio, resting);
+      state.orderIndex.delete(maker.orderId);
+    } else {
+      state.accounts.margin.reduceOrder(makerPortfolio, resting, size);
+    }
+    const tradeId = applyFill(state, sink, {
+      seriesId: o.seriesId,
+      price,
+      size,
+      maker: { portfolio: makerPortfolio, orderId: maker.orderId },
+      taker: { portfolio: v.portfolio, orderId: o.orderId },
+      takerIsBuy: o.isBuy,
+      source: 'book',
+    });
+    trades[i] = { tradeId, price, size };
+    orderEvent(sink, maker, pair, null, null);
+  }
+  for (const m of outcome.selfTradeCancels) {
+    const resting = state.orderIndex.get(m.orderId)!;
+    state.accounts.margin.dropOrder(resting.portfolio, resting);
+    state.orderIndex.delete(m.orderId);
+    orderEvent(sink, m, pair, 'self_trade_prevention', 'self_trade');
+  }
+  for (const m of outcome.mmpCancels) {
+    // Quotes of a wallet this match froze, removed instead of filled.
+    const resting = state.orderIndex.get(m.orderId)!;
+    state.accounts.margin.dropOrder(resting.portfolio, resting);
+    state.orderIndex.delete(m.orderId);
+    sink.portfolio(resting.portfolio);
+    orderEvent(sink, m, pair, 'mmp_tripped', 'mmp');
+  }
+  const stopped = outcome.stopped;
+  if (guard !== null) for (const e of guard.tripped) cancelMmpOrders(state, sink, e);
+  const filled = BigInt(record.filledLots) * pair.sizeStep;
+  const remaining = o.size - filled; // the order's size is lots x sizeStep (validated)
+  if (outcome.restingLots > 0) {
+    const open = openOrder(record, series, v.portfolio, remaining, v.price);
+    state.accounts.margin.addOrder(v.portfolio, open);
+    state.orderIndex.set(o.orderId, open);
+    if (record.expiry < series.spec.expiry) state.trackGoodTill(record.expiry, o.orderId);
+  }
+  sink.portfolio(v.portfolio);
+  sink.book(series);
+  const killed: CancelReason | null = record.status !== 'cancelled' ? null : stopped ? 'mmp' : tif === 'IOC' ? 'ioc' : 'fok';
+  pushOrderEvent(sink, record, pair, filled, outcome.restingLots > 0 ? remaining : 0n, killed === null ? null : killed === 'mmp' ? 'mmp_tripped' : `${killed}_remainder`, killed);
+  guard?.events(sink);
+  return { orderId: o.orderId, status: record.status, filled, remaining: outcome.restingLots > 0 ? remaining : 0n, trades, instructions: record.instructions, cancelReason: killed };
+}
+
+/**
+ * Every open mmp order of a wallet that market maker protection froze on a pair, cancelled
+ * (`cancelReason: mmp`), oldest first per portfolio.
+ */
+function cancelMmpOrders(state: VenueState, sink: EventSink, e: MmpEntry): void {
+  const account = state.accounts.accounts.get(e.owner);
+  if (account === undefined) return;
+  const doomed: OpenOrder[] = [];
+  for (const portfolio of account.portfolios.values()) {
+    for (let r = portfolio.openOrders.head; r !== null; r = r.pNext) {
+      if (r.record.instructions.mmp && r.series.spec.pairId === e.pairId) doomed.push(r);
+    }
+  }
+  for (const open of doomed) removeOrder(state, sink, open, 'cancelled', 'mmp_tripped', 'mmp');
+}
+
+/** The taker as the fill-or-kill check under market maker protection sees it: no book ref used. */
+function probeRecord(state: VenueState, v: ValidPlace): OrderRecord {
+  const { o } = v;
+  return { orderId: o.orderId, seriesId: o.seriesId, ref: 0, owner: o.owner, ownerIndex: state.ownerIndexOf(o.owner), portfolioId: o.portfolioId, routedPortfolioId: v.portfolio.id, isBuy: o.isBuy, tick: o.tick, lots: v.lots, filledLots: 0, nonce: o.nonce, status: 'open', expiry: o.expiry, createdAt: state.now, instructions: o.instructions ?? DEFAULT_INSTRUCTIONS };
+}
+
+/**
+ * An order cancelled whole before it touches the book (no book ref used): a fill-or-kill order
+ * that could not fill at once (`fok`), an mmp order of a wallet frozen earlier in its command (`mmp`).
+ */
+function killEarly(state: VenueState, sink: EventSink, v: ValidPlace, cancelReason: 'fok' | 'mmp', reason: string): OrderOutcome {
+  const { o } = v;
+  const instructions = o.instructions ?? DEFAULT_INSTRUCTIONS;
+  sink.push({
+    type: 'order',
+    orderId: o.orderId,
+    owner: o.owner,
+    portfolioId: o.portfolioId,
+    seriesId: o.seriesId,
+    side: o.isBuy ? 'buy' : 'sell',
+    price: v.price,
+    tick: o.tick,
+    size: o.size,
+    expiry: Math.min(o.expiry, v.series.spec.expiry),
+    nonce: o.nonce,
+    createdAt: state.now,
+    instructions,
+    status: 'cancelled',
+    filled: 0n,
+    remaining: 0n,
+    reason,
+    cancelReason,
+  });
+  return { orderId: o.orderId, status: 'cancelled', filled: 0n, remaining: 0n, trades: [], instructions, cancelReason };
+}
+
+/** Take an open order off the book and release its reservation. */
+export function removeOrder(state: VenueState, sink: EventSink, open: OpenOrder, status: 'cancelled' | 'expired', reason: string, cancelReason: CancelReason): void {
+  const { record, series, portfolio } = open;
+  const pair = state.pairs.get(series.spec.pairId)!;
+  series.remove(record, status);
+  state.accounts.margin.dropOrder(portfolio, open);
+  state.orderIndex.delete(record.orderId);
+  sink.portfolio(portfolio);
+  sink.book(series);
+  orderEvent(sink, record, pair, reason, cancelReason);
+}
+
+/** The order event of `r` as it stands (a maker after a fill, a removed order). */
+export function orderEvent(sink: EventSink, r: OrderRecord, pair: Pair, reason: string | null, cancelReason: CancelReason | null): void {
+  const filled = BigInt(r.filledLots) * pair.sizeStep;
+  const open = r.status === 'open' || r.status === 'partial';
+  pushOrderEvent(sink, r, pair, filled, open ? BigInt(r.lots) * pair.sizeStep - filled : 0n, reason, cancelReason);
+}
+
+/** An order event: the order's static fields from its record, and its state after the command. */
+export function pushOrderEvent(sink: EventSink, r: OrderRecord, pair: Pair, filled: bigint, remaining: bigint, reason: string | null, cancelReason: CancelReason | null): void {
+  sink.push(orderEventOf(r, pair, filled, remaining, reason, cancelReason));
+}
+
+/** The order event of a record (its static fields) in a given state; the sink or the image stamps it. */
+export function orderEventOf(r: OrderRecord, pair: Pair, filled: bigint, remaining: bigint, reason: string | null, cancelReason: CancelReason | null): UnstampedEvent {
+  return {
+    type: 'order',
+    orderId: r.orderId,
+    owner: r.owner,
+    portfolioId: r.portfolioId,
+    seriesId: r.seriesId,
+    side: r.isBuy ? 'buy' : 'sell',
+    price: tickToPrice(r.tick, pair.tickDecimals),
+    tick: r.tick,
+    size: BigInt(r.lots) * pair.sizeStep,
+    expiry: r.expiry,
+    nonce: r.nonce ?? null,
+    createdAt: r.createdAt,
+    instructions: r.instructions,
+    status: r.status,
+    filled,
+    remaining,
+    reason,
+    cancelReason,
+  };
+}
+
+const NONE: readonly OpenOrder[] = [];
+
+export type OrdersValue = { readonly outcomes: readonly OrderOutcome[] };
+
+/** Place, cancel or replace: the order rules (orderRules.ts, the engine's pre-check), risk once, then apply in order. */
+export function enterOrders(state: VenueState, sink: EventSink, cancels: readonly CancelOrder[], places: readonly PlaceOrder[], cancelReason: 'user' | 'replace' = 'user'): OrdersValue | Rejection {
+  const checked = checkOrders(state, cancels, places, state.nowSec);
+  if ('code' in checked) return checked;
+  const validCancels = checked.cancels;
+  // Every rule passed: a market maker's internal portfolio used for the first time is created now.
+  let validPlaces = checked.places as readonly ValidPlace[];
+  for (let i = 0; i < validPlaces.length; i++) {
+    if (validPlaces[i]!.portfolio !== null) continue;
+    if (validPlaces === checked.places) validPlaces = validPlaces.slice();
+    (validPlaces as ValidPlace[])[i] = withPortfolio(state, validPlaces[i]!);
+  }
+  if (validPlaces.length > 0) {
+    const oi = checkOpenInterest(state, validPlaces);
+    if (oi) return oi;
+    const cancelled = validCancels.length === 0 ? NONE : validCancels.map((c) => c.open);
+    const risk = checkRisk(state, validPlaces, cancelled);
+    if (risk) return risk;
+  }
+  for (const v of validCancels) {
+    v.account.nonces.use(v.c.nonce);
+    removeOrder(state, sink, v.open, 'cancelled', 'cancelled_by_owner', cancelReason);
+  }
+  const outcomes = new Array<OrderOutcome>(validPlaces.length);
+  for (let i = 0; i < validPlaces.length; i++) outcomes[i] = executePlace(state, sink, validPlaces[i]!);
+  return { outcomes };
+}

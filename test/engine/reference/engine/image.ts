@@ -1,0 +1,78 @@
+/**
+ * The engine's image: events that, folded into empty read models, describe the state as it
+ * stands (docs/events.md "Seeding"). It seeds read models where no earlier events can be
+ * had: a restart from a snapshot taken before snapshots carried read-model state, a read
+ * replica joining from a snapshot. It describes what the state holds (pairs, series and
+ * marks, oracle states, books, open orders, positions, portfolios, market makers, RFQ
+ * requests); history the state does not hold (finished orders, past trades) is not in it.
+ *
+ * Every event carries the snapshot's `seq`; its `ts` is the venue time, or the time the
+ * state recorded for the thing it describes (an RFQ request's creation, a quote's arrival).
+ */
+import type { VenueEvent } from './events.ts';
+import type { VenueState } from './state.ts';
+import { markValues } from './flows/market.ts';
+import { mmpEvent } from './flows/mmp.ts';
+import { portfolioEvent, positionEventOf, type UnstampedEvent } from './flows/eventSink.ts';
+import { orderEventOf } from './flows/orders.ts';
+import { tickToPrice } from './domain/ticks.ts';
+
+
+export function imageEvents(state: VenueState): VenueEvent[] {
+  const seq = state.seq;
+  const out: VenueEvent[] = [];
+  const at = (ts: number, e: UnstampedEvent): void => void out.push({ ...e, seq, ts } as VenueEvent);
+  const now = state.now;
+  for (const p of state.pairs.values()) {
+    at(now, { type: 'pair_listed', pairId: p.pairId, symbol: p.symbol, underlying: p.underlying, quote: p.quote, tickDecimals: p.tickDecimals, minSize: p.minSize, sizeStep: p.sizeStep, maxCallOI: p.maxCallOI, maxPutOI: p.maxPutOI });
+  }
+  for (const s of state.series.values()) {
+    if (s.marks === null) continue; // never priced: not listed yet
+    const spec = s.spec;
+    at(now, { type: 'series_listed', seriesId: spec.seriesId, pairId: spec.pairId, pairSymbol: spec.pairSymbol, underlying: spec.underlying, symbol: spec.symbol, strike: spec.strike, expiry: spec.expiry, isCall: spec.isCall, marks: markValues(s.marks), openInterest: s.openInterest });
+    if (s.settled) at(now, { type: 'series_settled', seriesId: spec.seriesId, settlementPrice: s.settlementPrice ?? 0n, openInterest: s.openInterest });
+  }
+  for (const [pairId, o] of state.oracles) {
+    const marks = [];
+    for (const s of state.series.values()) if (s.spec.pairId === pairId && !s.settled && s.marks !== null) marks.push(markValues(s.marks));
+    at(o.lastUpdate * 1000, { type: 'oracle', pairId, spot: o.spot, volatility: o.volatility, riskFreeRate: o.riskFreeRate, marks });
+  }
+  for (const s of state.series.values()) {
+    const pair = state.pairs.get(s.spec.pairId);
+    if (!pair) continue; // every book, empty ones too: the depth stream goes on from its sequence
+    const side = (isBid: boolean) => s.book.depth(isBid, Number.MAX_SAFE_INTEGER).map((l) => [tickToPrice(l.tick, pair.tickDecimals), BigInt(l.qty) * pair.sizeStep, l.count] as const);
+    at(now, { type: 'depth', seriesId: s.spec.seriesId, bookSeq: s.bookSeq, prevBookSeq: 0, bids: side(true), asks: side(false) });
+  }
+  for (const [owner, cancelAt] of state.cancelAfter) at(now, { type: 'dead_man', owner, cancelAt });
+  for (const a of state.accounts.accounts.values()) {
+    if (a.isMmm) at(now, { type: 'mmm', address: a.owner, isMmm: true });
+    if (a.mmmNonce !== 0n) at(now, { type: 'mmm_nonce', address: a.owner, nonce: a.mmmNonce });
+    for (const p of a.portfolios.values()) {
+      for (const pos of p.positions.values()) at(now, positionEventOf(p, pos.seriesId, pos.balance, pos.premium, pos.realized));
+      if (p.internalPair === null) at(now, portfolioEvent(state, p));
+    }
+  }
+  for (const s of state.series.values()) {
+    const pair = state.pairs.get(s.spec.pairId);
+    if (!pair) continue;
+    for (const r of s.openOrders()) {
+      const filled = BigInt(r.filledLots) * pair.sizeStep;
+      at(r.createdAt, orderEventOf(r, pair, filled, BigInt(r.lots) * pair.sizeStep - filled, null, null));
+    }
+  }
+  for (const r of state.rfq.requests.values()) {
+    at(r.createdAt, { type: 'rfq_created', requestId: r.requestId, taker: r.taker, portfolioId: r.portfolioId, pairId: r.pairId, seriesId: r.seriesId, size: r.size, takerIsBuying: r.takerIsBuying, expiresAt: r.expiresAt });
+    for (const q of r.quotes.values()) {
+      at(q.submittedAt, { type: 'rfq_quote', requestId: r.requestId, quote: { quoteId: q.quoteId, mmm: q.mmm, taker: q.taker, seriesId: q.seriesId, takerIsBuying: q.takerIsBuying, price: q.price, size: q.size, nonce: q.nonce, quoteExpiry: q.quoteExpiry } });
+    }
+  }
+  // Resolutions in the order they happened (the RFQ actor's resolved list), as readers bound them.
+  for (const requestId of state.rfq.resolved) {
+    const r = state.rfq.requests.get(requestId);
+    if (r === undefined || r.status === 'open') continue;
+    const filled = r.filledQuoteId === null ? null : (r.quotes.get(r.filledQuoteId)?.filled ?? null);
+    at(now, { type: 'rfq_resolved', requestId: r.requestId, status: r.status, quoteId: r.filledQuoteId, fillSize: filled });
+  }
+  for (const e of state.mmp.entries.values()) at(now, mmpEvent(state.mmp, e, now));
+  return out;
+}

@@ -1,0 +1,212 @@
+/**
+ * Canonical serialisation of the whole venue state, and its hash. Pure: bytes in, bytes
+ * out. Maps are written in their iteration order and rebuilt in the same order, so that
+ * serialise(restore(serialise(s))) is byte-identical and replay can be compared by hash
+ * (architecture.md rule 2, style.md habit 6).
+ */
+import { bytesToHex } from 'viem';
+import { keccak256 } from './domain/keccak256.ts';
+import type { Hex } from './domain/hex.ts';
+import type { VenueConfig } from './config.ts';
+import { VenueState } from './state.ts';
+import { instructionsOf } from './domain/instructions.ts';
+import { SeriesActor, type PublicTrade, type SeriesSpec } from './actors/series.ts';
+import type { OrderRecord } from './actors/orderRecord.ts';
+import type { Account, UserTrade } from './actors/accounts.ts';
+import { OpenOrders, openOrder, type OpenOrder, type Portfolio } from './actors/portfolio.ts';
+import type { Position } from './actors/position.ts';
+import type { Pair, OracleState } from './actors/registry.ts';
+import type { RfqRequest, QuoteRecord } from './actors/rfq.ts';
+import type { SeriesMarks } from './commands.ts';
+import { createFastBook } from './book/fastBook.ts';
+import type { MmpConfig, MmpReason } from './domain/mmp.ts';
+import type { MmpFill } from './actors/mmp.ts';
+
+const FORMAT = 1;
+
+type SeriesDump = {
+  spec: SeriesSpec;
+  records: OrderRecord[];
+  priority: number[];
+  bookSeq: number;
+  settled: boolean;
+  settlementPrice: bigint | null;
+  marks: SeriesMarks | null;
+  openInterest: bigint;
+  recentTrades: PublicTrade[];
+  window: PublicTrade[];
+};
+type OpenOrderDump = Pick<OpenOrder, 'orderId' | 'seriesId' | 'isBuy' | 'remaining' | 'price'>;
+type PortfolioDump = Omit<Portfolio, 'positions' | 'openOrders'> & { positions: Position[]; openOrders: OpenOrderDump[] };
+type AccountDump = Omit<Account, 'portfolios' | 'nonces' | 'volumeDays' | 'feeLog' | 'feeLogPaid' | 'trades'> & {
+  portfolios: PortfolioDump[];
+  nonceBase: bigint;
+  nonceUsed: bigint[];
+  volumeDays: [number, bigint][];
+  feeLog: [number, bigint][];
+  trades: UserTrade[];
+};
+type RfqDump = Omit<RfqRequest, 'quotes'> & { quotes: QuoteRecord[] };
+/** Market maker protection of one (wallet, pair): its window's fills, oldest first (sums rebuilt). */
+type MmpDump = { owner: string; config: MmpConfig; frozen: boolean; frozenUntil: number | null; reason: MmpReason | null; fills: MmpFill[] };
+
+type Dump = {
+  format: number;
+  config: VenueConfig;
+  now: number;
+  seq: number;
+  nextRef: number;
+  nextTradeId: number;
+  pairs: Pair[];
+  oracles: [Hex, OracleState][];
+  listedExpiries: [Hex, number[]][];
+  ownerIndex: [string, number][];
+  orderIndex: [Hex, Hex][];
+  expiryHeap: [number, Hex][];
+  series: SeriesDump[];
+  accounts: AccountDump[];
+  rfq: RfqDump[];
+  rfqResolved: Hex[];
+  /** Armed dead-man switches [wallet, ms]; absent when none (and in snapshots written before them). */
+  cancelAfter?: [string, number][];
+  /** Absent when no wallet has an MMP config (and in snapshots written before MMP): none. */
+  mmp?: MmpDump[];
+};
+
+export function serializeState(s: VenueState): Uint8Array {
+  const dump: Dump = {
+    format: FORMAT,
+    config: s.config,
+    now: s.now,
+    seq: s.seq,
+    nextRef: s.nextRef,
+    nextTradeId: s.nextTradeId,
+    pairs: [...s.pairs.values()],
+    oracles: [...s.oracles],
+    listedExpiries: [...s.listedExpiries].map(([k, v]) => [k, [...v]]),
+    ownerIndex: [...s.ownerIndex],
+    orderIndex: [...s.orderIndex].map(([orderId, o]) => [orderId, o.record.seriesId]),
+    expiryHeap: s.expiryHeap.entries(),
+    series: [...s.series.values()].map((a) => ({
+      spec: a.spec,
+      records: [...a.openOrders()],
+      priority: a.book.orders().map((o) => o.ref),
+      bookSeq: a.bookSeq,
+      settled: a.settled,
+      settlementPrice: a.settlementPrice,
+      marks: a.marks,
+      openInterest: a.openInterest,
+      recentTrades: a.recentTrades.toArray(),
+      window: a.window.toArray(),
+    })),
+    accounts: [...s.accounts.accounts.values()].map((a) => ({
+      owner: a.owner,
+      nextPortfolioId: a.nextPortfolioId,
+      portfolios: [...a.portfolios.values()].map((p) => ({ ...p, positions: [...p.positions.values()], openOrders: [...p.openOrders.values()].map(openOrderDump) })),
+      isMmm: a.isMmm,
+      mmmNonce: a.mmmNonce,
+      nonceBase: a.nonces.base,
+      nonceUsed: a.nonces.remembered(),
+      fees: a.fees,
+      feeLog: a.feeLog.toArray(),
+      volumeDays: [...a.volumeDays],
+      trades: a.trades.toArray(),
+    })),
+    rfq: [...s.rfq.requests.values()].map((r) => ({ ...r, quotes: [...r.quotes.values()] })),
+    rfqResolved: s.rfq.resolved,
+    ...(s.cancelAfter.size > 0 ? { cancelAfter: [...s.cancelAfter] } : {}),
+  };
+  if (s.mmp.entries.size > 0) {
+    dump.mmp = [...s.mmp.entries.values()].map((e) => ({ owner: e.owner, config: e.config, frozen: e.frozen, frozenUntil: e.frozenUntil, reason: e.reason, fills: e.fills.toArray() }));
+  }
+  return new TextEncoder().encode(JSON.stringify(dump, (_k, v: unknown) => (typeof v === 'bigint' ? { $b: v.toString() } : v)));
+}
+
+/** The stored fields of an open order's reservation, in their original order (the derived reserve is left out). */
+function openOrderDump(r: OpenOrder): OpenOrderDump {
+  return { orderId: r.orderId, seriesId: r.seriesId, isBuy: r.isBuy, remaining: r.remaining, price: r.price };
+}
+
+export function restoreState(bytes: Uint8Array): VenueState {
+  const dump = JSON.parse(new TextDecoder().decode(bytes), (_k, v: unknown) =>
+    v !== null && typeof v === 'object' && '$b' in v && Object.keys(v).length === 1 ? BigInt((v as { $b: string }).$b) : v,
+  ) as Dump;
+  if (dump.format !== FORMAT) throw new Error(`unsupported snapshot format ${dump.format}`);
+  const s = new VenueState(dump.config);
+  s.now = dump.now;
+  s.seq = dump.seq;
+  s.nextRef = dump.nextRef;
+  s.nextTradeId = dump.nextTradeId;
+  for (const p of dump.pairs) s.pairs.set(p.pairId, p);
+  for (const [k, o] of dump.oracles) s.oracles.set(k, o);
+  for (const [k, v] of dump.listedExpiries) s.listedExpiries.set(k, new Set(v));
+  for (const [k, v] of dump.ownerIndex) s.ownerIndex.set(k, v);
+  for (const [key, id] of dump.expiryHeap) s.expiryHeap.push(key, id);
+  const records = new Map<Hex, OrderRecord>(); // every series' open orders, for the order index
+  for (const d of dump.series) {
+    for (const r of d.records) {
+      // Snapshots written before order instructions hold none: the defaults.
+      (r as { instructions: OrderRecord['instructions'] }).instructions = instructionsOf(r.instructions as OrderRecord['instructions'] | undefined);
+      records.set(r.orderId, r);
+    }
+    const a = new SeriesActor(d.spec, createFastBook(), dump.config.recentTradesPerSeries);
+    a.restore(d.records, d.priority);
+    a.bookSeq = d.bookSeq;
+    a.settled = d.settled;
+    a.settlementPrice = d.settlementPrice;
+    if (d.marks) a.setMarks(d.marks, dump.oracles.find(([k]) => k === d.spec.pairId)![1].spot);
+    a.openInterest = d.openInterest;
+    a.restoreTrades(d.recentTrades, d.window);
+    s.series.set(d.spec.seriesId, a);
+  }
+  const opened = new Map<Hex, OpenOrder>(); // every portfolio's open orders, for the order index
+  for (const d of dump.accounts) {
+    const a = s.accounts.account(d.owner);
+    a.nextPortfolioId = d.nextPortfolioId;
+    a.isMmm = d.isMmm;
+    a.mmmNonce = d.mmmNonce;
+    a.nonces.restore(d.nonceBase, d.nonceUsed);
+    Object.assign(a.fees, d.fees);
+    for (const f of d.feeLog) a.feeLog.push(f);
+    for (const [day, v] of d.volumeDays) a.volumeDays.set(day, v);
+    for (const t of d.trades) a.trades.push(t);
+    for (const p of d.portfolios) {
+      const portfolio: Portfolio = {
+        owner: p.owner,
+        id: p.id,
+        deposit: p.deposit,
+        positions: new Map(p.positions.map((x) => [x.seriesId, x])),
+        openOrders: new OpenOrders(),
+        createdAt: p.createdAt,
+        internalPair: p.internalPair,
+      };
+      a.portfolios.set(p.id, portfolio);
+      for (const x of p.openOrders) {
+        const record = records.get(x.orderId);
+        const series = s.series.get(x.seriesId);
+        if (!record || !series || series.openOrder(record.ref) !== record || record.isBuy !== x.isBuy) throw new Error(`snapshot portfolio ${p.owner}/${p.id} holds order ${x.orderId} that its series does not`);
+        const open = openOrder(record, series, portfolio, x.remaining, x.price); // reserve: counted by the margin book's rebuild below
+        portfolio.openOrders.add(open);
+        opened.set(x.orderId, open);
+      }
+    }
+  }
+  for (const r of dump.rfq) s.rfq.add({ ...r, quotes: new Map(r.quotes.map((q) => [q.quoteId, q])) });
+  s.rfq.resolved.push(...dump.rfqResolved);
+  for (const [owner, at] of dump.cancelAfter ?? []) s.cancelAfter.set(owner, at);
+  for (const m of dump.mmp ?? []) s.mmp.restore(m.owner, m.config, m.frozen, m.frozenUntil, m.reason, m.fills);
+  s.accounts.margin.rebuild(s.accounts.allPortfolios());
+  s.accounts.rebuildPruneIndexes();
+  s.recountOpenInterest();
+  for (const [orderId, seriesId] of dump.orderIndex) {
+    const open = opened.get(orderId);
+    const portfolio = open && s.accounts.portfolio(open.record.owner, open.record.routedPortfolioId);
+    if (!open || open.seriesId !== seriesId || portfolio !== open.portfolio) throw new Error(`snapshot order index names order ${orderId} that is not open`);
+    s.orderIndex.set(orderId, open);
+  }
+  return s;
+}
+
+export function hashBytes(bytes: Uint8Array): Hex {
+  return bytesToHex(keccak256(bytes));
+}

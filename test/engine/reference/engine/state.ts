@@ -1,0 +1,149 @@
+/**
+ * The venue's whole state: the actors and the few indexes that route messages between them.
+ * Only the engine's flows (engine/flows) change it, one command at a time.
+ */
+import type { Hex } from './domain/hex.ts';
+import type { VenueConfig } from './config.ts';
+import type { Pair, OracleState } from './actors/registry.ts';
+import type { SeriesActor } from './actors/series.ts';
+import type { OpenOrder } from './actors/portfolio.ts';
+import { AccountActor } from './actors/accounts.ts';
+import type { QuoteCell, QuoteSource, RiskQuote } from './risk/riskQuote.ts';
+import { MinHeap } from './actors/minHeap.ts';
+import { RfqActor } from './actors/rfq.ts';
+import { MmpActor } from './actors/mmp.ts';
+
+function addTo(sums: Map<Hex, { call: bigint; put: bigint }>, series: SeriesActor, delta: bigint): void {
+  let oi = sums.get(series.spec.pairId);
+  if (oi === undefined) sums.set(series.spec.pairId, (oi = { call: 0n, put: 0n }));
+  if (series.spec.isCall) oi.call += delta;
+  else oi.put += delta;
+}
+
+/** The quote cell of a series id that is not listed: never any risk. */
+const NO_QUOTE: QuoteCell = { quoteNow: () => null };
+
+/** Stale expiry entries tolerated beyond the open orders before a sweep (see trackGoodTill). */
+export const EXPIRY_SLACK = 4096;
+
+export class VenueState {
+  /** Venue clock (Unix ms): the latest command timestamp; never moves backwards. */
+  now = 0;
+  seq = 0;
+  readonly pairs = new Map<Hex, Pair>();
+  readonly oracles = new Map<Hex, OracleState>();
+  readonly series = new Map<Hex, SeriesActor>();
+  /** Expiries already listed, per pair. */
+  readonly listedExpiries = new Map<Hex, Set<number>>();
+  readonly accounts: AccountActor;
+  readonly rfq = new RfqActor();
+  /** Market maker protection per (wallet, pair) (engine/actors/mmp.ts). */
+  readonly mmp = new MmpActor();
+  /** Wallet -> small integer for the book's self-trade prevention. */
+  readonly ownerIndex = new Map<string, number>();
+  /** Open order -> its record and everything a cancel, fill or expiry touches: one lookup finds all. */
+  readonly orderIndex = new Map<Hex, OpenOrder>();
+  /**
+   * Good-till times of open orders: [expiry seconds, orderId]. An order that leaves the book
+   * early leaves its entry behind (skipped when it comes up); `trackGoodTill` drops such
+   * entries once they outnumber the open orders, so a market maker's cancelled quotes with
+   * distant good-till times do not pile up until those times, or in every snapshot.
+   */
+  readonly expiryHeap = new MinHeap<Hex>();
+  /**
+   * Open interest of the live series per pair, calls and puts (WAD), kept with every fill and
+   * settlement so that an OI-cap check is one lookup rather than a pass over every series.
+   * Derived: `recountOpenInterest` rebuilds it (on restore).
+   */
+  private readonly pairOI = new Map<Hex, { call: bigint; put: bigint }>();
+  /** Armed dead-man switches: wallet -> the venue time (ms) at which its open orders are cancelled. */
+  readonly cancelAfter = new Map<string, number>();
+  nextRef = 1;
+  nextTradeId = 1;
+  readonly marks: QuoteSource;
+  /** config.maxOrderLots as a bigint, for the order check. */
+  readonly maxOrderLots: bigint;
+
+  constructor(readonly config: VenueConfig) {
+    this.marks = { quote: (seriesId) => this.quote(seriesId), cell: (seriesId) => this.series.get(seriesId) ?? NO_QUOTE };
+    this.accounts = new AccountActor(config, this.marks);
+    this.maxOrderLots = BigInt(config.maxOrderLots);
+  }
+
+  get nowSec(): number {
+    return Math.floor(this.now / 1000);
+  }
+
+  /** The interned index of `owner`, or -1 when it was never interned (read only). */
+  ownerIndexOf(owner: string): number {
+    return this.ownerIndex.get(owner) ?? -1;
+  }
+
+  internOwner(owner: string): number {
+    let i = this.ownerIndex.get(owner);
+    if (i === undefined) {
+      i = this.ownerIndex.size;
+      this.ownerIndex.set(owner, i);
+    }
+    return i;
+  }
+
+  /**
+   * Schedule an open order's good-till time. Amortised O(log n): a sweep runs only when the
+   * heap holds more than twice the open orders plus EXPIRY_SLACK entries, keeps at most the
+   * open ones, and so is at least that many pushes away from the next. Deterministic (sizes
+   * of the state only), so a restored venue sweeps at the same commands as one that never
+   * stopped.
+   */
+  trackGoodTill(expiry: number, orderId: Hex): void {
+    const heap = this.expiryHeap;
+    heap.push(expiry, orderId);
+    if (heap.size <= 2 * this.orderIndex.size + EXPIRY_SLACK) return;
+    heap.retain((key, id) => this.orderIndex.get(id)?.record.expiry === key);
+  }
+
+  /** Open interest of `pairId`'s live calls (or puts), WAD. */
+  pairOpenInterest(pairId: Hex, isCall: boolean): bigint {
+    const oi = this.pairOI.get(pairId);
+    return oi === undefined ? 0n : isCall ? oi.call : oi.put;
+  }
+
+  /** A live series' open interest moved by `delta` (a fill), or left the pair's sum (settlement: minus all of it). */
+  addOpenInterest(series: SeriesActor, delta: bigint): void {
+    if (delta === 0n) return;
+    series.openInterest += delta;
+    addTo(this.pairOI, series, delta);
+  }
+
+  /** Recount the per-pair sums from the series (after a restore); returns the first pair that differed, for tests. */
+  recountOpenInterest(): string | null {
+    const fresh = new Map<Hex, { call: bigint; put: bigint }>();
+    for (const s of this.series.values()) if (!s.settled) addTo(fresh, s, s.openInterest);
+    let differs: string | null = null;
+    for (const pairId of new Set([...fresh.keys(), ...this.pairOI.keys()])) {
+      if (this.pairOpenInterest(pairId, true) !== (fresh.get(pairId)?.call ?? 0n) || this.pairOpenInterest(pairId, false) !== (fresh.get(pairId)?.put ?? 0n)) differs ??= pairId;
+    }
+    this.pairOI.clear();
+    for (const [k, v] of fresh) this.pairOI.set(k, v);
+    return differs;
+  }
+
+  /** Check the order index against the series and portfolios it points into; the first problem, or null. For tests and audits. */
+  verifyOrderIndex(): string | null {
+    let open = 0;
+    for (const s of this.series.values()) open += s.openOrderCount;
+    if (open !== this.orderIndex.size) return `${this.orderIndex.size} indexed orders, ${open} open in the series`;
+    for (const [orderId, o] of this.orderIndex) {
+      if (o.record.orderId !== orderId || o.series.openOrder(o.record.ref) !== o.record) return `order ${orderId}: record is not the series' record`;
+      if (o.series !== this.series.get(o.record.seriesId)) return `order ${orderId}: indexed under the wrong series`;
+      if (o.portfolio !== this.accounts.portfolio(o.record.owner, o.record.routedPortfolioId)) return `order ${orderId}: indexed under the wrong portfolio`;
+      if (o.orderId !== orderId || !o.portfolio.openOrders.has(o)) return `order ${orderId}: reservation is not the portfolio's`;
+    }
+    return null;
+  }
+
+  /** Marks of a live series for the risk engine; null once settled (no risk left). */
+  private quote(seriesId: Hex): RiskQuote | null {
+    return this.series.get(seriesId)?.quoteNow() ?? null;
+  }
+}

@@ -1,0 +1,190 @@
+/**
+ * The venue as a reducer: `apply(command)` returns a result and the events it produced,
+ * and nothing else changes the state. No clock, no randomness, no I/O: replaying the same
+ * commands gives the same state (architecture.md rules 1 and 2).
+ */
+import type { Hex } from './domain/hex.ts';
+import type { Command } from './commands.ts';
+import type { VenueEvent } from './events.ts';
+import { reject, type Rejection } from './codes.ts';
+import { defaultVenueConfig, type VenueConfig } from './config.ts';
+import { VenueState } from './state.ts';
+import { EventSink } from './flows/eventSink.ts';
+import { enterOrders, type OrderOutcome } from './flows/orders.ts';
+import { deposit, withdraw, transfer } from './flows/cash.ts';
+import { listPair, updateOracle } from './flows/market.ts';
+import { tick } from './flows/clock.ts';
+import { createRequest, submitQuote, fillQuote } from './flows/rfq.ts';
+import { cancelAll, setCancelAfter } from './flows/massCancel.ts';
+import { serializeState, restoreState, hashBytes } from './snapshot.ts';
+import { precheck, precheckEntries, type CancelDraft, type PlaceDraft } from './precheck.ts';
+import { nextOrderNonce, orderNonceUsed } from './queries.ts';
+import { imageEvents } from './image.ts';
+import { whatIf, type WhatIf, type WhatIfOrder } from './flows/whatIf.ts';
+import { setMmp, resetMmp, unfreezeDue } from './flows/mmp.ts';
+import type { MmpConfig } from './domain/mmp.ts';
+
+export type CommandValue =
+  | null
+  | { readonly portfolioId: number }
+  | { readonly outcomes: readonly OrderOutcome[] }
+  | { readonly requestId: Hex }
+  | { readonly tradeId: string }
+  | { readonly orderIds: readonly Hex[] }
+  | { readonly cancelAt: number | null }
+
+  | { readonly config: MmpConfig };
+
+export type ApplyResult =
+  | { readonly ok: true; readonly value: CommandValue; readonly events: readonly VenueEvent[] }
+  | { readonly ok: false; readonly rejection: Rejection; readonly events: readonly VenueEvent[] };
+
+export class Venue {
+  /** One sink, reset for every command: its bookkeeping is reused (apply never re-enters). */
+  private readonly sink = new EventSink();
+
+  constructor(readonly state: VenueState = new VenueState(defaultVenueConfig)) {}
+
+  static create(config: VenueConfig = defaultVenueConfig): Venue {
+    return new Venue(new VenueState(config));
+  }
+
+  static restore(bytes: Uint8Array): Venue {
+    return new Venue(restoreState(bytes));
+  }
+
+  apply(cmd: Command): ApplyResult {
+    const state = this.state;
+    state.seq = cmd.seq;
+    if (cmd.ts > state.now) state.now = cmd.ts;
+    const sink = this.sink;
+    sink.begin(cmd.seq, state.now);
+    const outcome = this.dispatch(cmd, sink);
+    if (outcome !== null && 'code' in outcome) return { ok: false, rejection: outcome, events: [] };
+    unfreezeDue(state, sink); // market maker protection whose freeze ran out (flows/mmp.ts)
+    return { ok: true, value: outcome, events: sink.finish(state) };
+  }
+
+  private dispatch(cmd: Command, sink: EventSink): CommandValue | Rejection {
+    const s = this.state;
+    switch (cmd.type) {
+      case 'list_pair':
+        return listPair(s, sink, cmd.pair);
+      case 'oracle':
+        return updateOracle(s, sink, cmd.pairId, cmd.spot, cmd.volatility, cmd.riskFreeRate, cmd.marks);
+      case 'clock':
+        return tick(s, sink);
+      case 'set_oi_caps': {
+        const pair = s.pairs.get(cmd.pairId);
+        if (!pair) return reject('unknown_pair', { pairId: cmd.pairId });
+        pair.maxCallOI = cmd.maxCallOI;
+        pair.maxPutOI = cmd.maxPutOI;
+        sink.push({ type: 'oi_caps', pairId: cmd.pairId, maxCallOI: cmd.maxCallOI, maxPutOI: cmd.maxPutOI });
+        return null;
+      }
+      case 'set_mmm': {
+        s.accounts.account(cmd.address).isMmm = cmd.isMmm;
+        sink.push({ type: 'mmm', address: cmd.address, isMmm: cmd.isMmm });
+        return null;
+      }
+      case 'create_portfolio': {
+        const portfolioId = s.accounts.createPortfolio(cmd.owner, s.now);
+        sink.portfolio(s.accounts.portfolio(cmd.owner, 0)!);
+        sink.portfolio(s.accounts.portfolio(cmd.owner, portfolioId)!);
+        return { portfolioId };
+      }
+      case 'deposit':
+        return deposit(s, sink, cmd.owner, cmd.portfolioId, cmd.amount);
+      case 'withdraw':
+        return withdraw(s, sink, cmd.owner, cmd.portfolioId, cmd.amount);
+      case 'transfer':
+        return transfer(s, sink, cmd.owner, cmd.fromPortfolioId, cmd.toPortfolioId, cmd.amount);
+      case 'place':
+        return enterOrders(s, sink, [], cmd.orders);
+      case 'cancel':
+        return enterOrders(s, sink, cmd.cancels, []);
+      case 'replace':
+        return enterOrders(s, sink, cmd.pairs.map((p) => p.cancel), cmd.pairs.map((p) => p.place), 'replace');
+      case 'rfq_request':
+        return createRequest(s, sink, cmd);
+      case 'rfq_quote':
+        return submitQuote(s, sink, cmd.requestId, cmd.quote);
+      case 'rfq_fill':
+        return fillQuote(s, sink, cmd);
+      case 'cancel_all':
+        return cancelAll(s, sink, cmd.owner, cmd.scope, cmd.reason);
+      case 'cancel_after':
+        return setCancelAfter(s, sink, cmd.owner, cmd.timeoutMs);
+      case 'mmm_nonce_increment': {
+        const account = s.accounts.account(cmd.mmm);
+        account.mmmNonce++;
+        sink.push({ type: 'mmm_nonce', address: cmd.mmm, nonce: account.mmmNonce });
+        return null;
+      }
+      case 'set_mmp':
+        return setMmp(s, sink, cmd.owner, cmd);
+      case 'reset_mmp':
+        return resetMmp(s, sink, cmd.owner, cmd.pairId);
+    }
+  }
+
+  /** The sequence number of the last command applied. */
+  get seq(): number {
+    return this.state.seq;
+  }
+
+  /** The venue clock (Unix ms): the last command's timestamp; it never moves backwards. */
+  get now(): number {
+    return this.state.now;
+  }
+
+  /** The venue's configuration (fixed when the venue was created; part of its state). */
+  get config(): VenueConfig {
+    return this.state.config;
+  }
+
+  /** The refusal `apply(command)` would give for an order rule, or null (engine/precheck.ts). Changes nothing. */
+  precheck(command: Command): Rejection | null {
+    return precheck(this.state, command);
+  }
+
+  /** The order rules for entries not signed yet, at time `tsMs` (engine/precheck.ts). Changes nothing. */
+  precheckEntries(tsMs: number, cancels: readonly CancelDraft[], places: readonly PlaceDraft[]): Rejection | null {
+    return precheckEntries(this.state, tsMs, cancels, places);
+  }
+
+  /** A wallet's next unused order nonce (engine/queries.ts). */
+  nextOrderNonce(owner: string): bigint {
+    return nextOrderNonce(this.state, owner);
+  }
+
+  /** Whether a wallet has used an order nonce (engine/queries.ts). */
+  orderNonceUsed(owner: string, nonce: bigint): boolean {
+    return orderNonceUsed(this.state, owner, nonce);
+  }
+
+  /**
+   * A portfolio's risk now and with `orders` filled at their prices, and whether the venue
+   * would take them as orders (engine/flows/whatIf.ts); null for a portfolio the wallet does
+   * not have. Changes nothing.
+   */
+  whatIf(owner: string, portfolioId: number, orders: readonly WhatIfOrder[]): WhatIf | null {
+    const p = this.state.accounts.portfolio(owner, portfolioId);
+    if (p === undefined || p.id < 0) return null;
+    return whatIf(this.state, p, orders);
+  }
+
+  /** Events describing the state as it stands, to seed read models that have no earlier events (engine/image.ts). */
+  imageEvents(): VenueEvent[] {
+    return imageEvents(this.state);
+  }
+
+  serialize(): Uint8Array {
+    return serializeState(this.state);
+  }
+
+  /** keccak-256 of the canonical serialisation: equal hashes mean equal venues. */
+  stateHash(): Hex {
+    return hashBytes(this.serialize());
+  }
+}
