@@ -108,7 +108,11 @@ export type CommandBody =
   | { readonly type: 'cancel_after'; readonly owner: string; readonly timeoutMs: number }
 
   | ({ readonly type: 'set_mmp'; readonly owner: string } & MmpConfig)
-  | { readonly type: 'reset_mmp'; readonly owner: string; readonly pairId: Hex };
+  | { readonly type: 'reset_mmp'; readonly owner: string; readonly pairId: Hex }
+  /** Create the wallet's referral code (4-16 [A-Z0-9]; one per wallet; the gateway picks one when the caller does not). */
+  | { readonly type: 'referral_code'; readonly owner: string; readonly code: string }
+  /** Apply another wallet's referral code: once, before the wallet's first trade. */
+  | { readonly type: 'referral_apply'; readonly owner: string; readonly code: string };
 
 export type Command = CommandHeader & CommandBody;
 export type CommandType = Command['type'];

@@ -247,8 +247,18 @@ export type MmpEvent = Stamp & {
   readonly window: { readonly qty: bigint; readonly delta: bigint; readonly vega: bigint; readonly trades: number };
 };
 
+/** A wallet created its referral code. */
+export type ReferralCodeEvent = Stamp & { readonly type: 'referral_code'; readonly owner: string; readonly code: string };
+/** A wallet (`owner`, the referee) applied `referrer`'s code. */
+export type ReferralAppliedEvent = Stamp & { readonly type: 'referral_applied'; readonly owner: string; readonly referrer: string; readonly code: string };
+/** At the fill `tradeId`, the referee paid a taker fee and `amount` (C6) of it went to the referrer's portfolio 0. */
+export type ReferralRebateEvent = Stamp & { readonly type: 'referral_rebate'; readonly referrer: string; readonly referee: string; readonly tradeId: string; readonly amount: bigint };
+
 export type VenueEvent =
   | MmpEvent
+  | ReferralCodeEvent
+  | ReferralAppliedEvent
+  | ReferralRebateEvent
   | TradeEvent
   | OrderEvent
   | DepthEvent

@@ -28,6 +28,7 @@ const missing: Record<string, unknown> = {
   keyId: `ok_${'0'.repeat(24)}`,
   orderId: `0x${'2'.repeat(64)}`,
   requestId: `0x${'3'.repeat(64)}`,
+  code: 'NOSUCHCODE',
 };
 
 function send(method: string, path: string, op: Op, options: { params?: Record<string, unknown>; token?: string; body?: unknown } = {}): Promise<JsonResponse> {
