@@ -68,6 +68,7 @@ export const ResultCodes = {
   referral_own_code: { kind: 'precondition', message: 'a wallet cannot apply its own referral code' },
   referral_already_applied: { kind: 'precondition', message: 'this wallet has already applied a referral code' },
   referral_after_trade: { kind: 'precondition', message: 'a referral code can only be applied before the first trade' },
+  chain_event_duplicate: { kind: 'precondition', message: 'chain event already received' },
   clock_backwards: { kind: 'precondition', message: 'command timestamp is before the venue clock' },
 } as const;
 

@@ -16,6 +16,7 @@
 import type { Hex } from './domain/hex.ts';
 import type { CancelReason, OrderInstructions } from './domain/instructions.ts';
 import type { MmpConfig, MmpReason } from './domain/mmp.ts';
+import type { ChainEventData } from './domain/chain.ts';
 
 export type OrderStatus = 'open' | 'partial' | 'filled' | 'cancelled' | 'expired';
 
@@ -254,8 +255,12 @@ export type ReferralAppliedEvent = Stamp & { readonly type: 'referral_applied'; 
 /** At the fill `tradeId`, the referee paid a taker fee and `amount` (C6) of it went to the referrer's portfolio 0. */
 export type ReferralRebateEvent = Stamp & { readonly type: 'referral_rebate'; readonly referrer: string; readonly referee: string; readonly tradeId: string; readonly amount: bigint };
 
+/** An on-chain event received once by its provider `id` (a deposit also has its `portfolio` event before this one). */
+export type ChainEventEvent = Stamp & { readonly type: 'chain_event'; readonly id: string; readonly event: ChainEventData };
+
 export type VenueEvent =
   | MmpEvent
+  | ChainEventEvent
   | ReferralCodeEvent
   | ReferralAppliedEvent
   | ReferralRebateEvent

@@ -73,6 +73,8 @@ type Dump = {
   mmp?: MmpDump[];
   /** Absent when no referral code exists (and in snapshots written before referrals): none. Codes [code, owner] and links [referee, referrer, code], each in order. */
   referrals?: { codes: [string, string][]; links: [string, string, string][] };
+  /** Provider ids of the chain events applied, in order; absent when none (and in older snapshots). */
+  chainEvents?: string[];
 };
 
 export function serializeState(s: VenueState): Uint8Array {
@@ -124,6 +126,7 @@ export function serializeState(s: VenueState): Uint8Array {
   if (s.referrals.owners.size > 0) {
     dump.referrals = { codes: [...s.referrals.owners], links: [...s.referrals.links].map(([referee, l]) => [referee, l.referrer, l.code]) };
   }
+  if (s.chainEvents.size > 0) dump.chainEvents = [...s.chainEvents];
   return new TextEncoder().encode(JSON.stringify(dump, (_k, v: unknown) => (typeof v === 'bigint' ? { $b: v.toString() } : v)));
 }
 
@@ -202,6 +205,7 @@ export function restoreState(bytes: Uint8Array): VenueState {
   for (const [owner, at] of dump.cancelAfter ?? []) s.cancelAfter.set(owner, at);
   for (const [code, owner] of dump.referrals?.codes ?? []) s.referrals.addCode(owner, code);
   for (const [referee, referrer, code] of dump.referrals?.links ?? []) s.referrals.link(referee, referrer, code);
+  for (const id of dump.chainEvents ?? []) s.chainEvents.add(id);
   for (const m of dump.mmp ?? []) s.mmp.restore(m.owner, m.config, m.frozen, m.frozenUntil, m.reason, m.fills);
   s.accounts.margin.rebuild(s.accounts.allPortfolios());
   s.accounts.rebuildPruneIndexes();

@@ -42,6 +42,8 @@ export class VenueState {
   readonly mmp = new MmpActor();
   /** Referral codes and who referred whom (engine/actors/referrals.ts). */
   readonly referrals = new ReferralActor();
+  /** Provider ids of the chain events applied (engine/flows/chain.ts), in order: each is taken once. */
+  readonly chainEvents = new Set<string>();
   /** Wallet -> small integer for the book's self-trade prevention. */
   readonly ownerIndex = new Map<string, number>();
   /** Open order -> its record and everything a cancel, fill or expiry touches: one lookup finds all. */

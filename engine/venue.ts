@@ -24,6 +24,7 @@ import { whatIf, type WhatIf, type WhatIfOrder } from './flows/whatIf.ts';
 import { setMmp, resetMmp, unfreezeDue } from './flows/mmp.ts';
 import type { MmpConfig } from './domain/mmp.ts';
 import { createReferralCode, applyReferralCode } from './flows/referrals.ts';
+import { chainEvent } from './flows/chain.ts';
 
 export type CommandValue =
   | null
@@ -132,6 +133,8 @@ export class Venue {
         return createReferralCode(s, sink, cmd.owner, cmd.code);
       case 'referral_apply':
         return applyReferralCode(s, sink, cmd.owner, cmd.code);
+      case 'chain_event':
+        return chainEvent(s, sink, cmd.id, cmd.event);
     }
   }
 

@@ -21,6 +21,7 @@ import { whatIfRoutes } from './whatIf.ts';
 import { rfqRoutes } from './rfq.ts';
 import { mmpRoutes } from './mmp.ts';
 import { referralRoutes } from './referral.ts';
+import { webhookRoutes } from './webhooks.ts';
 
 /** 30-day traded notional (COLLATERAL6) at which a wallet reaches tiers 2 and 3 (interface.md "Limits"). */
 const TIER2 = 100_000n * 1_000_000n;
@@ -50,6 +51,7 @@ export function apiRoutes(s: Services): ApiRoutes {
     ...rfqRoutes(s),
     ...mmpRoutes(s),
     ...referralRoutes(s),
+    ...webhookRoutes(s),
   ];
   return { routes, authenticate, rateLimiter };
 }

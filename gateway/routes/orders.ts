@@ -25,8 +25,8 @@ const twoPhase =
   'state refusals (margin, cash, OI cap, nonce used, deadline passed, settled series): 400 failed_precondition with details.reason.';
 
 function orderJson(v: OrderView) {
-  const { instructions, ...rest } = v;
-  return { ...rest, price: v.price.toString(), size: v.size.toString(), filled: v.filled.toString(), remaining: v.remaining.toString(), ...instructionsJson(instructions) };
+  const { instructions, relay, ...rest } = v;
+  return { ...rest, relayTx: relay?.tx ?? null, relayStatus: relay?.status ?? null, price: v.price.toString(), size: v.size.toString(), filled: v.filled.toString(), remaining: v.remaining.toString(), ...instructionsJson(instructions) };
 }
 
 export function orderRoutes(s: Services): Route[] {

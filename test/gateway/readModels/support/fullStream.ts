@@ -88,6 +88,17 @@ export function* fullBodies(h: Harness, seed: number, n: number): Generator<{ bo
       const y = rnd();
       const scope = y < 0.25 ? {} : y < 0.5 ? { pairId: s.spec.pairId } : y < 0.75 ? { seriesId: s.spec.seriesId, side: rnd() < 0.5 ? ('buy' as const) : ('sell' as const) } : { mmpOnly: false, portfolioId: owner === STREAM_MMM ? 0 : 1 };
       yield { body: { type: 'cancel_all', owner, scope, reason: rnd() < 0.5 ? 'mass_cancel' : 'disconnect' }, advance: 1 };
+    } else if (x < 0.24) {
+      // Chain webhooks: a deposit, a withdrawal confirmed, a relay of an open order reported.
+      const owner = TAKERS[Math.floor(rnd() * TAKERS.length)]!;
+      const txHash = keccak256(toHex(`tx-${seed}-${i}`));
+      const open = [...h.venue.state.orderIndex.keys()];
+      const y = rnd();
+      const event =
+        y < 0.4 ? ({ kind: 'deposit', owner, portfolioId: 1, amount: usdc(100), txHash } as const)
+        : y < 0.6 || open.length === 0 ? ({ kind: 'withdrawal_confirmed', owner, withdrawalId: `w${i}`, txHash } as const)
+        : ({ kind: rnd() < 0.5 ? 'relay_confirmed' : 'relay_failed', orderIds: [open[Math.floor(rnd() * open.length)]!], txHash, reason: null } as const);
+      yield { body: { type: 'chain_event', id: `evt-${seed}-${i}`, event }, advance: 1 };
     } else if (x < 0.245) {
       // The dead-man switch: armed for a few seconds (the stream's clocks fire it), sometimes disarmed.
       const owner = rnd() < 0.5 ? STREAM_MMM : TAKERS[Math.floor(rnd() * TAKERS.length)]!;
