@@ -22,6 +22,7 @@ import { rfqRoutes } from './rfq.ts';
 import { mmpRoutes } from './mmp.ts';
 import { referralRoutes } from './referral.ts';
 import { webhookRoutes } from './webhooks.ts';
+import { strategyRoutes } from './strategies.ts';
 
 /** 30-day traded notional (COLLATERAL6) at which a wallet reaches tiers 2 and 3 (interface.md "Limits"). */
 const TIER2 = 100_000n * 1_000_000n;
@@ -52,6 +53,7 @@ export function apiRoutes(s: Services): ApiRoutes {
     ...mmpRoutes(s),
     ...referralRoutes(s),
     ...webhookRoutes(s),
+    ...strategyRoutes(s),
   ];
   return { routes, authenticate, rateLimiter };
 }
