@@ -32,6 +32,8 @@ export type VenueConfig = {
   readonly nonceWindow: number;
   /** Whether clock commands list new series on the schedule of api.md. */
   readonly autoListing: boolean;
+  /** Share of a referee's taker fee paid to its referrer's portfolio 0, in basis points (REFERRAL_REBATE_BPS). 1000 = 10% by default. */
+  readonly referralRebateBps: number;
 };
 
 export const defaultVenueConfig: VenueConfig = {
@@ -50,4 +52,5 @@ export const defaultVenueConfig: VenueConfig = {
   recentTradesPerSeries: 1000,
   nonceWindow: 4096,
   autoListing: true,
+  referralRebateBps: 1000,
 };

@@ -16,6 +16,7 @@
 import type { Hex } from './domain/hex.ts';
 import type { CancelReason, OrderInstructions } from './domain/instructions.ts';
 import type { MmpConfig, MmpReason } from './domain/mmp.ts';
+import type { ChainEventData } from './domain/chain.ts';
 
 export type OrderStatus = 'open' | 'partial' | 'filled' | 'cancelled' | 'expired';
 
@@ -247,15 +248,22 @@ export type MmpEvent = Stamp & {
   readonly window: { readonly qty: bigint; readonly delta: bigint; readonly vega: bigint; readonly trades: number };
 };
 
-/**
- * A wallet (the referee, `owner`) applied a referral code: from this command on, its referrer
- * earns a share of its points (gateway/readModels/activity.ts). Emitted by the referral command.
- */
+/** A wallet created its referral code. */
+export type ReferralCodeEvent = Stamp & { readonly type: 'referral_code'; readonly owner: string; readonly code: string };
+/** A wallet (`owner`, the referee) applied `referrer`'s code. */
 export type ReferralAppliedEvent = Stamp & { readonly type: 'referral_applied'; readonly owner: string; readonly referrer: string; readonly code: string };
+/** At the fill `tradeId`, the referee paid a taker fee and `amount` (C6) of it went to the referrer's portfolio 0. */
+export type ReferralRebateEvent = Stamp & { readonly type: 'referral_rebate'; readonly referrer: string; readonly referee: string; readonly tradeId: string; readonly amount: bigint };
+
+/** An on-chain event received once by its provider `id` (a deposit also has its `portfolio` event before this one). */
+export type ChainEventEvent = Stamp & { readonly type: 'chain_event'; readonly id: string; readonly event: ChainEventData };
 
 export type VenueEvent =
-  | ReferralAppliedEvent
   | MmpEvent
+  | ChainEventEvent
+  | ReferralCodeEvent
+  | ReferralAppliedEvent
+  | ReferralRebateEvent
   | TradeEvent
   | OrderEvent
   | DepthEvent

@@ -74,5 +74,7 @@ export function imageEvents(state: VenueState): VenueEvent[] {
     at(now, { type: 'rfq_resolved', requestId: r.requestId, status: r.status, quoteId: r.filledQuoteId, fillSize: filled });
   }
   for (const e of state.mmp.entries.values()) at(now, mmpEvent(state.mmp, e, now));
+  for (const [code, owner] of state.referrals.owners) at(now, { type: 'referral_code', owner, code });
+  for (const [referee, l] of state.referrals.links) at(now, { type: 'referral_applied', owner: referee, referrer: l.referrer, code: l.code });
   return out;
 }

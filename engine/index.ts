@@ -33,3 +33,4 @@ export * from './domain/instructions.ts';
 export * from './domain/result.ts';
 export * from './domain/expiries.ts';
 export * from './domain/mmp.ts';
+export * from './domain/chain.ts';

@@ -7,7 +7,7 @@
 import { bytesToHex } from 'viem';
 import { keccak256 } from './domain/keccak256.ts';
 import type { Hex } from './domain/hex.ts';
-import type { VenueConfig } from './config.ts';
+import { defaultVenueConfig, type VenueConfig } from './config.ts';
 import { VenueState } from './state.ts';
 import { instructionsOf } from './domain/instructions.ts';
 import { SeriesActor, type PublicTrade, type SeriesSpec } from './actors/series.ts';
@@ -71,6 +71,10 @@ type Dump = {
   cancelAfter?: [string, number][];
   /** Absent when no wallet has an MMP config (and in snapshots written before MMP): none. */
   mmp?: MmpDump[];
+  /** Absent when no referral code exists (and in snapshots written before referrals): none. Codes [code, owner] and links [referee, referrer, code], each in order. */
+  referrals?: { codes: [string, string][]; links: [string, string, string][] };
+  /** Provider ids of the chain events applied, in order; absent when none (and in older snapshots). */
+  chainEvents?: string[];
 };
 
 export function serializeState(s: VenueState): Uint8Array {
@@ -119,6 +123,10 @@ export function serializeState(s: VenueState): Uint8Array {
   if (s.mmp.entries.size > 0) {
     dump.mmp = [...s.mmp.entries.values()].map((e) => ({ owner: e.owner, config: e.config, frozen: e.frozen, frozenUntil: e.frozenUntil, reason: e.reason, fills: e.fills.toArray() }));
   }
+  if (s.referrals.owners.size > 0) {
+    dump.referrals = { codes: [...s.referrals.owners], links: [...s.referrals.links].map(([referee, l]) => [referee, l.referrer, l.code]) };
+  }
+  if (s.chainEvents.size > 0) dump.chainEvents = [...s.chainEvents];
   return new TextEncoder().encode(JSON.stringify(dump, (_k, v: unknown) => (typeof v === 'bigint' ? { $b: v.toString() } : v)));
 }
 
@@ -132,7 +140,8 @@ export function restoreState(bytes: Uint8Array): VenueState {
     v !== null && typeof v === 'object' && '$b' in v && Object.keys(v).length === 1 ? BigInt((v as { $b: string }).$b) : v,
   ) as Dump;
   if (dump.format !== FORMAT) throw new Error(`unsupported snapshot format ${dump.format}`);
-  const s = new VenueState(dump.config);
+  // Snapshots written before a config field hold none: its default.
+  const s = new VenueState({ ...dump.config, referralRebateBps: dump.config.referralRebateBps ?? defaultVenueConfig.referralRebateBps });
   s.now = dump.now;
   s.seq = dump.seq;
   s.nextRef = dump.nextRef;
@@ -195,6 +204,9 @@ export function restoreState(bytes: Uint8Array): VenueState {
   for (const r of dump.rfq) s.rfq.add({ ...r, quotes: new Map(r.quotes.map((q) => [q.quoteId, q])) });
   s.rfq.resolved.push(...dump.rfqResolved);
   for (const [owner, at] of dump.cancelAfter ?? []) s.cancelAfter.set(owner, at);
+  for (const [code, owner] of dump.referrals?.codes ?? []) s.referrals.addCode(owner, code);
+  for (const [referee, referrer, code] of dump.referrals?.links ?? []) s.referrals.link(referee, referrer, code);
+  for (const id of dump.chainEvents ?? []) s.chainEvents.add(id);
   for (const m of dump.mmp ?? []) s.mmp.restore(m.owner, m.config, m.frozen, m.frozenUntil, m.reason, m.fills);
   s.accounts.margin.rebuild(s.accounts.allPortfolios());
   s.accounts.rebuildPruneIndexes();

@@ -12,6 +12,7 @@ import { QuoteBoard } from './risk/riskQuote.ts';
 import { MinHeap } from './actors/minHeap.ts';
 import { RfqActor } from './actors/rfq.ts';
 import { MmpActor } from './actors/mmp.ts';
+import { ReferralActor } from './actors/referrals.ts';
 
 function addTo(sums: Map<Hex, { call: bigint; put: bigint }>, series: SeriesActor, delta: bigint): void {
   let oi = sums.get(series.spec.pairId);
@@ -36,6 +37,10 @@ export class VenueState {
   readonly rfq = new RfqActor();
   /** Market maker protection per (wallet, pair) (engine/actors/mmp.ts). */
   readonly mmp = new MmpActor();
+  /** Referral codes and who referred whom (engine/actors/referrals.ts). */
+  readonly referrals = new ReferralActor();
+  /** Provider ids of the chain events applied (engine/flows/chain.ts), in order: each is taken once. */
+  readonly chainEvents = new Set<string>();
   /** Wallet -> small integer for the book's self-trade prevention. */
   readonly ownerIndex = new Map<string, number>();
   /** Open order -> its record and everything a cancel, fill or expiry touches: one lookup finds all. */

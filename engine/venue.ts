@@ -23,6 +23,8 @@ import { imageEvents } from './image.ts';
 import { whatIf, type WhatIf, type WhatIfOrder } from './flows/whatIf.ts';
 import { setMmp, resetMmp, unfreezeDue } from './flows/mmp.ts';
 import type { MmpConfig } from './domain/mmp.ts';
+import { createReferralCode, applyReferralCode } from './flows/referrals.ts';
+import { chainEvent } from './flows/chain.ts';
 
 export type CommandValue =
   | null
@@ -33,7 +35,9 @@ export type CommandValue =
   | { readonly orderIds: readonly Hex[] }
   | { readonly cancelAt: number | null }
 
-  | { readonly config: MmpConfig };
+  | { readonly config: MmpConfig }
+  | { readonly referralCode: string }
+  | { readonly referrer: string };
 
 export type ApplyResult =
   | { readonly ok: true; readonly value: CommandValue; readonly events: readonly VenueEvent[] }
@@ -125,6 +129,12 @@ export class Venue {
         return setMmp(s, sink, cmd.owner, cmd);
       case 'reset_mmp':
         return resetMmp(s, sink, cmd.owner, cmd.pairId);
+      case 'referral_code':
+        return createReferralCode(s, sink, cmd.owner, cmd.code);
+      case 'referral_apply':
+        return applyReferralCode(s, sink, cmd.owner, cmd.code);
+      case 'chain_event':
+        return chainEvent(s, sink, cmd.id, cmd.event);
     }
   }
 

@@ -13,7 +13,7 @@ import { Snapshotter } from '../persistence/snapshotter.ts';
 import type { Command as StoredCommand } from '../persistence/types.ts';
 import { createPoolVerifier, createInlineVerifier } from '../workers/signatureVerifier.ts';
 import { createPoolMarkComputer, createInlineMarkComputer } from '../workers/markComputer.ts';
-import type { AppConfig } from './config.ts';
+import { venueConfigOf, type AppConfig } from './config.ts';
 import { CommandPipeline } from './commandPipeline.ts';
 import { createMetrics } from './http/metrics.ts';
 import { createHttpServer } from './http/server.ts';
@@ -115,7 +115,7 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
     recovered = recover({
       journal: storage.journal,
       snapshots: storage.snapshots,
-      create: () => replayable(Venue.create()),
+      create: () => replayable(Venue.create(venueConfigOf(config))),
       restore: (bytes, read) => {
         const venue = Venue.restore(bytes);
         return replayable(venue, readsFor(venue, read, log));

@@ -5,7 +5,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { getAddress, keccak256, toHex } from 'viem';
-import type { Address, Hex } from '../engine/index.ts';
+import { defaultVenueConfig, type Address, type Hex, type VenueConfig } from '../engine/index.ts';
 import type { RateLimitGroup } from './http/route.ts';
 import { defaultRateLimits, type GroupLimits } from './http/rateLimit.ts';
 
@@ -41,6 +41,13 @@ export type AppConfig = {
   readonly contracts: Readonly<Record<ContractName, Address>>;
   /** Overrides of the rate-limit table (docs/rate-limits.md), from RATE_LIMITS as JSON. */
   readonly rateLimits: Partial<Record<RateLimitGroup, Partial<GroupLimits>>>;
+  /**
+   * REFERRAL_REBATE_BPS (0..10000, default 1000): the share of a referee's taker fee paid to its
+   * referrer. Part of the engine's config, so fixed when the venue's state is first created.
+   */
+  readonly referralRebateBps: number;
+  /** WEBHOOK_SECRET: the HMAC key of the chain webhooks; null = the webhook group answers 503. */
+  readonly webhookSecret: string | null;
 };
 
 /** Well-known defaults per underlying; other pairs start at 100 with 4 tick decimals. */
@@ -129,6 +136,8 @@ export function loadConfig(env: Record<string, string | undefined>): ConfigResul
     snapshotEveryMs: int('SNAPSHOT_EVERY_MS', 10 * 60_000, 1_000, 2 ** 31 - 1),
     contracts: contractAddresses(serviceName, chainId),
     rateLimits,
+    referralRebateBps: int('REFERRAL_REBATE_BPS', 1000, 0, 10_000),
+    webhookSecret: env.WEBHOOK_SECRET !== undefined && env.WEBHOOK_SECRET !== '' ? env.WEBHOOK_SECRET : null,
   };
   return errors.length > 0 ? { ok: false, errors } : { ok: true, config };
 }
@@ -197,4 +206,9 @@ function parseRateLimits(raw: string | undefined, errors: string[]): Partial<Rec
     out[group as RateLimitGroup] = entry as Partial<GroupLimits>;
   }
   return out;
+}
+
+/** The engine's rules a venue is created with: the defaults, with what the operator configures. */
+export function venueConfigOf(config: Pick<AppConfig, 'referralRebateBps'>): VenueConfig {
+  return { ...defaultVenueConfig, referralRebateBps: config.referralRebateBps };
 }

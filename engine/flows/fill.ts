@@ -9,6 +9,7 @@ import type { Portfolio } from '../actors/portfolio.ts';
 import { applyToPosition, longPart, collateralOf } from '../actors/position.ts';
 import type { EventSink } from './eventSink.ts';
 import { publicPortfolioId } from './eventSink.ts';
+import { referralRebate } from './referrals.ts';
 
 export type FillSide = { readonly portfolio: Portfolio; readonly orderId: Hex | null };
 
@@ -91,6 +92,7 @@ export function applyFill(state: VenueState, sink: EventSink, f: FillParams): st
     openInterest: series.openInterest,
     source: f.source,
   });
+  referralRebate(state, sink, f.taker.portfolio.owner, fees.taker, tradeId);
   return tradeId;
 }
 

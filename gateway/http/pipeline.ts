@@ -92,6 +92,9 @@ class HandlerContext {
   get ip(): string {
     return this.req.ip();
   }
+  get rawBody(): Uint8Array | null {
+    return this.req.body;
+  }
 }
 
 export function createPipeline(options: PipelineOptions): Pipeline {

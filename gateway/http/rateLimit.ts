@@ -50,6 +50,7 @@ export const defaultRateLimits: Readonly<Record<RateLimitGroup, GroupLimits>> = 
   helpers: flat(120),
   auth: flat(20),
   platform: flat(600),
+  webhooks: flat(6000),
   admin: flat(600),
   health: flat(null),
   docs: flat(120),

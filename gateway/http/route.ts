@@ -20,7 +20,7 @@ export const forms = ['current', 'earlier'] as const;
 export type Form = (typeof forms)[number];
 
 /** Rate-limit groups (docs/rate-limits.md). */
-export const rateLimitGroups = ['markets', 'helpers', 'auth', 'account', 'orders', 'platform', 'admin', 'health', 'docs'] as const;
+export const rateLimitGroups = ['markets', 'helpers', 'auth', 'account', 'orders', 'platform', 'webhooks', 'admin', 'health', 'docs'] as const;
 export type RateLimitGroup = (typeof rateLimitGroups)[number];
 
 export const authModes = ['none', 'optional', 'required', 'admin'] as const;
@@ -70,6 +70,8 @@ export type RouteContext<P, Q, B, A extends AuthMode> = {
   /** Lowercased names; only the headers the framework or the route reads (see `headers`). */
   readonly headers: Readonly<Record<string, string>>;
   readonly ip: string;
+  /** The body's bytes as received (null without one): for a signature over the raw body (webhooks). */
+  readonly rawBody: Uint8Array | null;
   readonly form: Form;
   /** On `required` and `admin` routes this is always a user; elsewhere it may be none or invalid. */
   readonly auth: A extends 'required' | 'admin' ? UserAuth : AuthResult;

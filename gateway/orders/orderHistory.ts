@@ -29,7 +29,11 @@ export type OrderView = {
   readonly instructions: OrderInstructions;
   /** why it ended without filling (engine/domain/instructions.ts); null while open or once filled */
   readonly cancelReason: CancelReason | null;
+  /** Its relay on chain, as the chain webhook reported it (a `chain_event`); absent until then. */
+  readonly relay?: OrderRelay;
 };
+
+export type OrderRelay = { readonly tx: Hex; readonly status: 'confirmed' | 'failed'; readonly reason: string | null };
 
 /** An open order: its view, its owner and when it was accepted (ms, for the newest-first order). */
 type OpenOrder = { readonly owner: string; readonly createdAtMs: number; view: OrderView };
@@ -54,6 +58,25 @@ export class OrderHistory {
 
   apply(e: VenueEvent): void {
     if (e.type === 'order') this.onOrder(e);
+    else if (e.type === 'chain_event' && (e.event.kind === 'relay_confirmed' || e.event.kind === 'relay_failed')) {
+      const relay: OrderRelay = { tx: e.event.txHash, status: e.event.kind === 'relay_confirmed' ? 'confirmed' : 'failed', reason: e.event.reason };
+      for (const orderId of e.event.orderIds) this.setRelay(orderId, relay);
+    }
+  }
+
+  /** Record an order's relay on its view (open or remembered finished); an order not known is passed over. */
+  private setRelay(orderId: Hex, relay: OrderRelay): void {
+    const open = this.openById.get(orderId);
+    if (open) {
+      open.view = { ...open.view, relay };
+      return;
+    }
+    const done = this.finishedById.get(orderId);
+    if (!done) return;
+    const view = { ...done.view, relay };
+    const list = this.finished.get(done.owner)!;
+    list[list.lastIndexOf(done.view)] = view;
+    this.finishedById.set(orderId, { owner: done.owner, view });
   }
 
   private onOrder(e: OrderEvent): void {
@@ -75,6 +98,8 @@ export class OrderHistory {
       cancelReason: isOpen(e.status) ? null : e.cancelReason,
     };
     const known = this.openById.get(e.orderId);
+    const relay = known?.view.relay;
+    if (relay !== undefined) (view as { relay?: OrderRelay }).relay = relay;
     if (isOpen(e.status)) {
       if (known) {
         known.view = view;

@@ -175,7 +175,7 @@ export class AccountViews {
    * The wallet's trades, newest first. `before` is a trade id (the previous page's
    * `nextCursor`): only older trades. Trade ids increase venue-wide, so the order is exact.
    */
-  trades(owner: string, opts: { portfolioId?: number; limit: number; before?: bigint }): TradePage {
+  trades(owner: string, opts: { portfolioId?: number; limit: number; before?: bigint; within?: (sec: number) => boolean }): TradePage {
     const accounts = this.reads.accounts;
     const n = accounts.tradeCount(owner);
     if (n === 0) return { trades: [], nextCursor: null };
@@ -186,6 +186,7 @@ export class AccountViews {
       const t = accounts.tradeAt(owner, i)!;
       if (opts.portfolioId !== undefined && t.portfolioId !== opts.portfolioId) continue;
       if (opts.before !== undefined && BigInt(t.id) >= opts.before) continue;
+      if (opts.within !== undefined && !opts.within(seconds(t.ts))) continue;
       // A trade between two portfolios of one wallet (an RFQ self-fill) is listed once per
       // side under the same id: a page never splits them, so the cursor cannot skip one.
       if (page.length >= opts.limit && page[page.length - 1]!.id !== t.id) {

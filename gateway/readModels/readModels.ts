@@ -17,6 +17,7 @@ import { Accounts } from './accounts.ts';
 import { OrderHistory } from '../orders/orderHistory.ts';
 import { MmpBook } from './mmp.ts';
 import { Activity } from './activity.ts';
+import { ReferralBook } from './referrals.ts';
 
 /** A read model: applies committed events in order, and exports and imports its state as plain data. */
 export type Fold = {
@@ -28,7 +29,7 @@ export type Fold = {
 /** Version of the serialised read state; a snapshot with another version is passed over (recovery folds the journal instead). */
 const FORMAT = 1;
 /** Folds added after FORMAT 1 without a new format: absent from an older read state means empty (no event of theirs existed). */
-const ADDED_LATER = new Set(['mmp', 'activity']);
+const ADDED_LATER = new Set(['mmp', 'activity', 'referrals']);
 
 export class ReadModels {
   /** The sequence number and time (Unix ms) of the last command folded. */
@@ -47,6 +48,8 @@ export class ReadModels {
   readonly mmp = new MmpBook();
   /** Volume, PnL, points and equity per wallet and hour, platform statistics, leaderboards (points, leaderboard, user and platform routes). */
   readonly activity = new Activity(this.catalog);
+  /** Per wallet: its referral code, referrer, referees, rebates earned and volume referred. */
+  readonly referrals = new ReferralBook();
   /** Every fold, in the order each event is applied to them (the catalog first: the others look series up in it). */
   private readonly folds: readonly (readonly [string, Fold])[];
 
@@ -59,6 +62,7 @@ export class ReadModels {
       ['orders', this.orders],
       ['mmp', this.mmp],
       ['activity', this.activity],
+      ['referrals', this.referrals],
     ];
   }
 

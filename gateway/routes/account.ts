@@ -12,6 +12,7 @@ import { errorReply } from '../http/errors.ts';
 import type { UserAuth } from '../http/auth.ts';
 import type { Services } from '../services.ts';
 import { AccountViews } from '../readModels/accountViews.ts';
+import { TimeRangeFields, timeRange } from './timeRange.ts';
 import { AddressSchema, Bytes32, C6String, Nullable, WadString } from './schemas.ts';
 
 const both = ['current', 'earlier'] as const;
@@ -163,12 +164,14 @@ export function accountRoutes(s: Services) {
       summary: 'Your open orders',
       errors: [404],
       examples: { query: { portfolioId: 1 } },
-      description: 'Open and partially filled orders, newest first, optionally of one portfolio (a portfolio id you do not have answers 404).',
-      query: Type.Object({ portfolioId: Type.Optional(portfolioIdSchema('portfolioId')) }),
+      description: 'Open and partially filled orders, newest first, optionally of one portfolio (a portfolio id you do not have answers 404). `startTime`/`endTime` (Unix seconds, inclusive) keep orders created in that range; `startTime` after `endTime` is 400.',
+      query: Type.Object({ portfolioId: Type.Optional(portfolioIdSchema('portfolioId')), ...TimeRangeFields }),
       responses: { 200: Type.Object({ orders: Type.Array(OpenOrder) }) },
       handler: ({ auth, query }) => {
+        const within = timeRange(query);
+        if (typeof within !== 'function') return within;
         if (query.portfolioId !== undefined && own(auth, query.portfolioId) === null) return notFound(query.portfolioId);
-        return { body: { orders: views.openOrders(wallet(auth), query.portfolioId) } };
+        return { body: { orders: views.openOrders(wallet(auth), query.portfolioId).filter((o) => within(o.createdAt)) } };
       },
     }),
     defineRoute({
@@ -178,19 +181,23 @@ export function accountRoutes(s: Services) {
       summary: 'Your trades',
       errors: [404],
       examples: { query: { portfolioId: 1, limit: 20, before: '1000000', cursor: '1000000' } },
-      description: 'Newest first. `before` (or `cursor`) is the `nextCursor` of the previous page, a trade id: only older trades follow. `nextCursor` is null on the last page. The venue keeps the last 10,000 trades per wallet.',
+      description: 'Newest first. `before` (or `cursor`) is the `nextCursor` of the previous page, a trade id: only older trades follow. `nextCursor` is null on the last page. The venue keeps the last 10,000 trades per wallet. `startTime`/`endTime` (Unix seconds, inclusive) keep trades in that range; `startTime` after `endTime` is 400.',
       query: Type.Object({
         portfolioId: Type.Optional(portfolioIdSchema('portfolioId')),
         limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, errorMessage: 'limit must be greater than 0 and at most 100' })),
         before: Type.Optional(Type.String({ pattern: '^[0-9]{1,20}$', errorMessage: 'before must be a trade id (nextCursor)' })),
         cursor: Type.Optional(Type.String({ pattern: '^[0-9]{1,20}$', errorMessage: 'cursor must be a trade id (nextCursor)' })),
+        ...TimeRangeFields,
       }),
       responses: { 200: Type.Object({ trades: Type.Array(UserTrade), nextCursor: Nullable(Type.String()) }) },
       handler: ({ auth, query }) => {
+        const within = timeRange(query);
+        if (typeof within !== 'function') return within;
         if (query.portfolioId !== undefined && own(auth, query.portfolioId) === null) return notFound(query.portfolioId);
         const before = query.before ?? query.cursor;
         const page = views.trades(wallet(auth), {
           limit: query.limit ?? 20,
+          within,
           ...(query.portfolioId !== undefined ? { portfolioId: query.portfolioId } : {}),
           ...(before !== undefined ? { before: BigInt(before) } : {}),
         });

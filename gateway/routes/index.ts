@@ -25,6 +25,9 @@ import { platformRoutes } from './platform.ts';
 import { leaderboardRoutes } from './leaderboard.ts';
 import { pointsRoutes } from './points.ts';
 import { userRoutes } from './user.ts';
+import { referralRoutes } from './referral.ts';
+import { webhookRoutes } from './webhooks.ts';
+import { strategyRoutes } from './strategies.ts';
 
 /** 30-day traded notional (COLLATERAL6) at which a wallet reaches tiers 2 and 3 (interface.md "Limits"). */
 const TIER2 = 100_000n * 1_000_000n;
@@ -68,6 +71,9 @@ export function apiRoutes(s: Services): ApiRoutes {
     ...leaderboardRoutes(s),
     ...pointsRoutes(s),
     ...userRoutes(s),
+    ...referralRoutes(s),
+    ...webhookRoutes(s),
+    ...strategyRoutes(s),
   ];
   return { routes, authenticate, rateLimiter };
 }

@@ -9,6 +9,7 @@ import { contractNames } from '../config.ts';
 import { orderBookAbi, rfqAbi } from '../abi.ts';
 import { orderBookDomain, rfqDomain } from '../../workers/eip712/types.ts';
 import { domainJson } from '../orders/orderErrors.ts';
+import { TimeRangeFields, timeRange } from './timeRange.ts';
 import { examplePair, exampleSeries } from './examples.ts';
 import { SeriesSchema, OrderBookSchema, TickerSchema, TradeSchema, OpenInterestSchema, ChainSchema, bytes32, Bytes32, WadString, Nullable } from './schemas.ts';
 
@@ -126,14 +127,17 @@ export function marketRoutes(s: Services) {
       auth: 'none',
       summary: 'Recent public trades of a series',
       examples: () => ({ params: { symbol: exampleSeries(s).symbol }, query: { limit: 20, before: String(Math.floor(s.pipeline.now() / 1000)) } }),
-      description: 'Newest first. `before` is a Unix-seconds timestamp (trades strictly older) or a `nextCursor` value (`<timestamp>:<tradeId>`, pages exactly). The venue keeps the last 1,000 trades per series.',
+      description: 'Newest first. `before` is a Unix-seconds timestamp (trades strictly older) or a `nextCursor` value (`<timestamp>:<tradeId>`, pages exactly). The venue keeps the last 1,000 trades per series. `startTime`/`endTime` (Unix seconds, inclusive) keep trades in that range; `startTime` after `endTime` is 400.',
       params: symbolParam,
       query: Type.Object({
         limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, errorMessage: 'limit must be greater than 0 and at most 100' })),
         before: Type.Optional(Type.String({ pattern: '^[0-9]{1,15}(:[0-9]{1,20})?$', errorMessage: 'before must be a Unix timestamp or a nextCursor value' })),
+        ...TimeRangeFields,
       }),
       responses: { 200: Type.Object({ trades: Type.Array(TradeSchema), nextCursor: Nullable(Type.String()) }) },
       handler: ({ params, query }) => {
+        const within = timeRange(query);
+        if (typeof within !== 'function') return within;
         const series = catalog.find(params.symbol);
         if (!series) return notFoundSeries(params.symbol);
         const limit = query.limit ?? 20;
@@ -149,7 +153,7 @@ export function marketRoutes(s: Services) {
         let i = trades.length - 1;
         for (; i >= 0 && out.length < limit; i--) {
           const t = trades.at(i)!;
-          if (older(t)) out.push({ id: t.id, price: t.price.toString(), size: t.size.toString(), side: t.side, timestamp: Math.floor(t.ts / 1000) });
+          if (older(t) && within(Math.floor(t.ts / 1000))) out.push({ id: t.id, price: t.price.toString(), size: t.size.toString(), side: t.side, timestamp: Math.floor(t.ts / 1000) });
         }
         const lastOut = out[out.length - 1];
         // Trade ids grow with time: an older one exists if the oldest kept is older than the page's last.

@@ -9,6 +9,7 @@ import { defineRoute, type Form, type TypedRoute } from '../http/route.ts';
 import type { ErrorReply } from '../http/errors.ts';
 import type { Services } from '../services.ts';
 import { Bytes32, bytes32, Nullable } from './schemas.ts';
+import { TimeRangeFields, timeRange } from './timeRange.ts';
 import { exampleBytes32, exampleSeries } from './examples.ts';
 import { orderContext } from '../orders/orderContext.ts';
 import { orderNotFound, orderValidation } from '../orders/orderErrors.ts';
@@ -24,8 +25,8 @@ const twoPhase =
   'state refusals (margin, cash, OI cap, nonce used, deadline passed, settled series): 400 failed_precondition with details.reason.';
 
 function orderJson(v: OrderView) {
-  const { instructions, ...rest } = v;
-  return { ...rest, price: v.price.toString(), size: v.size.toString(), filled: v.filled.toString(), remaining: v.remaining.toString(), ...instructionsJson(instructions) };
+  const { instructions, relay, ...rest } = v;
+  return { ...rest, relayTx: relay?.tx ?? null, relayStatus: relay?.status ?? null, price: v.price.toString(), size: v.size.toString(), filled: v.filled.toString(), remaining: v.remaining.toString(), ...instructionsJson(instructions) };
 }
 
 export function orderRoutes(s: Services) {
@@ -117,21 +118,24 @@ export function orderRoutes(s: Services) {
       summary: "The caller's orders",
       examples: () => ({ query: { seriesId: exampleSeries(s).seriesId, status: 'open', limit: 20, cursor: exampleBytes32 } }),
       description:
-        'Open orders (`open` and `partial`), newest first, by default. `status` selects one status; `filled`, `cancelled` and `expired` list finished orders the server remembers (the last 1,000 per wallet, kept across restarts). `cursor` is the `nextCursor` of the previous page.',
+        'Open orders (`open` and `partial`), newest first, by default. `status` selects one status; `filled`, `cancelled` and `expired` list finished orders the server remembers (the last 1,000 per wallet, kept across restarts). `cursor` is the `nextCursor` of the previous page. `startTime`/`endTime` (Unix seconds, inclusive) keep orders created in that range; `startTime` after `endTime` is 400.',
       query: Type.Object({
         seriesId: Type.Optional(bytes32('seriesId')),
         status: Type.Optional(Type.Union(['open', 'partial', 'filled', 'cancelled', 'expired'].map((x) => Type.Literal(x)), { errorMessage: 'status must be one of: open, partial, filled, cancelled, expired' })),
         limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, errorMessage: 'limit must be greater than 0 and at most 100' })),
         cursor: Type.Optional(bytes32('cursor')),
+        ...TimeRangeFields,
       }),
       responses: { 200: Type.Object({ orders: Type.Array(OrderViewSchema), nextCursor: Nullable(Bytes32) }) },
       handler: ({ query, auth }) => {
+        const within = timeRange(query);
+        if (typeof within !== 'function') return within;
         const ctx = orderContext(s);
         const owner = ctx.wallet(auth.address);
         const status = query.status;
         const finished = status === 'filled' || status === 'cancelled' || status === 'expired';
         const seriesId = query.seriesId?.toLowerCase();
-        const all = (finished ? ctx.history.done(owner) : ctx.history.open(owner)).filter((o) => (status === undefined || o.status === status) && (seriesId === undefined || o.seriesId === seriesId));
+        const all = (finished ? ctx.history.done(owner) : ctx.history.open(owner)).filter((o) => (status === undefined || o.status === status) && (seriesId === undefined || o.seriesId === seriesId) && within(o.createdAt));
         let start = 0;
         if (query.cursor !== undefined) {
           const i = all.findIndex((o) => o.orderId === query.cursor!.toLowerCase());

@@ -30,6 +30,7 @@ const missing: Record<string, unknown> = {
   requestId: `0x${'3'.repeat(64)}`,
   file: 'missing.js',
   address: `0x${'4'.repeat(39)}9`,
+  code: 'NOSUCHCODE',
 };
 
 function send(method: string, path: string, op: Op, options: { params?: Record<string, unknown>; token?: string; body?: unknown } = {}): Promise<JsonResponse> {

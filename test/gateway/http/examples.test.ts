@@ -20,12 +20,15 @@ import { startTestApp, request, type JsonResponse } from '../support/testApp.ts'
 import { relaxedAuthLimits } from '../auth/siweClient.ts';
 import { place, signServed, trader, wallet } from '../routes/ordersFixture.ts';
 import { rfqQuoteTypes } from '../../../workers/eip712/types.ts';
+import { webhookSignature } from '../../../gateway/routes/webhooks.ts';
+
+const WEBHOOK_SECRET = 'examples-webhook-secret';
 
 const traderWallet = wallet('examples-trader');
 const app = await startTestApp({
   memory: true,
   startAt: Date.UTC(2026, 0, 5, 12, 0, 0),
-  env: { ADMIN_ADDRESSES: traderWallet.address, ...relaxedAuthLimits },
+  env: { ADMIN_ADDRESSES: traderWallet.address, WEBHOOK_SECRET, ...relaxedAuthLimits },
 });
 t.teardown(() => app.close());
 const taker = await trader(app, 'examples-trader', { deposit: 1_000_000 });
@@ -42,7 +45,11 @@ addFormats.default(ajv);
 ajv.addSchema({ $id: 'openapi', components: doc.components });
 const validator = (schema: unknown) => ajv.compile(JSON.parse(JSON.stringify(schema).replace(/"\$ref":"#\//g, '"$ref":"openapi#/')) as object);
 
-type Input = { params: Record<string, unknown>; query: Record<string, unknown>; body: unknown };
+/** `token`: the caller, when not the trader (an operation once per wallet needs a fresh one). */
+type Input = { params: Record<string, unknown>; query: Record<string, unknown>; body: unknown; token?: string; headers?: Record<string, string> };
+let fresh = 0;
+/** The MMM's referral code, created at the first use (the examples name it). */
+const mmmReferralCode = async (example: unknown) => void (await request(`${app.url}/api/referral/code`, { body: { code: (example as { code: string }).code }, token: mmm.token }));
 type Replacement = { why: string; make: (given: Input) => Promise<Partial<Input>> };
 
 /** An open order of the trader (resting: a buy at the lowest price), placed and signed through both phases. */
@@ -105,6 +112,20 @@ const replaced: Record<string, Replacement> = {
   'POST /auth/api/wallets/verify': { why: 'linking a wallet needs a fresh nonce and a signature by that wallet', make: async ({ body }) => {
     const account = newAccount();
     return { body: { ...(await signedSiwe((body as { message: string }).message, account)), address: account.address } };
+  } },
+  'POST /referral/code': { why: 'a wallet has one referral code: a fresh wallet asks for it', make: async () => ({ body: { code: `FRESH${++fresh}` }, token: await app.session(wallet(`referrer ${fresh}`).address) }) },
+  'POST /referral/apply': { why: 'a wallet applies a code once, before its first trade, and never its own: a fresh wallet applies another wallet\'s code', make: async ({ body }) => {
+    await mmmReferralCode(body);
+    return { token: await app.session(wallet(`referee ${++fresh}`).address) };
+  } },
+  'GET /referral/code/{code}': { why: 'the code must exist: the MMM creates it', make: async ({ params }) => {
+    await mmmReferralCode(params);
+    return {};
+  } },
+  'POST /webhooks/chain': { why: 'the provider signs each body with WEBHOOK_SECRET and a fresh timestamp; each form sends its own event id', make: async ({ body }) => {
+    const b = { ...(body as object), id: `evt_example_${++fresh}` };
+    const timestamp = String(app.clock.now);
+    return { body: b, headers: { 'x-webhook-timestamp': timestamp, 'x-webhook-signature': webhookSignature(WEBHOOK_SECRET, timestamp, JSON.stringify(b)) } };
   } },
   'DELETE /keys/{keyId}': { why: 'a key id is what POST /api/keys returned to this caller', make: async () => ({ params: { keyId: await newKey() } }) },
   'POST /keys/{keyId}/rotate': { why: 'a key id is what POST /api/keys returned to this caller', make: async () => ({ params: { keyId: await newKey() } }) },
@@ -172,8 +193,8 @@ t.test('every documented example is accepted; every 2xx reply matches its docume
     let url = path;
     for (const [name, value] of Object.entries(input.params)) url = url.replace(`{${name}}`, encodeURIComponent(String(value)));
     const qs = new URLSearchParams(Object.entries(input.query).map(([k, v]): [string, string] => [k, String(v)])).toString();
-    const token = key === 'POST /auth/sign-out' ? await app.session(taker.address) : mmmOnly.has(key) ? mmm.token : taker.token;
-    const res: JsonResponse = await request(`${app.url}${url}${qs === '' ? '' : `?${qs}`}`, { method, token, ...(input.body === undefined ? {} : { body: input.body }) });
+    const token = input.token !== undefined ? input.token : key === 'POST /auth/sign-out' ? await app.session(taker.address) : mmmOnly.has(key) ? mmm.token : taker.token;
+    const res: JsonResponse = await request(`${app.url}${url}${qs === '' ? '' : `?${qs}`}`, { method, token, ...(input.headers === undefined ? {} : { headers: input.headers }), ...(input.body === undefined ? {} : { body: input.body }) });
     const id = `${method} ${path}${replacement === undefined ? '' : ' (replaced: ' + replacement.why + ')'}`;
     t.ok(res.status >= 200 && res.status < 300, `${id}: ${res.status}`, { body: res.body });
     const declared = op.responses[String(res.status)];

@@ -3,7 +3,8 @@
  * tests: the engine's random stream (orders, cancels, replaces with instructions, oracle
  * moves, clocks that cross an expiry and settle, deposits) with, interleaved, what it lacks:
  * a market maker (set_mmm, portfolio 0 orders), RFQ auctions (request, quotes, fills, nonce
- * increments), portfolios created, withdrawals, transfers and open-interest caps. Bodies are
+ * increments), portfolios created, withdrawals, transfers, open-interest caps, and referrals
+ * (codes and their use before the first trade; the rebates follow at the takers' fills). Bodies are
  * generated against the harness's live state, so the caller applies each before the next.
  */
 import type { CommandBody } from '../../../../engine/commands.ts';
@@ -18,6 +19,8 @@ import { requestIdOf } from '../../../../engine/flows/rfq.ts';
 
 export const STREAM_MMM = '0x00000000000000000000000000000000000000AA';
 const TAKERS = ['0x0000000000000000000000000000000000000001', '0x0000000000000000000000000000000000000002', '0x0000000000000000000000000000000000000003'];
+/** A wallet of the engine's random stream that owns a referral code. */
+const REFERRER = '0x0000000000000000000000000000000000000005';
 const ZERO = '0x0000000000000000000000000000000000000000';
 
 export function* fullBodies(h: Harness, seed: number, n: number): Generator<{ body: CommandBody; advance: number }> {
@@ -25,6 +28,11 @@ export function* fullBodies(h: Harness, seed: number, n: number): Generator<{ bo
   let quotes = 0;
   let i = 0;
   let mmmNonce = 0n;
+  // Referrals, before anyone trades: two codes; three wallets apply the market maker's, one
+  // wallet 5's (their taker fees pay rebates from then on).
+  yield { body: { type: 'referral_code', owner: STREAM_MMM, code: 'STREAMMM' }, advance: 1 };
+  yield { body: { type: 'referral_code', owner: REFERRER, code: 'WALLET5' }, advance: 1 };
+  for (const owner of TAKERS) yield { body: { type: 'referral_apply', owner, code: owner === TAKERS[2] ? 'WALLET5' : 'STREAMMM' }, advance: 1 };
   for (const step of randomBodies(h, seed, n)) {
     yield step;
     i++;
@@ -80,6 +88,17 @@ export function* fullBodies(h: Harness, seed: number, n: number): Generator<{ bo
       const y = rnd();
       const scope = y < 0.25 ? {} : y < 0.5 ? { pairId: s.spec.pairId } : y < 0.75 ? { seriesId: s.spec.seriesId, side: rnd() < 0.5 ? ('buy' as const) : ('sell' as const) } : { mmpOnly: false, portfolioId: owner === STREAM_MMM ? 0 : 1 };
       yield { body: { type: 'cancel_all', owner, scope, reason: rnd() < 0.5 ? 'mass_cancel' : 'disconnect' }, advance: 1 };
+    } else if (x < 0.24) {
+      // Chain webhooks: a deposit, a withdrawal confirmed, a relay of an open order reported.
+      const owner = TAKERS[Math.floor(rnd() * TAKERS.length)]!;
+      const txHash = keccak256(toHex(`tx-${seed}-${i}`));
+      const open = [...h.venue.state.orderIndex.keys()];
+      const y = rnd();
+      const event =
+        y < 0.4 ? ({ kind: 'deposit', owner, portfolioId: 1, amount: usdc(100), txHash } as const)
+        : y < 0.6 || open.length === 0 ? ({ kind: 'withdrawal_confirmed', owner, withdrawalId: `w${i}`, txHash } as const)
+        : ({ kind: rnd() < 0.5 ? 'relay_confirmed' : 'relay_failed', orderIds: [open[Math.floor(rnd() * open.length)]!], txHash, reason: null } as const);
+      yield { body: { type: 'chain_event', id: `evt-${seed}-${i}`, event }, advance: 1 };
     } else if (x < 0.245) {
       // The dead-man switch: armed for a few seconds (the stream's clocks fire it), sometimes disarmed.
       const owner = rnd() < 0.5 ? STREAM_MMM : TAKERS[Math.floor(rnd() * TAKERS.length)]!;
