@@ -92,7 +92,7 @@ export function applyFill(state: VenueState, sink: EventSink, f: FillParams): st
     openInterest: series.openInterest,
     source: f.source,
   });
-  referralRebate(state, sink, f.taker.portfolio.owner, fees.taker, tradeId);
+  referralRebate(state, sink, f.taker.portfolio.owner, takerFeeC6, tradeId);
   return tradeId;
 }
 

@@ -43,7 +43,6 @@ export const tagDescriptions: Readonly<Record<string, string>> = {
   leaderboard: 'Wallets ranked by traded volume, realized PnL or points over 24 h, 7 d, 30 d or all time.',
   points: 'Points earned by trading and referrals, per weekly epoch.',
   user: "A wallet's public 30-day figures and your own history per hour or day.",
-  platform: 'Platform information.',
   referrals: 'Referral codes: create yours, check and apply one, and read the rebates your referees earned you.',
   strategies: 'Multi-leg option strategies: templates, a quote of a package, and all-or-nothing execution.',
   webhooks: 'Chain events told by a chain-indexing provider (HMAC-signed): deposits, withdrawals, relays.',
