@@ -5,6 +5,7 @@
  * and rate-limit refusals. All but the last are read at scrape time (`collect`), so they
  * cost nothing on the hot path.
  */
+import type client from 'prom-client';
 import type { Metrics } from './metrics.ts';
 import type { RateIdentity } from './auth.ts';
 import { rateLimitGroups, type RateLimitGroup } from './route.ts';
@@ -56,7 +57,9 @@ export function registerOpsMetrics(metrics: Metrics, sources: OpsSources): void 
 
 /** The rate limiter's `onRefused`: counts refused requests by group and caller kind (`wallet` or `ip`). */
 export function rateLimitHits(metrics: Metrics): (group: RateLimitGroup, identity: RateIdentity) => void {
-  const hits = metrics.counter({ name: 'rate_limit_hits_total', help: 'Requests refused by a rate limit (429, or the WebSocket order error), by group and caller kind (wallet, ip).', labelNames: ['group', 'caller'] as const });
+  // One counter per registry, however many route tables are built over it (tests build several).
+  const existing = metrics.registry.getSingleMetric('rate_limit_hits_total') as client.Counter<'group' | 'caller'> | undefined;
+  const hits = existing ?? metrics.counter({ name: 'rate_limit_hits_total', help: 'Requests refused by a rate limit (429, or the WebSocket order error), by group and caller kind (wallet, ip).', labelNames: ['group', 'caller'] as const });
   for (const group of rateLimitGroups) for (const caller of ['wallet', 'ip']) hits.labels(group, caller).inc(0);
   return (group, identity) => hits.inc({ group, caller: identity.kind });
 }
