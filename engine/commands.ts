@@ -108,7 +108,9 @@ export type CommandBody =
   | { readonly type: 'cancel_after'; readonly owner: string; readonly timeoutMs: number }
 
   | ({ readonly type: 'set_mmp'; readonly owner: string } & MmpConfig)
-  | { readonly type: 'reset_mmp'; readonly owner: string; readonly pairId: Hex };
+  | { readonly type: 'reset_mmp'; readonly owner: string; readonly pairId: Hex }
+  /** Add cash to the insurance fund: its seed on local/testnet at the first start, or an admin's deposit (COLLATERAL6). */
+  | { readonly type: 'insurance_fund_deposit'; readonly amount: bigint; readonly reason: 'seed' | 'deposit' };
 
 export type Command = CommandHeader & CommandBody;
 export type CommandType = Command['type'];

@@ -32,6 +32,10 @@ export type VenueConfig = {
   readonly nonceWindow: number;
   /** Whether clock commands list new series on the schedule of api.md. */
   readonly autoListing: boolean;
+  /** Liquidation: the band around the mark (basis points) inside which the venue closes positions; the fund takes the rest at its edge. */
+  readonly liquidationBandBps: number;
+  /** Liquidation fee to the insurance fund, basis points of index price x size closed (capped at the remaining equity). */
+  readonly liquidationFeeBps: number;
 };
 
 export const defaultVenueConfig: VenueConfig = {
@@ -50,4 +54,6 @@ export const defaultVenueConfig: VenueConfig = {
   recentTradesPerSeries: 1000,
   nonceWindow: 4096,
   autoListing: true,
+  liquidationBandBps: 1000,
+  liquidationFeeBps: 50,
 };

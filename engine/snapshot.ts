@@ -7,7 +7,7 @@
 import { bytesToHex } from 'viem';
 import { keccak256 } from './domain/keccak256.ts';
 import type { Hex } from './domain/hex.ts';
-import type { VenueConfig } from './config.ts';
+import { defaultVenueConfig, type VenueConfig } from './config.ts';
 import { VenueState } from './state.ts';
 import { instructionsOf } from './domain/instructions.ts';
 import { SeriesActor, type PublicTrade, type SeriesSpec } from './actors/series.ts';
@@ -71,6 +71,8 @@ type Dump = {
   cancelAfter?: [string, number][];
   /** Absent when no wallet has an MMP config (and in snapshots written before MMP): none. */
   mmp?: MmpDump[];
+  /** The insurance fund's bad debt and next liquidation id; absent before the first liquidation or fund deposit (and in older snapshots): the defaults. */
+  insurance?: { badDebt: bigint; nextLiquidationId: number };
 };
 
 export function serializeState(s: VenueState): Uint8Array {
@@ -116,6 +118,7 @@ export function serializeState(s: VenueState): Uint8Array {
     rfqResolved: s.rfq.resolved,
     ...(s.cancelAfter.size > 0 ? { cancelAfter: [...s.cancelAfter] } : {}),
   };
+  if (s.insurance.badDebt !== 0n || s.insurance.nextLiquidationId !== 1) dump.insurance = s.insurance.dump();
   if (s.mmp.entries.size > 0) {
     dump.mmp = [...s.mmp.entries.values()].map((e) => ({ owner: e.owner, config: e.config, frozen: e.frozen, frozenUntil: e.frozenUntil, reason: e.reason, fills: e.fills.toArray() }));
   }
@@ -132,7 +135,8 @@ export function restoreState(bytes: Uint8Array): VenueState {
     v !== null && typeof v === 'object' && '$b' in v && Object.keys(v).length === 1 ? BigInt((v as { $b: string }).$b) : v,
   ) as Dump;
   if (dump.format !== FORMAT) throw new Error(`unsupported snapshot format ${dump.format}`);
-  const s = new VenueState(dump.config);
+  // Rules added since the snapshot was written take their defaults.
+  const s = new VenueState({ ...defaultVenueConfig, ...dump.config });
   s.now = dump.now;
   s.seq = dump.seq;
   s.nextRef = dump.nextRef;
@@ -194,6 +198,7 @@ export function restoreState(bytes: Uint8Array): VenueState {
   for (const r of dump.rfq) s.rfq.add({ ...r, quotes: new Map(r.quotes.map((q) => [q.quoteId, q])) });
   s.rfq.resolved.push(...dump.rfqResolved);
   for (const [owner, at] of dump.cancelAfter ?? []) s.cancelAfter.set(owner, at);
+  s.insurance.restore(dump.insurance);
   for (const m of dump.mmp ?? []) s.mmp.restore(m.owner, m.config, m.frozen, m.frozenUntil, m.reason, m.fills);
   s.accounts.margin.rebuild(s.accounts.allPortfolios());
   s.accounts.rebuildPruneIndexes();

@@ -12,6 +12,7 @@ import type { QuoteCell, QuoteSource, RiskQuote } from './risk/riskQuote.ts';
 import { MinHeap } from './actors/minHeap.ts';
 import { RfqActor } from './actors/rfq.ts';
 import { MmpActor } from './actors/mmp.ts';
+import { InsuranceFund } from './actors/insuranceFund.ts';
 
 function addTo(sums: Map<Hex, { call: bigint; put: bigint }>, series: SeriesActor, delta: bigint): void {
   let oi = sums.get(series.spec.pairId);
@@ -39,6 +40,8 @@ export class VenueState {
   readonly rfq = new RfqActor();
   /** Market maker protection per (wallet, pair) (engine/actors/mmp.ts). */
   readonly mmp = new MmpActor();
+  /** The insurance fund's bad debt and the liquidation ids (its cash is its portfolio's, engine/actors/insuranceFund.ts). */
+  readonly insurance = new InsuranceFund();
   /** Wallet -> small integer for the book's self-trade prevention. */
   readonly ownerIndex = new Map<string, number>();
   /** Open order -> its record and everything a cancel, fill or expiry touches: one lookup finds all. */

@@ -23,6 +23,7 @@ import { imageEvents } from './image.ts';
 import { whatIf, type WhatIf, type WhatIfOrder } from './flows/whatIf.ts';
 import { setMmp, resetMmp, unfreezeDue } from './flows/mmp.ts';
 import type { MmpConfig } from './domain/mmp.ts';
+import { depositToFund, liquidationPass } from './flows/liquidation.ts';
 
 export type CommandValue =
   | null
@@ -61,6 +62,7 @@ export class Venue {
     sink.begin(cmd.seq, state.now);
     const outcome = this.dispatch(cmd, sink);
     if (outcome !== null && 'code' in outcome) return { ok: false, rejection: outcome, events: [] };
+    liquidationPass(state, sink); // accounts the command left below maintenance margin (flows/liquidation.ts)
     unfreezeDue(state, sink); // market maker protection whose freeze ran out (flows/mmp.ts)
     return { ok: true, value: outcome, events: sink.finish(state) };
   }
@@ -125,6 +127,8 @@ export class Venue {
         return setMmp(s, sink, cmd.owner, cmd);
       case 'reset_mmp':
         return resetMmp(s, sink, cmd.owner, cmd.pairId);
+      case 'insurance_fund_deposit':
+        return depositToFund(s, sink, cmd.amount, cmd.reason);
     }
   }
 

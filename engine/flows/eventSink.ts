@@ -84,6 +84,11 @@ export class EventSink {
     this.portfolios[this.portfolioCount++] = p;
   }
 
+  /** The portfolios the command has touched so far, in order (the liquidation pass checks them): valid until the next touch. */
+  touchedPortfolios(): readonly Portfolio[] {
+    return this.portfolios.length === this.portfolioCount ? this.portfolios : this.portfolios.slice(0, this.portfolioCount);
+  }
+
   book(series: SeriesActor): void {
     for (let i = 0; i < this.bookCount; i++) if (this.books[i] === series) return;
     this.books[this.bookCount++] = series;

@@ -10,6 +10,8 @@ import { applyToPosition, longPart, collateralOf } from '../actors/position.ts';
 import type { EventSink } from './eventSink.ts';
 import { publicPortfolioId } from './eventSink.ts';
 
+const NO_FEES = { taker: 0n, maker: 0n };
+
 export type FillSide = { readonly portfolio: Portfolio; readonly orderId: Hex | null };
 
 export type FillParams = {
@@ -19,7 +21,10 @@ export type FillParams = {
   readonly maker: FillSide;
   readonly taker: FillSide;
   readonly takerIsBuy: boolean;
-  readonly source: 'book' | 'rfq';
+  /** 'liquidation': the insurance fund taking over what the book could not (flows/liquidation.ts). */
+  readonly source: 'book' | 'rfq' | 'liquidation';
+  /** The venue's liquidation orders pay no trading fee, nor does their counterparty (the liquidation fee stands for it). */
+  readonly feeFree?: boolean;
 };
 
 /** Fees of a fill in COLLATERAL6 (api.md): taker rate x notional capped at a share of the premium; maker rate x notional. */
@@ -55,7 +60,7 @@ export function applyFill(state: VenueState, sink: EventSink, f: FillParams): st
   const spot = state.oracles.get(series.spec.pairId)!.spot;
   const premium = collateralOf(f.size, f.price);
   const notional = collateralOf(spot, f.size);
-  const fees = feesFrom(state, notional, premium);
+  const fees = f.feeFree === true ? NO_FEES : feesFrom(state, notional, premium);
   const buyer = f.takerIsBuy ? f.taker : f.maker;
   const seller = f.takerIsBuy ? f.maker : f.taker;
 
