@@ -16,6 +16,7 @@ import { RfqBook } from './rfqBook.ts';
 import { Accounts } from './accounts.ts';
 import { OrderHistory } from '../orders/orderHistory.ts';
 import { MmpBook } from './mmp.ts';
+import { Liquidations } from './liquidations.ts';
 
 /** A read model: applies committed events in order, and exports and imports its state as plain data. */
 export type Fold = {
@@ -27,7 +28,7 @@ export type Fold = {
 /** Version of the serialised read state; a snapshot with another version is passed over (recovery folds the journal instead). */
 const FORMAT = 1;
 /** Folds added after FORMAT 1 without a new format: absent from an older read state means empty (no event of theirs existed). */
-const ADDED_LATER = new Set(['mmp']);
+const ADDED_LATER = new Set(['mmp', 'liquidations']);
 
 export class ReadModels {
   /** The sequence number and time (Unix ms) of the last command folded. */
@@ -44,6 +45,8 @@ export class ReadModels {
   readonly orders = new OrderHistory(this.catalog);
   /** Per wallet and pair: market maker protection's config, frozen state and window. */
   readonly mmp = new MmpBook();
+  /** Per wallet its liquidations; the insurance fund's balance, bad debt and last 24 hours. */
+  readonly liquidations = new Liquidations();
   /** Every fold, in the order each event is applied to them (the catalog first: the others look series up in it). */
   private readonly folds: readonly (readonly [string, Fold])[];
 
@@ -55,6 +58,7 @@ export class ReadModels {
       ['accounts', this.accounts],
       ['orders', this.orders],
       ['mmp', this.mmp],
+      ['liquidations', this.liquidations],
     ];
   }
 
