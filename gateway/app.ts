@@ -3,9 +3,10 @@
  * workers, read models, routes, streams, drivers. Every boundary's implementation is
  * chosen here and only here (style.md habit 8).
  */
-import { Venue, hashBytes, type Command, type Hex } from '../engine/index.ts';
+import { Venue, defaultVenueConfig, hashBytes, type Command, type Hex, type VenueConfig } from '../engine/index.ts';
 import { ReadModels } from './readModels/readModels.ts';
 import { createControlMetrics } from './http/controlMetrics.ts';
+import { createLiquidationMetrics } from './http/liquidationMetrics.ts';
 import { openStorage, memoryStorage, type Storage } from '../persistence/storage.ts';
 import { recover } from '../persistence/recover.ts';
 import { Snapshotter } from '../persistence/snapshotter.ts';
@@ -80,6 +81,11 @@ export function replayable(venue: Venue, reads: ReadModels = new ReadModels()) {
   };
 }
 
+/** The engine's rules an operator sets (fixed when the venue is created: a restored venue keeps its own). */
+export function engineConfig(config: Pick<AppConfig, 'liquidationBandBps' | 'liquidationFeeBps'>): VenueConfig {
+  return { ...defaultVenueConfig, liquidationBandBps: config.liquidationBandBps, liquidationFeeBps: config.liquidationFeeBps };
+}
+
 /**
  * The read models that go with a restored engine: the snapshot's own, or, for a snapshot
  * without them (taken before read models were stored) or whose read state this version
@@ -109,7 +115,7 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
     recovered = recover({
       journal: storage.journal,
       snapshots: storage.snapshots,
-      create: () => replayable(Venue.create()),
+      create: () => replayable(Venue.create(engineConfig(config))),
       restore: (bytes, read) => {
         const venue = Venue.restore(bytes);
         return replayable(venue, readsFor(venue, read, log));
@@ -133,6 +139,7 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
 
   const metrics = createMetrics();
   const controls = createControlMetrics(metrics, (owner, pairId) => reads.mmp.get(owner, pairId as Hex)?.frozen === true);
+  const liquidationMetrics = createLiquidationMetrics(metrics, reads.liquidations, () => reads.ts, log);
   const pipeline = new CommandPipeline(venue, storage.journal, clock, metrics, storage.stores.orderNonces);
   const snapshotter = new Snapshotter({
     snapshots: storage.snapshots,
@@ -147,6 +154,7 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
   // The read models fold every committed command first: what listeners after them read is at its seq.
   pipeline.onEvents((events, command) => {
     controls.onEvents(events);
+    liquidationMetrics.onEvents(events);
     reads.apply(command.seq, events.length > 0 ? events[0]!.ts : command.ts, events);
     // A snapshot holds the engine and the read models at one seq: only when no later command
     // is applied but not yet committed (the engine runs ahead of the commit; the reads do not).

@@ -13,7 +13,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig } from './config.ts';
 import { jsonLogger } from './http/log.ts';
-import { replayable } from './app.ts';
+import { engineConfig, replayable } from './app.ts';
 import { Venue } from '../engine/index.ts';
 import { openStorage, type Storage } from '../persistence/storage.ts';
 import { recover } from '../persistence/recover.ts';
@@ -84,7 +84,7 @@ try {
     const r = recover({
       journal: s.journal,
       snapshots: s.snapshots,
-      create: () => replayable(Venue.create()),
+      create: () => replayable(Venue.create(engineConfig(loaded.config))),
       restore: (bytes) => replayable(Venue.restore(bytes)),
       log,
       truncateAt: args.truncateAt,

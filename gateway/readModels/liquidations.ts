@@ -5,7 +5,7 @@
  * newest last; the fund's cash, bad debt, whether it was ever funded, and the fees and
  * liquidations of the last 24 hours.
  */
-import { INSURANCE_FUND_OWNER, INSURANCE_FUND_PORTFOLIO, type LiquidationClose, type LiquidationEvent, type VenueEvent } from '../../engine/index.ts';
+import { INSURANCE_FUND_OWNER, INSURANCE_FUND_PORTFOLIO, WAD_PER_C6, type LiquidationClose, type LiquidationEvent, type VenueEvent } from '../../engine/index.ts';
 
 /** Liquidations kept per wallet. */
 export const LIQUIDATION_HISTORY = 1000;
@@ -26,6 +26,26 @@ export type LiquidationRecord = {
 };
 
 export type FundView = { readonly balance: bigint; readonly badDebt: bigint; readonly funded: boolean; readonly liquidations24h: number; readonly feesCollected24h: bigint };
+
+/** A liquidation as the reads keep it. */
+export function liquidationRecord(e: LiquidationEvent): LiquidationRecord {
+  return { id: e.liquidationId, owner: e.owner, portfolioId: e.portfolioId, startedAt: e.startedAt, endedAt: e.endedAt, trigger: e.trigger, cancelledOrders: e.cancelledOrders, closes: e.closes, fee: e.fee, deficit: e.deficit, ts: e.ts };
+}
+
+/** A liquidation on the wire (GET /api/account/liquidations, account@liquidations): C6 cash, WAD sizes and prices, the trigger's maintenance margin in WAD as the portfolio detail shows it. */
+export function liquidationJson(r: LiquidationRecord) {
+  return {
+    id: r.id,
+    portfolioId: r.portfolioId,
+    startedAt: r.startedAt,
+    endedAt: r.endedAt,
+    trigger: { equity: r.trigger.equity.toString(), maintenanceMargin: (r.trigger.maintenanceMargin * WAD_PER_C6).toString() },
+    cancelledOrders: [...r.cancelledOrders],
+    closes: r.closes.map((c) => ({ seriesId: c.seriesId, size: c.size.toString(), price: c.price.toString(), counterparty: c.counterparty })),
+    fee: r.fee.toString(),
+    deficit: r.deficit.toString(),
+  };
+}
 
 type LiquidationsState = { wallets: [string, LiquidationRecord[]][]; balance: bigint; badDebt: bigint; funded: boolean; window: [number, bigint][] };
 
@@ -60,7 +80,7 @@ export class Liquidations {
   private onLiquidation(e: LiquidationEvent): void {
     let list = this.byOwner.get(e.owner);
     if (list === undefined) this.byOwner.set(e.owner, (list = []));
-    list.push({ id: e.liquidationId, owner: e.owner, portfolioId: e.portfolioId, startedAt: e.startedAt, endedAt: e.endedAt, trigger: e.trigger, cancelledOrders: e.cancelledOrders, closes: e.closes, fee: e.fee, deficit: e.deficit, ts: e.ts });
+    list.push(liquidationRecord(e));
     if (list.length > LIQUIDATION_HISTORY) list.shift();
     this.window.push([e.ts, e.fee]);
   }

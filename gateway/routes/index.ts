@@ -20,6 +20,7 @@ import { massCancelRoutes } from './massCancel.ts';
 import { whatIfRoutes } from './whatIf.ts';
 import { rfqRoutes } from './rfq.ts';
 import { mmpRoutes } from './mmp.ts';
+import { liquidationRoutes } from './liquidations.ts';
 
 /** 30-day traded notional (COLLATERAL6) at which a wallet reaches tiers 2 and 3 (interface.md "Limits"). */
 const TIER2 = 100_000n * 1_000_000n;
@@ -48,6 +49,7 @@ export function apiRoutes(s: Services): ApiRoutes {
     ...whatIfRoutes(s),
     ...rfqRoutes(s),
     ...mmpRoutes(s),
+    ...liquidationRoutes(s),
   ];
   return { routes, authenticate, rateLimiter };
 }
