@@ -42,6 +42,7 @@ import { publicPortfolioId, type EventSink } from './eventSink.ts';
 import { applyFill } from './fill.ts';
 import { pushOrderEvent, removeOrder, settleMatch } from './orders.ts';
 import { MmpGuard } from './mmp.ts';
+import { liquidationSpot, type SpotPosition } from '../risk/liquidationSpot.ts';
 
 /** The venue's closing orders: immediate-or-cancel, reduce-only. */
 const LIQUIDATION_ORDER = instructionsOf({ timeInForce: 'IOC', reduceOnly: true });
@@ -277,4 +278,39 @@ function closeStep(state: VenueState, sink: EventSink, id: string, n: number, me
   pushOrderEvent(sink, record, pair, size, 0n, null, null);
   guard?.events(sink);
   return collateralOf(state.oracles.get(pair.pairId)!.spot, size);
+}
+
+/**
+ * The liquidation spot of the margin account of `p` (engine/risk/liquidationSpot.ts), with
+ * `fills` added as positions at their prices and `cashChange` (C6) added to its cash: the
+ * what-if's question. Null without positions, or with positions on more than one pair.
+ */
+export function liquidationSpotOf(state: VenueState, p: Portfolio, fills: readonly { seriesId: Hex; isBuy: boolean; size: bigint; price: bigint }[] = [], cashChange = 0n): bigint | null {
+  const accounts = state.accounts;
+  let cash = cashChange;
+  const balances = new Map<Hex, bigint>();
+  for (const m of accounts.marginGroup(accounts.marginAnchor(p))) {
+    cash += m.deposit;
+    for (const pos of m.positions.values()) {
+      cash += pos.premium;
+      balances.set(pos.seriesId, (balances.get(pos.seriesId) ?? 0n) + pos.balance);
+    }
+  }
+  for (const o of fills) {
+    const premium = collateralOf(o.size, o.price);
+    cash += o.isBuy ? -premium : premium;
+    balances.set(o.seriesId, (balances.get(o.seriesId) ?? 0n) + (o.isBuy ? o.size : -o.size));
+  }
+  let pairId: Hex | null = null;
+  const positions: SpotPosition[] = [];
+  for (const [seriesId, balance] of balances) {
+    const series = state.series.get(seriesId);
+    if (balance === 0n || series === undefined || series.settled) continue;
+    if (pairId !== null && series.spec.pairId !== pairId) return null;
+    pairId = series.spec.pairId;
+    positions.push({ isCall: series.spec.isCall, strike: Number(series.spec.strike) / 1e18, expiry: series.spec.expiry, balance: Number(balance) / 1e18 });
+  }
+  const o = pairId === null ? undefined : state.oracles.get(pairId);
+  if (o === undefined) return null;
+  return liquidationSpot({ cash: Number(cash) / 1e6, positions, spot: Number(o.spot) / 1e18, volatility: Number(o.volatility) / 1e18, riskFreeRate: Number(o.riskFreeRate) / 1e18, nowMs: state.now, shortFloorRate: Number(state.config.shortFloorRate) / 1e18, maintenanceRate: Number(state.config.maintenanceRate) / 1e18 });
 }

@@ -12,7 +12,7 @@ import { errorReply } from '../http/errors.ts';
 import type { UserAuth } from '../http/auth.ts';
 import type { Services } from '../services.ts';
 import { AccountViews } from '../readModels/accountViews.ts';
-import { AddressSchema, Bytes32, C6String, Nullable, WadString } from './schemas.ts';
+import { AddressSchema, Bytes32, C6String, LiquidationSpotSchema, Nullable, WadString } from './schemas.ts';
 
 const both = ['current', 'earlier'] as const;
 const portfolioIdSchema = (name: string) => Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, errorMessage: `${name} must be a non-negative integer` });
@@ -33,6 +33,7 @@ const PortfolioDetail = Type.Object({
   isLiquidatable: Type.Boolean(),
   positionCount: Type.Integer(),
   createdAt: Type.Integer({ description: 'Unix seconds' }),
+  liquidationSpot: LiquidationSpotSchema,
 });
 const PositionSchema = Type.Object({
   seriesId: Bytes32,

@@ -115,3 +115,6 @@ export const InsuranceFundSchema = Type.Object({
   liquidations24h: Type.Integer(),
   feesCollected24h: Type.String({ description: 'COLLATERAL6: liquidation fees of the last 24 hours' }),
 });
+
+/** Portfolio detail and margin what-if: where the portfolio would be liquidated. */
+export const LiquidationSpotSchema = Nullable(Type.String({ pattern: '^[0-9]+$', description: "WAD: the pair's spot at which equity would meet maintenance margin, other inputs fixed; null without positions, with positions on several pairs, or when no spot within a factor of 34 does" }));

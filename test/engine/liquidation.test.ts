@@ -338,3 +338,27 @@ t.test('short calls and long puts: the worst scenario flips side during the pass
   t.ok(h.venue.state.accounts.risk(p).isHealthy, 'healthy after');
   checkProperties(t, r);
 });
+
+t.test('liquidationSpot: a shock just short of it leaves the portfolio alone, one just past it liquidates', async (t) => {
+  let call: Hex = '0x';
+  const setup = () => {
+    const h = listedVenue();
+    h.ok({ type: 'insurance_fund_deposit', amount: usdc(1_000_000), reason: 'seed' });
+    fundAll(h, usdc(40_000));
+    call = seriesAt(h, true, 1);
+    shortTo(h, call, 1);
+    return h;
+  };
+  const h = setup();
+  const wi = h.venue.whatIf(ALICE, 1, [])!;
+  const spot = wi.before.liquidationSpot;
+  if (spot === null) return void t.fail('a short call has a liquidation spot');
+  t.ok(spot > 100_000n * WAD && spot < 130_000n * WAD, `above the spot, for a short call (${Number(spot) / 1e18})`);
+  const short = h.ok(shockBody((spot * 995n) / 1000n));
+  t.notOk(short.events.some((e) => e.type === 'liquidation'), '0.5% below it: healthy');
+  const past = setup();
+  const r = past.ok(shockBody((spot * 1005n) / 1000n));
+  t.ok(r.events.some((e) => e.type === 'liquidation'), '0.5% above it: liquidated');
+  const after = h.venue.whatIf(ALICE, 1, [{ seriesId: call, isBuy: true, size: WAD, price: 1n * WAD }])!;
+  t.equal(after.after.liquidationSpot, null, 'buying the call back: no position, no liquidation spot');
+});
