@@ -115,7 +115,9 @@ export type CommandBody =
   /** Apply another wallet's referral code: once, before the wallet's first trade. */
   | { readonly type: 'referral_apply'; readonly owner: string; readonly code: string }
   /** An on-chain event told by the chain-indexing provider (webhook), applied once per provider `id`. */
-  | { readonly type: 'chain_event'; readonly id: string; readonly event: ChainEventData };
+  | { readonly type: 'chain_event'; readonly id: string; readonly event: ChainEventData }
+  /** Add cash to the insurance fund: its seed on local/testnet at the first start, or an admin's deposit (COLLATERAL6). */
+  | { readonly type: 'insurance_fund_deposit'; readonly amount: bigint; readonly reason: 'seed' | 'deposit' };
 
 export type Command = CommandHeader & CommandBody;
 export type CommandType = Command['type'];

@@ -48,7 +48,8 @@ export type TradeEvent = Stamp & {
   readonly takerFee: bigint; // C6
   /** The series' open interest after the fill (WAD, long contracts). */
   readonly openInterest: bigint;
-  readonly source: 'book' | 'rfq';
+  /** 'liquidation': the insurance fund took over a liquidated position at the band's edge (maker: the fund). */
+  readonly source: 'book' | 'rfq' | 'liquidation';
 };
 
 /**
@@ -257,8 +258,63 @@ export type ReferralRebateEvent = Stamp & { readonly type: 'referral_rebate'; re
 
 /** An on-chain event received once by its provider `id` (a deposit also has its `portfolio` event before this one). */
 export type ChainEventEvent = Stamp & { readonly type: 'chain_event'; readonly id: string; readonly event: ChainEventData };
+/** One close of a liquidation: a fill against the book, or the insurance fund's takeover at the band's edge. */
+export type LiquidationClose = {
+  readonly seriesId: Hex;
+  /** What the venue did for the liquidated portfolio: 'sell' closes a long, 'buy' a short. */
+  readonly side: 'buy' | 'sell';
+  readonly size: bigint; // WAD
+  readonly price: bigint; // WAD premium per contract
+  readonly counterparty: 'book' | 'fund';
+};
+
+/**
+ * A liquidation (extensions.md "Liquidation and the insurance fund"), after its order,
+ * trade, position and portfolio events in the same command: the trigger, the orders it
+ * cancelled, the closes, the fee to the fund and any deficit (what the fund paid and the bad
+ * debt left). Amounts C6; `startedAt`/`endedAt` s (one command: equal).
+ */
+export type LiquidationEvent = Stamp & {
+  readonly type: 'liquidation';
+  readonly liquidationId: string;
+  readonly owner: string;
+  readonly portfolioId: number; // public id
+  readonly startedAt: number; // s
+  readonly endedAt: number; // s
+  /** Equity and maintenance margin counting open orders when the pass found the portfolio (C6). */
+  readonly trigger: { readonly equity: bigint; readonly maintenanceMargin: bigint };
+  readonly cancelledOrders: readonly Hex[];
+  readonly closes: readonly LiquidationClose[];
+  readonly fee: bigint; // C6, to the fund
+  /** Negative equity left after the closes (C6, 0 unless bankrupt); fundPaid + badDebt = deficit. */
+  readonly deficit: bigint;
+  readonly fundPaid: bigint;
+  readonly badDebt: bigint;
+};
+
+/** The insurance fund's cash or bad debt changed: a seed or admin deposit, or a liquidation (fee in, deficit out). */
+export type InsuranceFundEvent = Stamp & {
+  readonly type: 'insurance_fund';
+  readonly reason: 'seed' | 'deposit' | 'liquidation';
+  readonly amount: bigint; // C6, signed change of the fund's cash
+  readonly balance: bigint; // C6, the fund's cash after
+  readonly badDebt: bigint; // C6, total bad debt recorded
+};
+
+/** A bankrupt portfolio's deficit exceeded the fund: `amount` recorded as bad debt (an operator alert). */
+export type BadDebtEvent = Stamp & {
+  readonly type: 'bad_debt';
+  readonly liquidationId: string;
+  readonly owner: string;
+  readonly portfolioId: number;
+  readonly amount: bigint; // C6
+  readonly totalBadDebt: bigint; // C6
+};
 
 export type VenueEvent =
+  | LiquidationEvent
+  | InsuranceFundEvent
+  | BadDebtEvent
   | MmpEvent
   | ChainEventEvent
   | ReferralCodeEvent

@@ -75,6 +75,8 @@ type Dump = {
   referrals?: { codes: [string, string][]; links: [string, string, string][] };
   /** Provider ids of the chain events applied, in order; absent when none (and in older snapshots). */
   chainEvents?: string[];
+  /** The insurance fund's bad debt and next liquidation id; absent before the first liquidation or fund deposit (and in older snapshots): the defaults. */
+  insurance?: { badDebt: bigint; nextLiquidationId: number };
 };
 
 export function serializeState(s: VenueState): Uint8Array {
@@ -120,6 +122,7 @@ export function serializeState(s: VenueState): Uint8Array {
     rfqResolved: s.rfq.resolved,
     ...(s.cancelAfter.size > 0 ? { cancelAfter: [...s.cancelAfter] } : {}),
   };
+  if (s.insurance.badDebt !== 0n || s.insurance.nextLiquidationId !== 1) dump.insurance = s.insurance.dump();
   if (s.mmp.entries.size > 0) {
     dump.mmp = [...s.mmp.entries.values()].map((e) => ({ owner: e.owner, config: e.config, frozen: e.frozen, frozenUntil: e.frozenUntil, reason: e.reason, fills: e.fills.toArray() }));
   }
@@ -140,8 +143,8 @@ export function restoreState(bytes: Uint8Array): VenueState {
     v !== null && typeof v === 'object' && '$b' in v && Object.keys(v).length === 1 ? BigInt((v as { $b: string }).$b) : v,
   ) as Dump;
   if (dump.format !== FORMAT) throw new Error(`unsupported snapshot format ${dump.format}`);
-  // Snapshots written before a config field hold none: its default.
-  const s = new VenueState({ ...dump.config, referralRebateBps: dump.config.referralRebateBps ?? defaultVenueConfig.referralRebateBps });
+  // Rules added since the snapshot was written take their defaults.
+  const s = new VenueState({ ...defaultVenueConfig, ...dump.config });
   s.now = dump.now;
   s.seq = dump.seq;
   s.nextRef = dump.nextRef;
@@ -207,6 +210,7 @@ export function restoreState(bytes: Uint8Array): VenueState {
   for (const [code, owner] of dump.referrals?.codes ?? []) s.referrals.addCode(owner, code);
   for (const [referee, referrer, code] of dump.referrals?.links ?? []) s.referrals.link(referee, referrer, code);
   for (const id of dump.chainEvents ?? []) s.chainEvents.add(id);
+  s.insurance.restore(dump.insurance);
   for (const m of dump.mmp ?? []) s.mmp.restore(m.owner, m.config, m.frozen, m.frozenUntil, m.reason, m.fills);
   s.accounts.margin.rebuild(s.accounts.allPortfolios());
   s.accounts.rebuildPruneIndexes();

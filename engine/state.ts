@@ -13,6 +13,7 @@ import { MinHeap } from './actors/minHeap.ts';
 import { RfqActor } from './actors/rfq.ts';
 import { MmpActor } from './actors/mmp.ts';
 import { ReferralActor } from './actors/referrals.ts';
+import { InsuranceFund } from './actors/insuranceFund.ts';
 
 function addTo(sums: Map<Hex, { call: bigint; put: bigint }>, series: SeriesActor, delta: bigint): void {
   let oi = sums.get(series.spec.pairId);
@@ -41,6 +42,8 @@ export class VenueState {
   readonly referrals = new ReferralActor();
   /** Provider ids of the chain events applied (engine/flows/chain.ts), in order: each is taken once. */
   readonly chainEvents = new Set<string>();
+  /** The insurance fund's bad debt and the liquidation ids (its cash is its portfolio's, engine/actors/insuranceFund.ts). */
+  readonly insurance = new InsuranceFund();
   /** Wallet -> small integer for the book's self-trade prevention. */
   readonly ownerIndex = new Map<string, number>();
   /** Open order -> its record and everything a cancel, fill or expiry touches: one lookup finds all. */

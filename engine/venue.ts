@@ -25,6 +25,7 @@ import { setMmp, resetMmp, unfreezeDue } from './flows/mmp.ts';
 import type { MmpConfig } from './domain/mmp.ts';
 import { createReferralCode, applyReferralCode } from './flows/referrals.ts';
 import { chainEvent } from './flows/chain.ts';
+import { depositToFund, liquidationPass } from './flows/liquidation.ts';
 
 export type CommandValue =
   | null
@@ -65,6 +66,7 @@ export class Venue {
     sink.begin(cmd.seq, state.now);
     const outcome = this.dispatch(cmd, sink);
     if (outcome !== null && 'code' in outcome) return { ok: false, rejection: outcome, events: [] };
+    liquidationPass(state, sink); // accounts the command left below maintenance margin (flows/liquidation.ts)
     unfreezeDue(state, sink); // market maker protection whose freeze ran out (flows/mmp.ts)
     return { ok: true, value: outcome, events: sink.finish(state) };
   }
@@ -135,6 +137,8 @@ export class Venue {
         return applyReferralCode(s, sink, cmd.owner, cmd.code);
       case 'chain_event':
         return chainEvent(s, sink, cmd.id, cmd.event);
+      case 'insurance_fund_deposit':
+        return depositToFund(s, sink, cmd.amount, cmd.reason);
     }
   }
 

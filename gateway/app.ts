@@ -3,10 +3,11 @@
  * workers, read models, routes, streams, drivers. Every boundary's implementation is
  * chosen here and only here (style.md habit 8).
  */
-import { Venue, hashBytes, type Command, type Hex } from '../engine/index.ts';
+import { Venue, defaultVenueConfig, hashBytes, type Command, type Hex, type VenueConfig } from '../engine/index.ts';
 import { ReadModels } from './readModels/readModels.ts';
 import { createControlMetrics } from './http/controlMetrics.ts';
 import { registerOpsMetrics } from './http/opsMetrics.ts';
+import { createLiquidationMetrics } from './http/liquidationMetrics.ts';
 import { openStorage, memoryStorage, type Storage } from '../persistence/storage.ts';
 import { recover } from '../persistence/recover.ts';
 import { Snapshotter } from '../persistence/snapshotter.ts';
@@ -86,6 +87,11 @@ export function replayable(venue: Venue, reads: ReadModels = new ReadModels()) {
   };
 }
 
+/** The engine's rules an operator sets (fixed when the venue is created: a restored venue keeps its own). */
+export function engineConfig(config: Pick<AppConfig, 'liquidationBandBps' | 'liquidationFeeBps'>): VenueConfig {
+  return { ...defaultVenueConfig, liquidationBandBps: config.liquidationBandBps, liquidationFeeBps: config.liquidationFeeBps };
+}
+
 /**
  * The read models that go with a restored engine: the snapshot's own, or, for a snapshot
  * without them (taken before read models were stored) or whose read state this version
@@ -150,6 +156,7 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
     (owner, pairId) => reads.mmp.get(owner, pairId as Hex)?.frozen === true,
     (e) => alerts.raise({ kind: 'mmp_trip', message: `market maker protection tripped (${e.reason}) for ${e.owner}`, details: { owner: e.owner, pairId: e.pairId, reason: e.reason, frozenUntil: e.frozenUntil, seq: e.seq } }),
   );
+  const liquidationMetrics = createLiquidationMetrics(metrics, reads.liquidations, () => reads.ts, log);
   const pipeline = new CommandPipeline(venue, storage.journal, clock, metrics, storage.stores.orderNonces);
   pipeline.onJournalError((error, command) => alerts.raise({ kind: 'journal_error', severity: 'critical', message: `journal write failed at seq ${command.seq} (${command.type}): ${error instanceof Error ? error.message : String(error)}`, details: { seq: command.seq, type: command.type } }));
   const snapshotter = new Snapshotter({
@@ -165,6 +172,7 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
   // The read models fold every committed command first: what listeners after them read is at its seq.
   pipeline.onEvents((events, command) => {
     controls.onEvents(events);
+    liquidationMetrics.onEvents(events);
     reads.apply(command.seq, events.length > 0 ? events[0]!.ts : command.ts, events);
     // A snapshot holds the engine and the read models at one seq: only when no later command
     // is applied but not yet committed (the engine runs ahead of the commit; the reads do not).

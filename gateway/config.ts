@@ -48,6 +48,11 @@ export type AppConfig = {
   readonly referralRebateBps: number;
   /** WEBHOOK_SECRET: the HMAC key of the chain webhooks; null = the webhook group answers 503. */
   readonly webhookSecret: string | null;
+  /** Liquidation band around the mark and fee to the insurance fund, basis points (engine config; fixed when the venue is created). */
+  readonly liquidationBandBps: number;
+  readonly liquidationFeeBps: number;
+  /** INSURANCE_FUND_SEED (COLLATERAL6): the fund's cash at a local/testnet venue's first start; 0 = none. */
+  readonly insuranceFundSeed: bigint;
 };
 
 /** Well-known defaults per underlying; other pairs start at 100 with 4 tick decimals. */
@@ -115,6 +120,12 @@ export function loadConfig(env: Record<string, string | undefined>): ConfigResul
   const logLevel = oneOf('LOG_LEVEL', 'info', ['error', 'warn', 'info'] as const);
 
   const rateLimits = parseRateLimits(env.RATE_LIMITS, errors);
+  const seedRaw = env.INSURANCE_FUND_SEED;
+  let insuranceFundSeed = 1_000_000n * 1_000_000n;
+  if (seedRaw !== undefined && seedRaw !== '') {
+    if (/^\d{1,30}$/.test(seedRaw)) insuranceFundSeed = BigInt(seedRaw);
+    else errors.push(`INSURANCE_FUND_SEED must be a COLLATERAL6 integer string, e.g. 1000000000000 for 1,000,000 USDC (got "${seedRaw}")`);
+  }
 
   const config: AppConfig = {
     port,
@@ -138,6 +149,9 @@ export function loadConfig(env: Record<string, string | undefined>): ConfigResul
     rateLimits,
     referralRebateBps: int('REFERRAL_REBATE_BPS', 1000, 0, 10_000),
     webhookSecret: env.WEBHOOK_SECRET !== undefined && env.WEBHOOK_SECRET !== '' ? env.WEBHOOK_SECRET : null,
+    liquidationBandBps: int('LIQUIDATION_BAND_BPS', 1000, 1, 10_000),
+    liquidationFeeBps: int('LIQUIDATION_FEE_BPS', 50, 0, 10_000),
+    insuranceFundSeed,
   };
   return errors.length > 0 ? { ok: false, errors } : { ok: true, config };
 }

@@ -1,7 +1,8 @@
 /**
  * Time and prices come from outside the engine (architecture.md "Threads"): a clock
  * command every second, and on ORACLE=simulated a price step per pair with its marks
- * recomputed in a worker. Listing the configured pairs on a fresh venue is done here too.
+ * recomputed in a worker. Listing the configured pairs on a fresh venue, and seeding the
+ * insurance fund on local/testnet, are done here too.
  * What they need to know of the venue (pairs, live series, oracle states) they read from the
  * read models, never from the engine (architecture.md rule 5).
  */
@@ -26,6 +27,10 @@ export async function bootstrap(pipeline: CommandPipeline, reads: ReadModels, co
     await pipeline.submit({ type: 'list_pair', pair: { symbol: p.symbol, underlying: p.underlying, quote: p.quote, tickDecimals: p.tickDecimals, minSize: step, sizeStep: step, maxCallOI: 0n, maxPutOI: 0n } });
     await pipeline.submit({ type: 'oracle', pairId, spot: toWad(p.initialSpot), volatility: toWad(p.volatility), riskFreeRate: WAD / 20n, marks: [] });
     listed++;
+  }
+  // The insurance fund's seed, once, at a local/testnet venue's first start.
+  if (config.network !== 'mainnet' && config.insuranceFundSeed > 0n && !reads.liquidations.fund(pipeline.now()).funded) {
+    await pipeline.submit({ type: 'insurance_fund_deposit', amount: config.insuranceFundSeed, reason: 'seed' });
   }
   if (listed > 0) {
     await pipeline.submit({ type: 'clock' });

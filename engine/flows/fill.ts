@@ -20,7 +20,10 @@ export type FillParams = {
   readonly maker: FillSide;
   readonly taker: FillSide;
   readonly takerIsBuy: boolean;
-  readonly source: 'book' | 'rfq';
+  /** 'liquidation': the insurance fund taking over what the book could not (flows/liquidation.ts). */
+  readonly source: 'book' | 'rfq' | 'liquidation';
+  /** The venue's liquidation orders pay no trading fee, nor does their counterparty (the liquidation fee stands for it). */
+  readonly feeFree?: boolean;
 };
 
 /** Fees of a fill in COLLATERAL6 (api.md): taker rate x notional capped at a share of the premium; maker rate x notional. */
@@ -56,8 +59,10 @@ export function applyFill(state: VenueState, sink: EventSink, f: FillParams): st
   const spot = state.oracles.get(series.spec.pairId)!.spot;
   const premium = collateralOf(f.size, f.price);
   const notional = collateralOf(spot, f.size);
-  const takerFeeC6 = takerFee(state, notional, premium);
-  const makerFeeC6 = makerFee(state, notional);
+  // The venue's liquidation orders pay no fee (money conserved across a liquidation).
+  const feeFree = f.feeFree === true;
+  const takerFeeC6 = feeFree ? 0n : takerFee(state, notional, premium);
+  const makerFeeC6 = feeFree ? 0n : makerFee(state, notional);
   const buyer = f.takerIsBuy ? f.taker : f.maker;
   const seller = f.takerIsBuy ? f.maker : f.taker;
 

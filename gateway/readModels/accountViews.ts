@@ -13,7 +13,7 @@
  * its portfolio 0, whose risk the engine already computes over the whole group.
  */
 import { instructionsJson, type InstructionsJson } from '../orders/instructionFields.ts';
-import { WAD, WAD_PER_C6, type Hex } from '../../engine/index.ts';
+import { WAD, WAD_PER_C6, defaultVenueConfig, liquidationSpot, type Hex, type SpotPosition } from '../../engine/index.ts';
 import type { ReadModels } from './readModels.ts';
 import type { PortfolioFigures, PositionFigures } from './accounts.ts';
 
@@ -35,6 +35,7 @@ export type PortfolioDetailJson = {
   isLiquidatable: boolean;
   positionCount: number;
   createdAt: number;
+  liquidationSpot: string | null;
 };
 export type PositionJson = {
   seriesId: Hex;
@@ -75,7 +76,40 @@ export type PortfolioListEntryJson = { id: number; owner: string; cashBalance: s
 export type TradePage = { trades: UserTradeJson[]; nextCursor: string | null };
 
 export class AccountViews {
+  /** Liquidation spots by wallet and portfolio, with the read seq they were computed at (a search of some hundred repricings). */
+  private readonly spots = new Map<string, { seq: number; spot: bigint | null }>();
+
   constructor(private readonly reads: ReadModels) {}
+
+  /**
+   * The spot at which the portfolio's equity would meet its maintenance margin, other inputs
+   * fixed (engine's liquidationSpot over the folded cash, positions, series and oracle);
+   * null without positions or with positions on several pairs.
+   */
+  liquidationSpot(p: PortfolioFigures): bigint | null {
+    const key = `${p.owner}|${p.id}`;
+    const cached = this.spots.get(key);
+    if (cached !== undefined && cached.seq === this.reads.seq) return cached.spot;
+    const catalog = this.reads.catalog;
+    let cash = p.deposit;
+    let pairId: Hex | null = null;
+    let several = false;
+    const positions: SpotPosition[] = [];
+    for (const pos of this.reads.accounts.positions(p.owner, p.id)) {
+      cash += pos.premium;
+      const series = catalog.series.get(pos.seriesId);
+      if (pos.balance === 0n || series === undefined || series.settled) continue;
+      if (pairId !== null && series.pairId !== pairId) several = true;
+      pairId = series.pairId;
+      positions.push({ isCall: series.isCall, strike: Number(series.strike) / 1e18, expiry: series.expiry, balance: Number(pos.balance) / 1e18 });
+    }
+    const o = pairId === null || several ? undefined : catalog.oracles.get(pairId);
+    const c = defaultVenueConfig;
+    const spot = o === undefined ? null : liquidationSpot({ cash: Number(cash) / 1e6, positions, spot: Number(o.spot) / 1e18, volatility: Number(o.volatility) / 1e18, riskFreeRate: Number(o.riskFreeRate) / 1e18, nowMs: this.reads.ts, shortFloorRate: Number(c.shortFloorRate) / 1e18, maintenanceRate: Number(c.maintenanceRate) / 1e18 });
+    if (this.spots.size >= 10_000) this.spots.clear();
+    this.spots.set(key, { seq: this.reads.seq, spot });
+    return spot;
+  }
 
   /** The portfolios a client can name: 0 (once it exists) and 1, 2, ...; internal ones fold into 0. */
   portfolios(owner: string): PortfolioFigures[] {
@@ -104,6 +138,7 @@ export class AccountViews {
       isLiquidatable: !p.isHealthy,
       positionCount: p.positionCount,
       createdAt: p.createdAt,
+      liquidationSpot: ((x) => (x === null ? null : s(x)))(this.liquidationSpot(p)),
     };
   }
 

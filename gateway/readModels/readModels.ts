@@ -18,6 +18,7 @@ import { OrderHistory } from '../orders/orderHistory.ts';
 import { MmpBook } from './mmp.ts';
 import { Activity } from './activity.ts';
 import { ReferralBook } from './referrals.ts';
+import { Liquidations } from './liquidations.ts';
 
 /** A read model: applies committed events in order, and exports and imports its state as plain data. */
 export type Fold = {
@@ -29,7 +30,7 @@ export type Fold = {
 /** Version of the serialised read state; a snapshot with another version is passed over (recovery folds the journal instead). */
 const FORMAT = 1;
 /** Folds added after FORMAT 1 without a new format: absent from an older read state means empty (no event of theirs existed). */
-const ADDED_LATER = new Set(['mmp', 'activity', 'referrals']);
+const ADDED_LATER = new Set(['mmp', 'activity', 'referrals', 'liquidations']);
 
 export class ReadModels {
   /** The sequence number and time (Unix ms) of the last command folded. */
@@ -50,6 +51,8 @@ export class ReadModels {
   readonly activity = new Activity(this.catalog);
   /** Per wallet: its referral code, referrer, referees, rebates earned and volume referred. */
   readonly referrals = new ReferralBook();
+  /** Per wallet its liquidations; the insurance fund's balance, bad debt and last 24 hours. */
+  readonly liquidations = new Liquidations();
   /** Every fold, in the order each event is applied to them (the catalog first: the others look series up in it). */
   private readonly folds: readonly (readonly [string, Fold])[];
 
@@ -63,6 +66,7 @@ export class ReadModels {
       ['mmp', this.mmp],
       ['activity', this.activity],
       ['referrals', this.referrals],
+      ['liquidations', this.liquidations],
     ];
   }
 

@@ -13,7 +13,7 @@ import type { UserAuth } from '../http/auth.ts';
 import type { Services } from '../services.ts';
 import { AccountViews } from '../readModels/accountViews.ts';
 import { TimeRangeFields, timeRange } from './timeRange.ts';
-import { AddressSchema, Bytes32, C6String, Nullable, WadString } from './schemas.ts';
+import { AddressSchema, Bytes32, C6String, LiquidationSpotSchema, Nullable, WadString } from './schemas.ts';
 
 const both = ['current', 'earlier'] as const;
 const portfolioIdSchema = (name: string) => Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, errorMessage: `${name} must be a non-negative integer` });
@@ -34,6 +34,7 @@ const PortfolioDetail = Type.Object({
   isLiquidatable: Type.Boolean(),
   positionCount: Type.Integer(),
   createdAt: Type.Integer({ description: 'Unix seconds' }),
+  liquidationSpot: LiquidationSpotSchema,
 });
 const PositionSchema = Type.Object({
   seriesId: Bytes32,

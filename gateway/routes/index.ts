@@ -28,6 +28,7 @@ import { userRoutes } from './user.ts';
 import { referralRoutes } from './referral.ts';
 import { webhookRoutes } from './webhooks.ts';
 import { strategyRoutes } from './strategies.ts';
+import { liquidationRoutes } from './liquidations.ts';
 
 /** 30-day traded notional (COLLATERAL6) at which a wallet reaches tiers 2 and 3 (interface.md "Limits"). */
 const TIER2 = 100_000n * 1_000_000n;
@@ -74,6 +75,7 @@ export function apiRoutes(s: Services): ApiRoutes {
     ...referralRoutes(s),
     ...webhookRoutes(s),
     ...strategyRoutes(s),
+    ...liquidationRoutes(s),
   ];
   return { routes, authenticate, rateLimiter };
 }

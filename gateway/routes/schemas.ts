@@ -95,3 +95,26 @@ export const OpenInterestSchema = Type.Object({
   callsRemaining: WadString,
   putsRemaining: WadString,
 });
+
+const LiquidationClose = Type.Object({ seriesId: Bytes32, size: WadString, price: WadString, counterparty: Type.Union([Type.Literal('book'), Type.Literal('fund')]) });
+/** A liquidation (GET /api/account/liquidations, account@liquidations). */
+export const LiquidationSchema = Type.Object({
+  id: Type.String({ description: 'liquidation id (1, 2, ... venue-wide)' }),
+  portfolioId: Type.Integer(),
+  startedAt: Type.Integer({ description: 'Unix seconds' }),
+  endedAt: Type.Integer({ description: 'Unix seconds' }),
+  trigger: Type.Object({ equity: C6String, maintenanceMargin: Type.String({ description: 'WAD, as in the portfolio detail: maintenance margin counting open orders' }) }),
+  cancelledOrders: Type.Array(Bytes32),
+  closes: Type.Array(LiquidationClose),
+  fee: C6String,
+  deficit: C6String,
+});
+export const InsuranceFundSchema = Type.Object({
+  balance: Type.String({ description: "COLLATERAL6: the fund's cash" }),
+  badDebt: Type.String({ description: 'COLLATERAL6: deficits the fund could not pay, in total' }),
+  liquidations24h: Type.Integer(),
+  feesCollected24h: Type.String({ description: 'COLLATERAL6: liquidation fees of the last 24 hours' }),
+});
+
+/** Portfolio detail and margin what-if: where the portfolio would be liquidated. */
+export const LiquidationSpotSchema = Nullable(Type.String({ pattern: '^[0-9]+$', description: "WAD: the pair's spot at which equity would meet maintenance margin, other inputs fixed; null without positions, with positions on several pairs, or when no spot within a factor of 34 does" }));

@@ -11,7 +11,7 @@ import { defineRoute, type Route } from '../http/route.ts';
 import { errorReply } from '../http/errors.ts';
 import type { Services } from '../services.ts';
 import { exampleSeries } from './examples.ts';
-import { bytes32, C6String, WadString } from './schemas.ts';
+import { bytes32, C6String, LiquidationSpotSchema, WadString } from './schemas.ts';
 
 const MAX_ORDERS = 50;
 
@@ -25,6 +25,7 @@ const View = Type.Object({
     { spotShock: Type.Number({ description: 'relative spot shock, e.g. -0.3' }), volShock: Type.Number({ description: 'relative volatility shock' }), pnl: Type.String({ description: 'COLLATERAL6, the positions\' PnL in that scenario' }) },
     { description: 'the scenario of the 15 (spot -30%..+30% x volatility -30%, 0, +50%) in which the positions lose most' },
   ),
+  liquidationSpot: LiquidationSpotSchema,
 });
 
 const viewJson = (v: RiskFigures) => ({
@@ -34,6 +35,7 @@ const viewJson = (v: RiskFigures) => ({
   healthRatio: v.healthRatio.toString(),
   maxWithdraw: v.maxWithdraw.toString(),
   worstScenario: { spotShock: v.worstScenario.spotShock, volShock: v.worstScenario.volShock, pnl: v.worstScenario.pnl.toString() },
+  liquidationSpot: v.liquidationSpot === null ? null : v.liquidationSpot.toString(),
 });
 
 export function whatIfRoutes(s: Services) {

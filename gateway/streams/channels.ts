@@ -13,12 +13,13 @@ import type { Hex } from '../../engine/index.ts';
 import type { Catalog, SeriesInfo } from '../readModels/catalog.ts';
 
 export type SeriesChannelKind = 'depth' | 'ticker' | 'trades';
-export type AccountChannelKind = 'fills' | 'positions' | 'portfolios' | 'orders' | 'mmp';
+export type AccountChannelKind = 'fills' | 'positions' | 'portfolios' | 'orders' | 'mmp' | 'liquidations';
 
 export type PublicChannel =
   | { readonly kind: SeriesChannelKind; readonly name: string; readonly topic: string; readonly seriesId: Hex }
   | { readonly kind: 'index'; readonly name: string; readonly topic: string; readonly pairId: Hex }
-  | { readonly kind: 'rfq'; readonly name: string; readonly topic: string };
+  | { readonly kind: 'rfq'; readonly name: string; readonly topic: string }
+  | { readonly kind: 'liquidations'; readonly name: string; readonly topic: string };
 
 export type ChannelError = { readonly error: string; readonly code: number };
 
@@ -31,12 +32,14 @@ export const wsErrorCodes = {
   limit: 4029,
 } as const;
 
-const accountKinds: readonly AccountChannelKind[] = ['fills', 'positions', 'portfolios', 'orders', 'mmp'];
+const accountKinds: readonly AccountChannelKind[] = ['fills', 'positions', 'portfolios', 'orders', 'mmp', 'liquidations'];
 const seriesKinds: readonly SeriesChannelKind[] = ['depth', 'ticker', 'trades'];
 const earlierPrefix: Readonly<Record<string, SeriesChannelKind>> = { orderbook: 'depth', ticker: 'ticker', trades: 'trades' };
 const earlierName: Readonly<Record<SeriesChannelKind, string>> = { depth: 'orderbook', ticker: 'ticker', trades: 'trades' };
 
 export const RFQ_CHANNEL = 'global@rfq';
+/** Every liquidation close, without its owner (extensions.md "Liquidation and the insurance fund"). */
+export const LIQUIDATIONS_CHANNEL = 'global@liquidations';
 /** Longest channel name looked at; anything longer is refused without parsing. */
 const MAX_NAME = 160;
 
@@ -76,6 +79,7 @@ export function resolvePublicChannel(catalog: Catalog, raw: unknown): PublicChan
   if (name.startsWith('venue@')) {
     return { code: wsErrorCodes.forbidden, error: `Channel "${shown}" is for admins: connect to /ws/monitor and send AUTH first` };
   }
+  if (name === LIQUIDATIONS_CHANNEL) return { kind: 'liquidations', name: LIQUIDATIONS_CHANNEL, topic: LIQUIDATIONS_CHANNEL };
   if (name.startsWith('account@')) {
     return { code: wsErrorCodes.forbidden, error: `Channel "${shown}" is private: connect to /ws/private and send AUTH first` };
   }
@@ -89,7 +93,7 @@ export function resolvePublicChannel(catalog: Catalog, raw: unknown): PublicChan
     return { kind, name: canonical, topic: canonical, seriesId: series.seriesId };
   }
   const at = name.lastIndexOf('@');
-  if (at <= 0) return unknown(shown, 'expected <symbol>@depth, <symbol>@ticker, <symbol>@trades, <pair>@index or global@rfq');
+  if (at <= 0) return unknown(shown, 'expected <symbol>@depth, <symbol>@ticker, <symbol>@trades, <pair>@index, global@rfq or global@liquidations');
   const suffix = name.slice(at + 1);
   const subject = name.slice(0, at);
   if (suffix === 'index') {
@@ -117,10 +121,10 @@ export function resolveAccountChannel(address: string, raw: unknown): AccountCha
   const shown = raw.length > MAX_NAME ? `${raw.slice(0, MAX_NAME)}...` : raw;
   const name = raw.trim().toLowerCase();
   if (!name.startsWith('account@')) {
-    return { code: wsErrorCodes.unknownChannel, error: `Unknown channel "${shown}" on /ws/private: use account@fills, account@positions, account@portfolios, account@orders or account@mmp (public channels are on /ws/public)` };
+    return { code: wsErrorCodes.unknownChannel, error: `Unknown channel "${shown}" on /ws/private: use account@fills, account@positions, account@portfolios, account@orders, account@mmp or account@liquidations (public channels are on /ws/public)` };
   }
   const kind = accountKinds.find((k) => `account@${k}` === name);
-  if (kind === undefined) return unknown(shown, 'expected account@fills, account@positions, account@portfolios, account@orders or account@mmp');
+  if (kind === undefined) return unknown(shown, 'expected account@fills, account@positions, account@portfolios, account@orders, account@mmp or account@liquidations');
   return { kind, name: `account@${kind}`, topic: accountTopic(address, kind) };
 }
 

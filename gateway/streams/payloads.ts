@@ -4,11 +4,12 @@
  * serialises each result once and fans it out.
  */
 import { instructionsJson } from '../orders/instructionFields.ts';
-import type { Hex, DepthEvent, DepthLevel, MmpEvent, OracleEvent, OrderEvent, PositionEvent, RfqEvent, TradeEvent } from '../../engine/index.ts';
+import type { Hex, DepthEvent, DepthLevel, LiquidationEvent, MmpEvent, OracleEvent, OrderEvent, PositionEvent, RfqEvent, TradeEvent } from '../../engine/index.ts';
 import { WAD_PER_C6 } from '../../engine/index.ts';
 import type { Catalog } from '../readModels/catalog.ts';
 import type { PortfolioFigures } from '../readModels/accounts.ts';
 import type { DepthLevels } from '../readModels/marketData.ts';
+import { liquidationJson, liquidationRecord } from '../readModels/liquidations.ts';
 
 export function iso(ms: number): string {
   return new Date(ms).toISOString();
@@ -90,6 +91,16 @@ export function orderUpdate(e: OrderEvent, symbol: string) {
 export function mmpUpdate(e: MmpEvent) {
   const w = e.window;
   return { pairId: e.pairId, frozen: e.frozen, frozenUntil: e.frozenUntil, reason: e.reason, window: { qty: w.qty.toString(), delta: w.delta.toString(), vega: w.vega.toString(), trades: w.trades }, timestamp: iso(e.ts) };
+}
+
+/** `account@liquidations`: one of the wallet's liquidations, as GET /api/account/liquidations lists it. */
+export function liquidationUpdate(e: LiquidationEvent) {
+  return { ...liquidationJson(liquidationRecord(e)), timestamp: iso(e.ts) };
+}
+
+/** `global@liquidations`: each close of a liquidation, without its owner; `side` is what the venue did for the liquidated portfolio. */
+export function liquidationCloses(e: LiquidationEvent) {
+  return e.closes.map((c) => ({ seriesId: c.seriesId, side: c.side, size: c.size.toString(), price: c.price.toString(), timestamp: iso(e.ts) }));
 }
 
 /**

@@ -16,7 +16,7 @@
 import type { Hex, VenueEvent } from '../../engine/index.ts';
 import type { ReadModels } from '../readModels/readModels.ts';
 import type { Hub } from './hub.ts';
-import { accountTopic, indexChannelName, RFQ_CHANNEL, RFQ_MM_TOPIC, seriesChannelName, type AccountChannelKind, type SeriesChannelKind } from './channels.ts';
+import { accountTopic, indexChannelName, LIQUIDATIONS_CHANNEL, RFQ_CHANNEL, RFQ_MM_TOPIC, seriesChannelName, type AccountChannelKind, type SeriesChannelKind } from './channels.ts';
 import * as payloads from './payloads.ts';
 
 /** A data frame around an already serialised payload: the payload is never re-serialised per channel. */
@@ -81,7 +81,7 @@ export class Publisher {
     let topics = this.accountTopics.get(owner);
     if (topics === undefined) {
       if (this.accountTopics.size >= MAX_CACHED_WALLETS) this.accountTopics.clear();
-      topics = { fills: accountTopic(owner, 'fills'), positions: accountTopic(owner, 'positions'), portfolios: accountTopic(owner, 'portfolios'), orders: accountTopic(owner, 'orders'), mmp: accountTopic(owner, 'mmp') };
+      topics = { fills: accountTopic(owner, 'fills'), positions: accountTopic(owner, 'positions'), portfolios: accountTopic(owner, 'portfolios'), orders: accountTopic(owner, 'orders'), mmp: accountTopic(owner, 'mmp'), liquidations: accountTopic(owner, 'liquidations') };
       this.accountTopics.set(owner, topics);
     }
     return topics[kind];
@@ -150,6 +150,10 @@ export class Publisher {
       case 'rfq_resolved':
         if (this.hub.hasSubscribers(RFQ_CHANNEL)) this.hub.publish(RFQ_CHANNEL, frame(RFQ_CHANNEL, JSON.stringify(payloads.rfqPublic(e))), 'public');
         if (this.hub.hasSubscribers(RFQ_MM_TOPIC)) this.hub.publish(RFQ_MM_TOPIC, JSON.stringify(payloads.rfqResolvedMessage(e)), 'rfq');
+        return;
+      case 'liquidation':
+        this.accountPublish(e.owner, 'liquidations', () => payloads.liquidationUpdate(e));
+        if (this.hub.hasSubscribers(LIQUIDATIONS_CHANNEL)) for (const c of payloads.liquidationCloses(e)) this.hub.publish(LIQUIDATIONS_CHANNEL, frame(LIQUIDATIONS_CHANNEL, JSON.stringify(c)), 'public');
         return;
       case 'mmm':
         if (!e.isMmm) this.hooks.onMmmRevoked(e.address);

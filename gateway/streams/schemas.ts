@@ -8,7 +8,7 @@
  */
 import { CancelReasonField, InstructionReplyFields } from '../orders/instructionFields.ts';
 import { Type, type TSchema } from '@sinclair/typebox';
-import { AddressSchema, Bytes32, C6String, Nullable, TickerSchema, WadString } from '../routes/schemas.ts';
+import { AddressSchema, Bytes32, C6String, LiquidationSchema, Nullable, TickerSchema, WadString } from '../routes/schemas.ts';
 
 const Iso = Type.String({ format: 'date-time', description: 'ISO 8601' });
 const Side = Type.Union([Type.Literal('buy'), Type.Literal('sell')]);
@@ -155,7 +155,7 @@ export const TraderFill = Type.Object({
   portfolioId: Type.Integer(),
   orderId: Nullable(Bytes32),
   liquidity: Type.Literal('taker'),
-  source: Type.Union([Type.Literal('book'), Type.Literal('rfq')]),
+  source: Type.Union([Type.Literal('book'), Type.Literal('rfq'), Type.Literal('liquidation')], { description: 'liquidation: the insurance fund took over a liquidated position' }),
 });
 export const MakerFill = Type.Object({
   tradeId: Type.String(),
@@ -170,7 +170,7 @@ export const MakerFill = Type.Object({
   portfolioId: Type.Integer(),
   orderId: Nullable(Bytes32),
   liquidity: Type.Literal('maker'),
-  source: Type.Union([Type.Literal('book'), Type.Literal('rfq')]),
+  source: Type.Union([Type.Literal('book'), Type.Literal('rfq'), Type.Literal('liquidation')], { description: 'liquidation: the insurance fund took over a liquidated position' }),
 });
 export const PositionData = Type.Object({
   portfolioId: Type.Integer(),
@@ -213,6 +213,15 @@ export const MmpData = Type.Object({
   frozenUntil: Nullable(Type.Integer({ description: 'Unix ms; null when not frozen or frozen until a reset' })),
   reason: Nullable(Type.Union(['qty', 'delta', 'vega', 'trades'].map((s) => Type.Literal(s)), { description: 'the limit that tripped it, while frozen' })),
   window: Type.Object({ qty: WadString, delta: WadString, vega: WadString, trades: Type.Integer() }, { description: 'sums of |size|, |delta x size|, |vega x size| (WAD) and the number of fills in the window' }),
+  timestamp: Iso,
+});
+
+export const LiquidationData = Type.Composite([LiquidationSchema, Type.Object({ timestamp: Iso })]);
+export const GlobalLiquidationData = Type.Object({
+  seriesId: Bytes32,
+  side: Type.Union([Type.Literal('buy'), Type.Literal('sell')], { description: 'what the venue did for the liquidated portfolio: sell closes a long, buy a short' }),
+  size: WadString,
+  price: WadString,
   timestamp: Iso,
 });
 

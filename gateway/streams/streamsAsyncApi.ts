@@ -19,8 +19,8 @@ function data(channelPattern: string, description: string, payload: Parameters<t
 
 export function registerStreamsAsyncApi(registry: AsyncApiRegistry, config: Pick<AppConfig, 'host' | 'port'>): void {
   const host = `${config.host}:${config.port}`;
-  registry.addServer('public', { host, protocol: 'ws', pathname: '/ws/public', description: 'Public market data (no authentication). Channels: depth, ticker, trades, index, rfq and the earlier-form aliases.' });
-  registry.addServer('private', { host, protocol: 'ws', pathname: '/ws/private', description: 'Private account stream: the first message must be AUTH. Channels: account@fills, account@positions, account@portfolios, account@orders, account@mmp; order entry (PLACE, REPLACE, CANCEL, PLACE_BATCH, CANCEL_BATCH, REPLACE_BATCH) with scope trade.' });
+  registry.addServer('public', { host, protocol: 'ws', pathname: '/ws/public', description: 'Public market data (no authentication). Channels: depth, ticker, trades, index, rfq, liquidations and the earlier-form aliases.' });
+  registry.addServer('private', { host, protocol: 'ws', pathname: '/ws/private', description: 'Private account stream: the first message must be AUTH. Channels: account@fills, account@positions, account@portfolios, account@orders, account@mmp, account@liquidations; order entry (PLACE, REPLACE, CANCEL, PLACE_BATCH, CANCEL_BATCH, REPLACE_BATCH) with scope trade.' });
   registry.addServer('monitor', { host, protocol: 'ws', pathname: '/ws/monitor', description: 'Admin monitoring stream: AUTH as on /ws/private with an admin wallet (a login session, or an API key with scope admin). Channels: venue@health, venue@alerts.' });
   registry.addServer('rfqMm', { host, protocol: 'ws', pathname: '/ws/rfq/mm', description: 'RFQ market-maker stream for authorised MMMs: AUTH (frame or Authorization header at connect), then rfq_request in, rfq_response out.' });
 
@@ -74,6 +74,13 @@ export function registerStreamsAsyncApi(registry: AsyncApiRegistry, config: Pick
       rfqCreated: data('^global@rfq$', 'global@rfq', S.RfqCreatedData, 'Auction created'),
       rfqResolved: data('^global@rfq$', 'global@rfq', S.RfqResolvedData, 'Auction ended'),
     },
+  });
+  registry.addChannel('liquidations', {
+    address: 'global@liquidations',
+    servers: ['public'],
+    title: 'Liquidations',
+    description: 'Every close of a liquidation (a fill against the book, or the insurance fund taking over at the band edge), one message each, without the owner.',
+    sends: { liquidationClose: data('^global@liquidations$', 'global@liquidations', S.GlobalLiquidationData, 'A liquidation close') },
   });
 
   registry.addChannel('auth', {
@@ -166,6 +173,13 @@ export function registerStreamsAsyncApi(registry: AsyncApiRegistry, config: Pick
     description:
       'MMP trips, slow-consumer closes (4008), rate-limit storms (more than MONITOR_RATE_LIMIT_STORM requests refused 429 in a second, default 100), journal errors, recovery at start; other parts of the venue may raise more kinds. A new subscriber first receives the last alerts kept (up to 50, oldest first; ids tell repeats).',
     sends: { alert: data('^venue@alerts$', 'venue@alerts', S.AlertData, 'An alert') },
+  });
+  registry.addChannel('accountLiquidations', {
+    address: 'account@liquidations',
+    servers: ['private'],
+    title: 'Own liquidations',
+    description: "One of the caller's portfolios was liquidated: the trigger, the cancelled orders, the closes, the fee and any deficit (as GET /api/account/liquidations lists it).",
+    sends: { liquidation: data('^account@liquidations$', 'account@liquidations', S.LiquidationData, 'Liquidation') },
   });
   registry.addChannel('rfqMm', {
     address: 'rfq/mm',

@@ -15,7 +15,7 @@ import { instructionsOf, type OrderInstructions } from '../../../engine/domain/i
 const WALLETS = Array.from({ length: 6 }, (_, i) => `0x${(i + 1).toString(16).padStart(40, '0')}`);
 
 /** The commands that list and price the two pairs of `listedVenue` and fund the wallets. */
-function* setupBodies(): Generator<{ body: CommandBody; advance: number }> {
+export function* setupBodies(): Generator<{ body: CommandBody; advance: number }> {
   for (const [symbol, underlying, tickDecimals] of [
     ['BTC-USDC', 'BTC', 2],
     ['ETH-USDC', 'ETH', 3],

@@ -52,4 +52,11 @@ t.test('read models seeded from the image show the state that folding every even
     orders += live.orders.open(owner).length;
   }
   t.ok(positions > 0 && orders > 0, `${positions} positions and ${orders} open orders compared`);
+  // The insurance fund: its cash and bad debt (liquidation history is not in the image).
+  const fund = (r: ReadModels) => {
+    const f = r.liquidations.fund(h.venue.now);
+    return { balance: f.balance, badDebt: f.badDebt, funded: f.funded };
+  };
+  t.same(fund(seeded), fund(live), 'the insurance fund');
+  t.ok(fund(live).funded, 'the stream funded it');
 });

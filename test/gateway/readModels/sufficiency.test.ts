@@ -58,7 +58,7 @@ for (const seed of [11, 23, 47]) {
   t.test(`seed ${seed}: read models from the event log alone equal the live ones across restarts`, async (t) => {
     const { h, live, log, snapshots, types } = run(seed, 2500, 700);
     // The stream exercises every kind of event a reader folds.
-    for (const type of ['trade', 'order', 'depth', 'position', 'portfolio', 'oracle', 'pair_listed', 'series_listed', 'series_settled', 'clock', 'mmm', 'mmm_nonce', 'oi_caps', 'rfq_created', 'rfq_quote', 'rfq_resolved', 'dead_man', 'cancel:user', 'cancel:mass_cancel', 'cancel:disconnect', 'cancel:dead_man', 'referral_code', 'referral_applied', 'referral_rebate', 'chain_event'] as const) {
+    for (const type of ['trade', 'order', 'depth', 'position', 'portfolio', 'oracle', 'pair_listed', 'series_listed', 'series_settled', 'clock', 'mmm', 'mmm_nonce', 'oi_caps', 'rfq_created', 'rfq_quote', 'rfq_resolved', 'dead_man', 'cancel:user', 'cancel:mass_cancel', 'cancel:disconnect', 'cancel:dead_man', 'referral_code', 'referral_applied', 'referral_rebate', 'chain_event', 'liquidation', 'insurance_fund', 'bad_debt', 'cancel:liquidation'] as const) {
       t.ok((types.get(type) ?? 0) > 0, `the stream produced ${type} events (${types.get(type) ?? 0})`);
     }
     t.ok(snapshots.length >= 3, `${snapshots.length} restarts from snapshots in the middle`);

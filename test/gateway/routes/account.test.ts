@@ -37,6 +37,7 @@ const tickSize = 10n ** BigInt(18 - state.pairs.get(series.spec.pairId)!.tickDec
 const lowPrice = (price / 2n / tickSize) * tickSize;
 const resting = await placeDirect(app.app, { owner: alice.address, portfolioId: 1, series, isBuy: true, price: lowPrice, size: WAD / 5n });
 const spot = state.oracles.get(series.spec.pairId)!.spot;
+const spotOf = (owner: string) => app.app.engine.whatIf(getAddress(owner), 1, [])!.before.liquidationSpot?.toString() ?? null;
 const risk = (owner: string, id: number) => state.accounts.risk(state.accounts.portfolio(getAddress(owner), id)!);
 
 t.test('portfolio detail: the engine numbers, cash in COLLATERAL6 and margin in WAD', async (t) => {
@@ -56,12 +57,15 @@ t.test('portfolio detail: the engine numbers, cash in COLLATERAL6 and margin in 
     isLiquidatable: !e.isHealthy,
     positionCount: 1,
     createdAt: Math.floor(app.clock.now / 1000),
+    liquidationSpot: spotOf(alice.address),
   });
   t.equal(BigInt(r.body.equity), BigInt(r.body.deposit) + BigInt(r.body.unrealizedPnl), 'equity = deposit + unrealized PnL');
   const b = (await get('/api/account/portfolios/1', bobt)).body;
   t.ok(BigInt(b.initialMargin) > 0n, 'the short side needs margin');
   t.equal(BigInt(b.maintenanceMargin), ((BigInt(b.initialMargin) / 10n ** 12n) * 8n + 9n) / 10n * 10n ** 12n, 'maintenance = 80% of initial (rounded up in COLLATERAL6)');
   t.equal(BigInt(b.healthRatio), (BigInt(b.equity) * WAD) / (BigInt(b.maintenanceMargin) / 10n ** 12n), 'healthRatio = equity / maintenance, WAD');
+  t.ok(b.liquidationSpot !== null, 'the short side has a liquidation spot');
+  t.equal(b.liquidationSpot, spotOf(bob.address), "the folded reads' liquidation spot is the engine's (its margin what-if)");
 });
 
 t.test('positions: balance, deferred premium, entry, mark, notional, PnL and Greeks', async (t) => {

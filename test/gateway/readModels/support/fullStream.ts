@@ -3,8 +3,10 @@
  * tests: the engine's random stream (orders, cancels, replaces with instructions, oracle
  * moves, clocks that cross an expiry and settle, deposits) with, interleaved, what it lacks:
  * a market maker (set_mmm, portfolio 0 orders), RFQ auctions (request, quotes, fills, nonce
- * increments), portfolios created, withdrawals, transfers, open-interest caps, and referrals
- * (codes and their use before the first trade; the rebates follow at the takers' fills). Bodies are
+ * increments), portfolios created, withdrawals, transfers, open-interest caps, referrals
+ * (codes and their use before the first trade; the rebates follow at the takers' fills), chain
+ * webhooks, and price shocks that liquidate a thinly funded wallet (orders cancelled, closes
+ * against the book and the insurance fund, bankruptcy beyond a small fund: bad debt). Bodies are
  * generated against the harness's live state, so the caller applies each before the next.
  */
 import type { CommandBody } from '../../../../engine/commands.ts';
@@ -22,6 +24,8 @@ const TAKERS = ['0x0000000000000000000000000000000000000001', '0x000000000000000
 /** A wallet of the engine's random stream that owns a referral code. */
 const REFERRER = '0x0000000000000000000000000000000000000005';
 const ZERO = '0x0000000000000000000000000000000000000000';
+/** A thinly funded wallet that sells calls and is liquidated by the stream's shocks. */
+export const STREAM_THIN = '0x0000000000000000000000000000000000007777';
 
 export function* fullBodies(h: Harness, seed: number, n: number): Generator<{ body: CommandBody; advance: number }> {
   const rnd = prng(seed + 104_729);
@@ -41,6 +45,9 @@ export function* fullBodies(h: Harness, seed: number, n: number): Generator<{ bo
       yield { body: { type: 'set_mmm', address: STREAM_MMM, isMmm: true }, advance: 1 };
       yield { body: { type: 'deposit', owner: STREAM_MMM, portfolioId: 0, amount: usdc(20_000_000) }, advance: 1 };
       yield { body: { type: 'set_oi_caps', pairId: ETH, maxCallOI: 10_000n * WAD, maxPutOI: 10_000n * WAD }, advance: 1 };
+      // A small insurance fund, and the wallet the shocks liquidate.
+      yield { body: { type: 'insurance_fund_deposit', amount: usdc(1_000), reason: 'seed' }, advance: 1 };
+      yield { body: { type: 'create_portfolio', owner: STREAM_THIN }, advance: 1 };
     }
     if (i < 20) continue;
     const x = rnd();
@@ -99,12 +106,35 @@ export function* fullBodies(h: Harness, seed: number, n: number): Generator<{ bo
         : y < 0.6 || open.length === 0 ? ({ kind: 'withdrawal_confirmed', owner, withdrawalId: `w${i}`, txHash } as const)
         : ({ kind: rnd() < 0.5 ? 'relay_confirmed' : 'relay_failed', orderIds: [open[Math.floor(rnd() * open.length)]!], txHash, reason: null } as const);
       yield { body: { type: 'chain_event', id: `evt-${seed}-${i}`, event }, advance: 1 };
-    } else if (x < 0.245) {
+    } else if (x < 0.25) {
+      yield* shock(h, rnd, live);
+    } else if (x < 0.255) {
       // The dead-man switch: armed for a few seconds (the stream's clocks fire it), sometimes disarmed.
       const owner = rnd() < 0.5 ? STREAM_MMM : TAKERS[Math.floor(rnd() * TAKERS.length)]!;
       yield { body: { type: 'cancel_after', owner, timeoutMs: rnd() < 0.2 ? 0 : 1_000 + Math.floor(rnd() * 4_000) }, advance: 1 };
     }
   }
+}
+
+/**
+ * A liquidating shock: the thin wallet (refunded) sells calls of the nearest BTC expiry into the
+ * market maker's bid and rests a far sell; the spot jumps up 25-65% and comes back.
+ */
+function* shock(h: Harness, rnd: () => number, live: readonly { spec: { pairId: Hex; isCall: boolean; seriesId: Hex; expiry: number; strike: bigint }; marks: { mark: bigint } | null }[]): Generator<{ body: CommandBody; advance: number }> {
+  const oracle = h.venue.state.oracles.get(BTC)!;
+  const calls = live.filter((s) => s.spec.pairId === BTC && s.spec.isCall && s.spec.expiry * 1000 > h.ts + 3_600_000);
+  if (calls.length === 0) return;
+  calls.sort((a, b) => a.spec.expiry - b.spec.expiry || Number((a.spec.strike > oracle.spot ? a.spec.strike - oracle.spot : oracle.spot - a.spec.strike) - (b.spec.strike > oracle.spot ? b.spec.strike - oracle.spot : oracle.spot - b.spec.strike)));
+  const s = calls[0]!;
+  const px = Math.max(1, Math.round(Number(s.marks!.mark) / 1e18));
+  yield { body: { type: 'deposit', owner: STREAM_THIN, portfolioId: 1, amount: usdc(10_000 + Math.floor(rnd() * 30_000)) }, advance: 1 };
+  yield { body: { type: 'place', orders: [h.order(STREAM_MMM, s.spec.seriesId, true, px, 0.6, { portfolioId: 0 })] }, advance: 1 };
+  yield { body: { type: 'place', orders: [h.order(STREAM_THIN, s.spec.seriesId, false, px, 0.6)] }, advance: 1 };
+  yield { body: { type: 'place', orders: [h.order(STREAM_THIN, s.spec.seriesId, false, px * 2, 0.2)] }, advance: 1 };
+  const jump = (oracle.spot * BigInt(125 + Math.floor(rnd() * 40))) / 100n;
+  const back = oracle.spot;
+  yield { body: { type: 'oracle', pairId: BTC, spot: jump, volatility: oracle.volatility, riskFreeRate: oracle.riskFreeRate, marks: [] }, advance: 1 };
+  yield { body: { type: 'oracle', pairId: BTC, spot: back, volatility: oracle.volatility, riskFreeRate: oracle.riskFreeRate, marks: [] }, advance: 1 };
 }
 
 /** Apply a whole stream on a fresh harness, calling `each` after every command (after `events` has its events). */

@@ -1,0 +1,364 @@
+/**
+ * The liquidation pass and the insurance fund (extensions.md "Liquidation and the insurance
+ * fund"), driven by price shocks with the oracle in manual mode (oracle commands in the test).
+ * Each scenario is calibrated first: built once with a large deposit and shocked, so that the
+ * deposit of the real run puts the portfolio's equity after the shock exactly where the
+ * scenario needs it (equity moves one for one with the deposit; margin does not depend on it).
+ * Every scenario also checks the pass's properties: nothing sold below the band or intrinsic
+ * value nor bought above the band, no open order left, the fee within the equity left, money
+ * conserved but for recorded bad debt, and the engine's indexes consistent.
+ */
+import t, { type Test } from 'tap';
+import type { Hex } from '../../engine/domain/hex.ts';
+import { WAD } from '../../engine/domain/fixed.ts';
+import type { LiquidationEvent, OracleEvent, OrderEvent, VenueEvent, TradeEvent } from '../../engine/events.ts';
+import type { Portfolio } from '../../engine/actors/portfolio.ts';
+import { INSURANCE_FUND_OWNER } from '../../engine/actors/insuranceFund.ts';
+import { SCENARIOS } from '../../engine/risk/margin.ts';
+import { Venue } from '../../engine/venue.ts';
+import { listedVenue, ALICE, BOB, MM, BTC, usdc, type Harness } from './support/venueFixture.ts';
+
+const VOL = (6n * WAD) / 10n;
+const RATE = WAD / 20n;
+const BIG = usdc(10_000_000);
+const NO_FEES = { takerFeeRate: 0n, makerFeeRate: 0n };
+
+const shockBody = (spot: bigint) => ({ type: 'oracle' as const, pairId: BTC, spot, volatility: VOL, riskFreeRate: RATE, marks: [] });
+
+/** A series of BTC: the `rank`th expiry (0 = nearest), the strike nearest spot x (1 + offset). */
+function seriesAt(h: Harness, isCall: boolean, rank: number, offset = 0): Hex {
+  const s = h.venue.state;
+  const spot = Number(s.oracles.get(BTC)!.spot) / 1e18;
+  const live = [...s.series.values()].filter((a) => a.spec.pairId === BTC && a.spec.isCall === isCall && !a.settled);
+  const expiries = [...new Set(live.map((a) => a.spec.expiry))].sort((a, b) => a - b);
+  const at = live.filter((a) => a.spec.expiry === expiries[rank]);
+  at.sort((a, b) => Math.abs(Number(a.spec.strike) / 1e18 - spot * (1 + offset)) - Math.abs(Number(b.spec.strike) / 1e18 - spot * (1 + offset)));
+  return at[0]!.spec.seriesId;
+}
+
+const markOf = (h: Harness, seriesId: Hex) => Number(h.venue.state.series.get(seriesId)!.marks!.mark) / 1e18;
+const portfolioOf = (h: Harness, owner: string, id = 1): Portfolio => h.venue.state.accounts.portfolio(owner, id)!;
+
+/** Money as the venue holds it: every portfolio's cash plus its deferred premium (C6). */
+function money(h: Harness): bigint {
+  let sum = 0n;
+  for (const p of h.venue.state.accounts.allPortfolios()) {
+    sum += p.deposit;
+    for (const pos of p.positions.values()) sum += pos.premium;
+  }
+  return sum;
+}
+
+type Build = (h: Harness, deposit: bigint) => { owner: string; portfolioId: number };
+type Scenario = { config?: Record<string, bigint>; fund: bigint; build: Build; shock: bigint; target: (f: Figures) => bigint; before?: (h: Harness, calibrated: Harness) => void };
+type Figures = { equity: bigint; mm: bigint; mmWithOrders: bigint };
+
+function figures(h: Harness, owner: string, id: number): Figures {
+  const r = h.venue.state.accounts.risk(portfolioOf(h, owner, id));
+  return { equity: r.equity, mm: r.maintenanceMargin, mmWithOrders: (r.initialMarginWithOrders * 8n + 9n) / 10n };
+}
+
+type Run = { h: Harness; events: readonly VenueEvent[]; liq: LiquidationEvent | undefined; owner: string; portfolioId: number; before: bigint; after: bigint };
+
+/** Calibrate, then run the scenario for real; returns the shock's events. */
+function run(sc: Scenario): Run {
+  const probe = listedVenue(sc.config);
+  const { owner, portfolioId } = sc.build(probe, BIG);
+  probe.ok(shockBody(sc.shock));
+  const f = figures(probe, owner, portfolioId);
+  t.ok(f.equity >= f.mmWithOrders, 'calibration: the large deposit is not liquidated');
+  const deposit = BIG - (f.equity - sc.target(f));
+  const h = listedVenue(sc.config);
+  h.ok({ type: 'insurance_fund_deposit', amount: sc.fund, reason: 'seed' });
+  sc.build(h, deposit);
+  sc.before?.(h, probe);
+  const before = money(h);
+  const r = h.ok(shockBody(sc.shock));
+  const liq = r.events.find((e): e is LiquidationEvent => e.type === 'liquidation');
+  return { h, events: r.events, liq, owner, portfolioId, before, after: money(h) };
+}
+
+/** ALICE sells `size` of `seriesId` to BOB at the mark (BOB's bid rests first). */
+function shortTo(h: Harness, seriesId: Hex, size: number, portfolioId = 1, owner = ALICE): void {
+  const px = Math.round(markOf(h, seriesId));
+  h.ok({ type: 'place', orders: [h.order(BOB, seriesId, true, px, size)] });
+  h.ok({ type: 'place', orders: [h.order(owner, seriesId, false, px, size, { portfolioId })] });
+}
+
+/** ALICE buys `size` of `seriesId` from BOB at the mark. */
+function longFrom(h: Harness, seriesId: Hex, size: number): void {
+  const px = Math.round(markOf(h, seriesId));
+  h.ok({ type: 'place', orders: [h.order(BOB, seriesId, false, px, size)] });
+  h.ok({ type: 'place', orders: [h.order(ALICE, seriesId, true, px, size)] });
+}
+
+function fundAll(h: Harness, deposit: bigint, owner = ALICE): void {
+  h.fund(owner, deposit);
+  h.fund(BOB, usdc(50_000_000));
+}
+
+/** The properties every liquidation keeps. */
+function checkProperties(t: Test, r: Run): void {
+  const { h, events, liq } = r;
+  if (liq === undefined) return void t.fail('a liquidation');
+  const oracle = events.find((e): e is OracleEvent => e.type === 'oracle')!;
+  const spot = oracle.spot;
+  const band = BigInt(h.venue.config.liquidationBandBps);
+  for (const c of liq.closes) {
+    const mark = oracle.marks.find((m) => m.seriesId === c.seriesId)!.mark;
+    const spec = h.venue.state.series.get(c.seriesId)!.spec;
+    const intrinsic = spec.isCall ? (spot > spec.strike ? spot - spec.strike : 0n) : spec.strike > spot ? spec.strike - spot : 0n;
+    if (c.side === 'sell') {
+      const lower = mark - (mark * band) / 10_000n;
+      t.ok(c.price >= lower, `a sale at ${c.price} is not below the band (${lower})`);
+      t.ok(c.price >= (intrinsic < mark ? intrinsic : mark), 'nor below intrinsic value');
+    } else t.ok(c.price <= mark + (mark * band) / 10_000n, `a purchase at ${c.price} is not above the band`);
+  }
+  const left = [...h.venue.state.orderIndex.values()].filter((o) => h.venue.state.accounts.marginAnchor(o.portfolio) === h.venue.state.accounts.marginAnchor(portfolioOf(h, r.owner, r.portfolioId)));
+  t.equal(left.length, 0, 'no open order of the portfolio is left');
+  const cancelled = events.filter((e): e is OrderEvent => e.type === 'order' && e.cancelReason === 'liquidation');
+  t.same(cancelled.map((e) => e.orderId).sort(), [...liq.cancelledOrders].sort(), 'each cancelled order has its event, cancelReason liquidation');
+  const equity = h.venue.state.accounts.risk(portfolioOf(h, r.owner, r.portfolioId)).equity;
+  t.ok(equity >= 0n, 'equity left is not negative (the fee is capped, a deficit is made good)');
+  t.equal(liq.fundPaid + liq.badDebt, liq.deficit, 'the deficit is the fund paid plus bad debt');
+  t.equal(r.after - r.before, liq.badDebt, 'money is conserved but for recorded bad debt');
+  t.equal(h.venue.state.verifyOrderIndex(), null, 'order index consistent');
+  t.equal(h.venue.state.accounts.margin.verify(h.venue.state.accounts.allPortfolios()), null, 'margin book consistent');
+  const restored = Venue.restore(h.venue.serialize());
+  t.equal(restored.stateHash(), h.venue.stateHash(), 'the state after survives a snapshot');
+}
+
+t.test('orders only: cancelling the open orders restores health', async (t) => {
+  let call: Hex = '0x';
+  const r = run({
+    fund: usdc(1_000_000),
+    shock: 115_000n * WAD,
+    build: (h, d) => {
+      fundAll(h, d);
+      call = seriesAt(h, true, 0);
+      shortTo(h, call, 0.5);
+      // Open sells far above the mark: no fill, but a large loss if they filled after a rise.
+      for (let i = 0; i < 2; i++) h.ok({ type: 'place', orders: [h.order(ALICE, call, false, Math.round(markOf(h, call) * 1.5), 2)] });
+      return { owner: ALICE, portfolioId: 1 };
+    },
+    target: (f) => (f.mmWithOrders * 95n) / 100n,
+  });
+  const { liq } = r;
+  t.ok(liq, 'liquidated');
+  t.equal(liq!.cancelledOrders.length, 2, 'both open orders cancelled');
+  t.same(liq!.closes, [], 'no position closed');
+  t.equal(liq!.fee, 0n, 'no fee: nothing closed');
+  t.ok(liq!.trigger.equity < liq!.trigger.maintenanceMargin, 'the trigger: equity below maintenance margin with orders');
+  t.equal(portfolioOf(r.h, ALICE).positions.get(call)!.balance, -WAD / 2n, 'the position is untouched');
+  t.ok(r.h.venue.state.accounts.risk(portfolioOf(r.h, ALICE)).isHealthy, 'healthy after the cancels');
+  checkProperties(t, r);
+});
+
+t.test('a healthy portfolio is left alone, and so is the fund', async (t) => {
+  const h = listedVenue();
+  h.ok({ type: 'insurance_fund_deposit', amount: usdc(1000), reason: 'seed' });
+  fundAll(h, usdc(1_000_000));
+  shortTo(h, seriesAt(h, true, 0), 1);
+  const r = h.ok(shockBody(103_000n * WAD));
+  t.notOk(r.events.some((e) => e.type === 'liquidation'), 'no liquidation');
+  const bad = h.run({ type: 'insurance_fund_deposit', amount: 0n, reason: 'deposit' });
+  t.equal(bad.ok ? null : bad.rejection.code, 'bad_amount', 'a deposit of 0 is refused');
+  const ok = h.ok({ type: 'insurance_fund_deposit', amount: usdc(5), reason: 'deposit' });
+  t.match(ok.events.find((e) => e.type === 'insurance_fund'), { reason: 'deposit', amount: usdc(5), balance: usdc(1005), badDebt: 0n });
+  t.equal(portfolioOf(h, INSURANCE_FUND_OWNER).deposit, usdc(1005), 'the fund is portfolio 1 of its wallet');
+});
+
+/** Partial closes: the equity just below maintenance margin, one step closes enough. */
+function partial(withBook: boolean, t: Test) {
+  let call: Hex = '0x';
+  let askPrice = 0;
+  const r = run({
+    config: NO_FEES,
+    fund: usdc(1_000_000),
+    shock: 110_000n * WAD,
+    build: (h, d) => {
+      fundAll(h, d);
+      call = seriesAt(h, true, 0);
+      shortTo(h, call, 4);
+      return { owner: ALICE, portfolioId: 1 };
+    },
+    target: (f) => (f.mm * 97n) / 100n,
+    before: (h, probe) => {
+      if (!withBook) return;
+      askPrice = Math.round(markOf(probe, call) * 1.04);
+      h.ok({ type: 'place', orders: [h.order(BOB, call, false, askPrice, 0.5)] });
+    },
+  });
+  const { liq, h } = r;
+  t.ok(liq, 'liquidated');
+  t.ok(liq!.closes.length >= 1, 'something closed');
+  const counterparty = liq!.closes[0]!.counterparty;
+  t.equal(counterparty, withBook ? 'book' : 'fund', `the first close is against the ${withBook ? 'book' : 'fund'}`);
+  if (withBook) t.equal(liq!.closes[0]!.price, BigInt(askPrice) * WAD, 'at the resting ask');
+  else {
+    const mark = (r.events.find((e): e is OracleEvent => e.type === 'oracle')!).marks.find((m) => m.seriesId === call)!.mark;
+    const edge = ((mark + mark / 10n) / 10n ** 16n) * 10n ** 16n;
+    t.equal(liq!.closes[0]!.price, edge, 'at the band edge (mark + 10%, on the tick grid)');
+    const trade = r.events.find((e): e is TradeEvent => e.type === 'trade' && e.source === 'liquidation')!;
+    t.equal(trade.maker, INSURANCE_FUND_OWNER, 'the fund is the counterparty');
+    t.equal(portfolioOf(h, INSURANCE_FUND_OWNER).positions.get(call)!.balance, -liq!.closes[0]!.size, 'the fund holds what it took over');
+  }
+  const pos = portfolioOf(h, ALICE).positions.get(call)!;
+  t.ok(pos.balance < 0n && pos.balance > -4n * WAD, 'a partial close: part of the short is left');
+  const now = h.venue.state.accounts.risk(portfolioOf(h, ALICE));
+  t.ok(now.isHealthy, 'maintenance margin met after');
+  // It stopped as soon as that was so: without its last closing order (every close of it
+  // reversed at its price) the portfolio was still below maintenance margin.
+  const closing = r.events.filter((e): e is OrderEvent => e.type === 'order' && e.orderId.startsWith('0x11') && e.owner === ALICE);
+  t.ok(closing.every((e) => e.status === 'filled' && e.instructions.timeInForce === 'IOC'), "the venue's closing orders are IOC and filled whole (book and fund)");
+  let stepLeft = closing.at(-1)!.size;
+  const undo: { seriesId: Hex; isBuy: boolean; size: bigint; price: bigint }[] = [];
+  for (const c of [...liq!.closes].reverse()) {
+    if (stepLeft <= 0n) break;
+    undo.push({ seriesId: c.seriesId, isBuy: c.side === 'sell', size: c.size, price: c.price });
+    stepLeft -= c.size;
+  }
+  const wi = h.venue.whatIf(ALICE, 1, undo)!;
+  t.ok(wi.after.equity + liq!.fee < wi.after.maintenanceMargin, 'before its last closing order it was below maintenance margin');
+  checkProperties(t, r);
+}
+
+t.test('partial close by the book', async (t) => partial(true, t));
+t.test('no liquidity: the fund takes it at the band edge', async (t) => partial(false, t));
+
+function bankrupt(fund: bigint, t: Test): Run {
+  let call: Hex = '0x';
+  const r = run({
+    fund,
+    shock: 140_000n * WAD,
+    build: (h, d) => {
+      fundAll(h, d);
+      call = seriesAt(h, true, 0);
+      shortTo(h, call, 2);
+      return { owner: ALICE, portfolioId: 1 };
+    },
+    target: () => -usdc(5_000),
+  });
+  const { liq, h } = r;
+  t.ok(liq, 'liquidated');
+  t.equal(portfolioOf(h, ALICE).positions.size, 0, 'every position closed');
+  t.ok(liq!.deficit > 0n, 'bankrupt: a deficit');
+  t.equal(liq!.fee, 0n, 'no fee out of negative equity');
+  t.equal(h.venue.state.accounts.risk(portfolioOf(h, ALICE)).equity, 0n, 'the portfolio ends at zero');
+  checkProperties(t, r);
+  return r;
+}
+
+t.test('bankruptcy covered by the fund', async (t) => {
+  const r = bankrupt(usdc(1_000_000), t);
+  t.equal(r.liq!.fundPaid, r.liq!.deficit, 'the fund pays it all');
+  t.equal(r.liq!.badDebt, 0n, 'no bad debt');
+  t.notOk(r.events.some((e) => e.type === 'bad_debt'), 'no alert');
+  t.match(r.events.find((e) => e.type === 'insurance_fund'), { reason: 'liquidation', amount: -r.liq!.deficit });
+});
+
+t.test('bankruptcy beyond the fund: bad debt and an alert', async (t) => {
+  const r = bankrupt(usdc(1_000), t);
+  t.equal(r.liq!.fundPaid, usdc(1_000), 'the fund pays what it has');
+  t.equal(r.liq!.badDebt, r.liq!.deficit - usdc(1_000), 'the rest is bad debt');
+  t.match(r.events.find((e) => e.type === 'bad_debt'), { liquidationId: r.liq!.liquidationId, owner: ALICE, amount: r.liq!.badDebt, totalBadDebt: r.liq!.badDebt });
+  t.equal(r.h.venue.state.insurance.badDebt, r.liq!.badDebt, 'recorded in the engine state');
+  t.equal(portfolioOf(r.h, INSURANCE_FUND_OWNER).deposit, 0n, 'the fund is empty');
+  const restored = Venue.restore(r.h.venue.serialize());
+  t.equal(restored.state.insurance.badDebt, r.liq!.badDebt, 'bad debt survives a snapshot');
+});
+
+t.test("a market maker's internal trading portfolio", async (t) => {
+  let call: Hex = '0x';
+  const r = run({
+    fund: usdc(1_000_000),
+    shock: 110_000n * WAD,
+    build: (h, d) => {
+      h.ok({ type: 'set_mmm', address: MM, isMmm: true });
+      h.ok({ type: 'deposit', owner: MM, portfolioId: 0, amount: d });
+      h.fund(BOB, usdc(50_000_000));
+      call = seriesAt(h, true, 0);
+      shortTo(h, call, 3, 0, MM);
+      return { owner: MM, portfolioId: 0 };
+    },
+    target: (f) => (f.mm * 9n) / 10n,
+  });
+  const { liq, h } = r;
+  t.ok(liq, 'liquidated');
+  t.equal(liq!.owner, MM);
+  t.equal(liq!.portfolioId, 0, 'shown as its portfolio 0');
+  t.ok(liq!.closes.length > 0, 'closes');
+  const internal = [...h.venue.state.accounts.accounts.get(MM)!.portfolios.values()].find((p) => p.internalPair === BTC)!;
+  t.ok(internal.positions.get(call)!.balance > -3n * WAD, "the internal portfolio's short is reduced");
+  t.ok(h.venue.state.accounts.risk(portfolioOf(h, MM, 0)).isHealthy, 'the margin account is healthy after');
+  checkProperties(t, r);
+});
+
+/** The index of the worst of the 15 scenarios of the account's positions. */
+function worstScenario(h: Harness, p: Portfolio): number {
+  const totals = new Array<number>(SCENARIOS).fill(0);
+  for (const pos of p.positions.values()) {
+    const q = h.venue.state.marks.quote(pos.seriesId)!;
+    for (let s = 0; s < SCENARIOS; s++) totals[s]! += (Number(pos.balance) / 1e18) * (q.scenarios[s]! - q.mark);
+  }
+  return totals.indexOf(Math.min(...totals));
+}
+
+/** Short calls 20% out of the money and long at-the-money puts, two expiries out; a 35% rise. */
+const CFG = { rank: 2, callOffset: 0.2, putOffset: 0, calls: 2, puts: 20, target: 25, shock: 135_000 };
+t.test('short calls and long puts: the worst scenario flips side during the pass', async (t) => {
+  let call: Hex = '0x';
+  let put: Hex = '0x';
+  let worstBefore = -1;
+  const r = run({
+    fund: usdc(1_000_000),
+    shock: BigInt(CFG.shock ?? 120_000) * WAD,
+    build: (h, d) => {
+      fundAll(h, d);
+      call = seriesAt(h, true, CFG.rank, CFG.callOffset);
+      put = seriesAt(h, false, CFG.rank, CFG.putOffset);
+      shortTo(h, call, CFG.calls);
+      longFrom(h, put, CFG.puts);
+      return { owner: ALICE, portfolioId: 1 };
+    },
+    target: (f) => (f.mm * BigInt(CFG.target)) / 100n,
+    // The worst scenario at the shock, before any close: the calibration run's (not liquidated).
+    before: (_h, probe) => void (worstBefore = worstScenario(probe, portfolioOf(probe, ALICE))),
+  });
+  const { liq, h } = r;
+  t.ok(liq, 'liquidated');
+  t.equal(liq!.closes[0]!.seriesId, call, 'the short calls go first: the largest contribution');
+  t.equal(liq!.closes[0]!.side, 'buy');
+  const p = portfolioOf(h, ALICE);
+  const worstAfter = p.positions.size > 0 ? worstScenario(h, p) : -1;
+  // Spot +30% with volatility +50% (the short calls' worst) before; a volatility fall (the long puts' worst) after.
+  t.equal(worstBefore % 3, 2, 'before: the worst scenario is a volatility rise');
+  t.equal(worstAfter % 3, 0, 'after the calls are bought back: a volatility fall');
+  t.ok(liq!.closes.every((c) => c.seriesId === call), 'the pass stopped once healthy: the puts are kept');
+  t.ok(h.venue.state.accounts.risk(p).isHealthy, 'healthy after');
+  checkProperties(t, r);
+});
+
+t.test('liquidationSpot: a shock just short of it leaves the portfolio alone, one just past it liquidates', async (t) => {
+  let call: Hex = '0x';
+  const setup = () => {
+    const h = listedVenue();
+    h.ok({ type: 'insurance_fund_deposit', amount: usdc(1_000_000), reason: 'seed' });
+    fundAll(h, usdc(40_000));
+    call = seriesAt(h, true, 1);
+    shortTo(h, call, 1);
+    return h;
+  };
+  const h = setup();
+  const wi = h.venue.whatIf(ALICE, 1, [])!;
+  const spot = wi.before.liquidationSpot;
+  if (spot === null) return void t.fail('a short call has a liquidation spot');
+  t.ok(spot > 100_000n * WAD && spot < 130_000n * WAD, `above the spot, for a short call (${Number(spot) / 1e18})`);
+  const short = h.ok(shockBody((spot * 995n) / 1000n));
+  t.notOk(short.events.some((e) => e.type === 'liquidation'), '0.5% below it: healthy');
+  const past = setup();
+  const r = past.ok(shockBody((spot * 1005n) / 1000n));
+  t.ok(r.events.some((e) => e.type === 'liquidation'), '0.5% above it: liquidated');
+  const after = h.venue.whatIf(ALICE, 1, [{ seriesId: call, isBuy: true, size: WAD, price: 1n * WAD }])!;
+  t.equal(after.after.liquidationSpot, null, 'buying the call back: no position, no liquidation spot');
+});
