@@ -3,7 +3,7 @@
  * workers, read models, routes, streams, drivers. Every boundary's implementation is
  * chosen here and only here (style.md habit 8).
  */
-import { Venue, defaultVenueConfig, hashBytes, type Command, type Hex, type VenueConfig } from '../engine/index.ts';
+import { Venue, hashBytes, type Command, type Hex } from '../engine/index.ts';
 import { ReadModels } from './readModels/readModels.ts';
 import { createControlMetrics } from './http/controlMetrics.ts';
 import { registerOpsMetrics } from './http/opsMetrics.ts';
@@ -85,11 +85,6 @@ export function replayable(venue: Venue, reads: ReadModels = new ReadModels()) {
       return hashBytes(bytes);
     },
   };
-}
-
-/** The engine's rules an operator sets (fixed when the venue is created: a restored venue keeps its own). */
-export function engineConfig(config: Pick<AppConfig, 'liquidationBandBps' | 'liquidationFeeBps'>): VenueConfig {
-  return { ...defaultVenueConfig, liquidationBandBps: config.liquidationBandBps, liquidationFeeBps: config.liquidationFeeBps };
 }
 
 /**

@@ -223,6 +223,6 @@ function parseRateLimits(raw: string | undefined, errors: string[]): Partial<Rec
 }
 
 /** The engine's rules a venue is created with: the defaults, with what the operator configures. */
-export function venueConfigOf(config: Pick<AppConfig, 'referralRebateBps'>): VenueConfig {
-  return { ...defaultVenueConfig, referralRebateBps: config.referralRebateBps };
+export function venueConfigOf(config: Pick<AppConfig, 'referralRebateBps' | 'liquidationBandBps' | 'liquidationFeeBps'>): VenueConfig {
+  return { ...defaultVenueConfig, referralRebateBps: config.referralRebateBps, liquidationBandBps: config.liquidationBandBps, liquidationFeeBps: config.liquidationFeeBps };
 }

@@ -13,7 +13,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig, venueConfigOf } from './config.ts';
 import { jsonLogger } from './http/log.ts';
-import { engineConfig, replayable } from './app.ts';
+import { replayable } from './app.ts';
 import { Venue } from '../engine/index.ts';
 import { openStorage, type Storage } from '../persistence/storage.ts';
 import { recover } from '../persistence/recover.ts';
