@@ -17,6 +17,12 @@ import type { Metrics } from './http/metrics.ts';
 import type { SlotCounter, SlotFamily, SlotHistogram } from './http/slotMetrics.ts';
 import { noteUsedNonces, type NonceSink } from './orders/usedNonces.ts';
 
+/**
+ * A write this node cannot take: it is a standby or a deposed leader (JOURNAL=nats), or its
+ * journal refused the append. The HTTP layer answers 503 `unavailable` with the message.
+ */
+export class UnavailableError extends Error {}
+
 export type EventListener = (events: readonly VenueEvent[], command: Command, result: ApplyResult) => void;
 
 export class CommandPipeline {
@@ -32,6 +38,8 @@ export class CommandPipeline {
   private readonly applySecondsByType = new Map<string, SlotHistogram>();
   private inFlight = 0;
   private idleWaiters: (() => void)[] = [];
+  /** Null while this node takes writes; else why not (a standby, a deposed leader). */
+  private refusal: string | null = null;
 
   constructor(
     private readonly venue: Venue,
@@ -71,7 +79,29 @@ export class CommandPipeline {
     this.offsetMs += ms;
   }
 
+  /** Stop taking writes (`reason` is the reply's message) or, with null, take them again. */
+  refuseWrites(reason: string | null): void {
+    this.refusal = reason;
+  }
+
+  writable(): boolean {
+    return this.refusal === null;
+  }
+
+  /**
+   * A standby's path: a command another node journaled is applied and published exactly as
+   * `submit` would have (steps 3 and 5), so the read models fold the same committed stream.
+   */
+  follow(command: Command): ApplyResult {
+    this.lastTs = Math.max(this.lastTs, command.ts);
+    const result = this.venue.apply(command);
+    this.appliedOf(command.type, result.ok ? 'ok' : result.rejection.code).inc();
+    for (const l of this.listeners) l(result.events, command, result);
+    return result;
+  }
+
   async submit(body: CommandBody): Promise<ApplyResult> {
+    if (this.refusal !== null) throw new UnavailableError(this.refusal);
     // 1. sequence
     const ts = this.now();
     this.lastTs = ts;
@@ -88,6 +118,10 @@ export class CommandPipeline {
     this.inFlight++;
     try {
       await durable;
+    } catch (e) {
+      // The engine applied a command the journal does not hold: this node must not answer again.
+      this.refusal ??= `this node stopped taking writes: ${(e as Error).message}`;
+      throw new UnavailableError(this.refusal);
     } finally {
       this.inFlight--;
       if (this.inFlight === 0) for (const w of this.idleWaiters.splice(0)) w();

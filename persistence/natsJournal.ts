@@ -119,7 +119,7 @@ async function natsJournal(nc: NatsConnection, js: JetStreamClient, jsm: JetStre
   let fence: string | null = null;
   let appended = 0;
   let transactions = 0;
-  let inFlight: Promise<unknown> = Promise.resolve();
+  const retryMs = Math.min(timeout, 5_000);
   let follower: ConsumerMessages | null = null;
   let listener: { onCommand(c: Command): void; onVoid(from: number): void } | null = null;
 
@@ -180,45 +180,84 @@ async function natsJournal(nc: NatsConnection, js: JetStreamClient, jsm: JetStre
     return n;
   };
 
-  /** Publishes a record fenced on the last stream sequence this journal saw. */
-  const publish = (data: Uint8Array): Promise<number> => {
-    if (fence !== null) return Promise.reject(new Error(fence));
-    const expected = seen;
-    seen = expected + 1;
-    const p = js.publish(subject, data, { expect: { lastSequence: expected }, timeout }).then(
-      (ack) => {
-        if (ack.seq !== expected + 1) throw new Error(`journal: stream stored the record at ${ack.seq}, expected ${expected + 1}`);
-        return ack.seq;
-      },
-      (e: Error) => {
-        fence ??= `journal: this node may no longer write to ${stream} (${e.message}); another leader appended, or the stream is unreachable`;
-        throw new Error(fence);
-      },
-    );
-    inFlight = p.catch(() => {});
-    return p;
+  /**
+   * The write queue: one record in flight at a time (its stream sequence must be known before
+   * the next one can be fenced on it); appends made meanwhile collect into the next batch, as
+   * an LMDB group commit collects while the previous commit syncs. A failure that is not the
+   * fence (a NATS node down, a stream leader election) is retried with the same message id and
+   * expected sequence for up to `retryMs`: JetStream's duplicate detection answers a retry of
+   * a record that was in fact stored with its sequence.
+   */
+  type Queued = { data: Uint8Array | null; frames: Uint8Array[]; first: number; resolve(seq: number): void; reject(e: unknown): void; done: Promise<number> };
+  const queue: Queued[] = [];
+  let open: Queued | null = null; // the batch collecting appends
+  let openBytes = 0;
+  let openAck: Promise<void> | null = null;
+  let pumping = false;
+  const instance = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+  const enqueue = (data: Uint8Array | null, first = 0): Queued => {
+    let resolve!: (seq: number) => void;
+    let reject!: (e: unknown) => void;
+    const done = new Promise<number>((res, rej) => ((resolve = res), (reject = rej)));
+    done.catch(() => {});
+    const q: Queued = { data, frames: [], first, resolve, reject, done };
+    queue.push(q);
+    if (!pumping) queueMicrotask(() => void pump());
+    return q;
   };
-
-  // The batch being collected in this turn.
-  let pending: Uint8Array[] = [];
-  let firstSeq = 0;
-  let bytes = 0;
-  let ack: Promise<void> | null = null;
-  let settle: { resolve: () => void; reject: (e: unknown) => void } | null = null;
+  const failAll = (reason: string): void => {
+    fence ??= reason;
+    open = null;
+    for (const q of queue.splice(0)) q.reject(new Error(fence));
+  };
+  const publishOnce = async (q: Queued): Promise<number> => {
+    if (q.data === null) {
+      if (open === q) open = null;
+      q.data = record(KIND_BATCH, q.first, 0, encodeBatch(q.frames));
+      transactions++;
+    }
+    const expected = seen;
+    const started = Date.now();
+    for (;;) {
+      try {
+        const ack = await js.publish(subject, q.data, { expect: { lastSequence: expected }, msgID: `${instance}-${expected + 1}`, timeout });
+        if (ack.seq !== expected + 1) throw new Error(`wrong last sequence: stored at ${ack.seq}, expected ${expected + 1}`);
+        return ack.seq;
+      } catch (e) {
+        const message = (e as Error).message;
+        if (/wrong last sequence/i.test(message) || nc.isClosed() || Date.now() - started > retryMs) {
+          throw new Error(`journal: this node may no longer write to ${stream} (${message}); another leader appended, or the stream is unreachable`);
+        }
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+  };
+  const pump = async (): Promise<void> => {
+    if (pumping) return;
+    pumping = true;
+    try {
+      while (queue.length > 0 && fence === null) {
+        const q = queue[0]!;
+        let at: number;
+        try {
+          at = await publishOnce(q);
+        } catch (e) {
+          failAll((e as Error).message);
+          break;
+        }
+        queue.shift();
+        seen = Math.max(seen, at);
+        if (q.frames.length > 0) batches.set(at, { first: q.first, count: q.frames.length });
+        q.resolve(at);
+      }
+    } finally {
+      pumping = false;
+    }
+  };
+  const publish = (data: Uint8Array): Promise<number> => (fence !== null ? Promise.reject(new Error(fence)) : enqueue(data).done);
+  /** The next append starts a new batch. */
   const flush = (): void => {
-    if (pending.length === 0) return;
-    const parts = pending;
-    const done = settle!;
-    const first = firstSeq;
-    pending = [];
-    bytes = 0;
-    ack = null;
-    settle = null;
-    transactions++;
-    const streamSeq = seen + 1;
-    batches.set(streamSeq, { first, count: parts.length });
-    tail = first;
-    publish(record(KIND_BATCH, first, 0, encodeBatch(parts))).then(() => done.resolve(), done.reject);
+    open = null;
   };
 
   const readUntil = async (target: number, deliver: boolean): Promise<void> => {
@@ -252,19 +291,19 @@ async function natsJournal(nc: NatsConnection, js: JetStreamClient, jsm: JetStre
       } catch (e) {
         return Promise.reject(e);
       }
-      if (pending.length === 0) {
-        firstSeq = command.seq;
-        ack = new Promise<void>((resolve, reject) => (settle = { resolve, reject }));
-        queueMicrotask(flush);
+      if (open === null || open.frames.length >= BATCH_MAX_COMMANDS || openBytes >= BATCH_MAX_BYTES) {
+        open = enqueue(null, command.seq);
+        openBytes = 0;
+        tail = command.seq;
+        openAck = open.done.then(() => {});
+        openAck.catch(() => {});
       }
-      pending.push(frame);
+      open.frames.push(frame);
+      openBytes += frame.length;
       frames.set(command.seq, frame);
-      bytes += frame.length;
       last = command.seq;
       appended++;
-      const mine = ack!;
-      if (pending.length >= BATCH_MAX_COMMANDS || bytes >= BATCH_MAX_BYTES) flush();
-      return mine;
+      return openAck!;
     },
     lastSeq: () => last,
     *scan(fromSeq: number): Iterable<JournalEntry> {
@@ -292,10 +331,10 @@ async function natsJournal(nc: NatsConnection, js: JetStreamClient, jsm: JetStre
       return removed;
     },
     truncateFrom(seq: number): number {
-      if (pending.length > 0) throw new Error('journal: truncateFrom while appends are pending');
+      if (queue.some((q) => q.data === null)) throw new Error('journal: truncateFrom while appends are pending');
       const removed = dropFrom(seq);
       last = seq - 1;
-      void publish(record(KIND_TRUNCATE, seq, 0, null)).catch(() => {});
+      if (fence === null) enqueue(record(KIND_TRUNCATE, seq, 0, null));
       return removed;
     },
     prunedThrough: () => pruned,
@@ -307,8 +346,10 @@ async function natsJournal(nc: NatsConnection, js: JetStreamClient, jsm: JetStre
       listener = { onCommand, onVoid };
       void (async () => {
         const consumer = await js.consumers.get(stream, { opt_start_seq: seen + 1 });
-        follower = await consumer.consume({ max_messages: 1000 });
-        for await (const m of follower) fold(m.seq, m.data, true);
+        const messages = await consumer.consume({ max_messages: 1000 });
+        if (listener === null) return messages.stop(); // catchUp came first
+        follower = messages;
+        for await (const m of messages) fold(m.seq, m.data, true);
       })().catch(() => {});
     },
     async catchUp() {
@@ -321,7 +362,7 @@ async function natsJournal(nc: NatsConnection, js: JetStreamClient, jsm: JetStre
     async close() {
       flush();
       follower?.stop();
-      await inFlight;
+      await Promise.all(queue.map((q) => q.done.catch(() => {})));
       await nc.close().catch(() => {});
     },
     connection: nc,
