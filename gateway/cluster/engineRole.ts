@@ -17,7 +17,7 @@ import type { Command } from '../../persistence/types.ts';
 import type { CommandPipeline } from '../commandPipeline.ts';
 import type { Command as EngineCommand } from '../../engine/index.ts';
 import type { Logger } from '../http/log.ts';
-import { openLeaderLease, type LeaderLease } from './leaderLease.ts';
+import { openLeaderLease, parseLeaseValue, type LeaderLease } from './leaderLease.ts';
 
 export type Role = 'standby' | 'leader' | 'deposed';
 
@@ -41,7 +41,7 @@ export type EngineRoleOptions = {
 
 export type EngineRole = {
   role(): Role;
-  stats(): { hashChecks: number; hashMismatches: number; takeovers: number };
+  stats(): { hashChecks: number; hashMismatches: number; takeovers: number; leaderSeq: number };
   /** Release the lease (graceful stop) and stop the timers. */
   stop(): Promise<void>;
 };
@@ -58,6 +58,8 @@ export async function startEngineRole(opts: EngineRoleOptions): Promise<EngineRo
   let hashMismatches = 0;
   let takeovers = 0;
   let diverged = false;
+  /** The leader's last command as of its last lease renewal (a standby's lag is measured against it). */
+  let leaderSeq = 0;
   /** The standby's own hashes at checkpoint seqs, and the leader's that arrived early. */
   const mine = new Map<number, string>();
   const theirs = new Map<number, string>();
@@ -94,9 +96,14 @@ export async function startEngineRole(opts: EngineRoleOptions): Promise<EngineRo
     },
   );
   void (async () => {
-    const watch = await hashes.watch({ key: HASH_KEY });
+    const watch = await hashes.watch();
     for await (const e of watch) {
       if (role !== 'standby' || e.operation !== 'PUT') continue;
+      if (e.key === 'leader') {
+        leaderSeq = Math.max(leaderSeq, parseLeaseValue(e.string()).seq);
+        continue;
+      }
+      if (e.key !== HASH_KEY) continue;
       const [seqText, hash] = e.string().split(':');
       const seq = Number(seqText);
       if (!Number.isSafeInteger(seq) || hash === undefined || seq <= 0) continue;
@@ -127,7 +134,7 @@ export async function startEngineRole(opts: EngineRoleOptions): Promise<EngineRo
     try {
       if (role === 'leader') {
         if (journal.fenced() !== null) depose(journal.fenced()!);
-        else if (!(await lease.renew())) depose('the leader lease lapsed or another node holds it');
+        else if (!(await lease.renew(journal.lastSeq()))) depose('the leader lease lapsed or another node holds it');
         return;
       }
       if (diverged || !(await lease.tryAcquire())) return;
@@ -149,7 +156,7 @@ export async function startEngineRole(opts: EngineRoleOptions): Promise<EngineRo
 
   return {
     role: () => role,
-    stats: () => ({ hashChecks, hashMismatches, takeovers }),
+    stats: () => ({ hashChecks, hashMismatches, takeovers, leaderSeq: role === 'leader' ? journal.lastSeq() : leaderSeq }),
     async stop() {
       clearInterval(timer);
       while (busy) await new Promise((r) => setTimeout(r, 10));

@@ -11,10 +11,10 @@ import type { KV, NatsConnection } from 'nats';
 export type LeaderLease = {
   /** True when this node now holds the lease (taken or renewed). */
   tryAcquire(): Promise<boolean>;
-  /** True while the renewal succeeded; false once the lease is lost. */
-  renew(): Promise<boolean>;
-  /** The node holding the lease now, or null. */
-  holder(): Promise<string | null>;
+  /** True while the renewal succeeded; false once the lease is lost. `seq`: the leader's last command, written beside its id (standbys measure their lag by it). */
+  renew(seq?: number): Promise<boolean>;
+  /** The node holding the lease now and the seq it last wrote, or null. */
+  holder(): Promise<{ node: string; seq: number } | null>;
   /** Gives the lease up (a graceful stop), so a standby takes over without waiting for the TTL. */
   release(): Promise<void>;
   readonly kv: KV;
@@ -36,10 +36,10 @@ export async function openLeaderLease(nc: NatsConnection, opts: { nodeId: string
         return false;
       }
     },
-    async renew() {
+    async renew(seq = 0) {
       if (revision === 0) return false;
       try {
-        revision = await kv.update(key, enc.encode(opts.nodeId), revision);
+        revision = await kv.update(key, enc.encode(`${opts.nodeId}|${seq}`), revision);
         return true;
       } catch {
         revision = 0;
@@ -48,7 +48,7 @@ export async function openLeaderLease(nc: NatsConnection, opts: { nodeId: string
     },
     async holder() {
       const e = await kv.get(key);
-      return e === null || e.operation !== 'PUT' ? null : e.string();
+      return e === null || e.operation !== 'PUT' ? null : parseLeaseValue(e.string());
     },
     async release() {
       if (revision === 0) return;
@@ -57,4 +57,12 @@ export async function openLeaderLease(nc: NatsConnection, opts: { nodeId: string
       await kv.delete(key, { previousSeq: at }).catch(() => {});
     },
   };
+}
+
+/** The lease value: `<nodeId>` or `<nodeId>|<seq>`. */
+export function parseLeaseValue(v: string): { node: string; seq: number } {
+  const at = v.lastIndexOf('|');
+  if (at < 0) return { node: v, seq: 0 };
+  const seq = Number(v.slice(at + 1));
+  return { node: v.slice(0, at), seq: Number.isSafeInteger(seq) ? seq : 0 };
 }
