@@ -219,8 +219,8 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
         options.onDeposed?.(reason);
       },
     });
-    clusterMetrics(metrics, role, () => venue.seq);
   }
+  clusterMetrics(metrics, role, () => venue.seq);
 
   const api = apiRoutes(services);
   const asyncapi = createAsyncApiRegistry();
