@@ -30,6 +30,7 @@ export class CommandPipeline {
   /** Added to the wall clock by `advance` (local devnet time travel). */
   private offsetMs = 0;
   private readonly listeners: EventListener[] = [];
+  private readonly appliedListeners: ((command: Command) => void)[] = [];
   private readonly applied: SlotFamily<'type' | 'outcome', SlotCounter>;
   private readonly applySeconds: SlotFamily<'type', SlotHistogram>;
   private readonly commitSeconds: SlotHistogram;
@@ -57,6 +58,11 @@ export class CommandPipeline {
 
   onEvents(listener: EventListener): void {
     this.listeners.push(listener);
+  }
+
+  /** Called right after the engine applied a command, before it is durable (the engine is at its seq then). */
+  onApplied(listener: (command: Command) => void): void {
+    this.appliedListeners.push(listener);
   }
 
   /** Wall time without the local devnet's advance-time offset (authentication windows use it). */
@@ -112,6 +118,7 @@ export class CommandPipeline {
     const durable = this.journal.append(command);
     // 3. apply
     const result = this.venue.apply(command);
+    for (const l of this.appliedListeners) l(command);
     this.applySecondsOf(command.type).observe((performance.now() - started) / 1000);
     this.appliedOf(command.type, result.ok ? 'ok' : result.rejection.code).inc();
     // 4. durable

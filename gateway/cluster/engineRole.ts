@@ -113,10 +113,16 @@ export async function startEngineRole(opts: EngineRoleOptions): Promise<EngineRo
     }
   })().catch(() => {});
 
-  // The leader publishes its hash when a checkpoint command is committed.
+  // The leader takes its hash when it applies a checkpoint command and publishes it once committed.
+  const pending = new Map<number, string>();
+  pipeline.onApplied((command) => {
+    if (role === 'leader' && command.seq % hashEvery === 0) pending.set(command.seq, opts.stateHash());
+  });
   pipeline.onEvents((_events, command) => {
-    if (role !== 'leader' || command.seq % hashEvery !== 0 || opts.appliedSeq() !== command.seq) return;
-    void hashes.put(HASH_KEY, new TextEncoder().encode(`${command.seq}:${opts.stateHash()}`)).catch(() => {});
+    const hash = pending.get(command.seq);
+    if (hash === undefined) return;
+    pending.delete(command.seq);
+    void hashes.put(HASH_KEY, new TextEncoder().encode(`${command.seq}:${hash}`)).catch(() => {});
   });
 
   const depose = (reason: string): void => {

@@ -1,7 +1,7 @@
 /**
  * Child process for the cluster tests: one engine node on JOURNAL=nats (the real engine, the
  * real command pipeline, the JetStream journal, the leader lease, gateway/cluster/engineRole.ts).
- * Argv: <NATS urls, comma-separated> <stream> <nodeId> <seed|0>; LEASE_TTL_MS (default 3,000:
+ * Argv: <NATS urls, comma-separated> <stream> <nodeId> <seed|0>; LEASE_TTL_MS (default 5,000:
  * the test machine is shared and a renewal may wait long for the event loop).
  * When it leads an empty stream and seed > 0 it feeds the seeded random stream as fast as the
  * pipeline takes it, printing `ack <seq>` once each command is durable and `refused <seq>`
@@ -31,13 +31,16 @@ const pipeline = new CommandPipeline(venue, journal, () => h.ts, createMetrics({
 
 async function feed(seed: number): Promise<void> {
   let n = 0;
+  let open = 0; // commands submitted and not yet answered: at most 500, as a client with a window
   for (const { body, advance } of randomBodies(h, seed, 1_000_000)) {
     h.run(body, advance);
     const seq = h.seq;
+    open++;
     pipeline.submit(body).then(
-      () => out(`ack ${seq}`),
-      () => out(`refused ${seq}`),
+      () => (open--, out(`ack ${seq}`)),
+      () => (open--, out(`refused ${seq}`)),
     );
+    while (open >= 500 && pipeline.writable()) await new Promise((r) => setTimeout(r, 5));
     if (!pipeline.writable()) return;
     if (++n % 25 === 0) await new Promise((r) => setTimeout(r, 1));
   }
@@ -50,7 +53,7 @@ role = await startEngineRole({
   stateHash: () => venue.stateHash(),
   appliedSeq: () => venue.seq,
   nodeId: nodeId!,
-  leaseTtlMs: Number(process.env.LEASE_TTL_MS ?? 3_000),
+  leaseTtlMs: Number(process.env.LEASE_TTL_MS ?? 5_000),
   hashEvery: 100,
   replicas: urls!.split(',').length >= 3 ? 3 : 1,
   log: silentLogger,
