@@ -94,6 +94,9 @@ export async function startNatsCluster(dir: string, size: number, opts: { timeou
   const routesOf = (i: number): string[] => (size === 1 ? [] : specs.filter((_, j) => j !== i).map((s) => `nats://127.0.0.1:${s.routePort}`));
   for (let i = 0; i < size; i++) nodes.push({ ...specs[i]!, process: startNode(specs[i]!, routesOf(i), clusterName) });
   const stopped = new Set<number>();
+  // A caller killed by a timeout (a test runner) must not leave servers behind.
+  const reap = () => nodes.forEach((n) => n.process.kill('SIGKILL'));
+  process.once('exit', reap);
   const cluster: NatsCluster = {
     nodes,
     urls: specs.map((s) => s.url),
@@ -109,6 +112,7 @@ export async function startNatsCluster(dir: string, size: number, opts: { timeou
       await waitForPort(n.clientPort, timeoutMs, n.name);
     },
     async stop() {
+      process.off('exit', reap);
       await Promise.all(
         nodes.map(
           (n) =>
