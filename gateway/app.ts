@@ -22,7 +22,7 @@ import { systemRoutes } from './http/systemRoutes.ts';
 import { createAsyncApiRegistry } from './http/asyncapi.ts';
 import { jsonLogger, type Logger } from './http/log.ts';
 import { loadUws } from './uws.ts';
-import { bootstrap, startDrivers } from './drivers.ts';
+import { bootstrap, startDrivers, type Drivers } from './drivers.ts';
 import type { Services } from './services.ts';
 import { SiweDomains } from './auth/siweDomains.ts';
 import { apiRoutes, apiInfo } from './routes/index.ts';
@@ -30,6 +30,9 @@ import { webRoutes } from './routes/web.ts';
 import { attachStreams } from './streams/index.ts';
 import { AlertBus } from './monitoring/alertBus.ts';
 import type { Monitor } from './streams/monitorStream.ts';
+import { openNatsJournal } from '../persistence/natsJournal.ts';
+import { startEngineRole, type EngineRole } from './cluster/engineRole.ts';
+import { clusterMetrics } from './cluster/clusterMetrics.ts';
 
 export type AppOptions = {
   readonly log?: Logger;
@@ -41,6 +44,8 @@ export type AppOptions = {
   readonly memory?: boolean;
   /** Start the clock and oracle timers (default true). */
   readonly drivers?: boolean;
+  /** JOURNAL=nats: called when this node stops being the leader (clusterMain exits). */
+  readonly onDeposed?: (reason: string) => void;
 };
 
 export type App = {
@@ -55,8 +60,32 @@ export type App = {
   readonly storage: Storage;
   /** The admin monitoring stream: `tick()` sends venue@health (every second, by a timer, when the drivers run; tests call it). */
   readonly monitor: Monitor;
+  /** JOURNAL=nats: this node's role (standby, leader, deposed); null on the LMDB journal. */
+  readonly role: EngineRole | null;
   close(): Promise<void>;
 };
+
+/**
+ * JOURNAL=nats: the journal is the JetStream stream; snapshots and the stores (sessions,
+ * keys, nonces) stay in this node's DATA_DIR.
+ */
+async function withNatsJournal(storage: Storage, config: AppConfig): Promise<Storage> {
+  let journal;
+  try {
+    journal = await openNatsJournal({ servers: [...config.natsUrls], stream: config.natsStream, name: config.nodeId });
+  } catch (e) {
+    await storage.close();
+    throw e;
+  }
+  return {
+    ...storage,
+    journal,
+    close: async () => {
+      await journal.close();
+      await storage.close();
+    },
+  };
+}
 
 /**
  * The engine and its read models as recovery and snapshots see them: commands from the
@@ -110,7 +139,9 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
   const clock = options.clock ?? Date.now;
   const uws = loadUws().uws; // refuses to start on the slow pure-JS fallback
 
-  const storage = options.memory ? memoryStorage({ log }) : openStorage({ dataDir: config.dataDir, log, keyEncryptionKey: process.env.KEY_ENCRYPTION_KEY });
+  const local = options.memory ? memoryStorage({ log }) : openStorage({ dataDir: config.dataDir, log, keyEncryptionKey: process.env.KEY_ENCRYPTION_KEY });
+  const nats = config.journal === 'nats';
+  const storage = nats ? await withNatsJournal(local, config) : local;
   let recovered: ReturnType<typeof recover<ReturnType<typeof replayable>>>;
   try {
     recovered = recover({
@@ -163,6 +194,8 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
     everyCommands: config.snapshotEveryCommands,
     everyMs: config.snapshotEveryMs,
     startSeq: recovered.lastSeq,
+    // The stream is shared by the standby and every edge: its retention is the operator's (docs/persistence.md).
+    pruneJournal: !nats,
   });
   // The read models fold every committed command first: what listeners after them read is at its seq.
   pipeline.onEvents((events, command) => {
@@ -191,7 +224,30 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
     oracleUpdates: () => [...reads.catalog.oracles].map(([pairId, o]) => ({ pair: reads.catalog.pairs.get(pairId)?.symbol ?? pairId, lastUpdate: o.lastUpdate })),
   });
 
-  await bootstrap(pipeline, reads, config, log);
+  const running: { drivers: Drivers | null } = { drivers: null };
+  const lead = async (): Promise<void> => {
+    await bootstrap(pipeline, reads, config, log);
+    if (options.drivers !== false) running.drivers = startDrivers(pipeline, reads, config, marks, log);
+  };
+  let role: EngineRole | null = null;
+  if (nats) {
+    role = await startEngineRole({
+      journal: storage.journal as Awaited<ReturnType<typeof openNatsJournal>>,
+      pipeline,
+      stateHash: () => venue.stateHash(),
+      appliedSeq: () => venue.seq,
+      nodeId: config.nodeId,
+      leaseTtlMs: config.leaseTtlMs,
+      replicas: config.natsUrls.length >= 3 ? 3 : 1,
+      log,
+      onLead: lead,
+      onDeposed: (reason) => {
+        void running.drivers?.stop();
+        options.onDeposed?.(reason);
+      },
+    });
+  }
+  clusterMetrics(metrics, role, () => venue.seq);
 
   const api = apiRoutes(services);
   const documented = [...api.routes, ...webRoutes()];
@@ -207,15 +263,16 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
     clock,
   });
   const streams = attachStreams(server.app, services, api.authenticate, asyncapi, api.rateLimiter);
-  const drivers = options.drivers === false ? null : startDrivers(pipeline, reads, config, marks, log);
   const healthTimer = options.drivers === false ? null : setInterval(() => streams.monitor.tick(), 1000);
   healthTimer?.unref();
+  if (!nats) await lead();
   let port: number;
   try {
     port = await server.listen(config.host, config.port);
   } catch (e) {
     // Nothing was served: release what was opened (DATA_DIR, workers, timers) and report.
-    await drivers?.stop();
+    await role?.stop();
+    await running.drivers?.stop();
     if (healthTimer !== null) clearInterval(healthTimer);
     streams.close();
     server.close();
@@ -234,9 +291,11 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
     engine: venue,
     storage,
     monitor: streams.monitor,
+    role,
     close() {
       closing ??= (async () => {
-        await drivers?.stop();
+        await role?.stop();
+        await running.drivers?.stop();
         if (healthTimer !== null) clearInterval(healthTimer);
         streams.close();
         server.close();

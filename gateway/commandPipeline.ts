@@ -18,6 +18,12 @@ import type { Metrics } from './http/metrics.ts';
 import type { SlotCounter, SlotFamily, SlotHistogram } from './http/slotMetrics.ts';
 import { noteUsedNonces, type NonceSink } from './orders/usedNonces.ts';
 
+/**
+ * A write this node cannot take: it is a standby or a deposed leader (JOURNAL=nats), or its
+ * journal refused the append. The HTTP layer answers 503 `unavailable` with the message.
+ */
+export class UnavailableError extends Error {}
+
 export type EventListener = (events: readonly VenueEvent[], command: Command, result: ApplyResult) => void;
 
 export class CommandPipeline {
@@ -28,6 +34,7 @@ export class CommandPipeline {
   private readonly journalErrorListeners: ((error: unknown, command: Command) => void)[] = [];
   /** Commit latencies (ms) since the monitoring stream last looked (venue@health). */
   readonly commitLatency = new LatencyWindow();
+  private readonly appliedListeners: ((command: Command) => void)[] = [];
   private readonly applied: SlotFamily<'type' | 'outcome', SlotCounter>;
   private readonly applySeconds: SlotFamily<'type', SlotHistogram>;
   private readonly commitSeconds: SlotHistogram;
@@ -36,6 +43,8 @@ export class CommandPipeline {
   private readonly applySecondsByType = new Map<string, SlotHistogram>();
   private inFlight = 0;
   private idleWaiters: (() => void)[] = [];
+  /** Null while this node takes writes; else why not (a standby, a deposed leader). */
+  private refusal: string | null = null;
 
   constructor(
     private readonly venue: Venue,
@@ -60,6 +69,11 @@ export class CommandPipeline {
     this.journalErrorListeners.push(listener);
   }
 
+  /** Called right after the engine applied a command, before it is durable (the engine is at its seq then). */
+  onApplied(listener: (command: Command) => void): void {
+    this.appliedListeners.push(listener);
+  }
+
   /** Wall time without the local devnet's advance-time offset (authentication windows use it). */
   wallNow(): number {
     return this.clock();
@@ -80,7 +94,29 @@ export class CommandPipeline {
     this.offsetMs += ms;
   }
 
+  /** Stop taking writes (`reason` is the reply's message) or, with null, take them again. */
+  refuseWrites(reason: string | null): void {
+    this.refusal = reason;
+  }
+
+  writable(): boolean {
+    return this.refusal === null;
+  }
+
+  /**
+   * A standby's path: a command another node journaled is applied and published exactly as
+   * `submit` would have (steps 3 and 5), so the read models fold the same committed stream.
+   */
+  follow(command: Command): ApplyResult {
+    this.lastTs = Math.max(this.lastTs, command.ts);
+    const result = this.venue.apply(command);
+    this.appliedOf(command.type, result.ok ? 'ok' : result.rejection.code).inc();
+    for (const l of this.listeners) l(result.events, command, result);
+    return result;
+  }
+
   async submit(body: CommandBody): Promise<ApplyResult> {
+    if (this.refusal !== null) throw new UnavailableError(this.refusal);
     // 1. sequence
     const ts = this.now();
     this.lastTs = ts;
@@ -91,6 +127,7 @@ export class CommandPipeline {
     const durable = this.journal.append(command);
     // 3. apply
     const result = this.venue.apply(command);
+    for (const l of this.appliedListeners) l(command);
     this.applySecondsOf(command.type).observe((performance.now() - started) / 1000);
     this.appliedOf(command.type, result.ok ? 'ok' : result.rejection.code).inc();
     // 4. durable
@@ -99,7 +136,9 @@ export class CommandPipeline {
       await durable;
     } catch (e) {
       for (const l of this.journalErrorListeners) l(e, command);
-      throw e;
+      // The engine applied a command the journal does not hold: this node must not answer again.
+      this.refusal ??= `this node stopped taking writes: ${(e as Error).message}`;
+      throw new UnavailableError(this.refusal);
     } finally {
       this.inFlight--;
       if (this.inFlight === 0) for (const w of this.idleWaiters.splice(0)) w();

@@ -3,7 +3,7 @@
  * every variable has a default that starts a working local venue, and every bad value is
  * refused at start with a message naming the variable.
  */
-import { availableParallelism } from 'node:os';
+import { availableParallelism, hostname } from 'node:os';
 import { getAddress, keccak256, toHex } from 'viem';
 import { defaultVenueConfig, type Address, type Hex, type VenueConfig } from '../engine/index.ts';
 import type { RateLimitGroup } from './http/route.ts';
@@ -39,6 +39,16 @@ export type AppConfig = {
   readonly snapshotEveryCommands: number;
   readonly snapshotEveryMs: number;
   readonly contracts: Readonly<Record<ContractName, Address>>;
+  /** JOURNAL: 'lmdb' (the embedded default, under DATA_DIR) or 'nats' (a JetStream stream; docs/persistence.md). */
+  readonly journal: 'lmdb' | 'nats';
+  /** NATS_URL, comma-separated (required with JOURNAL=nats). */
+  readonly natsUrls: readonly string[];
+  /** NATS_STREAM: the journal's stream (default VENUE_JOURNAL). */
+  readonly natsStream: string;
+  /** LEASE_TTL_MS: the leader lease's life; a standby takes over this long after the leader stopped renewing. */
+  readonly leaseTtlMs: number;
+  /** NODE_ID: this engine node's name in the lease (default host:pid). */
+  readonly nodeId: string;
   /** Overrides of the rate-limit table (docs/rate-limits.md), from RATE_LIMITS as JSON. */
   readonly rateLimits: Partial<Record<RateLimitGroup, Partial<GroupLimits>>>;
   /**
@@ -126,6 +136,12 @@ export function loadConfig(env: Record<string, string | undefined>): ConfigResul
     if (/^\d{1,30}$/.test(seedRaw)) insuranceFundSeed = BigInt(seedRaw);
     else errors.push(`INSURANCE_FUND_SEED must be a COLLATERAL6 integer string, e.g. 1000000000000 for 1,000,000 USDC (got "${seedRaw}")`);
   }
+  const journal = oneOf('JOURNAL', 'lmdb', ['lmdb', 'nats'] as const);
+  const natsUrls = (env.NATS_URL ?? '').split(',').map((u) => u.trim()).filter(Boolean);
+  for (const u of natsUrls) if (!/^(nats|tls):\/\/[^\s/]+$/.test(u)) errors.push(`NATS_URL: "${u}" is not nats://host:port`);
+  if (journal === 'nats' && natsUrls.length === 0) errors.push('NATS_URL must list the NATS servers (nats://host:port, comma-separated) with JOURNAL=nats');
+  const natsStream = env.NATS_STREAM || 'VENUE_JOURNAL';
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(natsStream)) errors.push(`NATS_STREAM must be 1-64 letters, digits, _ or - (got "${natsStream}")`);
 
   const config: AppConfig = {
     port,
@@ -152,6 +168,11 @@ export function loadConfig(env: Record<string, string | undefined>): ConfigResul
     liquidationBandBps: int('LIQUIDATION_BAND_BPS', 1000, 1, 10_000),
     liquidationFeeBps: int('LIQUIDATION_FEE_BPS', 50, 0, 10_000),
     insuranceFundSeed,
+    journal,
+    natsUrls,
+    natsStream,
+    leaseTtlMs: int('LEASE_TTL_MS', 1_500, 300, 60_000),
+    nodeId: env.NODE_ID || `${hostname()}:${process.pid}`,
   };
   return errors.length > 0 ? { ok: false, errors } : { ok: true, config };
 }

@@ -38,7 +38,15 @@ process.on('SIGTERM', () => stop('SIGTERM'));
 process.on('SIGINT', () => stop('SIGINT'));
 
 try {
-  app = await startApp(config, { log });
+  app = await startApp(config, {
+    log,
+    // JOURNAL=nats: a deposed leader applied commands the stream may not hold; it exits (code 3)
+    // and its supervisor starts it again as a standby, rebuilt from the stream.
+    onDeposed: (reason) => {
+      log.error('deposed: exiting', { reason });
+      process.exit(3);
+    },
+  });
   if (stopRequested !== null) stop(stopRequested);
 } catch (e) {
   log.error('failed to start', { error: e instanceof Error ? e.message : String(e) });

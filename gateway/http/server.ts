@@ -30,6 +30,7 @@ import type { RateLimiter } from './rateLimit.ts';
 import { errorWire, formOfPath, statusLine, type WireReply } from './reply.ts';
 import type { HttpMethod, Route } from './route.ts';
 import { loadUws, type Uws } from '../uws.ts';
+import { UnavailableError } from '../commandPipeline.ts';
 
 export type HttpServerOptions = {
   readonly routes: readonly Route[];
@@ -223,7 +224,8 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
     if (out instanceof Promise) {
       out.then(
         (reply) => send(exchange, reply),
-        (err: unknown) => internalError(exchange, 'pipeline rejected', err),
+        (err: unknown) =>
+          err instanceof UnavailableError ? send(exchange, errorWire(exchange.route.form, errorReply('unavailable', err.message))) : internalError(exchange, 'pipeline rejected', err),
       );
     } else {
       send(exchange, out);

@@ -1,0 +1,68 @@
+/**
+ * One leader at a time (architecture.md "Scaling out"): leadership is a key in a JetStream
+ * key-value bucket whose entries live `ttlMs`. A node takes the lease with `create` (fails
+ * while another node's entry lives) and keeps it with `update` at the revision it last wrote
+ * (fails once the entry expired and another node created it). The journal's
+ * expected-last-sequence check is the fence: a leader that lost its lease without noticing
+ * still cannot append.
+ */
+import type { KV, NatsConnection } from 'nats';
+
+export type LeaderLease = {
+  /** True when this node now holds the lease (taken or renewed). */
+  tryAcquire(): Promise<boolean>;
+  /** True while the renewal succeeded; false once the lease is lost. `seq`: the leader's last command, written beside its id (standbys measure their lag by it). */
+  renew(seq?: number): Promise<boolean>;
+  /** The node holding the lease now and the seq it last wrote, or null. */
+  holder(): Promise<{ node: string; seq: number } | null>;
+  /** Gives the lease up (a graceful stop), so a standby takes over without waiting for the TTL. */
+  release(): Promise<void>;
+  readonly kv: KV;
+};
+
+export async function openLeaderLease(nc: NatsConnection, opts: { nodeId: string; ttlMs: number; bucket?: string; replicas?: number; timeoutMs?: number }): Promise<LeaderLease> {
+  const js = nc.jetstream({ timeout: opts.timeoutMs ?? 5_000 });
+  const kv = await js.views.kv(opts.bucket ?? 'VENUE_LEADER', { ttl: opts.ttlMs, history: 1, replicas: opts.replicas ?? 1 });
+  const key = 'leader';
+  let revision = 0;
+  const enc = new TextEncoder();
+  return {
+    kv,
+    async tryAcquire() {
+      try {
+        revision = await kv.create(key, enc.encode(opts.nodeId));
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    async renew(seq = 0) {
+      if (revision === 0) return false;
+      try {
+        revision = await kv.update(key, enc.encode(`${opts.nodeId}|${seq}`), revision);
+        return true;
+      } catch {
+        revision = 0;
+        return false;
+      }
+    },
+    async holder() {
+      const e = await kv.get(key);
+      return e === null || e.operation !== 'PUT' ? null : parseLeaseValue(e.string());
+    },
+    async release() {
+      if (revision === 0) return;
+      const at = revision;
+      revision = 0;
+      await kv.delete(key, { previousSeq: at }).catch(() => {});
+    },
+  };
+}
+
+/** The lease value: `<nodeId>` or `<nodeId>|<seq>`. */
+export function parseLeaseValue(v: string): { node: string; seq: number } {
+  const at = v.lastIndexOf('|');
+  if (at < 0) return { node: v, seq: 0 };
+  const seq = Number(v.slice(at + 1));
+  return { node: v.slice(0, at), seq: Number.isSafeInteger(seq) ? seq : 0 };
+}

@@ -1,0 +1,53 @@
+/**
+ * Faults under load on a three-node NATS cluster (R3 journal):
+ * - one NATS node killed while the leader writes: writes continue;
+ * - the leader partitioned from the cluster (its NATS connection closed): its writes fail,
+ *   the standby takes over, and every write the old leader answered is in the new leader's
+ *   stream, exactly as the old leader made it.
+ */
+import t from 'tap';
+import { startNatsCluster } from '../../gateway/cluster/natsServers.ts';
+import { tempDir } from '../persistence/fixtures/tempDir.ts';
+import { acksReach, startNode } from './support/nodes.ts';
+import { expectedHash, replayStream } from './support/replay.ts';
+
+const WAIT = 60_000;
+
+t.test('one NATS node of three killed under load: writes continue', async (t) => {
+  const nats = await startNatsCluster(tempDir(t, 'cluster-'), 3);
+  t.teardown(() => nats.stop());
+  const leader = startNode(nats.urls, 'NODEKILL', 'a', 31);
+  t.teardown(() => leader.kill());
+  await acksReach(leader, 200, WAIT);
+  nats.kill(2);
+  const at = leader.maxAck();
+  await acksReach(leader, at + 300, WAIT);
+  t.ok(leader.maxAck() >= at + 300, `acknowledgements went on after the kill (${at} -> ${leader.maxAck()})`);
+  t.notOk(leader.lines.some((l) => l.startsWith('deposed') || l.startsWith('refused')), 'no write was refused');
+  await leader.kill();
+  const acked = leader.maxAck();
+  const replay = await replayStream(nats.urls, 'NODEKILL', acked);
+  t.equal(replay.hash, expectedHash(31, acked), 'the two remaining nodes hold every acknowledged command');
+});
+
+t.test('the leader partitioned from the cluster: its writes fail, the standby takes over, no answered write is lost', async (t) => {
+  const nats = await startNatsCluster(tempDir(t, 'cluster-'), 3);
+  t.teardown(() => nats.stop());
+  const leader = startNode(nats.urls, 'PARTITION', 'a', 32);
+  t.teardown(() => leader.kill());
+  await leader.waitFor(/^leading/, WAIT, 'leading');
+  const standby = startNode(nats.urls, 'PARTITION', 'b', 0);
+  t.teardown(() => standby.kill());
+  await standby.waitFor(/^started/, WAIT, 'standby started');
+  await acksReach(leader, 300, WAIT);
+  leader.process.kill('SIGUSR2'); // closes the leader's NATS connection; the process lives on
+  await leader.waitFor(/^(refused|deposed)/, WAIT, 'a refused write');
+  const lead = await standby.waitFor(/^lead \d+ /, WAIT, 'takeover');
+  await standby.waitFor(/^wrote /, WAIT, 'a write by the new leader');
+  const seq = Number(lead.split(' ')[1]);
+  const acked = leader.maxAck();
+  t.ok(acked <= seq, `every write the old leader answered (${acked}) is held by the new leader (${seq})`);
+  t.equal((await replayStream(nats.urls, 'PARTITION', acked)).hash, expectedHash(32, acked), 'exactly as the old leader made them');
+  const after = leader.maxAck();
+  t.equal(after, acked, 'the partitioned leader answered nothing more');
+});
