@@ -182,7 +182,14 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
     (owner, pairId) => reads.mmp.get(owner, pairId as Hex)?.frozen === true,
     (e) => alerts.raise({ kind: 'mmp_trip', message: `market maker protection tripped (${e.reason}) for ${e.owner}`, details: { owner: e.owner, pairId: e.pairId, reason: e.reason, frozenUntil: e.frozenUntil, seq: e.seq } }),
   );
-  const liquidationMetrics = createLiquidationMetrics(metrics, reads.liquidations, () => reads.ts, log);
+  const liquidationMetrics = createLiquidationMetrics(metrics, reads.liquidations, () => reads.ts, log, (e) =>
+    alerts.raise({
+      kind: 'bad_debt',
+      severity: 'critical',
+      message: `bad debt: the insurance fund could not cover ${Number(e.amount) / 1e6} USDC of bankrupt portfolio ${e.portfolioId} of ${e.owner} (total ${Number(e.totalBadDebt) / 1e6} USDC)`,
+      details: { liquidationId: e.liquidationId, owner: e.owner, portfolioId: e.portfolioId, amount: e.amount.toString(), totalBadDebt: e.totalBadDebt.toString(), seq: e.seq },
+    }),
+  );
   const pipeline = new CommandPipeline(venue, storage.journal, clock, metrics, storage.stores.orderNonces);
   pipeline.onJournalError((error, command) => alerts.raise({ kind: 'journal_error', severity: 'critical', message: `journal write failed at seq ${command.seq} (${command.type}): ${error instanceof Error ? error.message : String(error)}`, details: { seq: command.seq, type: command.type } }));
   const snapshotter = new Snapshotter({

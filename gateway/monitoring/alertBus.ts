@@ -9,7 +9,7 @@ export const alertSeverities = ['info', 'warning', 'critical'] as const;
 export type AlertSeverity = (typeof alertSeverities)[number];
 
 /** The kinds raised today; others may add theirs (`bad_debt`, ...). */
-export type AlertKind = 'mmp_trip' | 'slow_consumer' | 'rate_limit_storm' | 'journal_error' | 'recovery' | (string & {});
+export type AlertKind = 'mmp_trip' | 'slow_consumer' | 'rate_limit_storm' | 'journal_error' | 'recovery' | 'bad_debt' | (string & {});
 
 export type AlertInput = {
   readonly kind: AlertKind;

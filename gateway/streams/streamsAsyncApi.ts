@@ -171,7 +171,7 @@ export function registerStreamsAsyncApi(registry: AsyncApiRegistry, config: Pick
     servers: ['monitor'],
     title: 'Venue alerts',
     description:
-      'MMP trips, slow-consumer closes (4008), rate-limit storms (more than MONITOR_RATE_LIMIT_STORM requests refused 429 in a second, default 100), journal errors, recovery at start; other parts of the venue may raise more kinds. A new subscriber first receives the last alerts kept (up to 50, oldest first; ids tell repeats).',
+      'MMP trips, slow-consumer closes (4008), rate-limit storms (more than MONITOR_RATE_LIMIT_STORM requests refused 429 in a second, default 100), journal errors, recovery at start, bad debt (a bankrupt portfolio deficit the insurance fund could not pay, severity critical); other parts of the venue may raise more kinds. A new subscriber first receives the last alerts kept (up to 50, oldest first; ids tell repeats).',
     sends: { alert: data('^venue@alerts$', 'venue@alerts', S.AlertData, 'An alert') },
   });
   registry.addChannel('accountLiquidations', {

@@ -9,6 +9,9 @@ import { Venue, type MmpEvent, type Command } from '../../../engine/index.ts';
 import { CommandPipeline } from '../../../gateway/commandPipeline.ts';
 import { createMetrics } from '../../../gateway/http/metrics.ts';
 import { createControlMetrics } from '../../../gateway/http/controlMetrics.ts';
+import { createLiquidationMetrics } from '../../../gateway/http/liquidationMetrics.ts';
+import { Liquidations } from '../../../gateway/readModels/liquidations.ts';
+import type { BadDebtEvent } from '../../../engine/index.ts';
 import { AlertBus } from '../../../gateway/monitoring/alertBus.ts';
 import { LatencyWindow } from '../../../gateway/monitoring/latencyWindow.ts';
 import type { Journal } from '../../../persistence/types.ts';
@@ -33,6 +36,17 @@ t.test('an MMP trip calls back once; a frozen protection that changes again does
   controls.onEvents([{ ...e, seq: 8 }]);
   controls.onEvents([{ ...e, seq: 9, frozen: false, reason: null }]);
   t.same(trips.map((x) => x.seq), [7]);
+});
+
+t.test('bad debt reaches the alert callback once per bad_debt event, nothing else does', async (t) => {
+  const seen: BadDebtEvent[] = [];
+  const logged: string[] = [];
+  const log = { error: (m: string) => logged.push(m), warn: () => {}, info: () => {}, debug: () => {} } as unknown as Parameters<typeof createLiquidationMetrics>[3];
+  const m = createLiquidationMetrics(createMetrics({ defaultMetrics: false }), new Liquidations(), () => 0, log, (e) => seen.push(e));
+  const e: BadDebtEvent = { type: 'bad_debt', seq: 3, ts: 1, liquidationId: '1', owner: '0x00000000000000000000000000000000000000aa', portfolioId: 1, amount: 5_000_000n, totalBadDebt: 5_000_000n };
+  m.onEvents([{ type: 'clock', seq: 2, ts: 1 } as never, e]);
+  t.same(seen, [e]);
+  t.equal(logged.length, 1);
 });
 
 t.test('the bus keeps the last alerts, numbers them, and survives a broken listener', async (t) => {

@@ -174,6 +174,8 @@ t.test('each channel names the stream it lives on; private channels are not on /
     'account@orders': ['/ws/private'],
     orders: ['/ws/private'],
     'account@mmp': ['/ws/private'],
+    'account@liquidations': ['/ws/private'],
+    'global@liquidations': ['/ws/public'],
     'rfq/mm': ['/ws/rfq/mm'],
     'venue@health': ['/ws/monitor'],
     'venue@alerts': ['/ws/monitor'],
@@ -181,7 +183,7 @@ t.test('each channel names the stream it lives on; private channels are not on /
   t.same(streamsOf, expected);
   // The server agrees: /ws/public refuses every account@ channel the document puts elsewhere.
   const privateOnly = Object.values(channels).filter((c) => !(c['servers'] as Array<{ $ref: string }>).some((r) => r.$ref === '#/servers/public')).map((c) => String(c['address'])).filter((a) => a.includes('@'));
-  t.same(privateOnly.sort(), ['account@fills', 'account@mmp', 'account@orders', 'account@portfolios', 'account@positions', 'venue@alerts', 'venue@health']);
+  t.same(privateOnly.sort(), ['account@fills', 'account@liquidations', 'account@mmp', 'account@orders', 'account@portfolios', 'account@positions', 'venue@alerts', 'venue@health']);
   const c = await connect(app, '/ws/public');
   let id = 100;
   for (const address of privateOnly) {
