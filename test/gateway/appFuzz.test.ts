@@ -23,7 +23,8 @@ const pick = <T>(xs: readonly T[]): T => xs[int(xs.length)]!;
 const chance = (p: number): boolean => rnd() < p;
 
 const admin = wallet('fuzz-admin');
-const app = await startTestApp({ env: { ADMIN_ADDRESSES: admin.address } });
+// A webhook secret, so the webhook route answers its own refusals (401, 400) rather than 503 unconfigured.
+const app = await startTestApp({ env: { ADMIN_ADDRESSES: admin.address, WEBHOOK_SECRET: 'fuzz-webhook-secret' } });
 t.teardown(() => app.close());
 
 const mm = await trader(app, 'fuzz-mm', { mmm: true, deposit: 1_000_000 });

@@ -8,6 +8,9 @@ import { makeOpStream } from '../../../bench/book.ts';
 import { prepare } from '../../../bench/lib/seriesActorSubject.ts';
 import { checkEnd, compare, wire, type Mismatch } from './support.ts';
 
+// Thousands of commands through two engines: minutes on a busy 2-core host (tap's default is 120 s).
+t.setTimeout(600_000);
+
 t.test('the book benchmark stream (1,000 wallets, one series)', async (t) => {
   const stream = makeOpStream(30_000, 7);
   const live = prepare(stream);

@@ -9,6 +9,9 @@ import { defaultVenueConfig as referenceConfig } from '../reference/engine/confi
 import { Harness, ALICE, usdc } from '../support/venueFixture.ts';
 import { compare, fullStreamDiff, wire } from './support.ts';
 
+// Thousands of commands through two engines: minutes on a busy 2-core host (tap's default is 120 s).
+t.setTimeout(600_000);
+
 for (const seed of [1, 2]) t.test(`full stream, seed ${seed}`, async (t) => fullStreamDiff(t, seed, 2_500));
 
 t.test('the comparison sees a difference (so these tests can fail)', async (t) => {

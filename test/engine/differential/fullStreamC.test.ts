@@ -5,4 +5,7 @@
 import t from 'tap';
 import { fullStreamDiff } from './support.ts';
 
+// Thousands of commands through two engines: minutes on a busy 2-core host (tap's default is 120 s).
+t.setTimeout(600_000);
+
 for (const seed of [5, 6]) t.test(`full stream, seed ${seed}`, async (t) => fullStreamDiff(t, seed, 2_500));

@@ -14,6 +14,9 @@ import { ReadModels } from '../../../gateway/readModels/readModels.ts';
 import { Harness } from '../../engine/support/venueFixture.ts';
 import { fullBodies } from './support/fullStream.ts';
 
+// Three seeds of 2,500 commands, each folded three ways: about a minute, minutes on a busy host.
+t.setTimeout(600_000);
+
 type Batch = { seq: number; ts: number; events: VenueEvent[] };
 
 function run(seed: number, n: number, restartEvery: number) {

@@ -61,6 +61,14 @@ export const ResultCodes = {
   post_only_would_take: { kind: 'precondition', message: 'post-only order would take liquidity' },
   reduce_only_would_increase: { kind: 'precondition', message: 'reduce-only order could increase the position' },
   mmp_frozen: { kind: 'precondition', message: 'market maker protection is frozen for this wallet on this pair' },
+  referral_bad_code: { kind: 'invalid', message: 'code must be 4 to 16 characters A-Z and 0-9' },
+  referral_code_exists: { kind: 'precondition', message: 'this wallet already has a referral code' },
+  referral_code_taken: { kind: 'precondition', message: 'referral code is already taken' },
+  referral_unknown_code: { kind: 'not_found', message: 'Referral code not found' },
+  referral_own_code: { kind: 'precondition', message: 'a wallet cannot apply its own referral code' },
+  referral_already_applied: { kind: 'precondition', message: 'this wallet has already applied a referral code' },
+  referral_after_trade: { kind: 'precondition', message: 'a referral code can only be applied before the first trade' },
+  chain_event_duplicate: { kind: 'precondition', message: 'chain event already received' },
   clock_backwards: { kind: 'precondition', message: 'command timestamp is before the venue clock' },
 } as const;
 

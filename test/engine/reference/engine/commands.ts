@@ -10,6 +10,7 @@
 import type { Hex } from './domain/hex.ts';
 import type { OrderInstructions } from './domain/instructions.ts';
 import type { MmpConfig } from './domain/mmp.ts';
+import type { ChainEventData } from './domain/chain.ts';
 
 export type CommandHeader = { readonly seq: number; readonly ts: number };
 
@@ -108,7 +109,15 @@ export type CommandBody =
   | { readonly type: 'cancel_after'; readonly owner: string; readonly timeoutMs: number }
 
   | ({ readonly type: 'set_mmp'; readonly owner: string } & MmpConfig)
-  | { readonly type: 'reset_mmp'; readonly owner: string; readonly pairId: Hex };
+  | { readonly type: 'reset_mmp'; readonly owner: string; readonly pairId: Hex }
+  /** Create the wallet's referral code (4-16 [A-Z0-9]; one per wallet; the gateway picks one when the caller does not). */
+  | { readonly type: 'referral_code'; readonly owner: string; readonly code: string }
+  /** Apply another wallet's referral code: once, before the wallet's first trade. */
+  | { readonly type: 'referral_apply'; readonly owner: string; readonly code: string }
+  /** An on-chain event told by the chain-indexing provider (webhook), applied once per provider `id`. */
+  | { readonly type: 'chain_event'; readonly id: string; readonly event: ChainEventData }
+  /** Add cash to the insurance fund: its seed on local/testnet at the first start, or an admin's deposit (COLLATERAL6). */
+  | { readonly type: 'insurance_fund_deposit'; readonly amount: bigint; readonly reason: 'seed' | 'deposit' };
 
 export type Command = CommandHeader & CommandBody;
 export type CommandType = Command['type'];

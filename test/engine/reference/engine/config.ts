@@ -32,6 +32,12 @@ export type VenueConfig = {
   readonly nonceWindow: number;
   /** Whether clock commands list new series on the schedule of api.md. */
   readonly autoListing: boolean;
+  /** Share of a referee's taker fee paid to its referrer's portfolio 0, in basis points (REFERRAL_REBATE_BPS). 1000 = 10% by default. */
+  readonly referralRebateBps: number;
+  /** Liquidation: the band around the mark (basis points) inside which the venue closes positions; the fund takes the rest at its edge. */
+  readonly liquidationBandBps: number;
+  /** Liquidation fee to the insurance fund, basis points of index price x size closed (capped at the remaining equity). */
+  readonly liquidationFeeBps: number;
 };
 
 export const defaultVenueConfig: VenueConfig = {
@@ -50,4 +56,7 @@ export const defaultVenueConfig: VenueConfig = {
   recentTradesPerSeries: 1000,
   nonceWindow: 4096,
   autoListing: true,
+  referralRebateBps: 1000,
+  liquidationBandBps: 1000,
+  liquidationFeeBps: 50,
 };

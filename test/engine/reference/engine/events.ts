@@ -16,6 +16,7 @@
 import type { Hex } from './domain/hex.ts';
 import type { CancelReason, OrderInstructions } from './domain/instructions.ts';
 import type { MmpConfig, MmpReason } from './domain/mmp.ts';
+import type { ChainEventData } from './domain/chain.ts';
 
 export type OrderStatus = 'open' | 'partial' | 'filled' | 'cancelled' | 'expired';
 
@@ -47,7 +48,8 @@ export type TradeEvent = Stamp & {
   readonly takerFee: bigint; // C6
   /** The series' open interest after the fill (WAD, long contracts). */
   readonly openInterest: bigint;
-  readonly source: 'book' | 'rfq';
+  /** 'liquidation': the insurance fund took over a liquidated position at the band's edge (maker: the fund). */
+  readonly source: 'book' | 'rfq' | 'liquidation';
 };
 
 /**
@@ -247,8 +249,77 @@ export type MmpEvent = Stamp & {
   readonly window: { readonly qty: bigint; readonly delta: bigint; readonly vega: bigint; readonly trades: number };
 };
 
+/** A wallet created its referral code. */
+export type ReferralCodeEvent = Stamp & { readonly type: 'referral_code'; readonly owner: string; readonly code: string };
+/** A wallet (`owner`, the referee) applied `referrer`'s code. */
+export type ReferralAppliedEvent = Stamp & { readonly type: 'referral_applied'; readonly owner: string; readonly referrer: string; readonly code: string };
+/** At the fill `tradeId`, the referee paid a taker fee and `amount` (C6) of it went to the referrer's portfolio 0. */
+export type ReferralRebateEvent = Stamp & { readonly type: 'referral_rebate'; readonly referrer: string; readonly referee: string; readonly tradeId: string; readonly amount: bigint };
+
+/** An on-chain event received once by its provider `id` (a deposit also has its `portfolio` event before this one). */
+export type ChainEventEvent = Stamp & { readonly type: 'chain_event'; readonly id: string; readonly event: ChainEventData };
+/** One close of a liquidation: a fill against the book, or the insurance fund's takeover at the band's edge. */
+export type LiquidationClose = {
+  readonly seriesId: Hex;
+  /** What the venue did for the liquidated portfolio: 'sell' closes a long, 'buy' a short. */
+  readonly side: 'buy' | 'sell';
+  readonly size: bigint; // WAD
+  readonly price: bigint; // WAD premium per contract
+  readonly counterparty: 'book' | 'fund';
+};
+
+/**
+ * A liquidation (extensions.md "Liquidation and the insurance fund"), after its order,
+ * trade, position and portfolio events in the same command: the trigger, the orders it
+ * cancelled, the closes, the fee to the fund and any deficit (what the fund paid and the bad
+ * debt left). Amounts C6; `startedAt`/`endedAt` s (one command: equal).
+ */
+export type LiquidationEvent = Stamp & {
+  readonly type: 'liquidation';
+  readonly liquidationId: string;
+  readonly owner: string;
+  readonly portfolioId: number; // public id
+  readonly startedAt: number; // s
+  readonly endedAt: number; // s
+  /** Equity and maintenance margin counting open orders when the pass found the portfolio (C6). */
+  readonly trigger: { readonly equity: bigint; readonly maintenanceMargin: bigint };
+  readonly cancelledOrders: readonly Hex[];
+  readonly closes: readonly LiquidationClose[];
+  readonly fee: bigint; // C6, to the fund
+  /** Negative equity left after the closes (C6, 0 unless bankrupt); fundPaid + badDebt = deficit. */
+  readonly deficit: bigint;
+  readonly fundPaid: bigint;
+  readonly badDebt: bigint;
+};
+
+/** The insurance fund's cash or bad debt changed: a seed or admin deposit, or a liquidation (fee in, deficit out). */
+export type InsuranceFundEvent = Stamp & {
+  readonly type: 'insurance_fund';
+  readonly reason: 'seed' | 'deposit' | 'liquidation';
+  readonly amount: bigint; // C6, signed change of the fund's cash
+  readonly balance: bigint; // C6, the fund's cash after
+  readonly badDebt: bigint; // C6, total bad debt recorded
+};
+
+/** A bankrupt portfolio's deficit exceeded the fund: `amount` recorded as bad debt (an operator alert). */
+export type BadDebtEvent = Stamp & {
+  readonly type: 'bad_debt';
+  readonly liquidationId: string;
+  readonly owner: string;
+  readonly portfolioId: number;
+  readonly amount: bigint; // C6
+  readonly totalBadDebt: bigint; // C6
+};
+
 export type VenueEvent =
+  | LiquidationEvent
+  | InsuranceFundEvent
+  | BadDebtEvent
   | MmpEvent
+  | ChainEventEvent
+  | ReferralCodeEvent
+  | ReferralAppliedEvent
+  | ReferralRebateEvent
   | TradeEvent
   | OrderEvent
   | DepthEvent

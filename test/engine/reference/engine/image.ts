@@ -16,6 +16,7 @@ import { mmpEvent } from './flows/mmp.ts';
 import { portfolioEvent, positionEventOf, type UnstampedEvent } from './flows/eventSink.ts';
 import { orderEventOf } from './flows/orders.ts';
 import { tickToPrice } from './domain/ticks.ts';
+import { INSURANCE_FUND_OWNER, INSURANCE_FUND_PORTFOLIO } from './actors/insuranceFund.ts';
 
 
 export function imageEvents(state: VenueState): VenueEvent[] {
@@ -44,6 +45,9 @@ export function imageEvents(state: VenueState): VenueEvent[] {
     at(now, { type: 'depth', seriesId: s.spec.seriesId, bookSeq: s.bookSeq, prevBookSeq: 0, bids: side(true), asks: side(false) });
   }
   for (const [owner, cancelAt] of state.cancelAfter) at(now, { type: 'dead_man', owner, cancelAt });
+  // The insurance fund's cash and bad debt (its liquidations are history, not state).
+  const fund = state.accounts.portfolio(INSURANCE_FUND_OWNER, INSURANCE_FUND_PORTFOLIO);
+  if (fund !== undefined || state.insurance.badDebt !== 0n) at(now, { type: 'insurance_fund', reason: 'deposit', amount: 0n, balance: fund?.deposit ?? 0n, badDebt: state.insurance.badDebt });
   for (const a of state.accounts.accounts.values()) {
     if (a.isMmm) at(now, { type: 'mmm', address: a.owner, isMmm: true });
     if (a.mmmNonce !== 0n) at(now, { type: 'mmm_nonce', address: a.owner, nonce: a.mmmNonce });
@@ -74,5 +78,7 @@ export function imageEvents(state: VenueState): VenueEvent[] {
     at(now, { type: 'rfq_resolved', requestId: r.requestId, status: r.status, quoteId: r.filledQuoteId, fillSize: filled });
   }
   for (const e of state.mmp.entries.values()) at(now, mmpEvent(state.mmp, e, now));
+  for (const [code, owner] of state.referrals.owners) at(now, { type: 'referral_code', owner, code });
+  for (const [referee, l] of state.referrals.links) at(now, { type: 'referral_applied', owner: referee, referrer: l.referrer, code: l.code });
   return out;
 }

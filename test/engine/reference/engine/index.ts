@@ -19,6 +19,8 @@ export { ResultCodes, reject, messageOf, type Rejection, type ResultCode, type R
 export type { CancelDraft, PlaceDraft } from './precheck.ts';
 export { precheckDistinct } from './precheck.ts';
 export { defaultVenueConfig, type VenueConfig } from './config.ts';
+export { INSURANCE_FUND_OWNER, INSURANCE_FUND_PORTFOLIO } from './actors/insuranceFund.ts';
+export { liquidationSpot, type LiquidationSpotInput, type SpotPosition } from './risk/liquidationSpot.ts';
 export { hashBytes } from './snapshot.ts';
 export { quoteStatus, type QuoteStatus } from './actors/rfq.ts';
 export { requestIdOf } from './flows/rfq.ts';
@@ -33,3 +35,4 @@ export * from './domain/instructions.ts';
 export * from './domain/result.ts';
 export * from './domain/expiries.ts';
 export * from './domain/mmp.ts';
+export * from './domain/chain.ts';

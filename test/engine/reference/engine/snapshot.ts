@@ -7,7 +7,7 @@
 import { bytesToHex } from 'viem';
 import { keccak256 } from './domain/keccak256.ts';
 import type { Hex } from './domain/hex.ts';
-import type { VenueConfig } from './config.ts';
+import { defaultVenueConfig, type VenueConfig } from './config.ts';
 import { VenueState } from './state.ts';
 import { instructionsOf } from './domain/instructions.ts';
 import { SeriesActor, type PublicTrade, type SeriesSpec } from './actors/series.ts';
@@ -71,6 +71,12 @@ type Dump = {
   cancelAfter?: [string, number][];
   /** Absent when no wallet has an MMP config (and in snapshots written before MMP): none. */
   mmp?: MmpDump[];
+  /** Absent when no referral code exists (and in snapshots written before referrals): none. Codes [code, owner] and links [referee, referrer, code], each in order. */
+  referrals?: { codes: [string, string][]; links: [string, string, string][] };
+  /** Provider ids of the chain events applied, in order; absent when none (and in older snapshots). */
+  chainEvents?: string[];
+  /** The insurance fund's bad debt and next liquidation id; absent before the first liquidation or fund deposit (and in older snapshots): the defaults. */
+  insurance?: { badDebt: bigint; nextLiquidationId: number };
 };
 
 export function serializeState(s: VenueState): Uint8Array {
@@ -85,7 +91,7 @@ export function serializeState(s: VenueState): Uint8Array {
     oracles: [...s.oracles],
     listedExpiries: [...s.listedExpiries].map(([k, v]) => [k, [...v]]),
     ownerIndex: [...s.ownerIndex],
-    orderIndex: [...s.orderIndex].map(([orderId, o]) => [orderId, o.record.seriesId]),
+    orderIndex: [...s.orderIndex].map(([orderId, o]) => [orderId, o.seriesId]),
     expiryHeap: s.expiryHeap.entries(),
     series: [...s.series.values()].map((a) => ({
       spec: a.spec,
@@ -116,9 +122,14 @@ export function serializeState(s: VenueState): Uint8Array {
     rfqResolved: s.rfq.resolved,
     ...(s.cancelAfter.size > 0 ? { cancelAfter: [...s.cancelAfter] } : {}),
   };
+  if (s.insurance.badDebt !== 0n || s.insurance.nextLiquidationId !== 1) dump.insurance = s.insurance.dump();
   if (s.mmp.entries.size > 0) {
     dump.mmp = [...s.mmp.entries.values()].map((e) => ({ owner: e.owner, config: e.config, frozen: e.frozen, frozenUntil: e.frozenUntil, reason: e.reason, fills: e.fills.toArray() }));
   }
+  if (s.referrals.owners.size > 0) {
+    dump.referrals = { codes: [...s.referrals.owners], links: [...s.referrals.links].map(([referee, l]) => [referee, l.referrer, l.code]) };
+  }
+  if (s.chainEvents.size > 0) dump.chainEvents = [...s.chainEvents];
   return new TextEncoder().encode(JSON.stringify(dump, (_k, v: unknown) => (typeof v === 'bigint' ? { $b: v.toString() } : v)));
 }
 
@@ -132,7 +143,8 @@ export function restoreState(bytes: Uint8Array): VenueState {
     v !== null && typeof v === 'object' && '$b' in v && Object.keys(v).length === 1 ? BigInt((v as { $b: string }).$b) : v,
   ) as Dump;
   if (dump.format !== FORMAT) throw new Error(`unsupported snapshot format ${dump.format}`);
-  const s = new VenueState(dump.config);
+  // Rules added since the snapshot was written take their defaults.
+  const s = new VenueState({ ...defaultVenueConfig, ...dump.config });
   s.now = dump.now;
   s.seq = dump.seq;
   s.nextRef = dump.nextRef;
@@ -158,6 +170,7 @@ export function restoreState(bytes: Uint8Array): VenueState {
     a.openInterest = d.openInterest;
     a.restoreTrades(d.recentTrades, d.window);
     s.series.set(d.spec.seriesId, a);
+    s.accounts.margin.marksChanged(d.spec.seriesId, a.quoteNow()); // the account side's quote, before its margin book is rebuilt
   }
   const opened = new Map<Hex, OpenOrder>(); // every portfolio's open orders, for the order index
   for (const d of dump.accounts) {
@@ -184,8 +197,8 @@ export function restoreState(bytes: Uint8Array): VenueState {
       for (const x of p.openOrders) {
         const record = records.get(x.orderId);
         const series = s.series.get(x.seriesId);
-        if (!record || !series || series.openOrder(record.ref) !== record || record.isBuy !== x.isBuy) throw new Error(`snapshot portfolio ${p.owner}/${p.id} holds order ${x.orderId} that its series does not`);
-        const open = openOrder(record, series, portfolio, x.remaining, x.price); // reserve: counted by the margin book's rebuild below
+        if (!record || !series || series.openOrder(record.ref) !== record || record.isBuy !== x.isBuy || record.routedPortfolioId !== p.id) throw new Error(`snapshot portfolio ${p.owner}/${p.id} holds order ${x.orderId} that its series does not`);
+        const open = openOrder(record, series.spec.pairId, portfolio, x.remaining, x.price); // reserve: counted by the margin book's rebuild below
         portfolio.openOrders.add(open);
         opened.set(x.orderId, open);
       }
@@ -194,13 +207,17 @@ export function restoreState(bytes: Uint8Array): VenueState {
   for (const r of dump.rfq) s.rfq.add({ ...r, quotes: new Map(r.quotes.map((q) => [q.quoteId, q])) });
   s.rfq.resolved.push(...dump.rfqResolved);
   for (const [owner, at] of dump.cancelAfter ?? []) s.cancelAfter.set(owner, at);
+  for (const [code, owner] of dump.referrals?.codes ?? []) s.referrals.addCode(owner, code);
+  for (const [referee, referrer, code] of dump.referrals?.links ?? []) s.referrals.link(referee, referrer, code);
+  for (const id of dump.chainEvents ?? []) s.chainEvents.add(id);
+  s.insurance.restore(dump.insurance);
   for (const m of dump.mmp ?? []) s.mmp.restore(m.owner, m.config, m.frozen, m.frozenUntil, m.reason, m.fills);
   s.accounts.margin.rebuild(s.accounts.allPortfolios());
   s.accounts.rebuildPruneIndexes();
   s.recountOpenInterest();
   for (const [orderId, seriesId] of dump.orderIndex) {
     const open = opened.get(orderId);
-    const portfolio = open && s.accounts.portfolio(open.record.owner, open.record.routedPortfolioId);
+    const portfolio = open && s.accounts.portfolio(open.owner, open.portfolio.id);
     if (!open || open.seriesId !== seriesId || portfolio !== open.portfolio) throw new Error(`snapshot order index names order ${orderId} that is not open`);
     s.orderIndex.set(orderId, open);
   }

@@ -8,10 +8,12 @@ import type { Pair, OracleState } from './actors/registry.ts';
 import type { SeriesActor } from './actors/series.ts';
 import type { OpenOrder } from './actors/portfolio.ts';
 import { AccountActor } from './actors/accounts.ts';
-import type { QuoteCell, QuoteSource, RiskQuote } from './risk/riskQuote.ts';
+import { QuoteBoard } from './risk/riskQuote.ts';
 import { MinHeap } from './actors/minHeap.ts';
 import { RfqActor } from './actors/rfq.ts';
 import { MmpActor } from './actors/mmp.ts';
+import { ReferralActor } from './actors/referrals.ts';
+import { InsuranceFund } from './actors/insuranceFund.ts';
 
 function addTo(sums: Map<Hex, { call: bigint; put: bigint }>, series: SeriesActor, delta: bigint): void {
   let oi = sums.get(series.spec.pairId);
@@ -19,9 +21,6 @@ function addTo(sums: Map<Hex, { call: bigint; put: bigint }>, series: SeriesActo
   if (series.spec.isCall) oi.call += delta;
   else oi.put += delta;
 }
-
-/** The quote cell of a series id that is not listed: never any risk. */
-const NO_QUOTE: QuoteCell = { quoteNow: () => null };
 
 /** Stale expiry entries tolerated beyond the open orders before a sweep (see trackGoodTill). */
 export const EXPIRY_SLACK = 4096;
@@ -39,6 +38,12 @@ export class VenueState {
   readonly rfq = new RfqActor();
   /** Market maker protection per (wallet, pair) (engine/actors/mmp.ts). */
   readonly mmp = new MmpActor();
+  /** Referral codes and who referred whom (engine/actors/referrals.ts). */
+  readonly referrals = new ReferralActor();
+  /** Provider ids of the chain events applied (engine/flows/chain.ts), in order: each is taken once. */
+  readonly chainEvents = new Set<string>();
+  /** The insurance fund's bad debt and the liquidation ids (its cash is its portfolio's, engine/actors/insuranceFund.ts). */
+  readonly insurance = new InsuranceFund();
   /** Wallet -> small integer for the book's self-trade prevention. */
   readonly ownerIndex = new Map<string, number>();
   /** Open order -> its record and everything a cancel, fill or expiry touches: one lookup finds all. */
@@ -60,12 +65,12 @@ export class VenueState {
   readonly cancelAfter = new Map<string, number>();
   nextRef = 1;
   nextTradeId = 1;
-  readonly marks: QuoteSource;
+  /** The account side's risk quotes (the flows send each change: MarginBook.marksChanged). */
+  readonly marks = new QuoteBoard();
   /** config.maxOrderLots as a bigint, for the order check. */
   readonly maxOrderLots: bigint;
 
   constructor(readonly config: VenueConfig) {
-    this.marks = { quote: (seriesId) => this.quote(seriesId), cell: (seriesId) => this.series.get(seriesId) ?? NO_QUOTE };
     this.accounts = new AccountActor(config, this.marks);
     this.maxOrderLots = BigInt(config.maxOrderLots);
   }
@@ -99,7 +104,7 @@ export class VenueState {
     const heap = this.expiryHeap;
     heap.push(expiry, orderId);
     if (heap.size <= 2 * this.orderIndex.size + EXPIRY_SLACK) return;
-    heap.retain((key, id) => this.orderIndex.get(id)?.record.expiry === key);
+    heap.retain((key, id) => this.orderIndex.get(id)?.expiry === key);
   }
 
   /** Open interest of `pairId`'s live calls (or puts), WAD. */
@@ -134,16 +139,14 @@ export class VenueState {
     for (const s of this.series.values()) open += s.openOrderCount;
     if (open !== this.orderIndex.size) return `${this.orderIndex.size} indexed orders, ${open} open in the series`;
     for (const [orderId, o] of this.orderIndex) {
-      if (o.record.orderId !== orderId || o.series.openOrder(o.record.ref) !== o.record) return `order ${orderId}: record is not the series' record`;
-      if (o.series !== this.series.get(o.record.seriesId)) return `order ${orderId}: indexed under the wrong series`;
-      if (o.portfolio !== this.accounts.portfolio(o.record.owner, o.record.routedPortfolioId)) return `order ${orderId}: indexed under the wrong portfolio`;
+      const series = this.series.get(o.seriesId);
+      const r = series?.openOrder(o.ref);
+      if (series === undefined || r === undefined || r.orderId !== orderId) return `order ${orderId}: not open in its series under its ref`;
+      if (r.seriesId !== o.seriesId || series.spec.pairId !== o.pairId || r.owner !== o.owner || r.portfolioId !== o.portfolioId || r.isBuy !== o.isBuy || r.expiry !== o.expiry || r.instructions !== o.instructions) return `order ${orderId}: the account side's copy differs from the series' record`;
+      if (o.portfolio !== this.accounts.portfolio(r.owner, r.routedPortfolioId)) return `order ${orderId}: indexed under the wrong portfolio`;
       if (o.orderId !== orderId || !o.portfolio.openOrders.has(o)) return `order ${orderId}: reservation is not the portfolio's`;
     }
     return null;
   }
 
-  /** Marks of a live series for the risk engine; null once settled (no risk left). */
-  private quote(seriesId: Hex): RiskQuote | null {
-    return this.series.get(seriesId)?.quoteNow() ?? null;
-  }
 }

@@ -23,6 +23,9 @@ import { imageEvents } from './image.ts';
 import { whatIf, type WhatIf, type WhatIfOrder } from './flows/whatIf.ts';
 import { setMmp, resetMmp, unfreezeDue } from './flows/mmp.ts';
 import type { MmpConfig } from './domain/mmp.ts';
+import { createReferralCode, applyReferralCode } from './flows/referrals.ts';
+import { chainEvent } from './flows/chain.ts';
+import { depositToFund, liquidationPass } from './flows/liquidation.ts';
 
 export type CommandValue =
   | null
@@ -33,7 +36,9 @@ export type CommandValue =
   | { readonly orderIds: readonly Hex[] }
   | { readonly cancelAt: number | null }
 
-  | { readonly config: MmpConfig };
+  | { readonly config: MmpConfig }
+  | { readonly referralCode: string }
+  | { readonly referrer: string };
 
 export type ApplyResult =
   | { readonly ok: true; readonly value: CommandValue; readonly events: readonly VenueEvent[] }
@@ -61,6 +66,7 @@ export class Venue {
     sink.begin(cmd.seq, state.now);
     const outcome = this.dispatch(cmd, sink);
     if (outcome !== null && 'code' in outcome) return { ok: false, rejection: outcome, events: [] };
+    liquidationPass(state, sink); // accounts the command left below maintenance margin (flows/liquidation.ts)
     unfreezeDue(state, sink); // market maker protection whose freeze ran out (flows/mmp.ts)
     return { ok: true, value: outcome, events: sink.finish(state) };
   }
@@ -125,6 +131,14 @@ export class Venue {
         return setMmp(s, sink, cmd.owner, cmd);
       case 'reset_mmp':
         return resetMmp(s, sink, cmd.owner, cmd.pairId);
+      case 'referral_code':
+        return createReferralCode(s, sink, cmd.owner, cmd.code);
+      case 'referral_apply':
+        return applyReferralCode(s, sink, cmd.owner, cmd.code);
+      case 'chain_event':
+        return chainEvent(s, sink, cmd.id, cmd.event);
+      case 'insurance_fund_deposit':
+        return depositToFund(s, sink, cmd.amount, cmd.reason);
     }
   }
 

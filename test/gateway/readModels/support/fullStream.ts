@@ -106,9 +106,9 @@ export function* fullBodies(h: Harness, seed: number, n: number): Generator<{ bo
         : y < 0.6 || open.length === 0 ? ({ kind: 'withdrawal_confirmed', owner, withdrawalId: `w${i}`, txHash } as const)
         : ({ kind: rnd() < 0.5 ? 'relay_confirmed' : 'relay_failed', orderIds: [open[Math.floor(rnd() * open.length)]!], txHash, reason: null } as const);
       yield { body: { type: 'chain_event', id: `evt-${seed}-${i}`, event }, advance: 1 };
-    } else if (x < 0.25) {
+    } else if (x < 0.26) {
       yield* shock(h, rnd, live);
-    } else if (x < 0.255) {
+    } else if (x < 0.265) {
       // The dead-man switch: armed for a few seconds (the stream's clocks fire it), sometimes disarmed.
       const owner = rnd() < 0.5 ? STREAM_MMM : TAKERS[Math.floor(rnd() * TAKERS.length)]!;
       yield { body: { type: 'cancel_after', owner, timeoutMs: rnd() < 0.2 ? 0 : 1_000 + Math.floor(rnd() * 4_000) }, advance: 1 };

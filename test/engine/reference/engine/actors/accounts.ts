@@ -1,15 +1,15 @@
 /**
  * The account actor: alone owns balances, positions, open-order reservations, fees and
  * nonces of every wallet. It answers risk questions (equity, margin, health) from the risk
- * quotes the series actors publish (risk/riskQuote.ts), read through a QuoteSource, and keeps
+ * quotes the series actors send it (risk/riskQuote.ts: kept on its QuoteBoard), and keeps
  * every margin account's requirement current in its margin book.
  */
 import { Deque, Tail } from './deque.ts';
 import type { Hex } from '../domain/hex.ts';
 import { WAD, UINT256_MAX } from '../domain/fixed.ts';
 import type { VenueConfig } from '../config.ts';
-import { MarginBook, type ProspectiveOrder } from '../risk/marginBook.ts';
-import type { QuoteSource } from '../risk/riskQuote.ts';
+import { MarginBook, NO_PROSPECTIVE, type ProspectiveOrder } from '../risk/marginBook.ts';
+import type { QuoteBoard } from '../risk/riskQuote.ts';
 import { newPortfolio, type OpenOrder, type Portfolio } from './portfolio.ts';
 import { NonceWindow } from './nonceWindow.ts';
 
@@ -76,7 +76,7 @@ export class AccountActor {
 
   constructor(
     private readonly config: VenueConfig,
-    quotes: QuoteSource,
+    quotes: QuoteBoard,
   ) {
     this.margin = new MarginBook(quotes, (p) => this.marginAnchor(p), (anchor) => this.marginGroup(anchor), Number(config.shortFloorRate) / 1e18);
   }
@@ -181,7 +181,7 @@ export class AccountActor {
    * the open orders in `exclude` taken away (a pre-trade check's question), from the
    * incrementally kept margin book.
    */
-  risk(p: Portfolio, extra: readonly ProspectiveOrder[] = [], exclude?: readonly OpenOrder[]): RiskView {
+  risk(p: Portfolio, extra: readonly ProspectiveOrder[] = NO_PROSPECTIVE, exclude?: readonly OpenOrder[]): RiskView {
     const r = this.margin.requirement(p, extra, exclude);
     const { deposit, equity } = r;
     const im = r.initialMargin;

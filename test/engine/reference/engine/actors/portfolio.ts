@@ -3,8 +3,10 @@
  * (engine/actors/accounts.ts owns them). They point at each other (an open order names the
  * portfolio its fills go to; a portfolio lists its open orders), so they live in one module.
  *
- * An open order as the venue holds it: one object with its series' record, its series, the
- * portfolio its fills go to, its margin reservation, and its links in the two lists it sits in:
+ * An open order as the account side holds it: one object with its own copy of the order's fixed
+ * fields (the series actor keeps its own record of fills and status: no pointer into it, and
+ * the series is named by id only), the portfolio its fills go to, its margin reservation, and
+ * its links in the two lists it sits in:
  * its portfolio's open orders (here) and its margin exposure's (engine/risk/exposure.ts, which
  * types it as the order it counts). The lists are intrusive, linked through fields of the order
  * itself, so resting and removing an order costs a few field writes on objects the command
@@ -17,7 +19,7 @@ import type { Hex } from '../domain/hex.ts';
 import type { CountedOrder } from '../risk/exposure.ts';
 import type { OrderRecord } from './orderRecord.ts';
 import type { Position } from './position.ts';
-import type { SeriesActor } from './series.ts';
+import type { OrderInstructions } from '../domain/instructions.ts';
 
 export type Portfolio = {
   readonly owner: string;
@@ -38,12 +40,20 @@ export function newPortfolio(owner: string, id: number, createdAt: number, inter
 
 /**
  * An open order: what the margin book counts (orderId, seriesId, isBuy, remaining, price,
- * reserve, and its exposure links: CountedOrder), plus the series' record of it (fills,
- * status), its series, the portfolio its fills go to, and its links in that portfolio's list.
+ * reserve, and its exposure links: CountedOrder), the fixed fields the account side reads (a
+ * copy: the series actor's record of the order, with its fills and status, stays the series'),
+ * the portfolio its fills go to, and its links in that portfolio's list.
  */
 export type OpenOrder = CountedOrder & {
-  readonly record: OrderRecord;
-  readonly series: SeriesActor;
+  /** The order's ref in its series' book: how the account side names it in a message to the series. */
+  readonly ref: number;
+  readonly owner: string;
+  /** The portfolio the order names (0 for a market maker's; `portfolio` is where its fills go). */
+  readonly portfolioId: number;
+  readonly pairId: Hex;
+  /** Good-till time, seconds. */
+  readonly expiry: number;
+  readonly instructions: OrderInstructions;
   readonly portfolio: Portfolio;
   /** The portfolio list it is in, and its neighbours there (null when not listed). */
   inPortfolio: OpenOrders | null;
@@ -51,9 +61,29 @@ export type OpenOrder = CountedOrder & {
   pNext: OpenOrder | null;
 };
 
-/** A new, unlisted open order of `remaining` (WAD) at `price` (WAD). */
-export function openOrder(record: OrderRecord, series: SeriesActor, portfolio: Portfolio, remaining: bigint, price: bigint): OpenOrder {
-  return { record, series, portfolio, orderId: record.orderId, seriesId: record.seriesId, isBuy: record.isBuy, remaining, price, reserve: 0n, inPortfolio: null, pPrev: null, pNext: null, exposure: null, ePrev: null, eNext: null };
+/** A new, unlisted open order of `remaining` (WAD) at `price` (WAD): the fixed fields copied from the series' record, on pair `pairId`. */
+export function openOrder(record: OrderRecord, pairId: Hex, portfolio: Portfolio, remaining: bigint, price: bigint): OpenOrder {
+  return {
+    orderId: record.orderId,
+    seriesId: record.seriesId,
+    isBuy: record.isBuy,
+    remaining,
+    price,
+    reserve: 0n,
+    exposure: null,
+    ePrev: null,
+    eNext: null,
+    ref: record.ref,
+    owner: record.owner,
+    portfolioId: record.portfolioId,
+    pairId,
+    expiry: record.expiry,
+    instructions: record.instructions,
+    portfolio,
+    inPortfolio: null,
+    pPrev: null,
+    pNext: null,
+  };
 }
 
 /** A portfolio's open orders, oldest first. */

@@ -257,6 +257,14 @@ export class SeriesActor {
     return lots;
   }
 
+  /** Remove the open order with book ref `ref` (a message from the account side, which names its orders by ref); returns its record as it ends. */
+  removeRef(ref: number, status: 'cancelled' | 'expired'): OrderRecord {
+    const order = this.byRef.get(ref);
+    if (order === undefined) throw new Error(`series ${this.spec.seriesId} has no open order with ref ${ref}`);
+    this.remove(order, status);
+    return order;
+  }
+
   private touch(isBid: boolean, tick: number): void {
     (isBid ? this.touchedBids : this.touchedAsks).add(tick);
   }

@@ -49,6 +49,6 @@ export function instructionsOf(x: { readonly [K in keyof OrderInstructions]?: Or
  * today: `user` (a cancel command), `replace` (the cancel half of a replace), `ioc`, `fok`,
  * `self_trade` (self-trade prevention removed the resting order), `settlement` (its series
  * expired or settled; status `expired`) and `expiry` (its own signed expiry passed; status
- * `expired`).
+ * `expired`) and `liquidation` (the liquidation pass cancelled every open order of the portfolio).
  */
-export type CancelReason = 'user' | 'replace' | 'ioc' | 'fok' | 'self_trade' | 'mmp' | 'disconnect' | 'dead_man' | 'mass_cancel' | 'settlement' | 'admin' | 'expiry';
+export type CancelReason = 'user' | 'replace' | 'ioc' | 'fok' | 'self_trade' | 'mmp' | 'disconnect' | 'dead_man' | 'mass_cancel' | 'settlement' | 'admin' | 'expiry' | 'liquidation';

@@ -22,8 +22,20 @@ export type UnstampedEvent = VenueEvent extends infer E ? (E extends VenueEvent 
 
 const abs = (x: bigint): bigint => (x < 0n ? -x : x);
 
+/** A position's average price: |premium| (C6) x this / |balance| (WAD) is WAD per contract. */
+const AVERAGE_PRICE_SCALE = WAD_PER_C6 * 10n ** 18n;
+
 /** A flat position's event: what is left of a position that closed. */
 const FLAT: Pick<Position, 'balance' | 'premium' | 'realized'> = { balance: 0n, premium: 0n, realized: 0n };
+
+/** Touched positions and portfolios up to which a linear scan finds them (above it, a map). */
+const LINEAR = 64;
+
+function indexPosition(index: Map<Portfolio, Map<Hex, number>>, p: Portfolio, seriesId: Hex, i: number): void {
+  let bySeries = index.get(p);
+  if (bySeries === undefined) index.set(p, (bySeries = new Map()));
+  bySeries.set(seriesId, i);
+}
 
 export class EventSink {
   events: VenueEvent[] = [];
@@ -39,6 +51,9 @@ export class EventSink {
   private positionCount = 0;
   private readonly portfolios: Portfolio[] = [];
   private portfolioCount = 0;
+  /** Lookups for a command that touches more than LINEAR positions or portfolios (null until then). */
+  private positionIndex: Map<Portfolio, Map<Hex, number>> | null = null;
+  private portfolioIndex: Set<string> | null = null;
   private readonly books: SeriesActor[] = [];
   private bookCount = 0;
 
@@ -49,6 +64,8 @@ export class EventSink {
     this.events = [];
     this.positionCount = 0;
     this.portfolioCount = 0;
+    this.positionIndex = null;
+    this.portfolioIndex = null;
     this.bookCount = 0;
   }
 
@@ -63,11 +80,19 @@ export class EventSink {
   /** A position of `p` on `seriesId` changed; `pos` is its object (kept even when it has just closed). */
   position(p: Portfolio, seriesId: Hex, pos: Position | null): void {
     let i = 0;
-    while (i < this.positionCount && !(this.positionPortfolios[i] === p && this.positionSeries[i] === seriesId)) i++;
+    const index = this.positionIndex;
+    if (index !== null) i = index.get(p)?.get(seriesId) ?? this.positionCount;
+    else while (i < this.positionCount && !(this.positionPortfolios[i] === p && this.positionSeries[i] === seriesId)) i++;
     if (i === this.positionCount) {
       this.positionPortfolios[i] = p;
       this.positionSeries[i] = seriesId;
       this.positionCount++;
+      if (index !== null) indexPosition(index, p, seriesId, i);
+      else if (this.positionCount > LINEAR) {
+        // A command touching many positions (an oracle shock's liquidations): look them up, not scan.
+        const built = (this.positionIndex = new Map());
+        for (let k = 0; k < this.positionCount; k++) indexPosition(built, this.positionPortfolios[k]!, this.positionSeries[k]!, k);
+      }
     }
     this.positionObjects[i] = pos;
     this.portfolio(p);
@@ -77,11 +102,28 @@ export class EventSink {
   portfolio(p: Portfolio): void {
     const owner = p.owner;
     const id = publicPortfolioId(p);
-    for (let i = 0; i < this.portfolioCount; i++) {
-      const q = this.portfolios[i]!;
-      if (q.owner === owner && publicPortfolioId(q) === id) return;
+    const index = this.portfolioIndex;
+    if (index !== null) {
+      const key = `${id}|${owner}`;
+      if (index.has(key)) return;
+      index.add(key);
+    } else {
+      for (let i = 0; i < this.portfolioCount; i++) {
+        const q = this.portfolios[i]!;
+        if (q.owner === owner && publicPortfolioId(q) === id) return;
+      }
+      if (this.portfolioCount + 1 > LINEAR) {
+        // A command touching many portfolios (an oracle update, a liquidation pass): a set, not a scan.
+        const built = (this.portfolioIndex = new Set([`${id}|${owner}`]));
+        for (let i = 0; i < this.portfolioCount; i++) built.add(`${publicPortfolioId(this.portfolios[i]!)}|${this.portfolios[i]!.owner}`);
+      }
     }
     this.portfolios[this.portfolioCount++] = p;
+  }
+
+  /** The portfolios the command has touched so far, in order (the liquidation pass checks them): valid until the next touch. */
+  touchedPortfolios(): readonly Portfolio[] {
+    return this.portfolios.length === this.portfolioCount ? this.portfolios : this.portfolios.slice(0, this.portfolioCount);
   }
 
   book(series: SeriesActor): void {
@@ -123,7 +165,7 @@ export function positionEventOf(p: Portfolio, seriesId: Hex, balance: bigint, pr
     seriesId,
     balance,
     premium,
-    averagePrice: balance === 0n ? null : (abs(premium) * WAD_PER_C6 * 10n ** 18n) / abs(balance),
+    averagePrice: balance === 0n ? null : (abs(premium) * AVERAGE_PRICE_SCALE) / abs(balance),
     realizedPnl,
   };
 }

@@ -9,6 +9,7 @@ import type { Portfolio } from '../actors/portfolio.ts';
 import { applyToPosition, longPart, collateralOf } from '../actors/position.ts';
 import type { EventSink } from './eventSink.ts';
 import { publicPortfolioId } from './eventSink.ts';
+import { referralRebate } from './referrals.ts';
 
 export type FillSide = { readonly portfolio: Portfolio; readonly orderId: Hex | null };
 
@@ -19,7 +20,10 @@ export type FillParams = {
   readonly maker: FillSide;
   readonly taker: FillSide;
   readonly takerIsBuy: boolean;
-  readonly source: 'book' | 'rfq';
+  /** 'liquidation': the insurance fund taking over what the book could not (flows/liquidation.ts). */
+  readonly source: 'book' | 'rfq' | 'liquidation';
+  /** The venue's liquidation orders pay no trading fee, nor does their counterparty (the liquidation fee stands for it). */
+  readonly feeFree?: boolean;
 };
 
 /** Fees of a fill in COLLATERAL6 (api.md): taker rate x notional capped at a share of the premium; maker rate x notional. */
@@ -55,20 +59,23 @@ export function applyFill(state: VenueState, sink: EventSink, f: FillParams): st
   const spot = state.oracles.get(series.spec.pairId)!.spot;
   const premium = collateralOf(f.size, f.price);
   const notional = collateralOf(spot, f.size);
-  const fees = feesFrom(state, notional, premium);
+  // The venue's liquidation orders pay no fee (money conserved across a liquidation).
+  const feeFree = f.feeFree === true;
+  const takerFeeC6 = feeFree ? 0n : takerFee(state, notional, premium);
+  const makerFeeC6 = feeFree ? 0n : makerFee(state, notional);
   const buyer = f.takerIsBuy ? f.taker : f.maker;
   const seller = f.takerIsBuy ? f.maker : f.taker;
 
   const oiDelta = move(state, sink, buyer.portfolio, f.seriesId, f.size, -premium) + move(state, sink, seller.portfolio, f.seriesId, -f.size, premium);
   state.addOpenInterest(series, oiDelta);
 
-  state.accounts.debit(f.taker.portfolio, fees.taker);
-  state.accounts.debit(f.maker.portfolio, fees.maker);
+  state.accounts.debit(f.taker.portfolio, takerFeeC6);
+  state.accounts.debit(f.maker.portfolio, makerFeeC6);
 
   const tradeId = String(state.nextTradeId++);
   const ts = state.now;
-  record(state, f, f.maker, 'maker', fees.maker, !f.takerIsBuy, tradeId, notional);
-  record(state, f, f.taker, 'taker', fees.taker, f.takerIsBuy, tradeId, notional);
+  record(state, f, f.maker, 'maker', makerFeeC6, !f.takerIsBuy, tradeId, notional);
+  record(state, f, f.taker, 'taker', takerFeeC6, f.takerIsBuy, tradeId, notional);
   series.recordTrade({ id: tradeId, price: f.price, size: f.size, side: f.takerIsBuy ? 'buy' : 'sell', ts });
   sink.push({
     type: 'trade',
@@ -85,11 +92,12 @@ export function applyFill(state: VenueState, sink: EventSink, f: FillParams): st
     takerOrderId: f.taker.orderId,
     makerPortfolioId: publicPortfolioId(f.maker.portfolio),
     takerPortfolioId: publicPortfolioId(f.taker.portfolio),
-    makerFee: fees.maker,
-    takerFee: fees.taker,
+    makerFee: makerFeeC6,
+    takerFee: takerFeeC6,
     openInterest: series.openInterest,
     source: f.source,
   });
+  referralRebate(state, sink, f.taker.portfolio.owner, takerFeeC6, tradeId);
   return tradeId;
 }
 

@@ -59,7 +59,7 @@ function uniqueClientOrderId(state: VenueState, owner: string, id: string, place
   // (an index by id is the account actor's dense-data work, issue 3/8).
   for (const portfolio of account.portfolios.values()) {
     for (let r = portfolio.openOrders.head; r !== null; r = r.pNext) {
-      if (r.record.instructions.clientOrderId === id && !isCancelled(cancels, r.orderId)) return refused();
+      if (r.instructions.clientOrderId === id && !isCancelled(cancels, r.orderId)) return refused();
     }
   }
   return null;
@@ -88,7 +88,7 @@ function reduceOnlyRule(facts: PlaceFacts<PlaceDraft>, places: readonly PlaceDra
   let pending = 0n;
   if (facts.portfolio !== null) {
     for (let r = facts.portfolio.openOrders.head; r !== null; r = r.pNext) {
-      if (r.seriesId === o.seriesId && r.isBuy === o.isBuy && r.record.instructions.reduceOnly && !isCancelled(cancels, r.orderId)) pending += r.remaining;
+      if (r.seriesId === o.seriesId && r.isBuy === o.isBuy && r.instructions.reduceOnly && !isCancelled(cancels, r.orderId)) pending += r.remaining;
     }
   }
   for (let j = 0; j < i; j++) {

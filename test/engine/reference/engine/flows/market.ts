@@ -71,7 +71,7 @@ export function updateOracle(
     if (s.spec.pairId !== pairId || s.settled) continue;
     const m = given.get(s.spec.seriesId) ?? marksFor(state, s);
     s.setMarks(m, spot);
-    state.accounts.margin.marksChanged(s.spec.seriesId);
+    state.accounts.margin.marksChanged(s.spec.seriesId, s.quoteNow());
     values.push(markValues(m));
     // Every margin account exposed to the series is revalued: its portfolio event carries the new figures.
     for (const anchor of state.accounts.margin.exposedAnchors(s.spec.seriesId)) sink.portfolio(anchor);
@@ -110,6 +110,7 @@ export function listDueSeries(state: VenueState, sink: EventSink): void {
           state.series.set(seriesId, actor);
           const m = marksFor(state, actor);
           actor.setMarks(m, oracle.spot);
+          state.accounts.margin.marksChanged(seriesId, actor.quoteNow());
           const spec = actor.spec;
           sink.push({ type: 'series_listed', seriesId, pairId: pair.pairId, pairSymbol: pair.symbol, underlying: pair.underlying, symbol: spec.symbol, strike, expiry, isCall, marks: markValues(m), openInterest: 0n });
         }

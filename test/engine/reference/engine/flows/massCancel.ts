@@ -25,14 +25,13 @@ const DETAIL: Readonly<Record<'mass_cancel' | 'disconnect' | 'dead_man', string>
 };
 
 function matches(state: VenueState, o: OpenOrder, scope: CancelScope, listed: ReadonlySet<Hex> | null): boolean {
-  const r = o.record;
-  if (listed !== null && !listed.has(r.orderId)) return false;
-  if (scope.seriesId !== undefined && r.seriesId !== scope.seriesId) return false;
-  if (scope.pairId !== undefined && o.series.spec.pairId !== scope.pairId) return false;
-  if (scope.side !== undefined && r.isBuy !== (scope.side === 'buy')) return false;
-  if (scope.portfolioId !== undefined && r.portfolioId !== scope.portfolioId) return false;
-  if (scope.mmpOnly === true && !r.instructions.mmp) return false;
-  return state.orderIndex.get(r.orderId) === o;
+  if (listed !== null && !listed.has(o.orderId)) return false;
+  if (scope.seriesId !== undefined && o.seriesId !== scope.seriesId) return false;
+  if (scope.pairId !== undefined && o.pairId !== scope.pairId) return false;
+  if (scope.side !== undefined && o.isBuy !== (scope.side === 'buy')) return false;
+  if (scope.portfolioId !== undefined && o.portfolioId !== scope.portfolioId) return false;
+  if (scope.mmpOnly === true && !o.instructions.mmp) return false;
+  return state.orderIndex.get(o.orderId) === o;
 }
 
 /** Cancel the wallet's open orders in `scope`, oldest first per portfolio; returns their ids. */
@@ -44,7 +43,7 @@ export function cancelAll(state: VenueState, sink: EventSink, owner: string, sco
   for (const p of account.portfolios.values()) for (const o of p.openOrders.values()) if (matches(state, o, scope, listed)) taken.push(o);
   const cancelReason: CancelReason = reason;
   for (const o of taken) removeOrder(state, sink, o, 'cancelled', DETAIL[reason], cancelReason);
-  return { orderIds: taken.map((o) => o.record.orderId) };
+  return { orderIds: taken.map((o) => o.orderId) };
 }
 
 /** Arm (or move, or with 0 disarm) the wallet's dead-man switch: `cancelAt` in venue ms, or null. */

@@ -62,7 +62,7 @@ export function validatePlace(state: VenueState, o: PlaceOrder, nowSec: number =
 export function cancelRules<T extends CancelDraft>(state: VenueState, c: T, nowSec: number): { readonly c: T; readonly account: Account; readonly open: OpenOrder } | Rejection {
   const open = state.orderIndex.get(c.orderId);
   if (!open) return reject('unknown_order', { orderId: c.orderId });
-  if (open.record.owner !== c.owner) return reject('not_owner', { orderId: c.orderId });
+  if (open.owner !== c.owner) return reject('not_owner', { orderId: c.orderId });
   if (c.deadline < nowSec) return reject('deadline_passed', { deadline: c.deadline });
   // The order's owner placed it, so the account exists; looked up, never created.
   const account = state.accounts.accounts.get(c.owner);

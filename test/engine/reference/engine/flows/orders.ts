@@ -20,6 +20,7 @@ import type { ValidPlace } from './orderDrafts.ts';
 import { DEFAULT_INSTRUCTIONS, type CancelReason, type OrderInstructions } from '../domain/instructions.ts';
 import { MmpGuard } from './mmp.ts';
 import type { MmpEntry } from '../actors/mmp.ts';
+import type { MatchOutcome } from '../actors/series.ts';
 
 export type OrderOutcome = {
   readonly orderId: Hex;
@@ -88,7 +89,9 @@ function prospective(state: VenueState, v: ValidPlace): ProspectiveOrder {
 function checkAccount(state: VenueState, portfolio: Portfolio, orders: readonly ProspectiveOrder[], cancelled: readonly OpenOrder[]): Rejection | null {
   const margin = state.accounts.margin;
   const after = margin.requirement(portfolio, orders, cancelled);
-  if (orders.some((o) => o.isBuy) && after.deposit < after.cashNeeded) {
+  let buys = false;
+  for (let i = 0; i < orders.length; i++) buys ||= orders[i]!.isBuy;
+  if (buys && after.deposit < after.cashNeeded) {
     return reject('insufficient_cash', { deposit: after.deposit.toString(), required: after.cashNeeded.toString() });
   }
   if (after.equity < after.initialMarginWithOrders) {
@@ -146,6 +149,31 @@ function executePlace(state: VenueState, sink: EventSink, v: ValidPlace): OrderO
   }
   const record = newRecord(state, v);
   const outcome = series.match(record, tif === 'GTC', guard);
+  const trades = settleMatch(state, sink, outcome, pair, record, v.portfolio, guard, false);
+  const stopped = outcome.stopped;
+  const filled = BigInt(record.filledLots) * pair.sizeStep;
+  const remaining = o.size - filled; // the order's size is lots x sizeStep (validated)
+  if (outcome.restingLots > 0) {
+    const open = openOrder(record, pair.pairId, v.portfolio, remaining, v.price);
+    state.accounts.margin.addOrder(v.portfolio, open);
+    state.orderIndex.set(o.orderId, open);
+    if (record.expiry < series.spec.expiry) state.trackGoodTill(record.expiry, o.orderId);
+  }
+  sink.portfolio(v.portfolio);
+  sink.book(series);
+  const killed: CancelReason | null = record.status !== 'cancelled' ? null : stopped ? 'mmp' : tif === 'IOC' ? 'ioc' : 'fok';
+  pushOrderEvent(sink, record, pair, filled, outcome.restingLots > 0 ? remaining : 0n, killed === null ? null : killed === 'mmp' ? 'mmp_tripped' : `${killed}_remainder`, killed);
+  guard?.events(sink);
+  return { orderId: o.orderId, status: record.status, filled, remaining: outcome.restingLots > 0 ? remaining : 0n, trades, instructions: record.instructions, cancelReason: killed };
+}
+
+/**
+ * Settle what a match did (flows shared by order entry and the liquidation pass): each fill
+ * between the resting maker and `taker` (fee-free for the venue's liquidation orders), the
+ * resting orders self-trade prevention or market maker protection removed, and the mmp orders
+ * of wallets the match froze. Returns the taker's trades.
+ */
+export function settleMatch(state: VenueState, sink: EventSink, outcome: MatchOutcome, pair: Pair, taker: OrderRecord, takerPortfolio: Portfolio, guard: MmpGuard | null, feeFree: boolean): { tradeId: string; price: bigint; size: bigint }[] {
   const trades = new Array<{ tradeId: string; price: bigint; size: bigint }>(outcome.fills.length);
   for (let i = 0; i < outcome.fills.length; i++) {
     const fill = outcome.fills[i]!;
@@ -161,13 +189,14 @@ function executePlace(state: VenueState, sink: EventSink, v: ValidPlace): OrderO
       state.accounts.margin.reduceOrder(makerPortfolio, resting, size);
     }
     const tradeId = applyFill(state, sink, {
-      seriesId: o.seriesId,
+      seriesId: taker.seriesId,
       price,
       size,
       maker: { portfolio: makerPortfolio, orderId: maker.orderId },
-      taker: { portfolio: v.portfolio, orderId: o.orderId },
-      takerIsBuy: o.isBuy,
+      taker: { portfolio: takerPortfolio, orderId: taker.orderId },
+      takerIsBuy: taker.isBuy,
       source: 'book',
+      ...(feeFree ? { feeFree } : {}),
     });
     trades[i] = { tradeId, price, size };
     orderEvent(sink, maker, pair, null, null);
@@ -186,22 +215,8 @@ function executePlace(state: VenueState, sink: EventSink, v: ValidPlace): OrderO
     sink.portfolio(resting.portfolio);
     orderEvent(sink, m, pair, 'mmp_tripped', 'mmp');
   }
-  const stopped = outcome.stopped;
   if (guard !== null) for (const e of guard.tripped) cancelMmpOrders(state, sink, e);
-  const filled = BigInt(record.filledLots) * pair.sizeStep;
-  const remaining = o.size - filled; // the order's size is lots x sizeStep (validated)
-  if (outcome.restingLots > 0) {
-    const open = openOrder(record, series, v.portfolio, remaining, v.price);
-    state.accounts.margin.addOrder(v.portfolio, open);
-    state.orderIndex.set(o.orderId, open);
-    if (record.expiry < series.spec.expiry) state.trackGoodTill(record.expiry, o.orderId);
-  }
-  sink.portfolio(v.portfolio);
-  sink.book(series);
-  const killed: CancelReason | null = record.status !== 'cancelled' ? null : stopped ? 'mmp' : tif === 'IOC' ? 'ioc' : 'fok';
-  pushOrderEvent(sink, record, pair, filled, outcome.restingLots > 0 ? remaining : 0n, killed === null ? null : killed === 'mmp' ? 'mmp_tripped' : `${killed}_remainder`, killed);
-  guard?.events(sink);
-  return { orderId: o.orderId, status: record.status, filled, remaining: outcome.restingLots > 0 ? remaining : 0n, trades, instructions: record.instructions, cancelReason: killed };
+  return trades;
 }
 
 /**
@@ -214,7 +229,7 @@ function cancelMmpOrders(state: VenueState, sink: EventSink, e: MmpEntry): void 
   const doomed: OpenOrder[] = [];
   for (const portfolio of account.portfolios.values()) {
     for (let r = portfolio.openOrders.head; r !== null; r = r.pNext) {
-      if (r.record.instructions.mmp && r.series.spec.pairId === e.pairId) doomed.push(r);
+      if (r.instructions.mmp && r.pairId === e.pairId) doomed.push(r);
     }
   }
   for (const open of doomed) removeOrder(state, sink, open, 'cancelled', 'mmp_tripped', 'mmp');
@@ -258,9 +273,11 @@ function killEarly(state: VenueState, sink: EventSink, v: ValidPlace, cancelReas
 
 /** Take an open order off the book and release its reservation. */
 export function removeOrder(state: VenueState, sink: EventSink, open: OpenOrder, status: 'cancelled' | 'expired', reason: string, cancelReason: CancelReason): void {
-  const { record, series, portfolio } = open;
-  const pair = state.pairs.get(series.spec.pairId)!;
-  series.remove(record, status);
+  const portfolio = open.portfolio;
+  const series = state.series.get(open.seriesId)!;
+  const pair = state.pairs.get(open.pairId)!;
+  // A message to the series actor (by ref): it takes the order off its book and answers with its record as it ends.
+  const record = series.removeRef(open.ref, status);
   state.accounts.margin.dropOrder(portfolio, open);
   state.orderIndex.delete(record.orderId);
   sink.portfolio(portfolio);

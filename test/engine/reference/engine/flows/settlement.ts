@@ -45,7 +45,7 @@ function settle(state: VenueState, sink: EventSink, s: SeriesActor): void {
   }
   s.settled = true;
   s.settlementPrice = price;
-  state.accounts.margin.marksChanged(s.spec.seriesId);
+  state.accounts.margin.marksChanged(s.spec.seriesId, null);
   state.addOpenInterest(s, -s.openInterest); // to zero, and out of the pair's sum
   sink.push({ type: 'series_settled', seriesId: s.spec.seriesId, settlementPrice: price, openInterest: s.openInterest });
 }

@@ -13,6 +13,7 @@ import { collateralOf } from '../actors/position.ts';
 import type { Portfolio } from '../actors/portfolio.ts';
 import type { VenueState } from '../state.ts';
 import { worstFeeOf } from './fill.ts';
+import { liquidationSpotOf } from './liquidation.ts';
 
 export type WhatIfOrder = { readonly seriesId: Hex; readonly isBuy: boolean; readonly size: bigint; readonly price: bigint }; // WAD
 
@@ -24,6 +25,8 @@ export type RiskFigures = {
   readonly healthRatio: bigint;
   readonly maxWithdraw: bigint;
   readonly worstScenario: { readonly spotShock: number; readonly volShock: number; readonly pnl: bigint };
+  /** The spot (WAD) at which equity would meet maintenance margin, other inputs fixed; null if none (flows/liquidation.ts). */
+  readonly liquidationSpot: bigint | null;
 };
 
 export type WhatIf = { readonly before: RiskFigures; readonly after: RiskFigures; readonly allowed: boolean; readonly reason: 'insufficient_cash' | 'insufficient_margin' | null };
@@ -50,6 +53,7 @@ function figures(state: VenueState, equity: bigint, deposit: bigint, im: bigint,
     healthRatio,
     maxWithdraw,
     worstScenario: { spotShock: SPOT_SHOCKS[Math.floor(worst.index / VOL_SHOCKS.length)]!, volShock: VOL_SHOCKS[worst.index % VOL_SHOCKS.length]!, pnl: units < 0 ? -toC6(-units) : toC6(units) },
+    liquidationSpot: null,
   };
 }
 
@@ -62,7 +66,7 @@ export function whatIf(state: VenueState, p: Portfolio, orders: readonly WhatIfO
   const margin = state.accounts.margin;
   const a = margin.account(p);
   const now = state.accounts.risk(p);
-  const before = figures(state, now.equity, now.deposit, now.initialMargin, now.initialMarginWithOrders, worstOf(a.pos));
+  const before = { ...figures(state, now.equity, now.deposit, now.initialMargin, now.initialMarginWithOrders, worstOf(a.pos)), liquidationSpot: liquidationSpotOf(state, p) };
 
   // After: each series' position moved by the fills, its scenario PnL and floors recounted as the margin book counts them.
   const pos = pnlScratch;
@@ -106,7 +110,7 @@ export function whatIf(state: VenueState, p: Portfolio, orders: readonly WhatIfO
   for (let s = 0; s < SCENARIOS; s++) worstWithOrders = Math.min(worstWithOrders, pos[s]! + a.ord[s]!);
   const im = toC6(Math.max(floorPos, -Math.min(0, worst.units)));
   const imWithOrders = toC6(Math.max(floorOrd, -worstWithOrders));
-  const after = figures(state, equity, deposit, im, imWithOrders, worst);
+  const after = { ...figures(state, equity, deposit, im, imWithOrders, worst), liquidationSpot: liquidationSpotOf(state, p, orders, deposit - now.deposit) };
 
   // The venue's pre-trade check of the orders as orders (flows/orders.ts checkAccount).
   const req = margin.requirement(p, prospective);

@@ -20,7 +20,7 @@ import { collateralOf } from '../actors/position.ts';
 import { SCENARIOS } from './margin.ts';
 import { Exposure, type CountedOrder } from './exposure.ts';
 import { MarginAccount } from './marginAccount.ts';
-import type { QuoteSource, RiskQuote } from './riskQuote.ts';
+import type { QuoteBoard, RiskQuote } from './riskQuote.ts';
 
 /** Risk units per unit of quote currency, and COLLATERAL6 per risk unit. */
 export const RISK_UNITS = 10_000;
@@ -59,6 +59,8 @@ export type Requirement = {
 // deltas, and the sells a check adds per series (few series per check, so a linear scan).
 const delta = new Float64Array(SCENARIOS);
 const NO_ORDERS: readonly OpenOrder[] = [];
+/** No prospective orders (a figure as it stands): one shared empty list, not one allocated per call. */
+export const NO_PROSPECTIVE: readonly ProspectiveOrder[] = [];
 const sellSeries: Hex[] = [];
 const sellWads: bigint[] = [];
 
@@ -98,7 +100,8 @@ export class MarginBook {
   private readonly bySeries = new Map<Hex, Set<MarginAccount>>();
 
   constructor(
-    private readonly quotes: QuoteSource,
+    /** The risk quotes as the quote messages left them (marksChanged). */
+    readonly quotes: QuoteBoard,
     private readonly anchorOf: (p: Portfolio) => Portfolio,
     private readonly members: MemberSource,
     /** Short-option floor as a fraction of spot x short contracts. */
@@ -131,7 +134,7 @@ export class MarginBook {
     const a = this.account(p);
     const e = this.exposure(a, ref.seriesId);
     e.addOrder(ref);
-    const q = e.quote.quoteNow();
+    const q = e.quote.quote;
     this.countOrder(a, e, ref, 1, q);
     this.floors(a, e, q);
   }
@@ -143,7 +146,7 @@ export class MarginBook {
     const e = ref.exposure;
     if (e === null) return;
     e.removeOrder(ref);
-    const q = e.quote.quoteNow();
+    const q = e.quote.quote;
     this.countOrder(a, e, ref, -1, q);
     this.floors(a, e, q);
     this.dropIfEmpty(a, e);
@@ -157,7 +160,7 @@ export class MarginBook {
       ref.remaining -= size;
       return;
     }
-    const q = e.quote.quoteNow();
+    const q = e.quote.quote;
     this.countOrder(a, e, ref, -1, q);
     ref.remaining -= size;
     this.countOrder(a, e, ref, 1, q);
@@ -168,21 +171,23 @@ export class MarginBook {
   positionChanged(p: Portfolio, seriesId: Hex): void {
     const a = this.account(p);
     const e = this.exposure(a, seriesId);
-    const q = e.quote.quoteNow();
+    const q = e.quote.quote;
     this.countPosition(a, e, q);
     this.floors(a, e, q);
     this.dropIfEmpty(a, e);
   }
 
   /**
-   * New marks for a series (or none, once settled). Every account exposed to it is revalued,
+   * The quote message: new marks for a series (`quote`; null once settled), kept on the board.
+   * Every account exposed to it is revalued,
    * lazily: the exposures are marked stale here (a flag each) and revalued when their account
    * is next used (a check, an order, a fill, a read), so an oracle update costs O(exposed
    * accounts) flags instead of a 15-scenario recount of every position and order on the pair
    * while no other command runs. A revaluation recounts the exposure from scratch with the
    * series' current marks, so doing it later gives the numbers doing it now would have given.
    */
-  marksChanged(seriesId: Hex): void {
+  marksChanged(seriesId: Hex, quote: RiskQuote | null): void {
+    this.quotes.publish(seriesId, quote);
     const exposed = this.bySeries.get(seriesId);
     if (exposed === undefined) return;
     for (const a of exposed) {
@@ -219,7 +224,7 @@ export class MarginBook {
    * What the margin account of `p` needs with `extra` orders added and the open orders in
    * `exclude` taken away (a replace's cancels; those of other accounts are ignored).
    */
-  requirement(p: Portfolio, extra: readonly ProspectiveOrder[] = [], exclude: readonly OpenOrder[] = NO_ORDERS): Requirement {
+  requirement(p: Portfolio, extra: readonly ProspectiveOrder[] = NO_PROSPECTIVE, exclude: readonly OpenOrder[] = NO_ORDERS): Requirement {
     const a = this.account(p);
     const members = a.single ? null : this.members(a.anchor);
     let deposit = 0n;
@@ -228,7 +233,9 @@ export class MarginBook {
     let floorOrd = a.floorOrd;
     let cashNeeded = a.owed + a.buyReserve;
     let fees = 0n;
-    delta.fill(0);
+    // The figures as they stand (every portfolio event asks for them): no scenario deltas to add.
+    const plain = extra.length === 0 && exclude.length === 0;
+    if (!plain) delta.fill(0);
     if (sellSeries.length !== 0) {
       sellSeries.length = 0;
       sellWads.length = 0;
@@ -265,7 +272,7 @@ export class MarginBook {
     for (let s = 0; s < SCENARIOS; s++) {
       const pos = a.pos[s]!;
       if (pos < worst) worst = pos;
-      const all = pos + a.ord[s]! + delta[s]!;
+      const all = plain ? pos + a.ord[s]! : pos + a.ord[s]! + delta[s]!;
       if (all < worstWithOrders) worstWithOrders = all;
     }
     const unrealizedPnl = a.premium + a.markValue;
@@ -337,7 +344,7 @@ export class MarginBook {
   /** Recompute one exposure from scratch (new marks, or a rebuild). */
   private revalue(a: MarginAccount, e: Exposure): void {
     e.stale = false;
-    const q = e.quote.quoteNow();
+    const q = e.quote.quote;
     for (let s = 0; s < SCENARIOS; s++) a.ord[s]! -= e.ord[s]!;
     e.ord.fill(0);
     a.buyReserve -= e.buyReserve;

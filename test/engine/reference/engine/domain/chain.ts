@@ -1,0 +1,14 @@
+/**
+ * On-chain events a chain-indexing provider tells the venue about (extensions.md "Webhooks"):
+ * a deposit (credits collateral), a confirmed withdrawal, a relay of orders confirmed or failed.
+ * Journaled as `chain_event` commands, each once by its provider id.
+ */
+import type { Hex } from './hex.ts';
+
+export type ChainEventData =
+  | { readonly kind: 'deposit'; readonly owner: string; readonly portfolioId: number; readonly amount: bigint; readonly txHash: Hex }
+  | { readonly kind: 'withdrawal_confirmed'; readonly owner: string; readonly withdrawalId: string; readonly txHash: Hex }
+  | { readonly kind: 'relay_confirmed' | 'relay_failed'; readonly orderIds: readonly Hex[]; readonly txHash: Hex; readonly reason: string | null };
+
+export type ChainEventKind = ChainEventData['kind'];
+export const chainEventKinds = ['deposit', 'withdrawal_confirmed', 'relay_confirmed', 'relay_failed'] as const satisfies readonly ChainEventKind[];

@@ -1,0 +1,22 @@
+/**
+ * Chain events (engine/domain/chain.ts): each provider id is taken once, for good (the ids are
+ * engine state, in snapshots), so a repeat is refused `chain_event_duplicate` and changes
+ * nothing, also after a restart. A deposit credits collateral as the `deposit` command does; a
+ * refused deposit records nothing (the provider may send it again).
+ */
+import { reject, type Rejection } from '../codes.ts';
+import type { VenueState } from '../state.ts';
+import type { EventSink } from './eventSink.ts';
+import type { ChainEventData } from '../domain/chain.ts';
+import { deposit } from './cash.ts';
+
+export function chainEvent(state: VenueState, sink: EventSink, id: string, event: ChainEventData): Rejection | null {
+  if (state.chainEvents.has(id)) return reject('chain_event_duplicate', { id });
+  if (event.kind === 'deposit') {
+    const refused = deposit(state, sink, event.owner, event.portfolioId, event.amount);
+    if (refused !== null) return refused;
+  }
+  state.chainEvents.add(id);
+  sink.push({ type: 'chain_event', id, event });
+  return null;
+}

@@ -1,0 +1,316 @@
+/**
+ * The liquidation pass and the insurance fund (extensions.md "Liquidation and the insurance
+ * fund"). Deterministic engine work at the end of every command that changed a margin
+ * account (an oracle update revalues every account exposed to the pair; a fill moves the
+ * positions of both sides): each account the command touched is checked, in portfolio-id
+ * order, and one whose equity is below its maintenance margin counting open orders is
+ * liquidated:
+ *
+ * 1. every open order of it is cancelled (`cancelReason: liquidation`); if its positions alone
+ *    then meet maintenance margin, that is all;
+ * 2. otherwise its positions are closed, largest margin contribution first (the loss of each in
+ *    the account's worst scenario, or its short floor), a quarter of a position at a time, by
+ *    IOC orders of the venue against the book limited to the band around the mark
+ *    (`liquidationBandBps`, never selling below intrinsic value); what the book does not take
+ *    inside the band the insurance fund takes at the band's edge; it stops as soon as
+ *    maintenance margin is met (the account is checked before every close);
+ * 3. a fee of `liquidationFeeBps` of index price x size closed, capped at the equity left, goes
+ *    to the fund;
+ * 4. equity left negative is a deficit: the fund pays what its cash covers, the rest is recorded
+ *    as bad debt (a `bad_debt` event: an operator alert). The portfolio ends at zero equity.
+ *
+ * Liquidation closes pay no trading fee on either side, so that money is conserved: the cash
+ * and deferred premium of every portfolio plus the fund's change only by recorded bad debt.
+ */
+import type { Hex } from '../domain/hex.ts';
+import { WAD, UINT128_MAX } from '../domain/fixed.ts';
+import { reject, type Rejection } from '../codes.ts';
+import type { VenueState } from '../state.ts';
+import type { OpenOrder, Portfolio } from '../actors/portfolio.ts';
+import type { OrderRecord } from '../actors/orderRecord.ts';
+import type { Position } from '../actors/position.ts';
+import type { SeriesActor } from '../actors/series.ts';
+import type { Pair } from '../actors/registry.ts';
+import { collateralOf } from '../actors/position.ts';
+import { INSURANCE_FUND_OWNER, INSURANCE_FUND_PORTFOLIO } from '../actors/insuranceFund.ts';
+import type { RiskQuote } from '../risk/riskQuote.ts';
+import { SCENARIOS } from '../risk/margin.ts';
+import { instructionsOf } from '../domain/instructions.ts';
+import { priceToTick, tickToPrice } from '../domain/ticks.ts';
+import type { LiquidationClose } from '../events.ts';
+import { publicPortfolioId, type EventSink } from './eventSink.ts';
+import { applyFill } from './fill.ts';
+import { pushOrderEvent, removeOrder, settleMatch } from './orders.ts';
+import { MmpGuard } from './mmp.ts';
+import { liquidationSpot, type SpotPosition } from '../risk/liquidationSpot.ts';
+
+/** The venue's closing orders: immediate-or-cancel, reduce-only. */
+const LIQUIDATION_ORDER = instructionsOf({ timeInForce: 'IOC', reduceOnly: true });
+/** A position is closed in steps of at most this fraction of its size when the pass first picks it. */
+const STEPS_PER_POSITION = 4n;
+
+/** The fund's portfolio, created (with the fund wallet's portfolio 0) on first use. */
+export function fundPortfolio(state: VenueState, sink: EventSink): Portfolio {
+  const existing = state.accounts.portfolio(INSURANCE_FUND_OWNER, INSURANCE_FUND_PORTFOLIO);
+  if (existing !== undefined) return existing;
+  while (state.accounts.portfolio(INSURANCE_FUND_OWNER, INSURANCE_FUND_PORTFOLIO) === undefined) state.accounts.createPortfolio(INSURANCE_FUND_OWNER, state.now);
+  sink.portfolio(state.accounts.portfolio(INSURANCE_FUND_OWNER, 0)!);
+  const fund = state.accounts.portfolio(INSURANCE_FUND_OWNER, INSURANCE_FUND_PORTFOLIO)!;
+  sink.portfolio(fund);
+  return fund;
+}
+
+/** Add cash to the fund: its seed, or an admin's deposit. */
+export function depositToFund(state: VenueState, sink: EventSink, amount: bigint, reason: 'seed' | 'deposit'): Rejection | null {
+  if (amount <= 0n) return reject('bad_amount', { field: 'amount' });
+  const current = state.accounts.portfolio(INSURANCE_FUND_OWNER, INSURANCE_FUND_PORTFOLIO)?.deposit ?? 0n;
+  if (amount > UINT128_MAX - current) return reject('deposit_limit', { portfolioId: INSURANCE_FUND_PORTFOLIO, maxDeposit: (UINT128_MAX - current).toString() });
+  const fund = fundPortfolio(state, sink);
+  fund.deposit += amount;
+  sink.portfolio(fund);
+  sink.push({ type: 'insurance_fund', reason, amount, balance: fund.deposit, badDebt: state.insurance.badDebt });
+  return null;
+}
+
+/** Maintenance margin of a requirement (maintenance rate x initial margin, rounded up). */
+function maintenanceOf(state: VenueState, initialMargin: bigint): bigint {
+  return (initialMargin * state.config.maintenanceRate + WAD - 1n) / WAD;
+}
+
+/** The liquidation pass: every margin account the command touched, in portfolio-id order, until no new one is touched. */
+export function liquidationPass(state: VenueState, sink: EventSink): void {
+  const seen = new Set<Portfolio>();
+  let from = 0;
+  for (;;) {
+    const touched = sink.touchedPortfolios();
+    if (from >= touched.length) return;
+    const round: Portfolio[] = [];
+    for (let i = from; i < touched.length; i++) {
+      const anchor = state.accounts.marginAnchor(touched[i]!);
+      if (anchor.owner === INSURANCE_FUND_OWNER || seen.has(anchor)) continue;
+      seen.add(anchor);
+      round.push(anchor);
+    }
+    from = touched.length;
+    if (round.length > 1) round.sort((a, b) => a.id - b.id || (a.owner < b.owner ? -1 : a.owner > b.owner ? 1 : 0));
+    for (const anchor of round) liquidateIfDue(state, sink, anchor);
+  }
+}
+
+/** Whether a margin account is due: equity below the maintenance margin of its positions and open orders. */
+function trigger(state: VenueState, anchor: Portfolio): { equity: bigint; maintenanceMargin: bigint } | null {
+  const r = state.accounts.risk(anchor);
+  const mm = maintenanceOf(state, r.initialMarginWithOrders);
+  return r.equity < mm ? { equity: r.equity, maintenanceMargin: mm } : null;
+}
+
+function liquidateIfDue(state: VenueState, sink: EventSink, anchor: Portfolio): void {
+  const due = trigger(state, anchor);
+  if (due === null) return;
+  const accounts = state.accounts;
+  const id = String(state.insurance.nextLiquidationId++);
+  const group = accounts.marginGroup(anchor);
+
+  // 1. Every open order of the account.
+  const doomed: OpenOrder[] = [];
+  for (const m of group) for (const o of m.openOrders.values()) doomed.push(o);
+  for (const o of doomed) removeOrder(state, sink, o, 'cancelled', 'cancelled_by_liquidation', 'liquidation');
+
+  // 2. Close, largest margin contribution first, until maintenance margin is met.
+  const closes: LiquidationClose[] = [];
+  let notional = 0n;
+  const steps = new Map<Hex, bigint>();
+  let orders = 0;
+  while (!accounts.risk(anchor).isHealthy) {
+    const pick = largestContribution(state, group);
+    if (pick === null) break; // nothing left to close: what is left is a deficit
+    const { member, position, series, pair } = pick;
+    const abs = position.balance < 0n ? -position.balance : position.balance;
+    let step = steps.get(position.seriesId);
+    if (step === undefined) {
+      const quarter = (abs + STEPS_PER_POSITION - 1n) / STEPS_PER_POSITION;
+      step = ((quarter + pair.sizeStep - 1n) / pair.sizeStep) * pair.sizeStep;
+      steps.set(position.seriesId, step);
+    }
+    const size = abs < step ? abs : step;
+    notional += closeStep(state, sink, id, ++orders, member, position.seriesId, series, pair, position.balance < 0n, size, closes);
+  }
+
+  // 3. The fee, capped at the equity left.
+  const fund = fundPortfolio(state, sink);
+  const left = accounts.risk(anchor).equity;
+  const full = (notional * BigInt(state.config.liquidationFeeBps)) / 10_000n;
+  const fee = left <= 0n ? 0n : full < left ? full : left;
+  if (fee > 0n) {
+    accounts.debit(anchor, fee);
+    fund.deposit += fee;
+  }
+
+  // 4. A deficit: the fund pays what its cash covers, the rest is bad debt.
+  const equity = accounts.risk(anchor).equity;
+  let deficit = 0n;
+  let fundPaid = 0n;
+  let badDebt = 0n;
+  if (equity < 0n) {
+    deficit = -equity;
+    const cash = fund.deposit > 0n ? fund.deposit : 0n;
+    fundPaid = deficit < cash ? deficit : cash;
+    badDebt = deficit - fundPaid;
+    fund.deposit -= fundPaid;
+    accounts.credit(anchor, deficit);
+    state.insurance.badDebt += badDebt;
+  }
+  sink.portfolio(anchor);
+  sink.portfolio(fund);
+  const portfolioId = publicPortfolioId(anchor);
+  sink.push({ type: 'liquidation', liquidationId: id, owner: anchor.owner, portfolioId, startedAt: state.nowSec, endedAt: state.nowSec, trigger: due, cancelledOrders: doomed.map((o) => o.orderId), closes, fee, deficit, fundPaid, badDebt });
+  if (fee !== 0n || deficit !== 0n) sink.push({ type: 'insurance_fund', reason: 'liquidation', amount: fee - fundPaid, balance: fund.deposit, badDebt: state.insurance.badDebt });
+  if (badDebt !== 0n) sink.push({ type: 'bad_debt', liquidationId: id, owner: anchor.owner, portfolioId, amount: badDebt, totalBadDebt: state.insurance.badDebt });
+}
+
+type Pick = { member: Portfolio; position: Position; series: SeriesActor; pair: Pair; contribution: number };
+
+/**
+ * The position of the account with the largest margin contribution: its loss in the account's
+ * worst scenario now, or its short floor when larger (recomputed before every close, so a
+ * worst scenario that flips side as positions close is followed). Ties: the lower series id.
+ */
+function largestContribution(state: VenueState, group: readonly Portfolio[]): Pick | null {
+  const held: { member: Portfolio; position: Position; quote: RiskQuote }[] = [];
+  const totals = new Float64Array(SCENARIOS);
+  for (const member of group) {
+    for (const position of member.positions.values()) {
+      if (position.balance === 0n) continue;
+      const quote = state.marks.quote(position.seriesId);
+      if (quote === null) continue; // settled: nothing to close
+      held.push({ member, position, quote });
+      const b = Number(position.balance) / 1e18;
+      for (let s = 0; s < SCENARIOS; s++) totals[s]! += b * (quote.scenarios[s]! - quote.mark);
+    }
+  }
+  if (held.length === 0) return null;
+  let worst = 0;
+  for (let s = 1; s < SCENARIOS; s++) if (totals[s]! < totals[worst]!) worst = s;
+  const floorRate = Number(state.config.shortFloorRate) / 1e18;
+  let best: Pick | null = null;
+  for (const { member, position, quote } of held) {
+    const b = Number(position.balance) / 1e18;
+    const loss = -b * (quote.scenarios[worst]! - quote.mark);
+    const floor = b < 0 ? floorRate * quote.spot * -b : 0;
+    const contribution = Math.max(loss, floor);
+    if (best === null || contribution > best.contribution || (contribution === best.contribution && position.seriesId < best.position.seriesId)) {
+      const series = state.series.get(position.seriesId)!;
+      best = { member, position, series, pair: state.pairs.get(series.spec.pairId)!, contribution };
+    }
+  }
+  return best;
+}
+
+/**
+ * The band's edge for a closing order (WAD price on the pair's grid, and its tick): a sale
+ * no lower than the mark less the band nor below intrinsic value (up to the mark), a
+ * purchase no higher than the mark plus the band.
+ */
+export function bandEdge(state: VenueState, series: SeriesActor, pair: Pair, isBuy: boolean): { tick: number; price: bigint } {
+  const q = state.marks.quote(series.spec.seriesId)!;
+  const mark = q.markWad;
+  const band = (mark * BigInt(state.config.liquidationBandBps)) / 10_000n;
+  let tick: bigint;
+  if (isBuy) tick = priceToTick(mark + band, pair.tickDecimals, false);
+  else {
+    const spot = q.spotWad;
+    const strike = series.spec.strike;
+    const intrinsic = series.spec.isCall ? (spot > strike ? spot - strike : 0n) : strike > spot ? strike - spot : 0n;
+    const lower = mark - band;
+    const held = intrinsic < mark ? intrinsic : mark; // intrinsic value, up to the mark
+    const floor = held > lower ? held : lower;
+    tick = priceToTick(floor, pair.tickDecimals, true);
+  }
+  if (tick < 0n) tick = 0n;
+  return { tick: Number(tick), price: tickToPrice(tick, pair.tickDecimals) };
+}
+
+/** The id of the venue's `n`th closing order of liquidation `id`. */
+function closingOrderId(id: string, n: number): Hex {
+  return `0x11${BigInt(id).toString(16).padStart(54, '0')}${n.toString(16).padStart(8, '0')}` as Hex;
+}
+
+/**
+ * One close: an IOC order of the venue for the member's position against the book inside the
+ * band; the fund takes what is left at the band's edge. The order is filled whole either way.
+ * Returns the notional closed (index price x size, C6).
+ */
+function closeStep(state: VenueState, sink: EventSink, id: string, n: number, member: Portfolio, seriesId: Hex, series: SeriesActor, pair: Pair, isBuy: boolean, size: bigint, closes: LiquidationClose[]): bigint {
+  const lots = Number(size / pair.sizeStep);
+  const edge = bandEdge(state, series, pair, isBuy);
+  const record: OrderRecord = {
+    orderId: closingOrderId(id, n),
+    seriesId,
+    ref: state.nextRef++,
+    owner: member.owner,
+    ownerIndex: state.internOwner(member.owner),
+    portfolioId: publicPortfolioId(member),
+    routedPortfolioId: member.id,
+    isBuy,
+    tick: edge.tick,
+    lots,
+    filledLots: 0,
+    status: 'open',
+    expiry: series.spec.expiry,
+    createdAt: state.now,
+    instructions: LIQUIDATION_ORDER,
+  };
+  const side = isBuy ? 'buy' : 'sell';
+  const guard = MmpGuard.of(state, series, pair.sizeStep);
+  const outcome = series.match(record, false, guard);
+  for (const t of settleMatch(state, sink, outcome, pair, record, member, guard, true)) closes.push({ seriesId, side, size: t.size, price: t.price, counterparty: 'book' });
+  const restLots = lots - record.filledLots;
+  if (restLots > 0) {
+    const rest = BigInt(restLots) * pair.sizeStep;
+    const fund = fundPortfolio(state, sink);
+    applyFill(state, sink, { seriesId, price: edge.price, size: rest, maker: { portfolio: fund, orderId: null }, taker: { portfolio: member, orderId: record.orderId }, takerIsBuy: isBuy, source: 'liquidation', feeFree: true });
+    closes.push({ seriesId, side, size: rest, price: edge.price, counterparty: 'fund' });
+    record.filledLots = lots;
+    record.status = 'filled';
+  }
+  sink.portfolio(member);
+  sink.book(series);
+  pushOrderEvent(sink, record, pair, size, 0n, null, null);
+  guard?.events(sink);
+  return collateralOf(state.oracles.get(pair.pairId)!.spot, size);
+}
+
+/**
+ * The liquidation spot of the margin account of `p` (engine/risk/liquidationSpot.ts), with
+ * `fills` added as positions at their prices and `cashChange` (C6) added to its cash: the
+ * what-if's question. Null without positions, or with positions on more than one pair.
+ */
+export function liquidationSpotOf(state: VenueState, p: Portfolio, fills: readonly { seriesId: Hex; isBuy: boolean; size: bigint; price: bigint }[] = [], cashChange = 0n): bigint | null {
+  const accounts = state.accounts;
+  let cash = cashChange;
+  const balances = new Map<Hex, bigint>();
+  for (const m of accounts.marginGroup(accounts.marginAnchor(p))) {
+    cash += m.deposit;
+    for (const pos of m.positions.values()) {
+      cash += pos.premium;
+      balances.set(pos.seriesId, (balances.get(pos.seriesId) ?? 0n) + pos.balance);
+    }
+  }
+  for (const o of fills) {
+    const premium = collateralOf(o.size, o.price);
+    cash += o.isBuy ? -premium : premium;
+    balances.set(o.seriesId, (balances.get(o.seriesId) ?? 0n) + (o.isBuy ? o.size : -o.size));
+  }
+  let pairId: Hex | null = null;
+  const positions: SpotPosition[] = [];
+  for (const [seriesId, balance] of balances) {
+    const series = state.series.get(seriesId);
+    if (balance === 0n || series === undefined || series.settled) continue;
+    if (pairId !== null && series.spec.pairId !== pairId) return null;
+    pairId = series.spec.pairId;
+    positions.push({ isCall: series.spec.isCall, strike: Number(series.spec.strike) / 1e18, expiry: series.spec.expiry, balance: Number(balance) / 1e18 });
+  }
+  const o = pairId === null ? undefined : state.oracles.get(pairId);
+  if (o === undefined) return null;
+  return liquidationSpot({ cash: Number(cash) / 1e6, positions, spot: Number(o.spot) / 1e18, volatility: Number(o.volatility) / 1e18, riskFreeRate: Number(o.riskFreeRate) / 1e18, nowMs: state.now, shortFloorRate: Number(state.config.shortFloorRate) / 1e18, maintenanceRate: Number(state.config.maintenanceRate) / 1e18 });
+}

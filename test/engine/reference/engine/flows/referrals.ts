@@ -1,0 +1,50 @@
+/**
+ * Referral codes, their use, and the fee rebate at a fill (engine/actors/referrals.ts).
+ * Refusals are values; a refused command changes nothing.
+ */
+import { reject, type Rejection } from '../codes.ts';
+import type { VenueState } from '../state.ts';
+import type { EventSink } from './eventSink.ts';
+
+/** 4 to 16 characters, upper-case letters and digits. */
+export const REFERRAL_CODE_PATTERN = /^[A-Z0-9]{4,16}$/;
+
+export function createReferralCode(state: VenueState, sink: EventSink, owner: string, code: string): { referralCode: string } | Rejection {
+  if (!REFERRAL_CODE_PATTERN.test(code)) return reject('referral_bad_code', { field: 'code' });
+  const r = state.referrals;
+  const own = r.codes.get(owner);
+  if (own !== undefined) return reject('referral_code_exists', { code: own });
+  if (r.owners.has(code)) return reject('referral_code_taken', { code });
+  r.addCode(owner, code);
+  sink.push({ type: 'referral_code', owner, code });
+  return { referralCode: code };
+}
+
+export function applyReferralCode(state: VenueState, sink: EventSink, owner: string, code: string): { referrer: string } | Rejection {
+  const r = state.referrals;
+  const referrer = REFERRAL_CODE_PATTERN.test(code) ? r.owners.get(code) : undefined;
+  if (referrer === undefined) return reject('referral_unknown_code', { code });
+  if (referrer === owner) return reject('referral_own_code', { code });
+  const before = r.links.get(owner);
+  if (before !== undefined) return reject('referral_already_applied', { code: before.code });
+  if ((state.accounts.accounts.get(owner)?.trades.length ?? 0) > 0) return reject('referral_after_trade');
+  r.link(owner, referrer, code);
+  sink.push({ type: 'referral_applied', owner, referrer, code });
+  return { referrer };
+}
+
+/**
+ * At a fill: the taker's referrer, if any, receives `referralRebateBps` of the taker fee
+ * (COLLATERAL6, rounded down) in its portfolio 0, out of the fee the venue took.
+ */
+export function referralRebate(state: VenueState, sink: EventSink, taker: string, takerFee: bigint, tradeId: string): void {
+  if (takerFee <= 0n || state.referrals.links.size === 0) return;
+  const referrer = state.referrals.referrerOf(taker);
+  if (referrer === undefined) return;
+  const amount = (takerFee * BigInt(state.config.referralRebateBps)) / 10_000n;
+  if (amount <= 0n) return;
+  const cash = state.accounts.cashPortfolio(referrer, state.now);
+  state.accounts.credit(cash, amount);
+  sink.portfolio(cash);
+  sink.push({ type: 'referral_rebate', referrer, referee: taker, tradeId, amount });
+}
