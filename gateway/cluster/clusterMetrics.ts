@@ -6,9 +6,10 @@
 import type { Metrics } from '../http/metrics.ts';
 import type { EngineRole } from './engineRole.ts';
 
-export function clusterMetrics(metrics: Metrics, role: EngineRole | null, appliedSeq: () => number): void {
+/** `edge`: an edge gateway (EDGE=1) is never the leader. */
+export function clusterMetrics(metrics: Metrics, role: EngineRole | null, appliedSeq: () => number, edge = false): void {
   const stats = () => role?.stats() ?? { hashChecks: 0, hashMismatches: 0, takeovers: 0, leaderSeq: appliedSeq() };
-  metrics.gauge({ name: 'cluster_leader', help: 'Whether this engine node is the leader (1) or not (0: a standby or deposed).', collect() { this.set((role?.role() ?? 'leader') === 'leader' ? 1 : 0); } });
+  metrics.gauge({ name: 'cluster_leader', help: 'Whether this engine node is the leader (1) or not (0: a standby or deposed).', collect() { this.set(!edge && (role?.role() ?? 'leader') === 'leader' ? 1 : 0); } });
   metrics.gauge({ name: 'cluster_deposed', help: 'Whether this engine node lost its leadership and takes no more writes (1) until restarted.', collect() { this.set(role?.role() === 'deposed' ? 1 : 0); } });
   metrics.counter({ name: 'cluster_takeovers_total', help: 'Times this engine node became the leader.', collect() { this.reset(); this.inc(stats().takeovers); } });
   metrics.gauge({ name: 'cluster_standby_lag_commands', help: "Commands the leader has journaled that this node has not applied yet (by the leader's last lease renewal; 0 on the leader).", collect() { this.set(Math.max(0, stats().leaderSeq - appliedSeq())); } });
