@@ -239,7 +239,7 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
   const natsJournal = storage.journal as Awaited<ReturnType<typeof openNatsJournal>>;
   const replicas = config.natsUrls.length >= 3 ? 3 : 1;
   if (nats && config.edge) {
-    edge = await startEdge({ journal: natsJournal, pipeline, appliedSeq: () => venue.seq, stream: config.natsStream, nodeId: config.nodeId, leaseTtlMs: config.leaseTtlMs, replicas, metrics, log });
+    edge = await startEdge({ journal: natsJournal, pipeline, appliedSeq: () => venue.seq, stream: config.natsStream, nodeId: config.nodeId, leaseTtlMs: config.leaseTtlMs, replicas, log });
   } else if (nats) {
     role = await startEngineRole({
       journal: natsJournal,
@@ -261,7 +261,7 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
       },
     });
   }
-  clusterMetrics(metrics, role, () => venue.seq, edge !== null);
+  clusterMetrics(metrics, role, () => venue.seq, edge);
 
   const api = apiRoutes(services);
   const documented = [...api.routes, ...webRoutes()];

@@ -20,7 +20,6 @@ import type { Command } from '../../persistence/types.ts';
 import { decodeValue, encodeValue } from '../../persistence/codec.ts';
 import { UnavailableError, type CommandPipeline } from '../commandPipeline.ts';
 import type { Logger } from '../http/log.ts';
-import type { Metrics } from '../http/metrics.ts';
 import { openLeaderLease, parseLeaseValue } from './leaderLease.ts';
 import type { Command as EngineCommand } from '../../engine/index.ts';
 
@@ -68,7 +67,6 @@ export type EdgeOptions = {
   nodeId: string;
   leaseTtlMs: number;
   replicas: number;
-  metrics: Metrics;
   log: Logger;
   /** How long a write waits for the leader's reply, then for this edge's fold of it (default 10 s). */
   timeoutMs?: number;
@@ -144,8 +142,6 @@ export async function startEdge(opts: EdgeOptions): Promise<Edge> {
     for await (const e of watch) if (e.operation === 'PUT') leaderSeq = Math.max(leaderSeq, parseLeaseValue(e.string()).seq);
   })().catch(() => {});
 
-  opts.metrics.gauge({ name: 'cluster_edge_fold_lag_commands', help: "Commands the leader has committed that this edge has not folded yet (by the leader's last lease renewal and the seqs of forwarded writes; 0 on engine nodes).", collect() { this.set(Math.max(0, leaderSeq - opts.appliedSeq())); } });
-  opts.metrics.counter({ name: 'cluster_edge_forwarded_total', help: 'Writes this edge forwarded to the leader and the leader committed.', collect() { this.reset(); this.inc(forwarded); } });
   log.info('edge: following the stream', { node: opts.nodeId, seq: opts.appliedSeq() });
 
   return {
