@@ -7,6 +7,7 @@
  * With no leader, a write at the edge is 503 `unavailable`.
  */
 import t from 'tap';
+import { until } from './support/until.ts';
 import { startNatsCluster } from '../../gateway/cluster/natsServers.ts';
 import { tempDir } from '../persistence/fixtures/tempDir.ts';
 import { startTestApp, request, type TestApp } from '../gateway/support/testApp.ts';
@@ -15,13 +16,6 @@ import { connect, wsEnv, type Client, type Frame } from '../gateway/streams/supp
 
 const WAIT = 60_000;
 
-async function until(what: string, ok: () => boolean): Promise<void> {
-  const end = Date.now() + WAIT;
-  while (!ok()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 /** The depth frames of one channel: a snapshot first, then deltas whose prevSeq continues the last seq. */
 async function depth(app: TestApp, channel: string): Promise<{ client: Client; snapshot: Frame; gaps: string[]; levels: Map<string, string>; last: () => number }> {
