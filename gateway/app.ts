@@ -33,6 +33,7 @@ import type { Monitor } from './streams/monitorStream.ts';
 import { openNatsJournal } from '../persistence/natsJournal.ts';
 import { startEngineRole, type EngineRole } from './cluster/engineRole.ts';
 import { clusterMetrics } from './cluster/clusterMetrics.ts';
+import { commandSubject, serveCommands, startEdge, type Edge } from './cluster/edge.ts';
 
 export type AppOptions = {
   readonly log?: Logger;
@@ -60,8 +61,10 @@ export type App = {
   readonly storage: Storage;
   /** The admin monitoring stream: `tick()` sends venue@health (every second, by a timer, when the drivers run; tests call it). */
   readonly monitor: Monitor;
-  /** JOURNAL=nats: this node's role (standby, leader, deposed); null on the LMDB journal. */
+  /** JOURNAL=nats: this node's role (standby, leader, deposed); null on the LMDB journal and on an edge. */
   readonly role: EngineRole | null;
+  /** EDGE=1: this edge gateway (follows the stream, forwards writes to the leader); else null. */
+  readonly edge: Edge | null;
   close(): Promise<void>;
 };
 
@@ -237,24 +240,35 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
     if (options.drivers !== false) running.drivers = startDrivers(pipeline, reads, config, marks, log);
   };
   let role: EngineRole | null = null;
-  if (nats) {
+  let edge: Edge | null = null;
+  /** The leader answers writes forwarded by edges while it leads. */
+  const served: { commands: { stop(): void } | null } = { commands: null };
+  const natsJournal = storage.journal as Awaited<ReturnType<typeof openNatsJournal>>;
+  const replicas = config.natsUrls.length >= 3 ? 3 : 1;
+  if (nats && config.edge) {
+    edge = await startEdge({ journal: natsJournal, pipeline, appliedSeq: () => venue.seq, stream: config.natsStream, nodeId: config.nodeId, leaseTtlMs: config.leaseTtlMs, replicas, log });
+  } else if (nats) {
     role = await startEngineRole({
-      journal: storage.journal as Awaited<ReturnType<typeof openNatsJournal>>,
+      journal: natsJournal,
       pipeline,
       stateHash: () => venue.stateHash(),
       appliedSeq: () => venue.seq,
       nodeId: config.nodeId,
       leaseTtlMs: config.leaseTtlMs,
-      replicas: config.natsUrls.length >= 3 ? 3 : 1,
+      replicas,
       log,
-      onLead: lead,
+      onLead: async () => {
+        await lead();
+        served.commands ??= serveCommands(natsJournal.connection, commandSubject(config.natsStream), pipeline, log);
+      },
       onDeposed: (reason) => {
+        served.commands?.stop();
         void running.drivers?.stop();
         options.onDeposed?.(reason);
       },
     });
   }
-  clusterMetrics(metrics, role, () => venue.seq);
+  clusterMetrics(metrics, role, () => venue.seq, edge);
 
   const api = apiRoutes(services);
   const documented = [...api.routes, ...webRoutes()];
@@ -278,6 +292,8 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
     port = await server.listen(config.host, config.port);
   } catch (e) {
     // Nothing was served: release what was opened (DATA_DIR, workers, timers) and report.
+    served.commands?.stop();
+    await edge?.stop();
     await role?.stop();
     await running.drivers?.stop();
     if (healthTimer !== null) clearInterval(healthTimer);
@@ -299,8 +315,11 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
     storage,
     monitor: streams.monitor,
     role,
+    edge,
     close() {
       closing ??= (async () => {
+        served.commands?.stop();
+        await edge?.stop();
         await role?.stop();
         await running.drivers?.stop();
         if (healthTimer !== null) clearInterval(healthTimer);

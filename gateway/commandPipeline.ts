@@ -45,6 +45,8 @@ export class CommandPipeline {
   private idleWaiters: (() => void)[] = [];
   /** Null while this node takes writes; else why not (a standby, a deposed leader). */
   private refusal: string | null = null;
+  /** An edge (JOURNAL=nats, EDGE=1): where writes go instead (the leader, gateway/cluster/edge.ts). */
+  private forward: ((body: CommandBody) => Promise<ApplyResult>) | null = null;
 
   constructor(
     private readonly venue: Venue,
@@ -104,6 +106,14 @@ export class CommandPipeline {
   }
 
   /**
+   * An edge's path: `submit` hands each (already verified) command to `forward`, which
+   * answers with the result the leader committed; this node's engine only follows.
+   */
+  forwardWrites(forward: ((body: CommandBody) => Promise<ApplyResult>) | null): void {
+    this.forward = forward;
+  }
+
+  /**
    * A standby's path: a command another node journaled is applied and published exactly as
    * `submit` would have (steps 3 and 5), so the read models fold the same committed stream.
    */
@@ -116,6 +126,7 @@ export class CommandPipeline {
   }
 
   async submit(body: CommandBody): Promise<ApplyResult> {
+    if (this.forward !== null) return this.forward(body);
     if (this.refusal !== null) throw new UnavailableError(this.refusal);
     // 1. sequence
     const ts = this.now();

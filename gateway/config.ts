@@ -49,6 +49,8 @@ export type AppConfig = {
   readonly leaseTtlMs: number;
   /** NODE_ID: this engine node's name in the lease (default host:pid). */
   readonly nodeId: string;
+  /** EDGE=1 or ROLE=edge (JOURNAL=nats): an edge gateway that follows the stream, serves reads and forwards writes to the leader (docs/persistence.md). */
+  readonly edge: boolean;
   /** Overrides of the rate-limit table (docs/rate-limits.md), from RATE_LIMITS as JSON. */
   readonly rateLimits: Partial<Record<RateLimitGroup, Partial<GroupLimits>>>;
   /**
@@ -141,6 +143,9 @@ export function loadConfig(env: Record<string, string | undefined>): ConfigResul
   for (const u of natsUrls) if (!/^(nats|tls):\/\/[^\s/]+$/.test(u)) errors.push(`NATS_URL: "${u}" is not nats://host:port`);
   if (journal === 'nats' && natsUrls.length === 0) errors.push('NATS_URL must list the NATS servers (nats://host:port, comma-separated) with JOURNAL=nats');
   const natsStream = env.NATS_STREAM || 'VENUE_JOURNAL';
+  const edge = env.EDGE === '1' || env.EDGE === 'true' || env.ROLE === 'edge';
+  if (env.ROLE !== undefined && env.ROLE !== '' && env.ROLE !== 'edge' && env.ROLE !== 'engine') errors.push(`ROLE must be edge or engine (got "${env.ROLE}")`);
+  if (edge && journal !== 'nats') errors.push('EDGE=1 (ROLE=edge) needs JOURNAL=nats: an edge follows the JetStream journal');
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(natsStream)) errors.push(`NATS_STREAM must be 1-64 letters, digits, _ or - (got "${natsStream}")`);
 
   const config: AppConfig = {
@@ -173,6 +178,7 @@ export function loadConfig(env: Record<string, string | undefined>): ConfigResul
     natsStream,
     leaseTtlMs: int('LEASE_TTL_MS', 1_500, 300, 60_000),
     nodeId: env.NODE_ID || `${hostname()}:${process.pid}`,
+    edge,
   };
   return errors.length > 0 ? { ok: false, errors } : { ok: true, config };
 }

@@ -1,10 +1,11 @@
 /**
  * `npm run cluster`: a local cluster on one machine: three nats-server nodes with JetStream
  * (routes between them; the journal stream is R3), and two engine nodes (`npm start` with
- * JOURNAL=nats): one leads, the other is the hot standby. An engine node that exits (a
- * deposed leader exits 3) is started again as a standby. Everything lives under
- * CLUSTER_DIR (default ./data/cluster); engine nodes listen on PORT_BASE+1 and +2 (default
- * 8081, 8082).
+ * JOURNAL=nats): one leads, the other is the hot standby; and two edge gateways (EDGE=1:
+ * they follow the stream, serve reads and streams, forward writes to the leader). A process
+ * that exits (a deposed leader exits 3) is started again (an engine node as a standby).
+ * Everything lives under CLUSTER_DIR (default ./data/cluster); engine nodes listen on
+ * PORT_BASE+1 and +2 (default 8081, 8082), edges on PORT_BASE+11 and +12 (8091, 8092).
  *
  * `npm run cluster:stop` (or Ctrl-C) stops it all: the supervisor's pid is in
  * CLUSTER_DIR/cluster.pid.
@@ -66,23 +67,25 @@ async function start(): Promise<void> {
   process.stdout.write(`nats: ${natsUrl}\n`);
   const nodes = new Map<string, ChildProcess>();
   let stopping = false;
-  const runNode = (id: string, port: number): void => {
+  const runNode = (id: string, port: number, extra: Record<string, string> = {}): void => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'gateway/main.ts'], {
       stdio: ['ignore', 'inherit', 'inherit'],
       // A lease of 3 s by default here: one machine runs all five processes, and a renewal can wait on a busy event loop.
-      env: { LEASE_TTL_MS: '3000', ...process.env, JOURNAL: 'nats', NATS_URL: natsUrl, NODE_ID: id, PORT: String(port), DATA_DIR: join(dir, id) },
+      env: { LEASE_TTL_MS: '3000', ...process.env, JOURNAL: 'nats', NATS_URL: natsUrl, NODE_ID: id, PORT: String(port), DATA_DIR: join(dir, id), ...extra },
     });
     nodes.set(id, child);
     child.once('exit', (code) => {
       nodes.delete(id);
       if (stopping) return;
-      process.stdout.write(`engine node ${id} exited (${code}); starting it again as a standby\n`);
-      setTimeout(() => runNode(id, port), 500);
+      process.stdout.write(`${id} exited (${code}); starting it again${extra.EDGE ? '' : ' as a standby'}\n`);
+      setTimeout(() => runNode(id, port, extra), 500);
     });
   };
   runNode('engine-a', portBase + 1);
   runNode('engine-b', portBase + 2);
-  process.stdout.write(`engine nodes: http://127.0.0.1:${portBase + 1}, http://127.0.0.1:${portBase + 2} (one leads, one stands by); stop: npm run cluster:stop\n`);
+  runNode('edge-1', portBase + 11, { EDGE: '1' });
+  runNode('edge-2', portBase + 12, { EDGE: '1' });
+  process.stdout.write(`engine nodes: http://127.0.0.1:${portBase + 1}, http://127.0.0.1:${portBase + 2} (one leads, one stands by); edges: http://127.0.0.1:${portBase + 11}, http://127.0.0.1:${portBase + 12}; stop: npm run cluster:stop\n`);
   const stop = async (): Promise<void> => {
     if (stopping) return;
     stopping = true;

@@ -14,6 +14,7 @@
  * the log, never to the client. The pipeline stays synchronous when nothing in it is
  * async, so an anonymous read does not allocate a promise.
  */
+import { UnavailableError } from '../commandPipeline.ts';
 import { anonymous, authorize, hasCredentials, parseCookies, rateIdentity, type Authenticator, type AuthResult, type IsAdmin, type RateIdentity } from './auth.ts';
 import type { CompiledRoute } from './compile.ts';
 import { ApiError, errorReply, type ErrorReply } from './errors.ts';
@@ -112,6 +113,8 @@ export function createPipeline(options: PipelineOptions): Pipeline {
 
   function fromThrown(route: CompiledRoute, err: unknown, headers: Headers): WireReply {
     if (err instanceof ApiError) return errorWire(route.form, err.toReply(), headers);
+    // A write this node cannot take (a standby, no leader answering an edge): 503, never a 500.
+    if (err instanceof UnavailableError) return errorWire(route.form, errorReply('unavailable', err.message), headers);
     return internal(route, err, headers);
   }
 

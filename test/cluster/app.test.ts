@@ -4,20 +4,11 @@
  * folds, same engine state), and takes over when the leader stops and releases its lease.
  */
 import t from 'tap';
+import { until } from './support/until.ts';
 import { startNatsCluster } from '../../gateway/cluster/natsServers.ts';
 import { UnavailableError } from '../../gateway/commandPipeline.ts';
 import { tempDir } from '../persistence/fixtures/tempDir.ts';
 import { startTestApp, type TestApp } from '../gateway/support/testApp.ts';
-
-const WAIT = 60_000;
-
-async function until(what: string, ok: () => boolean): Promise<void> {
-  const end = Date.now() + WAIT;
-  while (!ok()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 t.test('leader and hot standby on one stream', async (t) => {
   const nats = await startNatsCluster(tempDir(t, 'cluster-'), 1);
