@@ -74,9 +74,10 @@ const ExecuteBody = Type.Object({
   ),
 });
 const StrategyId = { strategyId: Type.String({ pattern: '^0x[0-9a-f]{64}$', description: "keccak-256 of the legs' order ids in order" }) };
+// Own titles: the documents name components by title, and place-batch's replies hold theirs.
 const ExecuteReply = Type.Union([
-  typedDataReply('place_orders_batch', { ...StrategyId, placements: Type.Array(Type.Object(PlacementFields)), count: Type.Integer() }),
-  relayReply('place_orders_batch', { ...StrategyId, count: Type.Integer(), orders: Type.Array(OrderResultSchema, { description: 'every leg, filled in full' }) }),
+  Type.Object(typedDataReply('place_orders_batch', { ...StrategyId, placements: Type.Array(Type.Object(PlacementFields)), count: Type.Integer() }).properties, { title: 'Strategy typed-data reply (phase one)' }),
+  Type.Object(relayReply('place_orders_batch', { ...StrategyId, count: Type.Integer(), orders: Type.Array(OrderResultSchema, { description: 'every leg, filled in full' }) }).properties, { title: 'Strategy relay reply (phase two)' }),
 ]);
 
 export function strategyRoutes(s: Services): Route[] {
