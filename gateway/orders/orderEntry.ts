@@ -15,6 +15,7 @@
  * Authentication and the `trade` scope are the HTTP framework's (route declarations).
  */
 import { DEFAULT_INSTRUCTIONS, precheckDistinct, type CancelDraft, type CancelOrder, type CancelReason, type Hex, type OrderInstructions, type OrderOutcome, type PlaceOrder } from '../../engine/index.ts';
+import { concat, keccak256 } from 'viem';
 import { placeOrderDigestHex } from '../../workers/eip712/digest.ts';
 import type { CancelOrderMessage, PlaceOrderMessage } from '../../workers/eip712/types.ts';
 import type { SingleVerifyRequest } from '../../workers/microBatcher.ts';
@@ -36,7 +37,14 @@ export type OrderRequest = {
   readonly cancels: readonly CancelEntry[];
   readonly places: readonly PlaceEntry[];
   readonly paired: boolean;
+  /** The places are a strategy's legs (extensions.md "Strategies"): one `strategy` command, all or nothing. */
+  readonly strategy?: boolean;
 };
+
+/** A strategy's id: keccak-256 of its legs' order ids in order (so phase one can name it too). */
+export function strategyIdOf(orderIds: readonly Hex[]): Hex {
+  return keccak256(concat(orderIds));
+}
 
 /** One order as the relay reply reports it (api.md "Orders"); amounts already WAD strings. */
 export type OrderResult = {
@@ -173,7 +181,9 @@ export async function enterOrders(ctx: OrderContext, owner: string, req: OrderRe
     return { ok: true, value: { mode: 'relay', cancels, places, orders: [], cancelled: cancels.map((c) => venueCancelledResult(c.venueCancelled!)) } };
   }
   const result = await ctx.services.pipeline.submit(
-    req.paired
+    req.strategy === true
+      ? { type: 'strategy', strategyId: strategyIdOf(placeCommands.map((p) => p.orderId)), orders: placeCommands }
+      : req.paired
       ? { type: 'replace', pairs: cancelCommands.map((cancel, i) => ({ cancel, place: placeCommands[i]! })) }
       : placeCommands.length === 0
         ? { type: 'cancel', cancels: cancelCommands }

@@ -32,7 +32,7 @@ export type OrderOperations = Readonly<Record<OrderOperationName, OrderOperation
 const invalid = (e: EntryError): ErrorReply => orderValidation(e.message, e.reason === undefined ? { field: e.field } : { field: e.field, reason: e.reason });
 
 /** The relay reply of a signed request. */
-function relay(ctx: OrderContext, op: OperationName, outcome: Extract<EntryOutcome, { mode: 'relay' }>, count: boolean) {
+export function relay(ctx: OrderContext, op: OperationName, outcome: Extract<EntryOutcome, { mode: 'relay' }>, count: boolean) {
   const signedPlaces = outcome.places.map((p) => ({ message: p.message, signature: p.signature!.canonical }));
   const signedCancels = outcome.cancels.map((c) => ({ message: c.message, signature: c.signature!.canonical }));
   const calldata =

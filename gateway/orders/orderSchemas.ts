@@ -139,7 +139,7 @@ export const OrderViewSchema = Type.Object({
   cancelReason: CancelReasonField,
 });
 
-const PlacementFields = { typedData: TypedDataSchema, orderId: Bytes32, ...InstructionReplyFields };
+export const PlacementFields = { typedData: TypedDataSchema, orderId: Bytes32, ...InstructionReplyFields };
 const ReplacementFields = { oldOrderId: Bytes32, cancelTypedData: TypedDataSchema, placeTypedData: TypedDataSchema, orderId: Bytes32, ...InstructionReplyFields };
 const CancellationFields = { orderId: Bytes32, typedData: TypedDataSchema };
 

@@ -11,6 +11,7 @@ export type NonceSink = { noteUsed(owner: string, nonce: bigint): void };
 export function noteUsedNonces(command: Command, sink: NonceSink): void {
   switch (command.type) {
     case 'place':
+    case 'strategy':
       for (const o of command.orders) note(sink, o.owner, o.nonce);
       return;
     case 'cancel':

@@ -12,6 +12,9 @@ import type { Services } from '../services.ts';
 import { parseHuman, WAD, type Hex, type WhatIfOrder } from '../../engine/index.ts';
 import { exampleSeries } from './examples.ts';
 import { bytes32, Bytes32, C6String, Nullable, WadString } from './schemas.ts';
+import type { ErrorReply } from '../http/errors.ts';
+import { docsOnly, OrderResultSchema, PlacementFields, relayReply, SignedPlaceSchema, typedDataReply, UnsignedPlaceSchema } from '../orders/orderSchemas.ts';
+import { strategyExecute } from '../orders/strategyOperation.ts';
 
 const both = ['current', 'earlier'] as const;
 const strategies = { forms: both, group: 'orders', auth: 'required', tags: ['strategies'] } as const;
@@ -60,9 +63,44 @@ function walk(levels: readonly [string, string][], size: bigint): { cost: bigint
 
 const C6_OF_WAD2 = WAD * 10n ** 12n; // WAD x WAD -> COLLATERAL6
 
+const ExecuteBody = Type.Object({
+  portfolioId: SignedPlaceSchema.properties.portfolioId,
+  legs: Type.Array(
+    Type.Union([
+      Type.Pick(UnsignedPlaceSchema, ['seriesId', 'isBuy', 'size', 'price', 'deadline'], { title: 'Unsigned leg (phase one)' }),
+      Type.Pick(SignedPlaceSchema, ['seriesId', 'portfolioId', 'isBuy', 'tick', 'size', 'expiry', 'nonce', 'deadline', 'signature'], { title: 'Signed leg (phase two): the PlaceOrder message plus its signature' }),
+    ]),
+    { minItems: 1, maxItems: 50 },
+  ),
+});
+const StrategyId = { strategyId: Type.String({ pattern: '^0x[0-9a-f]{64}$', description: "keccak-256 of the legs' order ids in order" }) };
+// Own titles: the documents name components by title, and place-batch's replies hold theirs.
+const ExecuteReply = Type.Union([
+  Type.Object(typedDataReply('place_orders_batch', { ...StrategyId, placements: Type.Array(Type.Object(PlacementFields)), count: Type.Integer() }).properties, { title: 'Strategy typed-data reply (phase one)' }),
+  Type.Object(relayReply('place_orders_batch', { ...StrategyId, count: Type.Integer(), orders: Type.Array(OrderResultSchema, { description: 'every leg, filled in full' }) }).properties, { title: 'Strategy relay reply (phase two)' }),
+]);
+
 export function strategyRoutes(s: Services): Route[] {
   const catalog = s.reads.catalog;
+  const execute = strategyExecute(s);
   return [
+    defineRoute({
+      ...strategies,
+      method: 'POST',
+      path: '/api/strategies/execute',
+      scope: 'trade',
+      errors: [404],
+      summary: 'Execute a multi-leg package: every leg fills in full, or nothing changes (two-phase)',
+      description:
+        '`{ portfolioId, legs: [{ seriesId, isBuy, size, price }] }` (1 to 50 legs, distinct series; size and price in human units; a leg carries no order instructions). The legs become fill-or-kill orders of that portfolio. ' +
+        'Two-phase like place-batch: without signatures the reply is `mode: typed_data` (every leg\'s typed data, and the `strategyId`); the same legs as the typed data\'s messages plus `signature` are checked and applied as ONE engine command, answered `mode: relay` with `{ strategyId, orders, relay }` after the journal commit. ' +
+        'Every leg fills in full at its limit or better, or nothing changes (no fill, no order, no nonce used): refused 400 failed_precondition `strategy_not_fillable` naming the leg (`details.leg`, `details.seriesId`). Margin and cash are checked once for the whole package (`insufficient_margin`, `insufficient_cash`). ' +
+        'Bad bodies (no legs, a series twice, a field of another kind, a signed leg of another portfolio): 400 invalid_argument OrderValidationError naming the field. An unknown series or portfolio is 404.',
+      body: docsOnly(ExecuteBody),
+      responses: { 200: ExecuteReply },
+      examples: () => ({ body: { portfolioId: 1, legs: [{ seriesId: exampleSeries(s).seriesId, isBuy: true, size: '1', price: '1000' }] } }),
+      handler: async ({ body, auth }) => (await execute(body, auth.address)) as { body: never } | ErrorReply,
+    }),
     defineRoute({
       ...strategies,
       method: 'GET',

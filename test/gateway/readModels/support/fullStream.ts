@@ -6,7 +6,8 @@
  * increments), portfolios created, withdrawals, transfers, open-interest caps, referrals
  * (codes and their use before the first trade; the rebates follow at the takers' fills), chain
  * webhooks, and price shocks that liquidate a thinly funded wallet (orders cancelled, closes
- * against the book and the insurance fund, bankruptcy beyond a small fund: bad debt). Bodies are
+ * against the book and the insurance fund, bankruptcy beyond a small fund: bad debt), and
+ * strategies (all-or-nothing packages of FOK legs). Bodies are
  * generated against the harness's live state, so the caller applies each before the next.
  */
 import type { CommandBody } from '../../../../engine/commands.ts';
@@ -27,7 +28,12 @@ const ZERO = '0x0000000000000000000000000000000000000000';
 /** A thinly funded wallet that sells calls and is liquidated by the stream's shocks. */
 export const STREAM_THIN = '0x0000000000000000000000000000000000007777';
 
-export function* fullBodies(h: Harness, seed: number, n: number): Generator<{ body: CommandBody; advance: number }> {
+/**
+ * `strategies: false` leaves out the strategy command (engine/flows/strategy.ts), which the
+ * frozen reference engine of test/engine/differential/ predates.
+ */
+export function* fullBodies(h: Harness, seed: number, n: number, opts: { readonly strategies?: boolean } = {}): Generator<{ body: CommandBody; advance: number }> {
+  const strategies = opts.strategies ?? true;
   const rnd = prng(seed + 104_729);
   let quotes = 0;
   let i = 0;
@@ -112,6 +118,24 @@ export function* fullBodies(h: Harness, seed: number, n: number): Generator<{ bo
       // The dead-man switch: armed for a few seconds (the stream's clocks fire it), sometimes disarmed.
       const owner = rnd() < 0.5 ? STREAM_MMM : TAKERS[Math.floor(rnd() * TAKERS.length)]!;
       yield { body: { type: 'cancel_after', owner, timeoutMs: rnd() < 0.2 ? 0 : 1_000 + Math.floor(rnd() * 4_000) }, advance: 1 };
+    } else if (strategies && x < 0.275) {
+      // A strategy: two legs of one pair with some book, fill-or-kill at the top of the side each takes
+      // (fills when the tops hold the size and are not the taker's own, else refused whole).
+      const booked = live.filter((s) => s.book.bestAsk() >= 0 || s.book.bestBid() >= 0);
+      if (booked.length === 0) continue;
+      const a = booked[Math.floor(rnd() * booked.length)]!;
+      const others = booked.filter((s) => s.spec.pairId === a.spec.pairId && s.spec.seriesId !== a.spec.seriesId);
+      if (others.length === 0) continue;
+      const b = others[Math.floor(rnd() * others.length)]!;
+      const owner = TAKERS[Math.floor(rnd() * TAKERS.length)]!;
+      const fok = { instructions: { timeInForce: 'FOK', postOnly: false, reduceOnly: false, mmp: false, clientOrderId: null } as const };
+      const legs = [a, b].map((s) => {
+        const isBuy = s.book.bestAsk() >= 0 && (s.book.bestBid() < 0 || rnd() < 0.5);
+        const tick = isBuy ? s.book.bestAsk() : s.book.bestBid();
+        const decimals = h.venue.state.pairs.get(s.spec.pairId)!.tickDecimals;
+        return h.order(owner, s.spec.seriesId, isBuy, tick / 10 ** decimals, 0.01, fok);
+      });
+      yield { body: { type: 'strategy', strategyId: keccak256(toHex(`strategy-${seed}-${i}`)), orders: legs }, advance: 1 };
     }
   }
 }
