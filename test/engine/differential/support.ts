@@ -42,8 +42,7 @@ export function fullStreamDiff(t: Test, seed: number, n: number): void {
   let fills = 0;
   let refusals = 0;
   let index = 0;
-  // Without strategies: the reference engine is frozen from before the strategy command and does not know it.
-  for (const { body, advance } of fullBodies(h, seed, n, { strategies: false })) {
+  for (const { body, advance } of fullBodies(h, seed, n)) {
     const r = h.run(body, advance);
     if (!r.ok) refusals++;
     for (const e of r.events) if (e.type === 'trade') fills++;

@@ -99,6 +99,12 @@ export type CommandBody =
   | { readonly type: 'place'; readonly orders: readonly PlaceOrder[] }
   | { readonly type: 'cancel'; readonly cancels: readonly CancelOrder[] }
   | { readonly type: 'replace'; readonly pairs: readonly { readonly cancel: CancelOrder; readonly place: PlaceOrder }[] }
+  /**
+   * A strategy (extensions.md "Strategies"): its legs are fill-or-kill orders of one wallet and
+   * portfolio on distinct series; every leg fills in full at its limit or better, or nothing
+   * changes (engine/flows/strategy.ts). `strategyId` is the gateway's name for the package.
+   */
+  | { readonly type: 'strategy'; readonly strategyId: Hex; readonly orders: readonly PlaceOrder[] }
   | { readonly type: 'rfq_request'; readonly taker: string; readonly portfolioId: number; readonly seriesId: Hex; readonly size: bigint; readonly takerIsBuying: boolean; readonly expiresAt: number }
   | { readonly type: 'rfq_quote'; readonly requestId: Hex; readonly quote: RfqQuoteData }
   | { readonly type: 'rfq_fill'; readonly requestId: Hex; readonly quoteId: Hex; readonly taker: string; readonly portfolioId: number; readonly fillSize: bigint; readonly nonce: bigint; readonly deadline: number }

@@ -26,11 +26,13 @@ import type { MmpConfig } from './domain/mmp.ts';
 import { createReferralCode, applyReferralCode } from './flows/referrals.ts';
 import { chainEvent } from './flows/chain.ts';
 import { depositToFund, liquidationPass } from './flows/liquidation.ts';
+import { executeStrategy } from './flows/strategy.ts';
 
 export type CommandValue =
   | null
   | { readonly portfolioId: number }
   | { readonly outcomes: readonly OrderOutcome[] }
+  | { readonly strategyId: Hex; readonly outcomes: readonly OrderOutcome[] }
   | { readonly requestId: Hex }
   | { readonly tradeId: string }
   | { readonly orderIds: readonly Hex[] }
@@ -111,6 +113,8 @@ export class Venue {
         return enterOrders(s, sink, cmd.cancels, []);
       case 'replace':
         return enterOrders(s, sink, cmd.pairs.map((p) => p.cancel), cmd.pairs.map((p) => p.place), 'replace');
+      case 'strategy':
+        return executeStrategy(s, sink, cmd.strategyId, cmd.orders);
       case 'rfq_request':
         return createRequest(s, sink, cmd);
       case 'rfq_quote':

@@ -28,12 +28,7 @@ const ZERO = '0x0000000000000000000000000000000000000000';
 /** A thinly funded wallet that sells calls and is liquidated by the stream's shocks. */
 export const STREAM_THIN = '0x0000000000000000000000000000000000007777';
 
-/**
- * `strategies: false` leaves out the strategy command (engine/flows/strategy.ts), which the
- * frozen reference engine of test/engine/differential/ predates.
- */
-export function* fullBodies(h: Harness, seed: number, n: number, opts: { readonly strategies?: boolean } = {}): Generator<{ body: CommandBody; advance: number }> {
-  const strategies = opts.strategies ?? true;
+export function* fullBodies(h: Harness, seed: number, n: number): Generator<{ body: CommandBody; advance: number }> {
   const rnd = prng(seed + 104_729);
   let quotes = 0;
   let i = 0;
@@ -118,7 +113,7 @@ export function* fullBodies(h: Harness, seed: number, n: number, opts: { readonl
       // The dead-man switch: armed for a few seconds (the stream's clocks fire it), sometimes disarmed.
       const owner = rnd() < 0.5 ? STREAM_MMM : TAKERS[Math.floor(rnd() * TAKERS.length)]!;
       yield { body: { type: 'cancel_after', owner, timeoutMs: rnd() < 0.2 ? 0 : 1_000 + Math.floor(rnd() * 4_000) }, advance: 1 };
-    } else if (strategies && x < 0.275) {
+    } else if (x < 0.275) {
       // A strategy: two legs of one pair with some book, fill-or-kill at the top of the side each takes
       // (fills when the tops hold the size and are not the taker's own, else refused whole).
       const booked = live.filter((s) => s.book.bestAsk() >= 0 || s.book.bestBid() >= 0);

@@ -236,7 +236,7 @@ function cancelMmpOrders(state: VenueState, sink: EventSink, e: MmpEntry): void 
 }
 
 /** The taker as the fill-or-kill check under market maker protection sees it: no book ref used. */
-function probeRecord(state: VenueState, v: ValidPlace): OrderRecord {
+export function probeRecord(state: VenueState, v: ValidPlace): OrderRecord {
   const { o } = v;
   return { orderId: o.orderId, seriesId: o.seriesId, ref: 0, owner: o.owner, ownerIndex: state.ownerIndexOf(o.owner), portfolioId: o.portfolioId, routedPortfolioId: v.portfolio.id, isBuy: o.isBuy, tick: o.tick, lots: v.lots, filledLots: 0, nonce: o.nonce, status: 'open', expiry: o.expiry, createdAt: state.now, instructions: o.instructions ?? DEFAULT_INSTRUCTIONS };
 }
@@ -326,7 +326,15 @@ const NONE: readonly OpenOrder[] = [];
 export type OrdersValue = { readonly outcomes: readonly OrderOutcome[] };
 
 /** Place, cancel or replace: the order rules (orderRules.ts, the engine's pre-check), risk once, then apply in order. */
-export function enterOrders(state: VenueState, sink: EventSink, cancels: readonly CancelOrder[], places: readonly PlaceOrder[], cancelReason: 'user' | 'replace' = 'user'): OrdersValue | Rejection {
+export function enterOrders(
+  state: VenueState,
+  sink: EventSink,
+  cancels: readonly CancelOrder[],
+  places: readonly PlaceOrder[],
+  cancelReason: 'user' | 'replace' = 'user',
+  /** A further rule over the validated places, run before open interest and risk (a strategy's fill check). */
+  gate?: (places: readonly ValidPlace[]) => Rejection | null,
+): OrdersValue | Rejection {
   const checked = checkOrders(state, cancels, places, state.nowSec);
   if ('code' in checked) return checked;
   const validCancels = checked.cancels;
@@ -336,6 +344,10 @@ export function enterOrders(state: VenueState, sink: EventSink, cancels: readonl
     if (validPlaces[i]!.portfolio !== null) continue;
     if (validPlaces === checked.places) validPlaces = validPlaces.slice();
     (validPlaces as ValidPlace[])[i] = withPortfolio(state, validPlaces[i]!);
+  }
+  if (gate !== undefined) {
+    const refused = gate(validPlaces);
+    if (refused) return refused;
   }
   if (validPlaces.length > 0) {
     const oi = checkOpenInterest(state, validPlaces);
