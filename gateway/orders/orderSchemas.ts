@@ -101,8 +101,6 @@ export const OrderResultSchema = Type.Object({
   trades: Type.Array(TradeResult),
   ...InstructionReplyFields,
   cancelReason: CancelReasonField,
-  relayTx: Nullable(Type.String({ description: 'the on-chain transaction of its relay, as the chain webhook reported it (docs/webhooks.md); null until then' })),
-  relayStatus: Nullable(Type.Union([Type.Literal('confirmed'), Type.Literal('failed')], { description: 'the relay\'s outcome on chain; null until reported' })),
 });
 
 export const relayReply = <const O extends string, E extends TProperties = {}>(operation: O, extra: E = {} as E) =>
@@ -137,6 +135,8 @@ export const OrderViewSchema = Type.Object({
   reason: Nullable(Type.String({ description: 'why a finished order left the book' })),
   ...InstructionReplyFields,
   cancelReason: CancelReasonField,
+  relayTx: Nullable(Type.String({ description: 'the on-chain transaction of its relay, as the chain webhook reported it (docs/webhooks.md); null until then' })),
+  relayStatus: Nullable(Type.Union([Type.Literal('confirmed'), Type.Literal('failed')], { description: 'the relay\'s outcome on chain; null until reported' })),
 });
 
 export const PlacementFields = { typedData: TypedDataSchema, orderId: Bytes32, ...InstructionReplyFields };
