@@ -165,8 +165,9 @@ export class VenueClient {
 
   /**
    * Sign in with Ethereum (interface.md "Login by SIWE"): nonce, the message signed by the
-   * wallet, verify. `Issued At` is the venue's clock (synced first) unless given. Keeps and
-   * returns the bearer token.
+   * wallet, verify. `Issued At` is the venue's clock (synced first) unless given; with a
+   * `domain` (the site the user signs in on), the URI is that site. Keeps and returns the
+   * bearer token.
    */
   async login(o: { domain?: string; issuedAt?: string; chainId?: number } = {}): Promise<string> {
     const account = this.wallet();
@@ -174,7 +175,10 @@ export class VenueClient {
     const contracts = o.chainId === undefined ? await this.signingDomains() : null;
     const chainId = o.chainId ?? contracts!.chainId;
     const { nonce, statement } = await this.call('POST /api/auth/siwe/nonce', { body: { walletAddress: account.address, chainId, purpose: 'login' } });
-    const message = siweMessage({ domain: o.domain ?? new URL(this.baseUrl).host, address: account.address, statement, uri: this.baseUrl, chainId, nonce, issuedAt: o.issuedAt ?? new Date(this.now()).toISOString() });
+    // The venue wants the URI on the domain's host: the site's own address when a domain is given.
+    const base = new URL(this.baseUrl);
+    const uri = o.domain === undefined ? this.baseUrl : `${base.protocol}//${o.domain}`;
+    const message = siweMessage({ domain: o.domain ?? base.host, address: account.address, statement, uri, chainId, nonce, issuedAt: o.issuedAt ?? new Date(this.now()).toISOString() });
     const r = await this.call('POST /api/auth/siwe/verify', { body: { message, signature: await account.signMessage({ message }), walletAddress: account.address, chainId } });
     this.token = r.token;
     return r.token;

@@ -1,10 +1,12 @@
 /**
- * A SIWE client for tests, as a wallet front end would be: build the interface's
- * message lines, sign them with a viem account (personal_sign) and post them. Also the
- * HMAC headers of an API key.
+ * SIWE and API-key helpers for tests, acting as a user through the venue's typed client
+ * (client/): the message lines (client/siwe.ts), the current-form nonce and login
+ * (VenueClient.login) and the HMAC headers (VenueClient.credentials). The earlier form
+ * (`/auth/siwe/...`, cookie sessions) is not the client's: its login stays hand-made here.
  */
-import { createHmac } from 'node:crypto';
 import { privateKeyToAccount, generatePrivateKey, type PrivateKeyAccount } from 'viem/accounts';
+import { VenueClient } from '../../../client/venueClient.ts';
+import { siweMessage as clientSiweMessage } from '../../../client/siwe.ts';
 import { request, type JsonResponse } from '../support/testApp.ts';
 
 export type MessageFields = {
@@ -29,21 +31,15 @@ export const DEFAULT_ISSUED_AT = '2025-06-01T00:00:00.000Z';
 export const LOGIN_STATEMENT = 'Sign in to Diffusal';
 export const LINK_STATEMENT = 'Link wallet to Diffusal';
 
-/** The interface's lines ("Login by SIWE"), joined by \n. */
+/** The interface's lines ("Login by SIWE"), joined by \n: the client's, with the tests' defaults. */
 export function siweMessage(f: MessageFields): string {
-  return [
-    `${f.domain} wants you to sign in with your Ethereum account:`,
-    f.address,
-    '',
-    f.statement ?? LOGIN_STATEMENT,
-    '',
-    `URI: ${f.uri ?? `http://${f.domain}`}`,
-    'Version: 1',
-    `Chain ID: ${f.chainId ?? 10143}`,
-    `Nonce: ${f.nonce}`,
-    `Issued At: ${f.issuedAt ?? DEFAULT_ISSUED_AT}`,
-    ...(f.expirationTime !== undefined ? [`Expiration Time: ${f.expirationTime}`] : []),
-  ].join('\n');
+  return clientSiweMessage({
+    ...f,
+    statement: f.statement ?? LOGIN_STATEMENT,
+    uri: f.uri ?? `http://${f.domain}`,
+    chainId: f.chainId ?? 10143,
+    issuedAt: f.issuedAt ?? DEFAULT_ISSUED_AT,
+  });
 }
 
 export function newWallet(): PrivateKeyAccount {
@@ -56,9 +52,7 @@ export function hostOf(url: string): string {
 }
 
 export async function currentNonce(url: string, address: string): Promise<string> {
-  const r = await request(`${url}/api/auth/siwe/nonce`, { body: { walletAddress: address, chainId: 10143 } });
-  if (r.status !== 200) throw new Error(`nonce: ${r.status} ${JSON.stringify(r.body)}`);
-  return r.body.nonce as string;
+  return (await new VenueClient({ baseUrl: url }).call('POST /api/auth/siwe/nonce', { body: { walletAddress: address, chainId: 10143 } })).nonce;
 }
 
 export async function earlierNonce(url: string, address?: string): Promise<string> {
@@ -67,17 +61,12 @@ export async function earlierNonce(url: string, address?: string): Promise<strin
   return r.body.nonce as string;
 }
 
-/** A full current-form login; returns the bearer token. `domain` defaults to the url's host:port (for apps pinned by SIWE_DOMAIN, pass it). */
-export async function login(url: string, wallet: PrivateKeyAccount, options: { domain?: string } = {}): Promise<string> {
-  const nonce = await currentNonce(url, wallet.address);
-  const message = siweMessage({ domain: options.domain ?? hostOf(url), address: wallet.address, nonce });
-  const signature = await wallet.signMessage({ message });
-  const r = await request(`${url}/api/auth/siwe/verify`, { body: { message, signature, walletAddress: wallet.address, chainId: 10143 } });
-  if (r.status !== 200) throw new Error(`verify: ${r.status} ${JSON.stringify(r.body)}`);
-  return r.body.token as string;
+/** A full current-form login through the client; returns the bearer token. `domain` defaults to the url's host:port (for apps pinned by SIWE_DOMAIN, pass it). */
+export function login(url: string, wallet: PrivateKeyAccount, options: { domain?: string } = {}): Promise<string> {
+  return new VenueClient({ baseUrl: url, account: wallet }).login({ ...options, issuedAt: DEFAULT_ISSUED_AT, chainId: 10143 });
 }
 
-/** A full earlier-form login; returns the verify response (with its Set-Cookie header) and the cookie value. */
+/** A full earlier-form login (hand-made: the client speaks only the current form); returns the verify response (with its Set-Cookie header) and the cookie value. */
 export async function loginEarlier(url: string, wallet: PrivateKeyAccount): Promise<{ response: JsonResponse; cookie: string }> {
   const nonce = await earlierNonce(url, wallet.address);
   const message = siweMessage({ domain: hostOf(url), address: wallet.address, nonce });
@@ -90,9 +79,9 @@ export async function loginEarlier(url: string, wallet: PrivateKeyAccount): Prom
   return { response, cookie: m[1]! };
 }
 
+/** The API-key headers signed at `timestamp`, as the client signs them. */
 export function hmacHeaders(keyId: string, secret: string, timestamp: number): Record<string, string> {
-  const ts = String(timestamp);
-  return { 'x-api-key': keyId, 'x-api-timestamp': ts, 'x-api-signature': createHmac('sha256', secret).update(ts).digest('hex') };
+  return new VenueClient({ baseUrl: 'http://unused.invalid', apiKey: { keyId, secret }, now: () => timestamp }).credentials();
 }
 
 /** Raise the auth group's 20/min so that a test file can sign in many times from one IP. */

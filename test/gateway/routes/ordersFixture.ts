@@ -1,10 +1,15 @@
 /**
  * Shared setup of the order-entry and RFQ tests: viem wallets, funded portfolios through
- * engine commands, live series, and a client that signs the server's typed data with viem.
+ * engine commands, live series; the user side goes through the venue's typed client
+ * (client/): requests sent by a VenueClient, served typed data signed by client/signing.ts.
+ * Tests that forge or tamper a signature for a refusal build that request themselves.
  */
 import { keccak256, toBytes, type Hex, type PrivateKeyAccount } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { request, type JsonResponse, type TestApp } from '../support/testApp.ts';
+import { VenueClient } from '../../../client/venueClient.ts';
+import type { RouteKey } from '../../../client/routes.ts';
+import { signedMessage, type ServedTypedData } from '../../../client/signing.ts';
+import type { JsonResponse, TestApp } from '../support/testApp.ts';
 import type { SeriesActor } from '../../../engine/actors/series.ts';
 import { pairIdOf } from '../../../engine/domain/ids.ts';
 
@@ -49,25 +54,17 @@ export function liveSeries(app: TestApp, isCall = true, pair = 'BTC-USDC', offse
   return atExpiry[Math.floor(atExpiry.length / 2) + offset]!;
 }
 
-/** typedData as served (integers as strings) -> viem's message types (uint32 numbers, wider bigints). */
-export function toViemMessage(types: Record<string, { name: string; type: string }[]>, primaryType: string, message: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const f of types[primaryType]!) {
-    const v = message[f.name];
-    out[f.name] = f.type === 'uint32' ? Number(v) : f.type.startsWith('uint') ? BigInt(v as string) : v;
-  }
-  return out;
+export { toViemMessage } from '../../../client/signing.ts';
+
+/** Sign a served typedData with the client's signing; returns the message as the wire wants it plus `signature`. */
+export function signServed(account: PrivateKeyAccount, typedData: any): Promise<Record<string, unknown>> {
+  return signedMessage(account, typedData as ServedTypedData);
 }
 
-/** Sign a served typedData with a viem account; returns the message as the wire wants it plus `signature`. */
-export async function signServed(account: PrivateKeyAccount, typedData: any): Promise<Record<string, unknown>> {
-  const message = toViemMessage(typedData.types, typedData.primaryType, typedData.message);
-  const signature = await account.signTypedData({ domain: typedData.domain, types: typedData.types, primaryType: typedData.primaryType, message });
-  return { ...typedData.message, signature };
-}
-
-export function post(app: TestApp, path: string, token: string, body: unknown): Promise<JsonResponse> {
-  return request(app.url + path, { method: 'POST', token, body });
+/** POST a body as the user of `token`, through the client (any reply, not judged). */
+export async function post(app: TestApp, path: string, token: string, body: unknown): Promise<JsonResponse> {
+  const r = await new VenueClient({ baseUrl: app.url, token }).raw(`POST ${path}` as RouteKey, { body } as never);
+  return r as JsonResponse;
 }
 
 /** Place through both phases; returns the phase-one and the relay reply. */

@@ -9,6 +9,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { getAddress, keccak256, toHex } from 'viem';
 import type { TestApp } from '../support/testApp.ts';
+import { VenueClient } from '../../../client/venueClient.ts';
 import type { Hex } from '../../../engine/domain/hex.ts';
 import type { PlaceOrder } from '../../../engine/commands.ts';
 import type { SeriesActor } from '../../../engine/actors/series.ts';
@@ -194,10 +195,10 @@ export async function callMethod(c: Client, method: string, params: unknown): Pr
   return c.next((f) => f['id'] === id, `${method} ${id}`);
 }
 
-/** A /ws/private socket authenticated with a bearer token. */
+/** A /ws/private socket authenticated with a bearer token (the AUTH frame the client sends). */
 export async function privateSocket(app: TestApp, token: string): Promise<Client> {
   const c = await connect(app, '/ws/private');
-  c.send({ type: 'AUTH', token });
+  c.send(new VenueClient({ baseUrl: app.url, token }).authFrame());
   await c.next((f) => f['type'] === 'AUTH_SUCCESS', 'AUTH_SUCCESS');
   return c;
 }
