@@ -21,6 +21,14 @@ import type { massCancelRoutes } from '../gateway/routes/massCancel.ts';
 import type { whatIfRoutes } from '../gateway/routes/whatIf.ts';
 import type { rfqRoutes } from '../gateway/routes/rfq.ts';
 import type { mmpRoutes } from '../gateway/routes/mmp.ts';
+import type { platformRoutes } from '../gateway/routes/platform.ts';
+import type { leaderboardRoutes } from '../gateway/routes/leaderboard.ts';
+import type { pointsRoutes } from '../gateway/routes/points.ts';
+import type { userRoutes } from '../gateway/routes/user.ts';
+import type { referralRoutes } from '../gateway/routes/referral.ts';
+import type { strategyRoutes } from '../gateway/routes/strategies.ts';
+import type { liquidationRoutes } from '../gateway/routes/liquidations.ts';
+import type { webhookRoutes } from '../gateway/routes/webhooks.ts';
 
 /** The route modules, one line each. */
 type Modules =
@@ -36,7 +44,15 @@ type Modules =
   | typeof massCancelRoutes
   | typeof whatIfRoutes
   | typeof rfqRoutes
-  | typeof mmpRoutes;
+  | typeof mmpRoutes
+  | typeof platformRoutes
+  | typeof leaderboardRoutes
+  | typeof pointsRoutes
+  | typeof userRoutes
+  | typeof referralRoutes
+  | typeof strategyRoutes
+  | typeof liquidationRoutes
+  | typeof webhookRoutes;
 
 type Declared = ReturnType<Modules>[number];
 

@@ -6,7 +6,7 @@
  */
 import { Type } from '@sinclair/typebox';
 import { getAddress } from 'viem';
-import { defineRoute, type Route } from '../http/route.ts';
+import { defineRoute } from '../http/route.ts';
 import type { Services } from '../services.ts';
 import { metrics, periods, type Metric, type Period } from '../readModels/activity.ts';
 import { Nullable, AddressSchema } from './schemas.ts';
@@ -23,7 +23,7 @@ const VALUE_DESCRIPTION =
 
 export const valueJson = (metric: Metric, v: bigint): string | number => (metric === 'points' ? pointsNumber(v) : v.toString());
 
-export function leaderboardRoutes(s: Services): Route[] {
+export function leaderboardRoutes(s: Services) {
   const activity = s.reads.activity;
   let cacheVersion = -1;
   const pages = new Map<string, string>();

@@ -6,7 +6,7 @@
  */
 import { Type } from '@sinclair/typebox';
 import { getAddress } from 'viem';
-import { defineRoute, type Route } from '../http/route.ts';
+import { defineRoute } from '../http/route.ts';
 import { errorReply } from '../http/errors.ts';
 import { parseIntString } from '../../engine/index.ts';
 import type { Services } from '../services.ts';
@@ -16,7 +16,7 @@ import { InsuranceFundSchema, LiquidationSchema, Nullable } from './schemas.ts';
 
 const both = ['current', 'earlier'] as const;
 
-export function liquidationRoutes(s: Services): Route[] {
+export function liquidationRoutes(s: Services) {
   const fundJson = () => {
     const f = s.reads.liquidations.fund(s.pipeline.now());
     return { balance: f.balance.toString(), badDebt: f.badDebt.toString(), liquidations24h: f.liquidations24h, feesCollected24h: f.feesCollected24h.toString() };

@@ -4,7 +4,7 @@
  * is serialised once per recompute.
  */
 import { Type } from '@sinclair/typebox';
-import { defineRoute, type Route } from '../http/route.ts';
+import { defineRoute } from '../http/route.ts';
 import type { Services } from '../services.ts';
 import { seriesOver } from '../readModels/activitySeries.ts';
 import { C6String, Bytes32, WadString } from './schemas.ts';
@@ -22,7 +22,7 @@ const StatsSchema = Type.Object({
   updatedAt: Type.Integer({ description: 'Unix ms of the clock command it was computed at' }),
 });
 
-export function platformRoutes(s: Services): Route[] {
+export function platformRoutes(s: Services) {
   const activity = s.reads.activity;
   let cache: { version: number; json: string } | null = null;
   const statsJson = () => {

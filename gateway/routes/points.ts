@@ -5,7 +5,7 @@
  */
 import { Type } from '@sinclair/typebox';
 import { getAddress } from 'viem';
-import { defineRoute, type Route } from '../http/route.ts';
+import { defineRoute } from '../http/route.ts';
 import type { Services } from '../services.ts';
 import { epochOf, epochStart, WEEK_MS } from '../readModels/activity.ts';
 import { AddressSchema, Nullable } from './schemas.ts';
@@ -23,7 +23,7 @@ const EpochFields = {
 const RULES =
   'Each fill earns its maker 2 points and its taker 1 point per 1,000 USDC of premium (size x price); a wallet that applied a referral code gives its referrer 10% of the points it earns from then on (`breakdown.referral`). Points are kept to a millionth, rounded down per fill. Epochs are weeks from Monday 00:00 UTC.';
 
-export function pointsRoutes(s: Services): Route[] {
+export function pointsRoutes(s: Services) {
   const activity = s.reads.activity;
   const epochJson = (id: number) => ({ id, start: epochStart(id), end: epochStart(id) + WEEK_MS });
   return [

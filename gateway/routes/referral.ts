@@ -6,7 +6,7 @@
  */
 import { Type } from '@sinclair/typebox';
 import { getAddress } from 'viem';
-import { defineRoute, type Route } from '../http/route.ts';
+import { defineRoute } from '../http/route.ts';
 import { errorReply } from '../http/errors.ts';
 import type { Services } from '../services.ts';
 import { engineError } from './engineErrors.ts';
@@ -24,7 +24,7 @@ export function codeCandidates(address: string): string[] {
   return [8, 10, 12, 14, 16].map((n) => hex.slice(0, n));
 }
 
-export function referralRoutes(s: Services): Route[] {
+export function referralRoutes(s: Services) {
   const wallet = (address: string) => getAddress(address);
   return [
     defineRoute({

@@ -6,7 +6,7 @@
  */
 import { Type } from '@sinclair/typebox';
 import { getAddress } from 'viem';
-import { defineRoute, type Route } from '../http/route.ts';
+import { defineRoute } from '../http/route.ts';
 import { errorReply } from '../http/errors.ts';
 import type { Services } from '../services.ts';
 import { parseHuman, WAD, type Hex, type WhatIfOrder } from '../../engine/index.ts';
@@ -80,7 +80,7 @@ const ExecuteReply = Type.Union([
   Type.Object(relayReply('place_orders_batch', { ...StrategyId, count: Type.Integer(), orders: Type.Array(OrderResultSchema, { description: 'every leg, filled in full' }) }).properties, { title: 'Strategy relay reply (phase two)' }),
 ]);
 
-export function strategyRoutes(s: Services): Route[] {
+export function strategyRoutes(s: Services) {
   const catalog = s.reads.catalog;
   const execute = strategyExecute(s);
   return [

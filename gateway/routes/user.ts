@@ -4,7 +4,7 @@
  */
 import { Type } from '@sinclair/typebox';
 import { getAddress, isAddress } from 'viem';
-import { defineRoute, type Route } from '../http/route.ts';
+import { defineRoute } from '../http/route.ts';
 import { errorReply } from '../http/errors.ts';
 import type { Services } from '../services.ts';
 import { seriesOver } from '../readModels/activitySeries.ts';
@@ -13,7 +13,7 @@ import { RangeQuery, RANGE_DESCRIPTION, range, isRange } from './activitySchemas
 
 const both = ['current', 'earlier'] as const;
 
-export function userRoutes(s: Services): Route[] {
+export function userRoutes(s: Services) {
   const activity = s.reads.activity;
   return [
     defineRoute({

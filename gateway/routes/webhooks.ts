@@ -9,7 +9,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import { getAddress, isAddress } from 'viem';
-import { defineRoute, type Route } from '../http/route.ts';
+import { defineRoute } from '../http/route.ts';
 import { errorReply, type ErrorReply } from '../http/errors.ts';
 import type { Services } from '../services.ts';
 import { chainEventKinds, type ChainEventData, type Hex } from '../../engine/index.ts';
@@ -64,7 +64,7 @@ function parseData(type: string, data: Record<string, unknown>): ChainEventData 
   }
 }
 
-export function webhookRoutes(s: Services): Route[] {
+export function webhookRoutes(s: Services) {
   const secret = s.config.webhookSecret;
   return [
     defineRoute({
