@@ -8,6 +8,7 @@ import { keccak256, toBytes } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { startTestApp } from '../gateway/support/testApp.ts';
 import { VenueClient, VenueError } from '../../client/index.ts';
+import { signedInFunded } from './support.ts';
 
 const wallet = (name: string) => privateKeyToAccount(keccak256(toBytes(`client-test-${name}`)));
 const adminWallet = wallet('admin');
@@ -30,13 +31,7 @@ const atExpiry = live.filter((m) => m.expiry === nearest);
 const series = atExpiry[Math.floor(atExpiry.length / 2)]!;
 
 /** A signed-in trader with a funded portfolio 1 (the local faucet). */
-async function trader(name: string): Promise<VenueClient> {
-  const c = client(name);
-  await c.login();
-  const { id } = await c.call('POST /api/portfolio/create');
-  await c.call('POST /api/portfolio/deposit', { body: { portfolioId: id, amount: '1000000000000' } });
-  return c;
-}
+const trader = (name: string): Promise<VenueClient> => signedInFunded(client(name), '1000000000000');
 
 t.test('health, markets and helpers (public)', async (t) => {
   const anon = new VenueClient({ baseUrl: app.url });
