@@ -26,7 +26,17 @@ t.test('one NATS node of three killed under load: writes continue', async (t) =>
   t.notOk(leader.lines.some((l) => l.startsWith('deposed') || l.startsWith('refused')), 'no write was refused');
   await leader.kill();
   const acked = leader.maxAck();
-  const replay = await replayStream(nats.urls, 'NODEKILL', acked);
+  // Right after a node is lost the stream may still be electing its leader: a JetStream API
+  // request can time out then. Retry a bounded number of times (every wait has a timeout).
+  let replay: Awaited<ReturnType<typeof replayStream>> | null = null;
+  for (let attempt = 1; replay === null; attempt++) {
+    try {
+      replay = await replayStream(nats.urls, 'NODEKILL', acked);
+    } catch (e) {
+      if (attempt >= 5 || !/TIMEOUT/i.test(String((e as { code?: string }).code ?? (e as Error).message))) throw e;
+      await new Promise((r) => setTimeout(r, 1_000));
+    }
+  }
   t.equal(replay.hash, expectedHash(31, acked), 'the two remaining nodes hold every acknowledged command');
 });
 
