@@ -45,6 +45,14 @@ export type NatsJournalOptions = {
   timeoutMs?: number;
   /** Connection name shown by the server. */
   name?: string;
+  /**
+   * How long a record whose publish failed for a reason other than the fence (a NATS node
+   * lost, the stream electing its leader) is retried before the journal gives up and fences
+   * itself (default 20 s: a stream leader election takes 4-9 s on nats-server 2.9, longer on
+   * a loaded host). Retrying is safe: the retry carries the same message id and expected
+   * sequence, so it is stored once or refused by the fence.
+   */
+  writeRetryMs?: number;
 };
 
 export type NatsJournal = Journal & {
@@ -77,7 +85,7 @@ export async function openNatsJournal(opts: NatsJournalOptions): Promise<NatsJou
     const jsm = await nc.jetstreamManager({ timeout });
     await ensureStream(jsm, stream, subject, opts.replicas ?? (opts.servers.length >= 3 ? 3 : 1));
     const js = nc.jetstream({ timeout });
-    return await natsJournal(nc, js, jsm, stream, subject, timeout);
+    return await natsJournal(nc, js, jsm, stream, subject, timeout, opts.writeRetryMs ?? 20_000);
   } catch (e) {
     await nc.close().catch(() => {});
     throw e;
@@ -108,7 +116,7 @@ function record(kind: number, a: number, b: number, body: Uint8Array | null): Ui
   return out;
 }
 
-async function natsJournal(nc: NatsConnection, js: JetStreamClient, jsm: JetStreamManager, stream: string, subject: string, timeout: number): Promise<NatsJournal> {
+async function natsJournal(nc: NatsConnection, js: JetStreamClient, jsm: JetStreamManager, stream: string, subject: string, timeout: number, retryMs: number): Promise<NatsJournal> {
   const frames = new Map<number, Uint8Array>();
   /** Batches by stream sequence, for purging and tailStart. */
   const batches = new Map<number, Batch>();
@@ -119,7 +127,6 @@ async function natsJournal(nc: NatsConnection, js: JetStreamClient, jsm: JetStre
   let fence: string | null = null;
   let appended = 0;
   let transactions = 0;
-  const retryMs = Math.min(timeout, 5_000);
   let follower: ConsumerMessages | null = null;
   let listener: { onCommand(c: Command): void; onVoid(from: number): void } | null = null;
 
@@ -260,11 +267,23 @@ async function natsJournal(nc: NatsConnection, js: JetStreamClient, jsm: JetStre
     open = null;
   };
 
+  /**
+   * Reads the stream from the next unseen record through `target`. The whole read, the
+   * consumer's creation included, ends within `timeout`: an ordered consumer's setup can wait
+   * indefinitely while a stream elects its leader after a node was lost.
+   */
   const readUntil = async (target: number, deliver: boolean): Promise<void> => {
     if (seen >= target) return;
-    const consumer = await js.consumers.get(stream, { opt_start_seq: seen + 1 });
-    const messages = await consumer.consume({ max_messages: 1000 });
-    const timer = setTimeout(() => messages.stop(), timeout);
+    const setup = js.consumers.get(stream, { opt_start_seq: seen + 1 }).then((c) => c.consume({ max_messages: 1000 }));
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let expired = false;
+    const deadline = new Promise<null>((resolve) => (timer = setTimeout(() => ((expired = true), resolve(null)), timeout)));
+    const messages = await Promise.race([setup, deadline]).catch((e: unknown) => (clearTimeout(timer), Promise.reject(e)));
+    if (messages === null) {
+      void setup.then((m) => m.stop()).catch(() => {});
+      throw new Error(`journal: read ${stream} up to ${seen} of ${target}: no consumer within ${timeout} ms (timed out)`);
+    }
+    void deadline.then(() => messages.stop());
     try {
       for await (const m of messages) {
         fold(m.seq, m.data, deliver);
@@ -274,7 +293,7 @@ async function natsJournal(nc: NatsConnection, js: JetStreamClient, jsm: JetStre
       clearTimeout(timer);
       messages.stop();
     }
-    if (seen < target) throw new Error(`journal: read ${stream} up to ${seen} of ${target} within ${timeout} ms`);
+    if (seen < target) throw new Error(`journal: read ${stream} up to ${seen} of ${target} within ${timeout} ms${expired ? ' (timed out)' : ''}`);
   };
 
   const info = await jsm.streams.info(stream);

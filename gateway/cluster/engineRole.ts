@@ -1,8 +1,11 @@
 /**
  * An engine node on JOURNAL=nats (architecture.md "Scaling out"): a hot standby until it
- * holds the leader lease, then the leader until it loses the lease or its journal is fenced;
- * after that it is deposed for good (it applied commands the stream may not hold) and takes
- * no more writes.
+ * holds the leader lease, then the leader until another node holds the lease or its journal
+ * is fenced; after that it is deposed for good (it applied commands the stream may not hold)
+ * and takes no more writes. A renewal left unanswered (the bucket electing its leader after a
+ * NATS node was lost) does not depose: nobody can take the lease meanwhile, and the journal's
+ * expected-last-sequence fence keeps the stream single-writer in any case. A lease that lapsed
+ * meanwhile and that nobody took is taken again.
  *
  *   standby   follows the stream, applies every command (pipeline.follow), compares its
  *             state hash with the leader's at every `hashEvery`-th seq, tries the lease
@@ -134,13 +137,31 @@ export async function startEngineRole(opts: EngineRoleOptions): Promise<EngineRo
   };
 
   let busy = false;
+  /** Since when renewals go unanswered (0 while they are answered): for the log. */
+  let unanswered = 0;
   const tick = async (): Promise<void> => {
     if (busy || role === 'deposed') return;
     busy = true;
     try {
       if (role === 'leader') {
-        if (journal.fenced() !== null) depose(journal.fenced()!);
-        else if (!(await lease.renew(journal.lastSeq()))) depose('the leader lease lapsed or another node holds it');
+        if (journal.fenced() !== null) return depose(journal.fenced()!);
+        const renewed = await lease.renew(journal.lastSeq());
+        if (renewed === 'held') {
+          if (unanswered !== 0) log.info('leader lease renewed again', { afterMs: Date.now() - unanswered });
+          unanswered = 0;
+        } else if (renewed === 'unknown') {
+          // The bucket is electing its leader (a NATS node lost: 4-9 s on nats-server 2.9).
+          // Nobody can take the lease meanwhile, and the journal's fence keeps the stream
+          // single-writer whatever happens: keep leading, keep asking.
+          if (unanswered === 0) log.warn('leader lease renewal unanswered; still leading, the journal fence guards the stream');
+          unanswered ||= Date.now();
+        } else if (await lease.reclaim()) {
+          // The entry lapsed while the bucket could not answer, and nobody took it (or a renewal
+          // was stored whose answer was lost): this node is still the stream's only writer (its
+          // journal is not fenced), so it keeps the lease.
+          log.warn('leader lease lapsed and was taken again by this node', { node: opts.nodeId });
+          unanswered = 0;
+        } else depose('another node holds the leader lease');
         return;
       }
       if (diverged || !(await lease.tryAcquire())) return;

@@ -8,11 +8,25 @@
  */
 import type { KV, NatsConnection } from 'nats';
 
+export type RenewResult = 'held' | 'lost' | 'unknown';
+
 export type LeaderLease = {
   /** True when this node now holds the lease (taken or renewed). */
   tryAcquire(): Promise<boolean>;
-  /** True while the renewal succeeded; false once the lease is lost. `seq`: the leader's last command, written beside its id (standbys measure their lag by it). */
-  renew(seq?: number): Promise<boolean>;
+  /**
+   * `held` when the renewal was stored; `lost` when the bucket refused it (the entry expired
+   * and another node created it, or it was deleted); `unknown` when no answer came (the
+   * bucket's stream electing its leader, a NATS node lost): the caller keeps the lease only
+   * until its TTL, counted from the last renewal sent that was stored. `seq`: the leader's
+   * last command, written beside its id (standbys measure their lag by it).
+   */
+  renew(seq?: number): Promise<RenewResult>;
+  /**
+   * After `renew` answered `lost`: takes the lease again when nobody holds it (the entry
+   * lapsed) or when the entry is this node's own (a renewal stored whose answer was lost).
+   * False when another node holds it.
+   */
+  reclaim(): Promise<boolean>;
   /** The node holding the lease now and the seq it last wrote, or null. */
   holder(): Promise<{ node: string; seq: number } | null>;
   /** Gives the lease up (a graceful stop), so a standby takes over without waiting for the TTL. */
@@ -21,7 +35,8 @@ export type LeaderLease = {
 };
 
 export async function openLeaderLease(nc: NatsConnection, opts: { nodeId: string; ttlMs: number; bucket?: string; replicas?: number; timeoutMs?: number }): Promise<LeaderLease> {
-  const js = nc.jetstream({ timeout: opts.timeoutMs ?? 5_000 });
+  // A request slower than the TTL is as good as lost: the lease would have lapsed meanwhile.
+  const js = nc.jetstream({ timeout: opts.timeoutMs ?? Math.min(5_000, Math.max(500, opts.ttlMs)) });
   const kv = await js.views.kv(opts.bucket ?? 'VENUE_LEADER', { ttl: opts.ttlMs, history: 1, replicas: opts.replicas ?? 1 });
   const key = 'leader';
   let revision = 0;
@@ -37,12 +52,30 @@ export async function openLeaderLease(nc: NatsConnection, opts: { nodeId: string
       }
     },
     async renew(seq = 0) {
-      if (revision === 0) return false;
+      if (revision === 0) return 'lost';
       try {
         revision = await kv.update(key, enc.encode(`${opts.nodeId}|${seq}`), revision);
+        return 'held';
+      } catch (e) {
+        // The server's answer to an update at a stale revision: the lease is someone else's (or nobody's).
+        if (/wrong last sequence|key exists|not found/i.test((e as Error).message)) {
+          revision = 0;
+          return 'lost';
+        }
+        return 'unknown';
+      }
+    },
+    async reclaim() {
+      try {
+        const e = await kv.get(key);
+        if (e !== null && e.operation === 'PUT') {
+          if (parseLeaseValue(e.string()).node !== opts.nodeId) return false;
+          revision = e.revision;
+          return true;
+        }
+        revision = await kv.create(key, enc.encode(opts.nodeId));
         return true;
       } catch {
-        revision = 0;
         return false;
       }
     },

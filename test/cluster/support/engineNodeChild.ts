@@ -23,6 +23,7 @@ import { randomBodies } from '../../engine/support/randomStream.ts';
 
 const [urls, stream, nodeId, seedText] = process.argv.slice(2);
 const out = (line: string) => process.stdout.write(`${line}\n`);
+const leaseTtlMs = Number(process.env.LEASE_TTL_MS ?? 5_000);
 const journal = await openNatsJournal({ servers: urls!.split(','), stream: stream!, timeoutMs: 5_000, name: nodeId! });
 const recovered = recover({ journal, snapshots: memorySnapshotStore({ log: silentLogger }), create: () => replayable(Venue.create()), restore: (b) => replayable(Venue.restore(b)), log: silentLogger });
 const venue = recovered.engine.venue;
@@ -53,7 +54,7 @@ role = await startEngineRole({
   stateHash: () => venue.stateHash(),
   appliedSeq: () => venue.seq,
   nodeId: nodeId!,
-  leaseTtlMs: Number(process.env.LEASE_TTL_MS ?? 5_000),
+  leaseTtlMs,
   hashEvery: 100,
   replicas: urls!.split(',').length >= 3 ? 3 : 1,
   log: silentLogger,

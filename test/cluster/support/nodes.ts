@@ -55,6 +55,10 @@ export function startNode(urls: string[], stream: string, nodeId: string, seed: 
     async kill() {
       if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL');
       await exited;
+      // A grandchild (tsx's esbuild service) can hold the pipes open after the node died: the
+      // test process must not wait on them.
+      p.stdout?.destroy();
+      p.stderr?.destroy();
     },
   };
 }
