@@ -221,7 +221,6 @@ type OrderSetup = {
   readonly reqs: Buffer[];
   readonly cursor: { i: number };
   readonly nonces: bigint[];
-  conns: Conn[];
   best: Round | null;
   cpuUsPerOrder: Record<string, number>;
   latencies: number[];
@@ -232,8 +231,20 @@ type OrderSetup = {
 async function orderSetup(name: OrderSetup['name'], target: VenueNode, others: VenueNode[]): Promise<OrderSetup> {
   const { setup } = (await target.ask({ type: 'fund', owners: walletAddresses(PREFIX) })) as { setup: BenchVenueSetup };
   const nonces = freshNonces();
-  const conns = await Promise.all(Array.from({ length: CONNS }, () => Conn.open(target.port)));
-  return { name, nodes: [target, ...others], setup, reqs: presign(PREFIX, setup, 2000, nonces), cursor: { i: 0 }, nonces, conns, best: null, cpuUsPerOrder: {}, latencies: [], latencyRates: [], errors: 0 };
+  return { name, nodes: [target, ...others], setup, reqs: presign(PREFIX, setup, 2000, nonces), cursor: { i: 0 }, nonces, best: null, cpuUsPerOrder: {}, latencies: [], latencyRates: [], errors: 0 };
+}
+
+/**
+ * Run one round on fresh connections: uWS closes a keep-alive connection idle for 10 s, and a
+ * setup's connections wait while the other setups run their rounds.
+ */
+async function onFreshConns(s: OrderSetup, run: (conns: Conn[]) => Promise<Round>): Promise<Round> {
+  const conns = await Promise.all(Array.from({ length: CONNS }, () => Conn.open(s.nodes[0]!.port)));
+  try {
+    return await run(conns);
+  } finally {
+    conns.forEach((c) => c.close());
+  }
 }
 
 /** At least `n` pre-signed orders left to send. */
@@ -254,7 +265,7 @@ async function ordersPart(root: string, args: ClusterArgs): Promise<Record<strin
     setups.push(await orderSetup(name, edge, [leader]));
   }
   for (const s of setups) {
-    const warm = await closedLoop(s.conns, s.reqs, s.cursor, WARM_MS);
+    const warm = await onFreshConns(s, (conns) => closedLoop(conns, s.reqs, s.cursor, WARM_MS));
     if (warm.errors > 0) throw new Error(`${s.name} warm-up: ${warm.errors} errors, first: ${firstErrorBody()}`);
     ensureOrders(s, Math.min(120_000, Math.ceil((warm.rate * 2 * args.durationMs) / 1000) + 1000));
     log(`${s.name}: warm-up ${Math.round(warm.rate)} orders/s`);
@@ -264,7 +275,7 @@ async function ordersPart(root: string, args: ClusterArgs): Promise<Record<strin
     for (const s of setups) {
       ensureOrders(s, Math.min(120_000, Math.ceil(((s.best?.rate ?? 1000) * 2 * args.durationMs) / 1000) + 1000));
       const cpu0 = await Promise.all(s.nodes.map((n) => n.cpu()));
-      const round = await closedLoop(s.conns, s.reqs, s.cursor, args.durationMs);
+      const round = await onFreshConns(s, (conns) => closedLoop(conns, s.reqs, s.cursor, args.durationMs));
       const cpu1 = await Promise.all(s.nodes.map((n) => n.cpu()));
       s.errors += round.errors;
       if (s.best === null || round.rate > s.best.rate) {
@@ -278,14 +289,13 @@ async function ordersPart(root: string, args: ClusterArgs): Promise<Record<strin
   for (let r = 0; r < args.rounds; r++) {
     for (const s of setups) {
       ensureOrders(s, Math.ceil((rate * args.durationMs) / 1000) + 500);
-      const round = await openLoop(s.conns, s.reqs, s.cursor, rate, args.durationMs);
+      const round = await onFreshConns(s, (conns) => openLoop(conns, s.reqs, s.cursor, rate, args.durationMs));
       s.errors += round.errors;
       s.latencies.push(...round.latenciesUs);
       s.latencyRates.push(round.rate);
       log(`latency round ${r + 1} ${s.name} at ${rate} orders/s: p50 ${Math.round(percentile(round.latenciesUs, 50))} us, p99 ${Math.round(percentile(round.latenciesUs, 99))} us`);
     }
   }
-  for (const s of setups) s.conns.forEach((c) => c.close());
   await Promise.all(setups.flatMap((s) => s.nodes.map((n) => n.stop())));
   await Promise.all(natsOf.map(stopNats));
   const sent = setups.reduce((n, s) => n + s.cursor.i, 0);
