@@ -11,7 +11,9 @@
  *    Throughput: closed loop (CONNS connections, one request in flight each), best round.
  *    Latency: open loop at ONE fixed rate for all three (`--rate`, default half the lowest
  *    throughput), due time to reply, all rounds' samples. Budget: R3's p99 <= 2x LMDB's.
- *    CPU per order of each process of a setup (leader, edge) in its best throughput round.
+ *    CPU per order of each process of a setup in its best throughput round: the single process,
+ *    or the edge and the leader (each its own process.cpuUsage), and the nats-servers together
+ *    (/proc/<pid>/stat, 10 ms ticks).
  * 2. takeover: a leader and a standby (`--takeover-nats` nodes, default 3), a client writing
  *    continuously to both (a 1-unit deposit every WRITE_GAP_MS per node, one in flight; the
  *    standby answers 503 `unavailable`). kill -9 of the leader; the takeover time is from the
@@ -29,7 +31,7 @@
  * process: the figures say what the cluster costs beside the single process, not its capacity.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -207,6 +209,16 @@ async function stopNats(c: NatsCluster): Promise<void> {
   await c.stop();
 }
 
+/** CPU time (us) of a process that is not ours to ask (a nats-server): /proc/<pid>/stat, in 10 ms clock ticks; 0 elsewhere. */
+function procCpuUs(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10_000; // utime, stime (fields 14 and 15 of stat)
+  } catch {
+    return 0;
+  }
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const log = (line: string) => process.stderr.write(`# ${line}\n`);
 const round1 = (n: number) => Math.round(n * 10) / 10;
@@ -217,6 +229,8 @@ type OrderSetup = {
   readonly name: 'lmdb' | 'nats_r1' | 'nats_r3';
   /** The process the orders go to (the single process, or the edge) first, then the others (the leader). */
   readonly nodes: VenueNode[];
+  /** Its nats-server nodes (none for lmdb): their CPU per order is reported beside the venue's. */
+  readonly nats: NatsCluster | null;
   readonly setup: BenchVenueSetup;
   readonly reqs: Buffer[];
   readonly cursor: { i: number };
@@ -228,10 +242,10 @@ type OrderSetup = {
   errors: number;
 };
 
-async function orderSetup(name: OrderSetup['name'], target: VenueNode, others: VenueNode[]): Promise<OrderSetup> {
+async function orderSetup(name: OrderSetup['name'], target: VenueNode, others: VenueNode[], nats: NatsCluster | null): Promise<OrderSetup> {
   const { setup } = (await target.ask({ type: 'fund', owners: walletAddresses(PREFIX) })) as { setup: BenchVenueSetup };
   const nonces = freshNonces();
-  return { name, nodes: [target, ...others], setup, reqs: presign(PREFIX, setup, 2000, nonces), cursor: { i: 0 }, nonces, best: null, cpuUsPerOrder: {}, latencies: [], latencyRates: [], errors: 0 };
+  return { name, nodes: [target, ...others], nats, setup, reqs: presign(PREFIX, setup, 2000, nonces), cursor: { i: 0 }, nonces, best: null, cpuUsPerOrder: {}, latencies: [], latencyRates: [], errors: 0 };
 }
 
 /**
@@ -255,14 +269,14 @@ function ensureOrders(s: OrderSetup, n: number): void {
 
 async function ordersPart(root: string, args: ClusterArgs): Promise<Record<string, unknown>> {
   const lmdbNode = await VenueNode.start('lmdb', nodeEnv(root, 'lmdb', {}));
-  const setups: OrderSetup[] = [await orderSetup('lmdb', lmdbNode, [])];
+  const setups: OrderSetup[] = [await orderSetup('lmdb', lmdbNode, [], null)];
   const natsOf: NatsCluster[] = [];
   for (const [name, size] of [['nats_r1', 1], ['nats_r3', 3]] as const) {
     const nats = await startNats(root, name.replace('_', '-'), size);
     natsOf.push(nats);
     const leader = await VenueNode.start(`${name} leader`, nodeEnv(root, `${name}-leader`, natsEnv(nats, `${name}-leader`)));
     const edge = await VenueNode.start(`${name} edge`, nodeEnv(root, `${name}-edge`, natsEnv(nats, `${name}-edge`, { EDGE: '1' })));
-    setups.push(await orderSetup(name, edge, [leader]));
+    setups.push(await orderSetup(name, edge, [leader], nats));
   }
   for (const s of setups) {
     const warm = await onFreshConns(s, (conns) => closedLoop(conns, s.reqs, s.cursor, WARM_MS));
@@ -271,16 +285,18 @@ async function ordersPart(root: string, args: ClusterArgs): Promise<Record<strin
     log(`${s.name}: warm-up ${Math.round(warm.rate)} orders/s`);
   }
   const processName = (s: OrderSetup, i: number) => (s.name === 'lmdb' ? 'single' : i === 0 ? 'edge' : 'leader');
+  const cpuOf = async (s: OrderSetup) => [...(await Promise.all(s.nodes.map((n) => n.cpu()))), (s.nats?.nodes ?? []).reduce((us, n) => us + procCpuUs(n.process.pid), 0)];
   for (let r = 0; r < args.rounds; r++) {
     for (const s of setups) {
       ensureOrders(s, Math.min(120_000, Math.ceil(((s.best?.rate ?? 1000) * 2 * args.durationMs) / 1000) + 1000));
-      const cpu0 = await Promise.all(s.nodes.map((n) => n.cpu()));
+      const cpu0 = await cpuOf(s);
       const round = await onFreshConns(s, (conns) => closedLoop(conns, s.reqs, s.cursor, args.durationMs));
-      const cpu1 = await Promise.all(s.nodes.map((n) => n.cpu()));
+      const cpu1 = await cpuOf(s);
       s.errors += round.errors;
       if (s.best === null || round.rate > s.best.rate) {
         s.best = round;
-        s.cpuUsPerOrder = Object.fromEntries(s.nodes.map((_, i) => [processName(s, i), round1((cpu1[i]! - cpu0[i]!) / round.latenciesUs.length)]));
+        const perOrder = (i: number) => round1((cpu1[i]! - cpu0[i]!) / round.latenciesUs.length);
+        s.cpuUsPerOrder = Object.fromEntries([...s.nodes.map((_, i) => [processName(s, i), perOrder(i)]), ...(s.nats ? [['natsServers', perOrder(s.nodes.length)]] : [])]);
       }
       log(`round ${r + 1} ${s.name}: ${Math.round(round.rate)} orders/s, p99 ${Math.round(percentile(round.latenciesUs, 99) / 1000)} ms at full load`);
     }
