@@ -24,8 +24,10 @@
  *    WINDOW updates per subscriber undelivered) and `--subscribers` WebSocket subscribers of the
  *    book's depth channel on /ws/public (bench/lib/fanoutClient.ts, in their own process): all on
  *    one edge, then half on each of two edges, alternating. Messages delivered per second, and
- *    each edge's CPU time per message it delivered (its process.cpuUsage): on this 2-core host
- *    the total is bound by the cores, the per-edge cost is what predicts scale-out.
+ *    each edge's CPU time per message it delivered and per update (its process.cpuUsage), and
+ *    that of an edge with no subscriber (edge 2 in the one-edge rounds: its fold of each update,
+ *    the fixed cost every edge pays). On this 2-core host the total is bound by the cores; the
+ *    per-edge cost is what predicts scale-out.
  *
  * The load generator and subscribers share the host's 2 cores with every venue and NATS
  * process: the figures say what the cluster costs beside the single process, not its capacity.
@@ -440,7 +442,7 @@ async function fanoutPart(root: string, args: ClusterArgs): Promise<Record<strin
       // A subscription is answered with an ack and the book's snapshot; an unsubscription with an ack.
       for (const g of names) await bulk.ask({ cmd: 'send', target: g, text: JSON.stringify({ method, params: [channel], id: 1 }), expectFrames: (method === 'SUBSCRIBE' ? 2 : 1) * groups[g].n });
     };
-    type FanRound = { rate: number; updatesPerS: number; edgeCpuUsPerMsg: number[]; leaderCpuUsPerUpdate: number };
+    type FanRound = { rate: number; updatesPerS: number; edgeCpuUsPerMsg: number[]; edgeCpuUsPerUpdate: number[]; leaderCpuUsPerUpdate: number };
     const round = async (names: (keyof typeof groups)[]): Promise<FanRound> => {
       await subscribeAll(names, 'SUBSCRIBE');
       await bulk.ask({ cmd: 'reset' });
@@ -468,12 +470,13 @@ async function fanoutPart(root: string, args: ClusterArgs): Promise<Record<strin
       const cpu1 = await Promise.all(nodes.map((n) => n.cpu()));
       const delivered = progress();
       if (delivered < published * N) log(`fanout: ${published * N - delivered} messages undelivered after the drain`);
-      await subscribeAll(names, 'UNSUBSCRIBE');
       const perEdge = [0, 1].map((e) => names.filter((g) => groups[g].edge === e).reduce((n, g) => n + (bulk.progress[g] ?? 0), 0));
+      await subscribeAll(names, 'UNSUBSCRIBE'); // (its acks are counted after the figures are taken)
       return {
         rate: delivered / seconds,
         updatesPerS: published / seconds,
         edgeCpuUsPerMsg: perEdge.map((d, e) => (d === 0 ? 0 : (cpu1[e + 1]! - cpu0[e + 1]!) / d)),
+        edgeCpuUsPerUpdate: [0, 1].map((e) => (cpu1[e + 1]! - cpu0[e + 1]!) / Math.max(1, published)),
         leaderCpuUsPerUpdate: (cpu1[0]! - cpu0[0]!) / Math.max(1, published),
       };
     };
@@ -486,13 +489,17 @@ async function fanoutPart(root: string, args: ClusterArgs): Promise<Record<strin
     }
     bulk.child.send({ cmd: 'exit' });
     const best = (xs: FanRound[]) => xs.reduce((a, b) => (b.rate > a.rate ? b : a));
+    // In the one-edge rounds edge 2 has no subscriber but folds every update all the same: that
+    // is an edge's fixed cost per update, which each edge pays whatever its share of subscribers.
+    const idle = best(one).edgeCpuUsPerUpdate[1]!;
     const shape = (x: FanRound, edgeCount: number) => ({
       msgsPerS: Math.round(x.rate),
       updatesPerS: Math.round(x.updatesPerS),
       edgeCpuUsPerMsg: x.edgeCpuUsPerMsg.slice(0, edgeCount).map((c) => Number(c.toFixed(3))),
+      edgeCpuUsPerUpdate: x.edgeCpuUsPerUpdate.slice(0, edgeCount).map(round1),
       leaderCpuUsPerUpdate: round1(x.leaderCpuUsPerUpdate),
     });
-    return { subscribers: N, channel, oneEdge: shape(best(one), 1), twoEdges: shape(best(two), 2) };
+    return { subscribers: N, channel, oneEdge: shape(best(one), 1), twoEdges: shape(best(two), 2), edgeWithoutSubscribersCpuUsPerUpdate: round1(idle) };
   } finally {
     for (const c of clients) c.kill('SIGKILL');
     await Promise.all(nodes.map((n) => n.stop()));
