@@ -161,8 +161,12 @@ class VenueNode {
 
   /** Fork a node with `env` and wait for it to listen. */
   static async start(name: string, env: NodeJS.ProcessEnv): Promise<VenueNode> {
-    const child = fork(fileURLToPath(import.meta.url), ['--node'], { execArgv: ['--import', 'tsx'], env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    // BENCH_PROFILE_DIR=dir: V8 CPU profiles of every venue process's threads there (CPU.<date>.<pid>.<thread>...),
+    // written when it stops (not after kill -9); `# <name>: pid` on stderr says which process is which.
+    const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
+    const child = fork(fileURLToPath(import.meta.url), ['--node'], { execArgv: ['--import', 'tsx', ...profile], env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     const n = new VenueNode(name, child);
+    if (profile.length > 0) log(`${name}: pid ${child.pid}`);
     const ready = (await n.ask(null)) as { port: number };
     n.port = ready.port;
     return n;
