@@ -23,14 +23,12 @@
  * - CPU: server and client CPU time per delivered message are reported too (extra): on a shared
  *   machine they say more about capacity than the wall-clock rate does.
  */
-import { fork, type ChildProcess } from 'node:child_process';
-import { connect as tcpConnect, type Socket } from 'node:net';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { randomBytes } from 'node:crypto';
 import { STALL_MS, within } from './lib/deadline.ts';
+import { cpuUs, startFanoutClient, type FanoutClient, type ToClient } from './lib/fanoutClient.ts';
 
 const N = Number(process.env['FANOUT_SUBSCRIBERS'] ?? 5000);
 if (!Number.isInteger(N) || N < 1000 || N > 10_000) throw new Error('FANOUT_SUBSCRIBERS must be a whole number from 1000 to 10000');
@@ -38,143 +36,9 @@ const WINDOW = 32;
 const ROUND_MS = 2500;
 const LATENCY_MS = 2000;
 const ROUNDS = 2;
-const SAMPLE_EVERY = 50;
 /** Probe subscribers in their own, nearly idle process: their latency is the server's and the kernel's, not a busy client's. */
 const PROBES = 20;
 const nowUs = (): number => Number(process.hrtime.bigint() / 1000n);
-
-type ToClient = { cmd: 'connect'; target: 'uws' | 'ws'; port: number; path: string; n: number } | { cmd: 'send'; target: 'uws'; text: string; expectFrames: number } | { cmd: 'reset' } | { cmd: 'samples' } | { cmd: 'cpu' } | { cmd: 'exit' };
-type FromClient = { t: 'done'; cpuUs?: number } | { t: 'progress'; uws: number; ws: number } | { t: 'samples'; samples: [number, number][] };
-const cpuUs = (): number => {
-  const u = process.cpuUsage();
-  return u.user + u.system;
-};
-
-// ---------------------------------------------------------------- client process
-
-function runClient(sampleEvery: number): void {
-  const counts = { uws: 0, ws: 0 };
-  const sockets: Record<'uws' | 'ws', Socket[]> = { uws: [], ws: [] };
-  let samples: [number, number][] = [];
-  let waitFrames = 0;
-  let onFrames: (() => void) | null = null;
-  const send = (m: FromClient) => process.send!(m);
-  const maskedText = (text: string): Buffer => {
-    const payload = Buffer.from(text);
-    const head = payload.length < 126 ? Buffer.from([0x81, 0x80 | payload.length]) : Buffer.from([0x81, 0x80 | 126, payload.length >> 8, payload.length & 255]);
-    return Buffer.concat([head, Buffer.alloc(4), payload]); // mask key 0: payload unchanged (RFC 6455 allows any key)
-  };
-
-  /** Counts server frames in a TCP stream by their headers; answers pings; sampled sockets read each seq. */
-  function attach(s: Socket, target: 'uws' | 'ws', sampled: boolean): void {
-    let head = Buffer.alloc(0);
-    let skip = 0;
-    let text: Buffer[] | null = null;
-    let opcode = 0;
-    s.on('data', (chunk: Buffer) => {
-      let buf = head.length > 0 ? Buffer.concat([head, chunk]) : chunk;
-      head = Buffer.alloc(0);
-      let i = 0;
-      while (i < buf.length) {
-        if (skip > 0) {
-          const n = Math.min(skip, buf.length - i);
-          if (text) text.push(buf.subarray(i, i + n));
-          skip -= n;
-          i += n;
-          if (skip === 0) finish();
-          continue;
-        }
-        if (buf.length - i < 2) break;
-        const b1 = buf[i + 1]! & 127;
-        const hl = b1 === 126 ? 4 : b1 === 127 ? 10 : 2;
-        if (buf.length - i < hl) break;
-        opcode = buf[i]! & 15;
-        const len = b1 === 126 ? buf.readUInt16BE(i + 2) : b1 === 127 ? Number(buf.readBigUInt64BE(i + 2)) : b1;
-        i += hl;
-        text = (sampled && opcode === 1) || opcode === 9 ? [] : null;
-        skip = len;
-        if (len === 0) finish();
-      }
-      if (i < buf.length) head = Buffer.from(buf.subarray(i));
-      buf = Buffer.alloc(0);
-    });
-    function finish(): void {
-      if (opcode === 1) {
-        counts[target]++;
-        if (text) {
-          const m = /"seq":(\d+)/.exec(Buffer.concat(text).toString());
-          if (m) samples.push([Number(m[1]), nowUs()]);
-        }
-        if (waitFrames > 0 && --waitFrames === 0) onFrames?.();
-      } else if (opcode === 9) {
-        const p = Buffer.concat(text ?? []);
-        s.write(Buffer.concat([Buffer.from([0x8a, 0x80 | p.length]), Buffer.alloc(4), p])); // pong
-      }
-      text = null;
-    }
-  }
-
-  function open(port: number, path: string): Promise<Socket> {
-    let sock: Socket | null = null;
-    const handshake = new Promise<Socket>((resolve, reject) => {
-      const s = (sock = tcpConnect(port, '127.0.0.1', () => s.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\n\r\n`)));
-      s.setNoDelay(true);
-      s.on('error', reject);
-      let got = '';
-      const onData = (d: Buffer) => {
-        got += d.toString('latin1');
-        const end = got.indexOf('\r\n\r\n');
-        if (end < 0) return;
-        s.off('data', onData);
-        if (!got.startsWith('HTTP/1.1 101')) return reject(new Error(got.split('\r\n')[0]));
-        resolve(s);
-      };
-      s.on('data', onData);
-    });
-    return within(handshake, `fanout client: the WebSocket handshake with 127.0.0.1:${port}${path}`).catch((e: unknown) => {
-      (sock as Socket | null)?.destroy();
-      throw e;
-    });
-  }
-
-  process.on('message', async (m: ToClient) => {
-    if (m.cmd === 'connect') {
-      for (let i = 0; i < m.n; i += 250) {
-        const batch = await Promise.all(Array.from({ length: Math.min(250, m.n - i) }, () => open(m.port, m.path)));
-        for (const s of batch) {
-          attach(s, m.target, sockets[m.target].length % sampleEvery === 0);
-          sockets[m.target].push(s);
-        }
-      }
-      send({ t: 'done' });
-    } else if (m.cmd === 'send') {
-      waitFrames = m.expectFrames;
-      onFrames = () => send({ t: 'done' });
-      const frame = maskedText(m.text);
-      for (const s of sockets[m.target]) s.write(frame);
-    } else if (m.cmd === 'reset') {
-      counts.uws = 0;
-      counts.ws = 0;
-      samples = [];
-      send({ t: 'done', cpuUs: cpuUs() });
-    } else if (m.cmd === 'samples') {
-      send({ t: 'samples', samples });
-    } else if (m.cmd === 'cpu') {
-      send({ t: 'done', cpuUs: cpuUs() });
-    } else {
-      for (const s of [...sockets.uws, ...sockets.ws]) s.destroy();
-      process.exit(0);
-    }
-  });
-  // Never outlive the server process.
-  process.on('disconnect', () => process.exit(0));
-  let last = -1;
-  setInterval(() => {
-    if (counts.uws + counts.ws === last) return;
-    last = counts.uws + counts.ws;
-    send({ t: 'progress', uws: counts.uws, ws: counts.ws });
-  }, 2).unref();
-}
 
 // ---------------------------------------------------------------- server process
 
@@ -239,29 +103,8 @@ async function runServer(): Promise<void> {
     return { type: 'place' as const, orders: [{ orderId, owner, portfolioId: 1, seriesId: series.seriesId, isBuy: true, tick: baseTick + (k % 40), size: fixed.WAD / 100n, expiry: series.expiry, nonce, deadline: nowSec + 300 }] };
   };
 
-  type Client = { readonly child: ChildProcess; progress: { uws: number; ws: number }; ask(m: ToClient): Promise<FromClient> };
-  let progressWaiter: (() => void) | null = null;
-  const client = (role: 'bulk' | 'probe'): Client => {
-    const child = fork(fileURLToPath(import.meta.url), ['client', role], { execArgv: process.execArgv, stdio: 'inherit' });
-    let waiter: { resolve: (m: FromClient) => void; reject: (e: Error) => void } | null = null;
-    children.push(child);
-    child.once('exit', (code, signal) => waiter?.reject(new Error(`fanout: the ${role} client process exited (${code ?? signal})`)));
-    // Every question to a client process is bounded: one that stops answering fails the run.
-    const c: Client = {
-      child,
-      progress: { uws: 0, ws: 0 },
-      ask: (m) => within(new Promise<FromClient>((resolve, reject) => ((waiter = { resolve, reject }), child.send(m))), `fanout: the ${role} client's answer to ${m.cmd}`),
-    };
-    child.on('message', (m: FromClient) => {
-      if (m.t !== 'progress') return waiter?.resolve(m);
-      c.progress = m;
-      if (role === 'bulk') {
-        progressWaiter?.();
-        progressWaiter = null;
-      }
-    });
-    return c;
-  };
+  type Client = FanoutClient;
+  const client = (role: 'bulk' | 'probe'): Client => startFanoutClient('fanout', role, children);
   const bulk = client('bulk');
   const probe = client('probe');
   const both = (m: ToClient, probeMsg: ToClient = m) => Promise.all([bulk.ask(m), probe.ask(probeMsg)]);
@@ -284,8 +127,8 @@ async function runServer(): Promise<void> {
     peerActive = target === 'ws';
     const clientCpu0 = ((await both({ cmd: 'reset' }))[0] as { cpuUs: number }).cpuUs;
     const serverCpu0 = cpuUs();
-    bulk.progress = { uws: 0, ws: 0 };
-    const progress = () => bulk.progress[target];
+    bulk.progress = {};
+    const progress = () => bulk.progress[target] ?? 0;
     let published = 0;
     const t0 = performance.now();
     while (performance.now() - t0 < ms) {
@@ -295,7 +138,7 @@ async function runServer(): Promise<void> {
         continue;
       }
       if (room <= 0) {
-        await within(new Promise<void>((r) => (progressWaiter = r)), `fanout: delivery progress on ${target} (${published} updates published, ${progress()} messages delivered)`, STALL_MS);
+        await within(new Promise<void>((r) => (bulk.progressWaiter = r)), `fanout: delivery progress on ${target} (${published} updates published, ${progress()} messages delivered)`, STALL_MS);
         continue;
       }
       const wave: Promise<unknown>[] = [];
@@ -312,7 +155,7 @@ async function runServer(): Promise<void> {
     }
     // Drain: wait until everything published has arrived.
     const drainUntil = performance.now() + 12_000;
-    while (progress() < published * N && performance.now() < drainUntil) await new Promise<void>((r) => ((progressWaiter = r), setTimeout(r, 5)));
+    while (progress() < published * N && performance.now() < drainUntil) await new Promise<void>((r) => ((bulk.progressWaiter = r), setTimeout(r, 5)));
     if (progress() < published * N) console.log(`# ${target}: ${published * N - progress()} messages still undelivered after the drain`);
     const seconds = (performance.now() - t0) / 1000;
     const serverCpu = cpuUs() - serverCpu0;
@@ -393,11 +236,8 @@ async function runServer(): Promise<void> {
 /** The client processes while they run: killed if the server side fails, so that a failed run ends. */
 const children: ChildProcess[] = [];
 
-if (process.argv[2] === 'client') runClient(process.argv[3] === 'probe' ? 1 : SAMPLE_EVERY);
-else {
-  await runServer().catch((e: unknown) => {
-    for (const c of children) c.kill('SIGKILL');
-    process.stderr.write(`# bench fanout failed: ${e instanceof Error ? e.message : String(e)}\n`);
-    process.exit(1);
-  });
-}
+await runServer().catch((e: unknown) => {
+  for (const c of children) c.kill('SIGKILL');
+  process.stderr.write(`# bench fanout failed: ${e instanceof Error ? e.message : String(e)}\n`);
+  process.exit(1);
+});

@@ -42,28 +42,23 @@
  * - `BENCH_PROFILE_DIR=dir` writes a CPU profile of the server's main thread there;
  *   `BENCH_SERVER_ARGS` passes other Node flags to the server (e.g. `--trace-gc`).
  */
-import { createRequire } from 'node:module';
 import { availableParallelism, loadavg } from 'node:os';
 import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { bytesToHex, hashTypedData, hexToBytes, keccak256, recoverTypedDataAddress, toBytes, type Hex } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
-import type secp256k1Types from 'secp256k1';
+import { hashTypedData, recoverTypedDataAddress, type Hex } from 'viem';
 import { report } from './lib/report.ts';
-import { placeOrderBody } from '../client/signing.ts';
+import { freshNonces, presign as presignOrders, walletAddresses } from './lib/signedOrders.ts';
 import { percentile } from './lib/stats.ts';
 import { orderEntryBreakdown } from './lib/venueMetrics.ts';
 import { forkFloor } from './lib/floorServer.ts';
 import { Conn, closedLoop, firstErrorBody, openLoop, type Round } from './lib/httpLoad.ts';
 import { forkBenchServer, runBenchFile, startBenchVenue, type BenchVenueSetup } from './lib/benchServer.ts';
 import { perThreadUsPerItem, threadCpuMicros } from './lib/threadCpu.ts';
-import { domainSeparator, placeOrderDigest } from '../workers/eip712/digest.ts';
 import { placeOrderTypes, type PlaceOrderMessage } from '../workers/eip712/types.ts';
 import type { SignatureVerifier } from '../workers/signatureVerifier.ts';
 import type { VerifyBatch, VerifyResult } from '../workers/verifyBatch.ts';
 
-const WALLETS = 64;
 // One request in flight per connection: pipelined requests whose replies are asynchronous
 // get no reply from the HTTP server at present (reported; see docs/order-entry.md).
 const CONNS = 128;
@@ -72,7 +67,7 @@ const ROUND_MS = 2500;
 const PEER_ROUND_MS = 2000;
 const ROUNDS = 2;
 const LATENCY_MS = 3000;
-const key = (i: number) => keccak256(toBytes(`orders-bench-${i}`));
+const PREFIX = 'orders-bench';
 
 type Setup = BenchVenueSetup & { port: number };
 type ToChild = { type: 'verifier'; which: 'ours' | 'viem' } | { type: 'cpu' } | { type: 'resetMetrics' } | { type: 'metrics' } | { type: 'stop' };
@@ -80,7 +75,7 @@ type FromChild = { type: 'ready'; setup: Setup } | { type: 'ok' } | { type: 'cpu
 
 // ---------------------------------------------------------------- the venue (child)
 async function server(): Promise<void> {
-  const { app, dataDir, setup } = await startBenchVenue('orders', Array.from({ length: WALLETS }, (_, i) => privateKeyToAccount(key(i)).address));
+  const { app, dataDir, setup } = await startBenchVenue('orders', walletAddresses(PREFIX));
   const ours = app.services.verifier;
   // The server's main-thread stalls in the latency phase (GC, work of other requests, losing the CPU).
   const serverLoopDelay = monitorEventLoopDelay({ resolution: 1 });
@@ -127,30 +122,7 @@ async function server(): Promise<void> {
 }
 
 // ---------------------------------------------------------------- the load generator
-const secp256k1 = createRequire(import.meta.url)('secp256k1/bindings') as typeof secp256k1Types;
-
-/** Pre-signed, pre-serialised requests; `next` hands them out once each. */
-function presign(setup: Setup, count: number, nonces: bigint[]): Buffer[] {
-  const separator = domainSeparator(setup.domain);
-  const keys = Array.from({ length: WALLETS }, (_, i) => hexToBytes(key(i)));
-  const deadline = BigInt(Math.floor(setup.now / 1000) + 3600);
-  const out: Buffer[] = [];
-  for (let i = 0; i < count; i++) {
-    const w = i % WALLETS;
-    // Orders come in pairs at the mark, a sell then a buy from the next wallet: one rests, the
-    // other takes it. The book stays small (a steady state) and half the orders trade.
-    const s = setup.series[Math.floor(i / 2) % setup.series.length]!;
-    const isBuy = i % 2 === 1;
-    const m: PlaceOrderMessage = { seriesId: s.seriesId, portfolioId: 0n, isBuy, tick: s.markTick, size: 10n ** 16n, expiry: s.expiry, nonce: nonces[w]!++, deadline };
-    const sig = secp256k1.ecdsaSign(placeOrderDigest(separator, m), keys[w]!);
-    const signature = `${bytesToHex(sig.signature)}${(27 + sig.recid).toString(16)}`;
-    // The wire body as the client builds it (client/signing.ts); signed natively here for speed.
-    const body = JSON.stringify(placeOrderBody(m, signature));
-    out.push(Buffer.from(`POST /api/mm/orders/place HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${setup.tokens[w]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`));
-  }
-  return out;
-}
-
+const presign = (setup: Setup, count: number, nonces: bigint[]): Buffer[] => presignOrders(PREFIX, setup, count, nonces);
 
 /**
  * Node flags for the server child: `BENCH_PROFILE_DIR=dir` writes a V8 CPU profile of its main
@@ -187,7 +159,7 @@ async function main(): Promise<void> {
   const cpuSample = async () => (await ask({ type: 'cpu' })) as { micros: number; threads: Record<string, number> };
 
   // A PlaceOrder does not name its signer: wallets need disjoint nonces or identical orders share an orderId.
-  const nonces = Array.from({ length: WALLETS }, (_, w) => BigInt(w + 1) << 40n);
+  const nonces = freshNonces();
   const signStart = performance.now();
   const reqs = presign(setup, 4000, nonces);
   const conns = await Promise.all(Array.from({ length: CONNS }, () => Conn.open(setup.port)));

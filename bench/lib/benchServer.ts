@@ -78,21 +78,40 @@ export type BenchVenueSetup = {
  * drivers; each owner a funded market maker with a session; eight call series a day or more out.
  */
 export async function startBenchVenue(name: string, owners: readonly string[]) {
+  const { app, dataDir, config } = await startBenchApp(name);
+  return { app, dataDir, setup: await fundBenchVenue(app, config, owners) };
+}
+
+/**
+ * The venue of startBenchVenue without its owners: a fresh data directory under os.tmpdir()
+ * (TMPDIR), the rest of the configuration from the environment (bench/cluster passes
+ * JOURNAL=nats, NATS_URL, EDGE ... there), `options` passed to startApp beside the silent log.
+ */
+export async function startBenchApp(name: string, options: Omit<import('../../gateway/app.ts').AppOptions, 'log' | 'drivers'> = {}) {
   const { mkdtempSync } = await import('node:fs');
   const { tmpdir } = await import('node:os');
   const { join } = await import('node:path');
-  const { randomBytes } = await import('node:crypto');
   const { loadConfig } = await import('../../gateway/config.ts');
   const { startApp } = await import('../../gateway/app.ts');
   const { silentLogger } = await import('../../gateway/http/log.ts');
-  const { hashToken } = await import('../../persistence/stores.ts');
-  const { orderBookDomain } = await import('../../workers/eip712/types.ts');
   const dataDir = mkdtempSync(join(tmpdir(), `bench-${name}-`));
   const unlimited = { anonymous: null, tier1: null, tier2: null, tier3: null };
   const loaded = loadConfig({ ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, RATE_LIMITS: JSON.stringify({ orders: unlimited }), SNAPSHOT_EVERY_COMMANDS: String(2 ** 31 - 1) });
   if (!loaded.ok) throw new Error(loaded.errors.join('; '));
   const config = loaded.config;
-  const app = await startApp(config, { log: silentLogger, drivers: false });
+  const app = await startApp(config, { ...options, log: silentLogger, drivers: false });
+  return { app, dataDir, config };
+}
+
+/**
+ * Each owner a funded market maker with a session in this venue's stores; eight call series a
+ * day or more out. On an edge (EDGE=1) the commands are forwarded to the leader and the
+ * sessions are the edge's own.
+ */
+export async function fundBenchVenue(app: import('../../gateway/app.ts').App, config: import('../../gateway/config.ts').AppConfig, owners: readonly string[]): Promise<BenchVenueSetup> {
+  const { randomBytes } = await import('node:crypto');
+  const { hashToken } = await import('../../persistence/stores.ts');
+  const { orderBookDomain } = await import('../../workers/eip712/types.ts');
   const { pipeline, stores, reads } = app.services;
   const now = Date.now();
   const tokens: string[] = [];
@@ -109,6 +128,5 @@ export async function startBenchVenue(name: string, owners: readonly string[]) {
     const tickDecimals = reads.catalog.pairs.get(s.pairId)!.tickDecimals;
     return { seriesId: s.seriesId, expiry: s.expiry, markTick: Math.max(1, Number(s.marks.mark / 10n ** BigInt(18 - tickDecimals))) };
   });
-  const setup: BenchVenueSetup = { tokens, series, domain: orderBookDomain(config.serviceName, config.chainId, config.contracts.orderBook), now };
-  return { app, dataDir, setup };
+  return { tokens, series, domain: orderBookDomain(config.serviceName, config.chainId, config.contracts.orderBook), now };
 }
