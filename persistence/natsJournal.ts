@@ -21,7 +21,7 @@
  * keeps the stored frames in memory, loaded from the stream on open; pruning after a
  * snapshot bounds it (docs/persistence.md, "The JetStream journal").
  */
-import { connect, StorageType, RetentionPolicy, DiscardPolicy, type JetStreamClient, type JetStreamManager, type NatsConnection, type ConsumerMessages } from 'nats';
+import { connect, StorageType, RetentionPolicy, DiscardPolicy, type JetStreamClient, type JetStreamManager, type NatsConnection, type StreamInfo, AckPolicy, DeliverPolicy, nanos } from 'nats';
 import type { Command, Journal, JournalEntry } from './types.ts';
 import { checkEntry, encodeCommand, readChecked } from './journalEntry.ts';
 import { batchFrames, batchLayout, encodeBatch } from './journalBatch.ts';
@@ -72,6 +72,8 @@ export type NatsJournal = Journal & {
   /** Stops following and closes the connection after the records in flight settle. */
   close(): Promise<void>;
   readonly connection: NatsConnection;
+  /** The stream's name. */
+  readonly stream: string;
 };
 
 type Batch = { first: number; count: number };
@@ -82,29 +84,38 @@ export async function openNatsJournal(opts: NatsJournalOptions): Promise<NatsJou
   const timeout = opts.timeoutMs ?? 10_000;
   const nc = await connect({ servers: opts.servers, name: opts.name ?? 'venue-journal', timeout, maxReconnectAttempts: -1, reconnectTimeWait: 250 });
   try {
-    const jsm = await nc.jetstreamManager({ timeout });
-    await ensureStream(jsm, stream, subject, opts.replicas ?? (opts.servers.length >= 3 ? 3 : 1));
+    // A fresh cluster, or one that just lost a node, answers JetStream requests with "no
+    // responders" or not at all until its meta leader is elected (4-9 s on 2.9): retry the
+    // setup until a deadline, never indefinitely.
+    const deadline = Date.now() + Math.max(2 * timeout, 20_000);
+    const jsm = await retryUntil(deadline, () => nc.jetstreamManager({ timeout }));
+    const replicas = opts.replicas ?? (opts.servers.length >= 3 ? 3 : 1);
+    const info = await retryUntil(deadline, () => ensureStream(jsm, stream, subject, replicas));
     const js = nc.jetstream({ timeout });
-    return await natsJournal(nc, js, jsm, stream, subject, timeout, opts.writeRetryMs ?? 20_000);
+    return await natsJournal(nc, js, jsm, info, stream, subject, timeout, opts.writeRetryMs ?? 20_000);
   } catch (e) {
     await nc.close().catch(() => {});
     throw e;
   }
 }
 
-async function ensureStream(jsm: JetStreamManager, name: string, subject: string, replicas: number): Promise<void> {
-  // The stream API can answer "no responders" or time out while a fresh cluster elects its meta leader.
-  for (let attempt = 0; ; attempt++) {
+/** `attempt()` until it resolves; its last error once `deadline` (ms since the epoch) has passed. */
+export async function retryUntil<T>(deadline: number, attempt: () => Promise<T>): Promise<T> {
+  for (;;) {
     try {
-      const info = await jsm.streams.info(name).catch((e: Error) => (/stream not found/i.test(e.message) ? null : Promise.reject(e)));
-      if (info !== null) return;
-      await jsm.streams.add({ name, subjects: [subject], storage: StorageType.File, retention: RetentionPolicy.Limits, discard: DiscardPolicy.New, num_replicas: replicas, max_msg_size: 1024 * 1024 });
-      return;
+      return await attempt();
     } catch (e) {
-      if (attempt >= 40) throw e;
+      if (Date.now() >= deadline) throw e;
       await new Promise((r) => setTimeout(r, 250));
     }
   }
+}
+
+/** The stream's info, the stream created first when it does not exist. */
+async function ensureStream(jsm: JetStreamManager, name: string, subject: string, replicas: number): Promise<StreamInfo> {
+  const info = await jsm.streams.info(name).catch((e: Error) => (/stream not found/i.test(e.message) ? null : Promise.reject(e)));
+  if (info !== null) return info;
+  return jsm.streams.add({ name, subjects: [subject], storage: StorageType.File, retention: RetentionPolicy.Limits, discard: DiscardPolicy.New, num_replicas: replicas, max_msg_size: 1024 * 1024 });
 }
 
 function record(kind: number, a: number, b: number, body: Uint8Array | null): Uint8Array {
@@ -116,7 +127,7 @@ function record(kind: number, a: number, b: number, body: Uint8Array | null): Ui
   return out;
 }
 
-async function natsJournal(nc: NatsConnection, js: JetStreamClient, jsm: JetStreamManager, stream: string, subject: string, timeout: number, retryMs: number): Promise<NatsJournal> {
+async function natsJournal(nc: NatsConnection, js: JetStreamClient, jsm: JetStreamManager, info: StreamInfo, stream: string, subject: string, timeout: number, retryMs: number): Promise<NatsJournal> {
   const frames = new Map<number, Uint8Array>();
   /** Batches by stream sequence, for purging and tailStart. */
   const batches = new Map<number, Batch>();
@@ -127,7 +138,6 @@ async function natsJournal(nc: NatsConnection, js: JetStreamClient, jsm: JetStre
   let fence: string | null = null;
   let appended = 0;
   let transactions = 0;
-  let follower: ConsumerMessages | null = null;
   let listener: { onCommand(c: Command): void; onVoid(from: number): void } | null = null;
 
   /** Folds one record read from the stream into the local image (records already seen are skipped). */
@@ -267,36 +277,65 @@ async function natsJournal(nc: NatsConnection, js: JetStreamClient, jsm: JetStre
     open = null;
   };
 
+  /** The fetch in progress, stopped when following stops. */
+  let pulling: { stop(): void } | null = null;
   /**
-   * Reads the stream from the next unseen record through `target`. The whole read, the
-   * consumer's creation included, ends within `timeout`: an ordered consumer's setup can wait
-   * indefinitely while a stream elects its leader after a node was lost.
+   * Reads the records after `seen`, in stream order, into the image until `done()` holds or
+   * the time `until` passes. It reads through a consumer of its own: an ephemeral pull
+   * consumer without acknowledgements, deleted afterwards (and by the server after `timeout`
+   * idle, should this process die), fetched 1,000 records at a time. A record beyond
+   * `seen + 1` that the stream's purged head does not explain is a lost delivery: the
+   * consumer is made again from `seen + 1`, as an ordered consumer would be. (nats.js's own
+   * ordered consumer is not used: its reset loop retries forever, also once the connection
+   * is closed, and keeps the process alive.)
    */
-  const readUntil = async (target: number, deliver: boolean): Promise<void> => {
-    if (seen >= target) return;
-    const setup = js.consumers.get(stream, { opt_start_seq: seen + 1 }).then((c) => c.consume({ max_messages: 1000 }));
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    let expired = false;
-    const deadline = new Promise<null>((resolve) => (timer = setTimeout(() => ((expired = true), resolve(null)), timeout)));
-    const messages = await Promise.race([setup, deadline]).catch((e: unknown) => (clearTimeout(timer), Promise.reject(e)));
-    if (messages === null) {
-      void setup.then((m) => m.stop()).catch(() => {});
-      throw new Error(`journal: read ${stream} up to ${seen} of ${target}: no consumer within ${timeout} ms (timed out)`);
-    }
-    void deadline.then(() => messages.stop());
-    try {
-      for await (const m of messages) {
-        fold(m.seq, m.data, deliver);
-        if (m.seq >= target) break;
+  const pull = async (deliver: boolean, done: () => boolean, until: number): Promise<void> => {
+    while (!done() && Date.now() < until && !nc.isClosed()) {
+      const head = (await jsm.streams.info(stream)).state.first_seq;
+      const ci = await jsm.consumers.add(stream, { ack_policy: AckPolicy.None, deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: seen + 1, inactive_threshold: nanos(Math.max(timeout, 5_000)), mem_storage: true, num_replicas: 1 });
+      try {
+        const consumer = await js.consumers.get(stream, ci.name);
+        let gap = false;
+        while (!gap && !done() && Date.now() < until && !nc.isClosed()) {
+          const batch = await consumer.fetch({ max_messages: 1000, expires: Math.max(1_000, Math.min(5_000, until - Date.now())) });
+          pulling = batch;
+          try {
+            for await (const m of batch) {
+              if (m.seq > seen + 1 && seen + 1 >= head) {
+                gap = true;
+                break;
+              }
+              fold(m.seq, m.data, deliver);
+              if (done()) break;
+            }
+          } finally {
+            pulling = null;
+            batch.stop();
+          }
+        }
+      } finally {
+        void jsm.consumers.delete(stream, ci.name).catch(() => {});
       }
-    } finally {
-      clearTimeout(timer);
-      messages.stop();
     }
-    if (seen < target) throw new Error(`journal: read ${stream} up to ${seen} of ${target} within ${timeout} ms${expired ? ' (timed out)' : ''}`);
   };
 
-  const info = await jsm.streams.info(stream);
+  /** Reads the stream through `target` within `timeout`, or throws. */
+  const readUntil = async (target: number, deliver: boolean): Promise<void> => {
+    if (seen >= target) return;
+    await pull(deliver, () => seen >= target, Date.now() + timeout);
+    if (seen < target) throw new Error(`journal: read ${stream} up to ${seen} of ${target} within ${timeout} ms (timed out)`);
+  };
+
+  /** Following (a standby, an edge): the loop, and whether it should go on. */
+  let following: Promise<void> | null = null;
+  let followOn = false;
+  const stopFollowing = async (): Promise<void> => {
+    followOn = false;
+    pulling?.stop();
+    await following;
+    following = null;
+  };
+
   let firstKept = Math.max(1, info.state.first_seq);
   await readUntil(info.state.last_seq, false);
   seen = Math.max(seen, info.state.last_seq);
@@ -363,28 +402,39 @@ async function natsJournal(nc: NatsConnection, js: JetStreamClient, jsm: JetStre
     streamSeq: () => seen,
     follow(onCommand, onVoid) {
       listener = { onCommand, onVoid };
-      void (async () => {
-        const consumer = await js.consumers.get(stream, { opt_start_seq: seen + 1 });
-        const messages = await consumer.consume({ max_messages: 1000 });
-        if (listener === null) return messages.stop(); // catchUp came first
-        follower = messages;
-        for await (const m of messages) fold(m.seq, m.data, true);
-      })().catch(() => {});
+      followOn = true;
+      following = (async () => {
+        while (followOn && !nc.isClosed()) {
+          try {
+            await pull(true, () => !followOn, Number.POSITIVE_INFINITY);
+          } catch {
+            // The stream unreachable for now (a node lost, an election): ask again shortly.
+            if (followOn) await new Promise((r) => setTimeout(r, 250));
+          }
+        }
+      })();
     },
     async catchUp() {
-      follower?.stop();
-      follower = null;
-      const now = await jsm.streams.info(stream);
-      await readUntil(now.state.last_seq, true);
-      listener = null;
+      const was = listener;
+      await stopFollowing();
+      try {
+        const now = await jsm.streams.info(stream);
+        await readUntil(now.state.last_seq, true);
+        listener = null;
+      } catch (e) {
+        // Not caught up: keep following, as before the attempt.
+        if (was !== null) journal.follow(was.onCommand, was.onVoid);
+        throw e;
+      }
     },
     async close() {
       flush();
-      follower?.stop();
+      await stopFollowing();
       await Promise.all(queue.map((q) => q.done.catch(() => {})));
       await nc.close().catch(() => {});
     },
     connection: nc,
+    stream,
   };
   return journal;
 }

@@ -20,7 +20,7 @@ import type { Command } from '../../persistence/types.ts';
 import { decodeValue, encodeValue } from '../../persistence/codec.ts';
 import { UnavailableError, type CommandPipeline } from '../commandPipeline.ts';
 import type { Logger } from '../http/log.ts';
-import { openLeaderLease, parseLeaseValue } from './leaderLease.ts';
+import { leaseBucket, openLeaderLease, parseLeaseValue } from './leaderLease.ts';
 import type { Command as EngineCommand } from '../../engine/index.ts';
 
 /** The request/reply subject the leader answers forwarded commands on. */
@@ -136,7 +136,7 @@ export async function startEdge(opts: EdgeOptions): Promise<Edge> {
   });
 
   // The leader writes its last seq beside its id at every lease renewal: the fold lag is measured against it.
-  const lease = await openLeaderLease(nc, { nodeId: opts.nodeId, ttlMs: opts.leaseTtlMs, replicas: opts.replicas });
+  const lease = await openLeaderLease(nc, { nodeId: opts.nodeId, ttlMs: opts.leaseTtlMs, bucket: leaseBucket(opts.stream), replicas: opts.replicas });
   const watch = await lease.kv.watch({ key: 'leader' });
   void (async () => {
     for await (const e of watch) if (e.operation === 'PUT') leaderSeq = Math.max(leaderSeq, parseLeaseValue(e.string()).seq);

@@ -20,7 +20,7 @@ import type { Command } from '../../persistence/types.ts';
 import type { CommandPipeline } from '../commandPipeline.ts';
 import type { Command as EngineCommand } from '../../engine/index.ts';
 import type { Logger } from '../http/log.ts';
-import { openLeaderLease, parseLeaseValue, type LeaderLease } from './leaderLease.ts';
+import { leaseBucket, openLeaderLease, parseLeaseValue, type LeaderLease } from './leaderLease.ts';
 
 export type Role = 'standby' | 'leader' | 'deposed';
 
@@ -54,7 +54,7 @@ const HASH_KEY = 'hash';
 export async function startEngineRole(opts: EngineRoleOptions): Promise<EngineRole> {
   const { journal, pipeline, log } = opts;
   const hashEvery = opts.hashEvery ?? 1_000;
-  const lease: LeaderLease = await openLeaderLease(journal.connection, { nodeId: opts.nodeId, ttlMs: opts.leaseTtlMs, ...(opts.replicas !== undefined ? { replicas: opts.replicas } : {}) });
+  const lease: LeaderLease = await openLeaderLease(journal.connection, { nodeId: opts.nodeId, ttlMs: opts.leaseTtlMs, bucket: leaseBucket(journal.stream), ...(opts.replicas !== undefined ? { replicas: opts.replicas } : {}) });
   const hashes: KV = lease.kv;
   let role: Role = 'standby';
   let hashChecks = 0;

@@ -7,6 +7,7 @@
  * still cannot append.
  */
 import type { KV, NatsConnection } from 'nats';
+import { retryUntil } from '../../persistence/natsJournal.ts';
 
 export type RenewResult = 'held' | 'lost' | 'unknown';
 
@@ -34,10 +35,14 @@ export type LeaderLease = {
   readonly kv: KV;
 };
 
-export async function openLeaderLease(nc: NatsConnection, opts: { nodeId: string; ttlMs: number; bucket?: string; replicas?: number; timeoutMs?: number }): Promise<LeaderLease> {
+/** The lease bucket of a journal stream: one per stream, so two venues may share one NATS cluster. */
+export const leaseBucket = (stream: string): string => `${stream}_LEADER`;
+
+export async function openLeaderLease(nc: NatsConnection, opts: { nodeId: string; ttlMs: number; bucket: string; replicas?: number; timeoutMs?: number }): Promise<LeaderLease> {
   // A request slower than the TTL is as good as lost: the lease would have lapsed meanwhile.
   const js = nc.jetstream({ timeout: opts.timeoutMs ?? Math.min(5_000, Math.max(500, opts.ttlMs)) });
-  const kv = await js.views.kv(opts.bucket ?? 'VENUE_LEADER', { ttl: opts.ttlMs, history: 1, replicas: opts.replicas ?? 1 });
+  // The bucket is created or bound like the journal's stream: retried while the cluster elects.
+  const kv = await retryUntil(Date.now() + 20_000, () => js.views.kv(opts.bucket, { ttl: opts.ttlMs, history: 1, replicas: opts.replicas ?? 1 }));
   const key = 'leader';
   let revision = 0;
   const enc = new TextEncoder();

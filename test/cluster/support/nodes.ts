@@ -36,6 +36,11 @@ export function startNode(urls: string[], stream: string, nodeId: string, seed: 
     }
   });
   const exited = new Promise<void>((r) => p.once('exit', () => r()));
+  // Nothing of the child keeps the test process alive: the tests await what they need, and a
+  // grandchild (tsx's esbuild service) could otherwise hold the pipes open after the child died.
+  p.unref();
+  (p.stdout as unknown as { unref(): void }).unref();
+  (p.stderr as unknown as { unref(): void }).unref();
   // A test killed by its timeout must not leave engine nodes behind.
   const reap = () => p.kill('SIGKILL');
   process.once('exit', reap);
