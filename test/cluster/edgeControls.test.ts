@@ -15,7 +15,7 @@
  */
 import t from 'tap';
 import { until } from './support/until.ts';
-import { startEdgeCluster } from './support/edgeCluster.ts';
+import { putKey, startEdgeCluster } from './support/edgeCluster.ts';
 import { request, type TestApp } from '../gateway/support/testApp.ts';
 import { liveSeries, place, post, signServed, trader, type Trader } from '../gateway/routes/ordersFixture.ts';
 import { callMethod, connect, privateSocket, wsEnv, type Client } from '../gateway/streams/support.ts';
@@ -67,7 +67,7 @@ t.test('private stream at an edge: API-key AUTH, the order and fill events of or
   const bob = await trader(edge2, 'edge-ctl-bob', { deposit: 1_000_000 });
   const keyId = `ok_${'e1'.repeat(12)}`;
   const secret = 'cd'.repeat(32);
-  await edge1.app.services.stores.apiKeys.put({ keyId, owner: alice.address, label: 'edge test', scopes: ['read', 'trade'], createdAt: edge1.clock.now, lastUsedAt: null, secret });
+  await putKey(edge1, { keyId, secret, owner: alice.address });
   const c = await connect(edge1, '/ws/private');
   t.teardown(() => c.close());
   const ts = edge1.clock.now;

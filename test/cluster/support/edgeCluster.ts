@@ -40,6 +40,13 @@ export async function startEdgeCluster(t: Test, stream: string, edges: number): 
   return { nats, leader, edges: list, env, caughtUp };
 }
 
+/** An API key (scopes read and trade) for `owner`, as a node stores it: keys are kept per node. */
+export type TestKey = { readonly keyId: string; readonly secret: string; readonly owner: string };
+
+export async function putKey(node: TestApp, key: TestKey): Promise<void> {
+  await node.app.services.stores.apiKeys.put({ ...key, label: 'edge test', scopes: ['read', 'trade'], createdAt: node.clock.now, lastUsedAt: null });
+}
+
 export type EdgeProcess = {
   readonly url: string;
   /** SIGKILL: no goodbye to its clients, its NATS connection or its sockets. */
@@ -48,9 +55,9 @@ export type EdgeProcess = {
 
 const child = fileURLToPath(new URL('./edgeChild.ts', import.meta.url));
 
-/** An edge gateway in a child process; resolves with its URL once it serves. */
-export async function startEdgeProcess(env: Record<string, string>, dataDir: string, waitMs = 120_000): Promise<EdgeProcess> {
-  const p = spawn(process.execPath, ['--import', 'tsx', child, dataDir, JSON.stringify(env)], { stdio: ['ignore', 'pipe', 'pipe'] });
+/** An edge gateway in a child process (holding `keys`); resolves with its URL once it serves. */
+export async function startEdgeProcess(env: Record<string, string>, dataDir: string, keys: TestKey[] = [], waitMs = 120_000): Promise<EdgeProcess> {
+  const p = spawn(process.execPath, ['--import', 'tsx', child, dataDir, JSON.stringify(env), JSON.stringify(keys)], { stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise<void>((r) => p.once('exit', () => r()));
   // A test killed by its timeout must not leave the edge behind.
   const reap = () => p.kill('SIGKILL');
