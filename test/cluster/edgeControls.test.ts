@@ -15,6 +15,7 @@
  */
 import t from 'tap';
 import { until } from './support/until.ts';
+import { within } from '../support/within.ts';
 import { putKey, startEdgeCluster } from './support/edgeCluster.ts';
 import { request, type TestApp } from '../gateway/support/testApp.ts';
 import { liveSeries, place, post, signServed, trader, type Trader } from '../gateway/routes/ordersFixture.ts';
@@ -120,7 +121,7 @@ t.test('cancel on disconnect through an edge: the socket drops, the leader cance
   t.ok([...viaSocket, viaRest].every(restsAtLeader), 'all three rest in the leader book');
 
   c.ws.terminate(); // a network drop: no close frame
-  await c.closed;
+  await within(c.closed, WAIT, 'the socket closed');
   for (const id of viaSocket) {
     await endedAt(leader, dave, id, 'cancelled', 'disconnect');
     t.notOk(restsAtLeader(id), `${id.slice(0, 10)} cancelled in the leader state`);
@@ -182,7 +183,7 @@ t.test("an edge stopping is not the venue's shutdown: its cancel-on-disconnect s
   const g = await privateSocket(edge1, gus.token); // no cancel on disconnect
   const kept = await placeWs(g, gus);
   await edge1.close();
-  t.equal((await c.closed).code, 1001, 'the edge closed the socket as it stopped');
+  t.equal((await within(c.closed, WAIT, 'the socket closed by the edge')).code, 1001, 'the edge closed the socket as it stopped');
   for (const id of ids) t.notOk(restsAtLeader(id), `${id.slice(0, 10)} cancelled in the leader state before the edge finished stopping`);
   t.equal(orderAt(leader, fay, ids[0]!)?.cancelReason, 'disconnect', 'cancelReason disconnect');
   await endedAt(edge2, fay, ids[1]!, 'cancelled', 'disconnect');
