@@ -4,6 +4,8 @@
  * `id`, keeps its subscriptions and, when the connection drops, reconnects with backoff,
  * authenticates again and re-subscribes. Depth channels are rebuilt into `DepthBook`s from
  * the snapshot and the deltas; a sequence gap re-subscribes the channel for a fresh snapshot.
+ * With `alternateUrls` (other gateways of the same venue, e.g. its edges) each reconnect
+ * attempt goes to the next URL in turn: a client of a gateway that died fails over.
  */
 import WebSocket from 'ws';
 import type { Static } from '@sinclair/typebox';
@@ -16,6 +18,12 @@ export type Frame = Record<string, any>;
 export type StreamOptions = {
   /** The venue's base URL (`http://host:port`); ws:// or wss:// is derived. */
   readonly baseUrl: string;
+  /**
+   * Other base URLs of the same venue (its edge gateways): each reconnect attempt goes to the
+   * next URL of `[baseUrl, ...alternateUrls]` in turn (wrapping), so the client of a gateway
+   * that died reconnects to another one; none (the default): always `baseUrl`.
+   */
+  readonly alternateUrls?: readonly string[];
   readonly path: StreamPath;
   /** The AUTH frame, built for each connection (an API-key signature carries a fresh timestamp). */
   readonly auth?: () => Record<string, unknown>;
@@ -55,8 +63,18 @@ export class VenueStream {
   user: Static<typeof AuthSuccess> | null = null;
   /** Connections made so far (1 after `open`, +1 per reconnect). */
   connections = 0;
+  /** Index into `urls` of the gateway connected (or being tried). */
+  private at = 0;
+  private readonly urls: readonly string[];
 
-  private constructor(private readonly o: StreamOptions) {}
+  private constructor(private readonly o: StreamOptions) {
+    this.urls = [o.baseUrl, ...(o.alternateUrls ?? [])];
+  }
+
+  /** The base URL of the gateway this stream is connected to (or trying now). */
+  get url(): string {
+    return this.urls[this.at]!;
+  }
 
   static async open(o: StreamOptions): Promise<VenueStream> {
     const s = new VenueStream(o);
@@ -69,7 +87,7 @@ export class VenueStream {
   }
 
   private async connect(): Promise<void> {
-    const ws = new WebSocket(this.o.baseUrl.replace(/^http/, 'ws') + this.o.path, { perMessageDeflate: false });
+    const ws = new WebSocket(this.url.replace(/^http/, 'ws') + this.o.path, { perMessageDeflate: false });
     this.ws = ws;
     ws.on('error', () => {});
     await this.bounded(
@@ -148,11 +166,14 @@ export class VenueStream {
 
   private async reconnect(): Promise<void> {
     if (this.closing) return;
+    this.at = (this.at + 1) % this.urls.length;
     try {
       await this.connect();
     } catch {
+      // A failed attempt (refused, timed out, AUTH refused) schedules the next one: the close
+      // listener that would is only added once a connection is up.
       if (this.ws.readyState !== WebSocket.CLOSED) this.ws.terminate();
-      else this.onClose();
+      this.onClose();
       return;
     }
     this.attempt = 0;

@@ -319,6 +319,9 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
     close() {
       closing ??= (async () => {
         served.commands?.stop();
+        // An edge stopping is not the venue's shutdown: its sockets' cancel on disconnect
+        // reaches the leader before this edge stops forwarding (docs/streams.md).
+        if (edge !== null) await streams.closeAsDrops();
         await edge?.stop();
         await role?.stop();
         await running.drivers?.stop();

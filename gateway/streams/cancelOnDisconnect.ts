@@ -5,6 +5,8 @@
  * the venue cut a slow consumer), the wallet's open orders placed through it (`connection`)
  * or all of them (`wallet`) cancelled by one engine command (`cancel_all`, reason
  * `disconnect`). The socket's placed orders are the relay replies of its order methods.
+ * An edge gateway stopping is not the venue's shutdown (the venue matches on): its sockets
+ * cancel as drops, and the edge waits for those commands (`settled`) before it stops forwarding.
  */
 import type { ApplyResult, CommandBody, Hex } from '../../engine/index.ts';
 import type { Logger } from '../http/log.ts';
@@ -23,6 +25,8 @@ export class CancelOnDisconnect {
   private readonly sockets = new Map<number, Guard>();
   /** Guards of closed sockets that cancelled on close: an order their in-flight methods place later is cancelled too. */
   private readonly closedGuards = new Map<number, Guard>();
+  /** Cancel commands submitted and not yet answered. */
+  private readonly inFlight = new Set<Promise<void>>();
 
   constructor(
     private readonly submit: (body: CommandBody) => Promise<ApplyResult>,
@@ -73,11 +77,19 @@ export class CancelOnDisconnect {
 
   /** One engine command: the listed orders of `owner`, or (null) all its open orders. */
   private cancel(owner: string, orderIds: Hex[] | null): void {
-    this.submit({ type: 'cancel_all', owner, scope: orderIds === null ? {} : { orderIds }, reason: 'disconnect' }).then(
-      (r) => {
-        if (!r.ok) this.log.warn('cancel on disconnect refused', { owner, code: r.rejection.code });
-      },
-      (err: unknown) => this.log.error('cancel on disconnect failed', { owner, error: err instanceof Error ? err.message : String(err) }),
-    );
+    const done: Promise<void> = this.submit({ type: 'cancel_all', owner, scope: orderIds === null ? {} : { orderIds }, reason: 'disconnect' })
+      .then(
+        (r) => {
+          if (!r.ok) this.log.warn('cancel on disconnect refused', { owner, code: r.rejection.code });
+        },
+        (err: unknown) => this.log.error('cancel on disconnect failed', { owner, error: err instanceof Error ? err.message : String(err) }),
+      )
+      .finally(() => this.inFlight.delete(done));
+    this.inFlight.add(done);
+  }
+
+  /** Resolves once every cancel submitted so far is answered (committed, refused or failed). */
+  async settled(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
   }
 }

@@ -52,7 +52,7 @@ export class Hub {
   private inTurn = false;
   private readonly turnHooks: (() => void)[] = [];
   readonly sockets = new Set<Ws>();
-  /** Set by closeAll: sockets closing now close because the venue stops (cancel on disconnect ignores them). */
+  /** Set by closeAll(true): sockets closing now close because the venue stops (cancel on disconnect ignores them). */
   shuttingDown = false;
   private nextId = 1;
 
@@ -191,9 +191,12 @@ export class Hub {
     this.end(ws, closeCodes.slowConsumer, `slow consumer: more than ${this.limits.maxBufferedBytes} bytes waiting to be sent`);
   }
 
-  /** Close every socket (shutdown). */
-  closeAll(): void {
-    this.shuttingDown = true;
+  /**
+   * Close every socket: the venue's shutdown (`venueStops`, the default), or an edge gateway
+   * stopping while the venue runs on, whose closes are drops like any other.
+   */
+  closeAll(venueStops = true): void {
+    this.shuttingDown = venueStops;
     if (this.turnScheduled !== null) clearImmediate(this.turnScheduled);
     this.turnScheduled = null;
     for (const ws of [...this.sockets]) {

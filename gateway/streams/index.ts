@@ -36,6 +36,12 @@ export type Streams = {
   readonly monitor: Monitor;
   /** Close every stream socket (code 1001). */
   close(): void;
+  /**
+   * An edge gateway's stop: close every stream socket (code 1001) as a drop, not as the
+   * venue's shutdown (the venue runs on without this edge), so cancel on disconnect applies;
+   * resolves once those cancels are answered (call it while writes are still forwarded).
+   */
+  closeAsDrops(): Promise<void>;
 };
 
 export function attachStreams(
@@ -88,6 +94,10 @@ export function attachStreams(
     close: () => {
       monitor.close();
       hub.closeAll();
+    },
+    closeAsDrops: async () => {
+      hub.closeAll(false);
+      await disconnect.settled();
     },
   };
 }
