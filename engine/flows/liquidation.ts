@@ -77,24 +77,60 @@ function maintenanceOf(state: VenueState, initialMargin: bigint): bigint {
   return (initialMargin * state.config.maintenanceRate + WAD - 1n) / WAD;
 }
 
+// The pass's scratch (it never re-enters): the anchors seen so far and one round of them. A
+// command touches a few portfolios, so `seen` is a scan of a list until it is long (an oracle
+// update's pass over many accounts), then a set: nothing allocated for the usual command.
+const SEEN_LINEAR = 32;
+const seenList: Portfolio[] = [];
+const round: Portfolio[] = [];
+
+function byIdThenOwner(a: Portfolio, b: Portfolio): number {
+  return a.id - b.id || (a.owner < b.owner ? -1 : a.owner > b.owner ? 1 : 0);
+}
+
+/** Sort the round by portfolio id, then owner: in place (an insertion sort, which allocates nothing) while it is short. */
+function sortRound(): void {
+  if (round.length > SEEN_LINEAR) {
+    round.sort(byIdThenOwner);
+    return;
+  }
+  for (let i = 1; i < round.length; i++) {
+    const p = round[i]!;
+    let j = i - 1;
+    for (; j >= 0 && byIdThenOwner(round[j]!, p) > 0; j--) round[j + 1] = round[j]!;
+    round[j + 1] = p;
+  }
+}
+
 /** The liquidation pass: every margin account the command touched, in portfolio-id order, until no new one is touched. */
 export function liquidationPass(state: VenueState, sink: EventSink): void {
-  const seen = new Set<Portfolio>();
+  let seenSet: Set<Portfolio> | null = null;
+  seenList.length = 0;
   let from = 0;
   for (;;) {
-    const touched = sink.touchedPortfolios();
-    if (from >= touched.length) return;
-    const round: Portfolio[] = [];
-    for (let i = from; i < touched.length; i++) {
-      const anchor = state.accounts.marginAnchor(touched[i]!);
-      if (anchor.owner === INSURANCE_FUND_OWNER || seen.has(anchor)) continue;
-      seen.add(anchor);
+    const touched = sink.touchedCount();
+    if (from >= touched) break;
+    round.length = 0;
+    for (let i = from; i < touched; i++) {
+      const anchor = state.accounts.marginAnchor(sink.touchedAt(i));
+      if (anchor.owner === INSURANCE_FUND_OWNER) continue;
+      if (seenSet !== null) {
+        if (seenSet.has(anchor)) continue;
+        seenSet.add(anchor);
+      } else {
+        if (seenList.includes(anchor)) continue;
+        seenList.push(anchor);
+        if (seenList.length > SEEN_LINEAR) seenSet = new Set(seenList);
+      }
       round.push(anchor);
     }
-    from = touched.length;
-    if (round.length > 1) round.sort((a, b) => a.id - b.id || (a.owner < b.owner ? -1 : a.owner > b.owner ? 1 : 0));
-    for (const anchor of round) liquidateIfDue(state, sink, anchor);
+    from = touched;
+    sortRound();
+    // liquidateIfDue never re-enters the pass (what it touches waits for the next round).
+    for (let k = 0; k < round.length; k++) liquidateIfDue(state, sink, round[k]!);
   }
+  seenList.length = 0;
+  round.length = 0;
 }
 
 /** Whether a margin account is due: equity below the maintenance margin of its positions and open orders. */

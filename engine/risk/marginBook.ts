@@ -19,7 +19,7 @@ import { newPortfolio, type OpenOrder, type Portfolio } from '../actors/portfoli
 import { collateralOf } from '../actors/position.ts';
 import { SCENARIOS } from './margin.ts';
 import { Exposure, type CountedOrder } from './exposure.ts';
-import { MarginAccount } from './marginAccount.ts';
+import { MarginAccount, type Requirement } from './marginAccount.ts';
 import type { QuoteBoard, RiskQuote } from './riskQuote.ts';
 
 /** Risk units per unit of quote currency, and COLLATERAL6 per risk unit. */
@@ -41,19 +41,7 @@ export type ProspectiveOrder = {
   readonly premium?: bigint;
 };
 
-/** What a margin account needs, in COLLATERAL6. */
-export type Requirement = {
-  readonly deposit: bigint;
-  readonly unrealizedPnl: bigint;
-  readonly equity: bigint;
-  readonly initialMargin: bigint;
-  /** Counting every open (and prospective) order's worst case, plus the prospective orders' worst fees. */
-  readonly initialMarginWithOrders: bigint;
-  /** Owed premium of long positions plus the premium of every open buy (and prospective buys with their fee). */
-  readonly cashNeeded: bigint;
-  /** Open positions (series with a balance) of the margin account. */
-  readonly positionCount: number;
-};
+export type { Requirement } from './marginAccount.ts';
 
 // Scratch for checks (the engine is single-threaded and a check never re-enters): scenario
 // deltas, and the sells a check adds per series (few series per check, so a linear scan).
@@ -230,11 +218,14 @@ export class MarginBook {
     let deposit = 0n;
     if (members === null) deposit = a.anchor.deposit;
     else for (const q of members) deposit += q.deposit;
+    // The figures as they stand (every portfolio event asks for them): no scenario deltas to
+    // add, and asked again with nothing changed (the liquidation pass's check, then the
+    // portfolio event), the same object.
+    const plain = extra.length === 0 && exclude.length === 0;
+    if (plain && a.plain !== null && a.plain.deposit === deposit) return a.plain;
     let floorOrd = a.floorOrd;
     let cashNeeded = a.owed + a.buyReserve;
     let fees = 0n;
-    // The figures as they stand (every portfolio event asks for them): no scenario deltas to add.
-    const plain = extra.length === 0 && exclude.length === 0;
     if (!plain) delta.fill(0);
     if (sellSeries.length !== 0) {
       sellSeries.length = 0;
@@ -276,7 +267,7 @@ export class MarginBook {
       if (all < worstWithOrders) worstWithOrders = all;
     }
     const unrealizedPnl = a.premium + a.markValue;
-    return {
+    const r: Requirement = {
       deposit,
       unrealizedPnl,
       equity: deposit + unrealizedPnl,
@@ -285,6 +276,8 @@ export class MarginBook {
       cashNeeded,
       positionCount: a.positions,
     };
+    if (plain) a.plain = r;
+    return r;
   }
 
   /** Compare with a rebuild from scratch; the first difference, or null. For tests and audits. */
@@ -343,6 +336,7 @@ export class MarginBook {
 
   /** Recompute one exposure from scratch (new marks, or a rebuild). */
   private revalue(a: MarginAccount, e: Exposure): void {
+    a.plain = null;
     e.stale = false;
     const q = e.quote.quote;
     for (let s = 0; s < SCENARIOS; s++) a.ord[s]! -= e.ord[s]!;
@@ -358,6 +352,7 @@ export class MarginBook {
 
   /** Add (`sign` 1) or take away (-1) one order's reservation and scenario losses. */
   private countOrder(a: MarginAccount, e: Exposure, o: CountedOrder, sign: 1 | -1, q: RiskQuote | null): void {
+    a.plain = null;
     if (o.isBuy) {
       if (sign > 0) {
         const reserve = (o.reserve = collateralOf(o.remaining, o.price));
@@ -386,6 +381,7 @@ export class MarginBook {
 
   /** Recount the positions the account holds on the exposure's series. */
   private countPosition(a: MarginAccount, e: Exposure, q: RiskQuote | null): void {
+    a.plain = null;
     let balance = 0n;
     let premium = 0n;
     let owed = 0n;
@@ -424,6 +420,7 @@ export class MarginBook {
 
   /** The short floors of the exposure, from its balance and open sells. */
   private floors(a: MarginAccount, e: Exposure, q: RiskQuote | null): void {
+    a.plain = null;
     const floorPos = q === null ? 0 : floorUnits(this.floorRate, q.spot, -Number(e.balance) / 1e18);
     const floorOrd = q === null ? 0 : floorUnits(this.floorRate, q.spot, Number(e.sellWad - e.balance) / 1e18);
     a.floorPos += floorPos - e.floorPos;
