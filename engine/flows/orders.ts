@@ -14,6 +14,7 @@ import { collateralOf } from '../actors/position.ts';
 import type { ProspectiveOrder } from '../risk/marginBook.ts';
 import type { EventSink, UnstampedEvent } from './eventSink.ts';
 import { tickToPrice } from '../domain/ticks.ts';
+import { premiumOf } from '../domain/premium.ts';
 import { applyFill, worstFeeOf } from './fill.ts';
 import { checkOrders, withPortfolio } from './orderRules.ts';
 import type { ValidPlace } from './orderDrafts.ts';
@@ -81,7 +82,7 @@ function checkRisk(state: VenueState, places: readonly ValidPlace[], cancelled: 
 }
 
 function prospective(state: VenueState, v: ValidPlace): ProspectiveOrder {
-  const premium = collateralOf(v.o.size, v.price);
+  const premium = premiumOf(v.lots, v.o.tick, v.pair.sizeStep, v.pair.tickDecimals);
   const notional = collateralOf(state.oracles.get(v.pair.pairId)!.spot, v.o.size);
   return { seriesId: v.o.seriesId, isBuy: v.o.isBuy, size: v.o.size, price: v.price, premium, worstFee: worstFeeOf(state, notional, premium) };
 }
@@ -196,7 +197,8 @@ export function settleMatch(state: VenueState, sink: EventSink, outcome: MatchOu
       taker: { portfolio: takerPortfolio, orderId: taker.orderId },
       takerIsBuy: taker.isBuy,
       source: 'book',
-      ...(feeFree ? { feeFree } : {}),
+      feeFree,
+      premium: premiumOf(fill.lots, maker.tick, pair.sizeStep, pair.tickDecimals),
     });
     trades[i] = { tradeId, price, size };
     orderEvent(sink, maker, pair, null, null);
