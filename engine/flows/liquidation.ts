@@ -79,10 +79,14 @@ function maintenanceOf(state: VenueState, initialMargin: bigint): bigint {
 
 // The pass's scratch (it never re-enters): the anchors seen so far and one round of them. A
 // command touches a few portfolios, so `seen` is a scan of a list until it is long (an oracle
-// update's pass over many accounts), then a set: nothing allocated for the usual command.
+// update's pass over many accounts), then a set: nothing allocated for the usual command. The
+// lists are kept with counts, not emptied (`length = 0` frees their storage, and the next
+// push allocates it again).
 const SEEN_LINEAR = 32;
 const seenList: Portfolio[] = [];
+let seenCount = 0;
 const round: Portfolio[] = [];
+let roundCount = 0;
 
 function byIdThenOwner(a: Portfolio, b: Portfolio): number {
   return a.id - b.id || (a.owner < b.owner ? -1 : a.owner > b.owner ? 1 : 0);
@@ -90,11 +94,12 @@ function byIdThenOwner(a: Portfolio, b: Portfolio): number {
 
 /** Sort the round by portfolio id, then owner: in place (an insertion sort, which allocates nothing) while it is short. */
 function sortRound(): void {
-  if (round.length > SEEN_LINEAR) {
-    round.sort(byIdThenOwner);
+  if (roundCount > SEEN_LINEAR) {
+    const sorted = round.slice(0, roundCount).sort(byIdThenOwner);
+    for (let i = 0; i < roundCount; i++) round[i] = sorted[i]!;
     return;
   }
-  for (let i = 1; i < round.length; i++) {
+  for (let i = 1; i < roundCount; i++) {
     const p = round[i]!;
     let j = i - 1;
     for (; j >= 0 && byIdThenOwner(round[j]!, p) > 0; j--) round[j + 1] = round[j]!;
@@ -105,12 +110,12 @@ function sortRound(): void {
 /** The liquidation pass: every margin account the command touched, in portfolio-id order, until no new one is touched. */
 export function liquidationPass(state: VenueState, sink: EventSink): void {
   let seenSet: Set<Portfolio> | null = null;
-  seenList.length = 0;
+  seenCount = 0;
   let from = 0;
   for (;;) {
     const touched = sink.touchedCount();
     if (from >= touched) break;
-    round.length = 0;
+    roundCount = 0;
     for (let i = from; i < touched; i++) {
       const anchor = state.accounts.marginAnchor(sink.touchedAt(i));
       if (anchor.owner === INSURANCE_FUND_OWNER) continue;
@@ -118,19 +123,25 @@ export function liquidationPass(state: VenueState, sink: EventSink): void {
         if (seenSet.has(anchor)) continue;
         seenSet.add(anchor);
       } else {
-        if (seenList.includes(anchor)) continue;
-        seenList.push(anchor);
-        if (seenList.length > SEEN_LINEAR) seenSet = new Set(seenList);
+        if (seenIncludes(anchor)) continue;
+        seenList[seenCount++] = anchor;
+        if (seenCount > SEEN_LINEAR) seenSet = new Set(seenList.slice(0, seenCount));
       }
-      round.push(anchor);
+      round[roundCount++] = anchor;
     }
     from = touched;
     sortRound();
     // liquidateIfDue never re-enters the pass (what it touches waits for the next round).
-    for (let k = 0; k < round.length; k++) liquidateIfDue(state, sink, round[k]!);
+    for (let k = 0; k < roundCount; k++) liquidateIfDue(state, sink, round[k]!);
   }
-  seenList.length = 0;
-  round.length = 0;
+  // A long round (an oracle update's) is not kept. What the short lists still name past the
+  // counts are portfolios, which the accounts hold anyway.
+  if (round.length > 1024) round.length = 0;
+}
+
+function seenIncludes(anchor: Portfolio): boolean {
+  for (let i = 0; i < seenCount; i++) if (seenList[i] === anchor) return true;
+  return false;
 }
 
 /** Whether a margin account is due: equity below the maintenance margin of its positions and open orders. */

@@ -49,15 +49,20 @@ const delta = new Float64Array(SCENARIOS);
 const NO_ORDERS: readonly OpenOrder[] = [];
 /** No prospective orders (a figure as it stands): one shared empty list, not one allocated per call. */
 export const NO_PROSPECTIVE: readonly ProspectiveOrder[] = [];
+// Kept with a count, not emptied (`length = 0` would free their storage and the next push allocate it again).
 const sellSeries: Hex[] = [];
 const sellWads: bigint[] = [];
+let sellCount = 0;
 
 function addSell(seriesId: Hex, wad: bigint): void {
-  const i = sellSeries.indexOf(seriesId);
-  if (i < 0) {
-    sellSeries.push(seriesId);
-    sellWads.push(wad);
-  } else sellWads[i]! += wad;
+  for (let i = 0; i < sellCount; i++) {
+    if (sellSeries[i] === seriesId) {
+      sellWads[i]! += wad;
+      return;
+    }
+  }
+  sellSeries[sellCount] = seriesId;
+  sellWads[sellCount++] = wad;
 }
 
 /** Loss of an order if filled at its limit in each scenario (0 where filling would gain), in whole risk units rounded down (the same sum as countOrder's). */
@@ -227,10 +232,7 @@ export class MarginBook {
     let cashNeeded = a.owed + a.buyReserve;
     let fees = 0n;
     if (!plain) delta.fill(0);
-    if (sellSeries.length !== 0) {
-      sellSeries.length = 0;
-      sellWads.length = 0;
-    }
+    sellCount = 0;
     for (const o of extra) {
       fees += o.worstFee;
       if (o.isBuy) cashNeeded += (o.premium ?? collateralOf(o.size, o.price)) + o.worstFee;
@@ -251,7 +253,7 @@ export class MarginBook {
         }
       }
     }
-    for (let i = 0; i < sellSeries.length; i++) {
+    for (let i = 0; i < sellCount; i++) {
       const seriesId = sellSeries[i]!;
       const e = a.exposures.get(seriesId);
       const q = this.quotes.quote(seriesId)!;
