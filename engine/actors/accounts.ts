@@ -8,7 +8,8 @@ import { Deque, Tail } from './deque.ts';
 import type { Hex } from '../domain/hex.ts';
 import { WAD, UINT256_MAX } from '../domain/fixed.ts';
 import type { VenueConfig } from '../config.ts';
-import { MarginBook, NO_PROSPECTIVE, type ProspectiveOrder } from '../risk/marginBook.ts';
+import { MarginBook, NO_PROSPECTIVE, type ProspectiveOrder, type Requirement } from '../risk/marginBook.ts';
+import type { RiskView } from '../risk/marginAccount.ts';
 import type { QuoteBoard } from '../risk/riskQuote.ts';
 import { newPortfolio, type OpenOrder, type Portfolio } from './portfolio.ts';
 import { NonceWindow } from './nonceWindow.ts';
@@ -44,18 +45,7 @@ export type Account = {
   readonly trades: Tail<UserTrade>;
 };
 
-export type RiskView = {
-  readonly deposit: bigint; // C6
-  readonly unrealizedPnl: bigint; // C6
-  readonly equity: bigint; // C6
-  readonly initialMargin: bigint; // C6
-  readonly initialMarginWithOrders: bigint; // C6
-  readonly maintenanceMargin: bigint; // C6
-  readonly healthRatio: bigint; // WAD
-  readonly isHealthy: boolean;
-  readonly maxWithdraw: bigint; // C6
-  readonly positionCount: number;
-};
+export type { RiskView } from '../risk/marginAccount.ts';
 
 const TRADE_HISTORY = 10_000;
 
@@ -183,6 +173,20 @@ export class AccountActor {
    */
   risk(p: Portfolio, extra: readonly ProspectiveOrder[] = NO_PROSPECTIVE, exclude?: readonly OpenOrder[]): RiskView {
     const r = this.margin.requirement(p, extra, exclude);
+    const plain = extra.length === 0 && (exclude === undefined || exclude.length === 0);
+    if (!plain) return this.view(r);
+    // The figures as they stand: the margin book hands out the same requirement until the
+    // account's figures change, and its view is made once beside it (a command's liquidation
+    // check and its portfolio event read the same figures).
+    const a = this.margin.account(p);
+    if (a.plainViewOf !== r || a.plainView === null) {
+      a.plainView = this.view(r);
+      a.plainViewOf = r;
+    }
+    return a.plainView;
+  }
+
+  private view(r: Requirement): RiskView {
     const { deposit, equity } = r;
     const im = r.initialMargin;
     const mm = (im * this.config.maintenanceRate + WAD - 1n) / WAD;

@@ -121,9 +121,14 @@ export class EventSink {
     this.portfolios[this.portfolioCount++] = p;
   }
 
-  /** The portfolios the command has touched so far, in order (the liquidation pass checks them): valid until the next touch. */
-  touchedPortfolios(): readonly Portfolio[] {
-    return this.portfolios.length === this.portfolioCount ? this.portfolios : this.portfolios.slice(0, this.portfolioCount);
+  /** How many portfolios the command has touched so far (the liquidation pass checks them). */
+  touchedCount(): number {
+    return this.portfolioCount;
+  }
+
+  /** The `i`th portfolio the command touched, in order (i below touchedCount()). */
+  touchedAt(i: number): Portfolio {
+    return this.portfolios[i]!;
   }
 
   book(series: SeriesActor): void {

@@ -24,6 +24,8 @@ export type FillParams = {
   readonly source: 'book' | 'rfq' | 'liquidation';
   /** The venue's liquidation orders pay no trading fee, nor does their counterparty (the liquidation fee stands for it). */
   readonly feeFree?: boolean;
+  /** size x price in COLLATERAL6 when the caller has it (from lots and ticks: domain/premium.ts); computed from size and price otherwise. */
+  readonly premium?: bigint;
 };
 
 /** Fees of a fill in COLLATERAL6 (api.md): taker rate x notional capped at a share of the premium; maker rate x notional. */
@@ -57,7 +59,7 @@ export function worstFeeOf(state: VenueState, notional: bigint, premium: bigint)
 export function applyFill(state: VenueState, sink: EventSink, f: FillParams): string {
   const series = state.series.get(f.seriesId)!;
   const spot = state.oracles.get(series.spec.pairId)!.spot;
-  const premium = collateralOf(f.size, f.price);
+  const premium = f.premium ?? collateralOf(f.size, f.price);
   const notional = collateralOf(spot, f.size);
   // The venue's liquidation orders pay no fee (money conserved across a liquidation).
   const feeFree = f.feeFree === true;

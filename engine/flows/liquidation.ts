@@ -77,24 +77,71 @@ function maintenanceOf(state: VenueState, initialMargin: bigint): bigint {
   return (initialMargin * state.config.maintenanceRate + WAD - 1n) / WAD;
 }
 
+// The pass's scratch (it never re-enters): the anchors seen so far and one round of them. A
+// command touches a few portfolios, so `seen` is a scan of a list until it is long (an oracle
+// update's pass over many accounts), then a set: nothing allocated for the usual command. The
+// lists are kept with counts, not emptied (`length = 0` frees their storage, and the next
+// push allocates it again).
+const SEEN_LINEAR = 32;
+const seenList: Portfolio[] = [];
+let seenCount = 0;
+const round: Portfolio[] = [];
+let roundCount = 0;
+
+function byIdThenOwner(a: Portfolio, b: Portfolio): number {
+  return a.id - b.id || (a.owner < b.owner ? -1 : a.owner > b.owner ? 1 : 0);
+}
+
+/** Sort the round by portfolio id, then owner: in place (an insertion sort, which allocates nothing) while it is short. */
+function sortRound(): void {
+  if (roundCount > SEEN_LINEAR) {
+    const sorted = round.slice(0, roundCount).sort(byIdThenOwner);
+    for (let i = 0; i < roundCount; i++) round[i] = sorted[i]!;
+    return;
+  }
+  for (let i = 1; i < roundCount; i++) {
+    const p = round[i]!;
+    let j = i - 1;
+    for (; j >= 0 && byIdThenOwner(round[j]!, p) > 0; j--) round[j + 1] = round[j]!;
+    round[j + 1] = p;
+  }
+}
+
 /** The liquidation pass: every margin account the command touched, in portfolio-id order, until no new one is touched. */
 export function liquidationPass(state: VenueState, sink: EventSink): void {
-  const seen = new Set<Portfolio>();
+  let seenSet: Set<Portfolio> | null = null;
+  seenCount = 0;
   let from = 0;
   for (;;) {
-    const touched = sink.touchedPortfolios();
-    if (from >= touched.length) return;
-    const round: Portfolio[] = [];
-    for (let i = from; i < touched.length; i++) {
-      const anchor = state.accounts.marginAnchor(touched[i]!);
-      if (anchor.owner === INSURANCE_FUND_OWNER || seen.has(anchor)) continue;
-      seen.add(anchor);
-      round.push(anchor);
+    const touched = sink.touchedCount();
+    if (from >= touched) break;
+    roundCount = 0;
+    for (let i = from; i < touched; i++) {
+      const anchor = state.accounts.marginAnchor(sink.touchedAt(i));
+      if (anchor.owner === INSURANCE_FUND_OWNER) continue;
+      if (seenSet !== null) {
+        if (seenSet.has(anchor)) continue;
+        seenSet.add(anchor);
+      } else {
+        if (seenIncludes(anchor)) continue;
+        seenList[seenCount++] = anchor;
+        if (seenCount > SEEN_LINEAR) seenSet = new Set(seenList.slice(0, seenCount));
+      }
+      round[roundCount++] = anchor;
     }
-    from = touched.length;
-    if (round.length > 1) round.sort((a, b) => a.id - b.id || (a.owner < b.owner ? -1 : a.owner > b.owner ? 1 : 0));
-    for (const anchor of round) liquidateIfDue(state, sink, anchor);
+    from = touched;
+    sortRound();
+    // liquidateIfDue never re-enters the pass (what it touches waits for the next round).
+    for (let k = 0; k < roundCount; k++) liquidateIfDue(state, sink, round[k]!);
   }
+  // A long round (an oracle update's) is not kept. What the short lists still name past the
+  // counts are portfolios, which the accounts hold anyway.
+  if (round.length > 1024) round.length = 0;
+}
+
+function seenIncludes(anchor: Portfolio): boolean {
+  for (let i = 0; i < seenCount; i++) if (seenList[i] === anchor) return true;
+  return false;
 }
 
 /** Whether a margin account is due: equity below the maintenance margin of its positions and open orders. */

@@ -14,6 +14,7 @@ import { collateralOf } from '../actors/position.ts';
 import type { ProspectiveOrder } from '../risk/marginBook.ts';
 import type { EventSink, UnstampedEvent } from './eventSink.ts';
 import { tickToPrice } from '../domain/ticks.ts';
+import { premiumOf } from '../domain/premium.ts';
 import { applyFill, worstFeeOf } from './fill.ts';
 import { checkOrders, withPortfolio } from './orderRules.ts';
 import type { ValidPlace } from './orderDrafts.ts';
@@ -64,7 +65,11 @@ function checkOpenInterest(state: VenueState, places: readonly ValidPlace[]): Re
 
 /** Margin and cash for every margin account the command touches, counting every order's worst case (the command's cancels taken away). */
 function checkRisk(state: VenueState, places: readonly ValidPlace[], cancelled: readonly OpenOrder[]): Rejection | null {
-  if (places.length === 1) return checkAccount(state, places[0]!.portfolio, [prospective(state, places[0]!)], cancelled);
+  if (places.length === 1) {
+    // The usual command, one order: its check in scratch (read during the check only), nothing allocated.
+    ONE[0] = prospective(state, places[0]!, SCRATCH);
+    return checkAccount(state, places[0]!.portfolio, ONE, cancelled);
+  }
   const margin = state.accounts.margin;
   const groups = new Map<object, { portfolio: Portfolio; orders: ProspectiveOrder[] }>();
   for (const v of places) {
@@ -80,10 +85,23 @@ function checkRisk(state: VenueState, places: readonly ValidPlace[], cancelled: 
   return null;
 }
 
-function prospective(state: VenueState, v: ValidPlace): ProspectiveOrder {
-  const premium = collateralOf(v.o.size, v.price);
+type Writable<T> = { -readonly [K in keyof T]: T[K] };
+
+/** The single order's prospective entry and its one-element list (checkRisk never re-enters). */
+const SCRATCH: Writable<ProspectiveOrder> = { seriesId: '0x', isBuy: false, size: 0n, price: 0n, worstFee: 0n, premium: 0n };
+const ONE: ProspectiveOrder[] = [SCRATCH];
+
+/** The new order as a check counts it, written into `into` (a fresh object unless given). */
+function prospective(state: VenueState, v: ValidPlace, into: Writable<ProspectiveOrder> = { ...SCRATCH }): ProspectiveOrder {
+  const premium = premiumOf(v.lots, v.o.tick, v.pair.sizeStep, v.pair.tickDecimals);
   const notional = collateralOf(state.oracles.get(v.pair.pairId)!.spot, v.o.size);
-  return { seriesId: v.o.seriesId, isBuy: v.o.isBuy, size: v.o.size, price: v.price, premium, worstFee: worstFeeOf(state, notional, premium) };
+  into.seriesId = v.o.seriesId;
+  into.isBuy = v.o.isBuy;
+  into.size = v.o.size;
+  into.price = v.price;
+  into.premium = premium;
+  into.worstFee = worstFeeOf(state, notional, premium);
+  return into;
 }
 
 function checkAccount(state: VenueState, portfolio: Portfolio, orders: readonly ProspectiveOrder[], cancelled: readonly OpenOrder[]): Rejection | null {
@@ -196,7 +214,8 @@ export function settleMatch(state: VenueState, sink: EventSink, outcome: MatchOu
       taker: { portfolio: takerPortfolio, orderId: taker.orderId },
       takerIsBuy: taker.isBuy,
       source: 'book',
-      ...(feeFree ? { feeFree } : {}),
+      feeFree,
+      premium: premiumOf(fill.lots, maker.tick, pair.sizeStep, pair.tickDecimals),
     });
     trades[i] = { tradeId, price, size };
     orderEvent(sink, maker, pair, null, null);

@@ -19,7 +19,7 @@ import { newPortfolio, type OpenOrder, type Portfolio } from '../actors/portfoli
 import { collateralOf } from '../actors/position.ts';
 import { SCENARIOS } from './margin.ts';
 import { Exposure, type CountedOrder } from './exposure.ts';
-import { MarginAccount } from './marginAccount.ts';
+import { MarginAccount, type Requirement } from './marginAccount.ts';
 import type { QuoteBoard, RiskQuote } from './riskQuote.ts';
 
 /** Risk units per unit of quote currency, and COLLATERAL6 per risk unit. */
@@ -41,19 +41,7 @@ export type ProspectiveOrder = {
   readonly premium?: bigint;
 };
 
-/** What a margin account needs, in COLLATERAL6. */
-export type Requirement = {
-  readonly deposit: bigint;
-  readonly unrealizedPnl: bigint;
-  readonly equity: bigint;
-  readonly initialMargin: bigint;
-  /** Counting every open (and prospective) order's worst case, plus the prospective orders' worst fees. */
-  readonly initialMarginWithOrders: bigint;
-  /** Owed premium of long positions plus the premium of every open buy (and prospective buys with their fee). */
-  readonly cashNeeded: bigint;
-  /** Open positions (series with a balance) of the margin account. */
-  readonly positionCount: number;
-};
+export type { Requirement } from './marginAccount.ts';
 
 // Scratch for checks (the engine is single-threaded and a check never re-enters): scenario
 // deltas, and the sells a check adds per series (few series per check, so a linear scan).
@@ -61,15 +49,20 @@ const delta = new Float64Array(SCENARIOS);
 const NO_ORDERS: readonly OpenOrder[] = [];
 /** No prospective orders (a figure as it stands): one shared empty list, not one allocated per call. */
 export const NO_PROSPECTIVE: readonly ProspectiveOrder[] = [];
+// Kept with a count, not emptied (`length = 0` would free their storage and the next push allocate it again).
 const sellSeries: Hex[] = [];
 const sellWads: bigint[] = [];
+let sellCount = 0;
 
 function addSell(seriesId: Hex, wad: bigint): void {
-  const i = sellSeries.indexOf(seriesId);
-  if (i < 0) {
-    sellSeries.push(seriesId);
-    sellWads.push(wad);
-  } else sellWads[i]! += wad;
+  for (let i = 0; i < sellCount; i++) {
+    if (sellSeries[i] === seriesId) {
+      sellWads[i]! += wad;
+      return;
+    }
+  }
+  sellSeries[sellCount] = seriesId;
+  sellWads[sellCount++] = wad;
 }
 
 /** Loss of an order if filled at its limit in each scenario (0 where filling would gain), in whole risk units rounded down (the same sum as countOrder's). */
@@ -230,16 +223,16 @@ export class MarginBook {
     let deposit = 0n;
     if (members === null) deposit = a.anchor.deposit;
     else for (const q of members) deposit += q.deposit;
+    // The figures as they stand (every portfolio event asks for them): no scenario deltas to
+    // add, and asked again with nothing changed (the liquidation pass's check, then the
+    // portfolio event), the same object.
+    const plain = extra.length === 0 && exclude.length === 0;
+    if (plain && a.plain !== null && a.plain.deposit === deposit) return a.plain;
     let floorOrd = a.floorOrd;
     let cashNeeded = a.owed + a.buyReserve;
     let fees = 0n;
-    // The figures as they stand (every portfolio event asks for them): no scenario deltas to add.
-    const plain = extra.length === 0 && exclude.length === 0;
     if (!plain) delta.fill(0);
-    if (sellSeries.length !== 0) {
-      sellSeries.length = 0;
-      sellWads.length = 0;
-    }
+    sellCount = 0;
     for (const o of extra) {
       fees += o.worstFee;
       if (o.isBuy) cashNeeded += (o.premium ?? collateralOf(o.size, o.price)) + o.worstFee;
@@ -260,7 +253,7 @@ export class MarginBook {
         }
       }
     }
-    for (let i = 0; i < sellSeries.length; i++) {
+    for (let i = 0; i < sellCount; i++) {
       const seriesId = sellSeries[i]!;
       const e = a.exposures.get(seriesId);
       const q = this.quotes.quote(seriesId)!;
@@ -276,7 +269,7 @@ export class MarginBook {
       if (all < worstWithOrders) worstWithOrders = all;
     }
     const unrealizedPnl = a.premium + a.markValue;
-    return {
+    const r: Requirement = {
       deposit,
       unrealizedPnl,
       equity: deposit + unrealizedPnl,
@@ -285,6 +278,8 @@ export class MarginBook {
       cashNeeded,
       positionCount: a.positions,
     };
+    if (plain) a.plain = r;
+    return r;
   }
 
   /** Compare with a rebuild from scratch; the first difference, or null. For tests and audits. */
@@ -343,6 +338,7 @@ export class MarginBook {
 
   /** Recompute one exposure from scratch (new marks, or a rebuild). */
   private revalue(a: MarginAccount, e: Exposure): void {
+    a.plain = null;
     e.stale = false;
     const q = e.quote.quote;
     for (let s = 0; s < SCENARIOS; s++) a.ord[s]! -= e.ord[s]!;
@@ -358,6 +354,7 @@ export class MarginBook {
 
   /** Add (`sign` 1) or take away (-1) one order's reservation and scenario losses. */
   private countOrder(a: MarginAccount, e: Exposure, o: CountedOrder, sign: 1 | -1, q: RiskQuote | null): void {
+    a.plain = null;
     if (o.isBuy) {
       if (sign > 0) {
         const reserve = (o.reserve = collateralOf(o.remaining, o.price));
@@ -386,6 +383,7 @@ export class MarginBook {
 
   /** Recount the positions the account holds on the exposure's series. */
   private countPosition(a: MarginAccount, e: Exposure, q: RiskQuote | null): void {
+    a.plain = null;
     let balance = 0n;
     let premium = 0n;
     let owed = 0n;
@@ -424,6 +422,7 @@ export class MarginBook {
 
   /** The short floors of the exposure, from its balance and open sells. */
   private floors(a: MarginAccount, e: Exposure, q: RiskQuote | null): void {
+    a.plain = null;
     const floorPos = q === null ? 0 : floorUnits(this.floorRate, q.spot, -Number(e.balance) / 1e18);
     const floorOrd = q === null ? 0 : floorUnits(this.floorRate, q.spot, Number(e.sellWad - e.balance) / 1e18);
     a.floorPos += floorPos - e.floorPos;

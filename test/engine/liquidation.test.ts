@@ -362,3 +362,37 @@ t.test('liquidationSpot: a shock just short of it leaves the portfolio alone, on
   const after = h.venue.whatIf(ALICE, 1, [{ seriesId: call, isBuy: true, size: WAD, price: 1n * WAD }])!;
   t.equal(after.after.liquidationSpot, null, 'buying the call back: no position, no liquidation spot');
 });
+
+/** `n` wallets (addresses in a shuffled order, portfolios 1 and 2) each short one call, all due after one shock. */
+function manyDue(n: number): { events: readonly VenueEvent[]; due: { owner: string; portfolioId: number }[] } {
+  const shock = 130_000n * WAD;
+  const probe = listedVenue(NO_FEES);
+  fundAll(probe, BIG);
+  shortTo(probe, seriesAt(probe, true, 0), 1);
+  probe.ok(shockBody(shock));
+  const f = figures(probe, ALICE, 1);
+  const deposit = BIG - (f.equity - f.mm / 2n);
+  const h = listedVenue(NO_FEES);
+  h.ok({ type: 'insurance_fund_deposit', amount: usdc(100_000_000), reason: 'seed' });
+  h.fund(BOB, usdc(500_000_000));
+  const call = seriesAt(h, true, 0);
+  const due: { owner: string; portfolioId: number }[] = [];
+  for (let i = 0; i < n; i++) {
+    const owner = `0x${((i * 7919 + 13) % 9973).toString(16).padStart(40, 'c')}`; // not in address order
+    const portfolioId = i % 3 === 0 ? 2 : 1;
+    if (portfolioId === 2) h.ok({ type: 'create_portfolio', owner });
+    h.fund(owner, deposit, portfolioId);
+    shortTo(h, call, 1, portfolioId, owner);
+    due.push({ owner, portfolioId });
+  }
+  return { events: h.ok(shockBody(shock)).events, due };
+}
+
+for (const n of [5, 40]) {
+  t.test(`${n} accounts due at once: each liquidated, in portfolio-id order then owner`, async (t) => {
+    const { events, due } = manyDue(n);
+    const liquidated = events.filter((e): e is LiquidationEvent => e.type === 'liquidation').map((e) => ({ owner: e.owner, portfolioId: e.portfolioId }));
+    const expected = [...due].sort((a, b) => a.portfolioId - b.portfolioId || (a.owner < b.owner ? -1 : 1));
+    t.same(liquidated, expected, 'every one, in order');
+  });
+}

@@ -160,3 +160,38 @@ t.test('a check given the premium it would compute answers the same', async (t) 
     t.same(state.accounts.margin.requirement(p, [{ ...order, premium }]), state.accounts.margin.requirement(p, [order]));
   }
 });
+
+t.test('the figures as they stand: the same requirement and view until they change, then fresh ones', async (t) => {
+  const h = listedVenue();
+  const alice = '0x00000000000000000000000000000000000000a1';
+  const bob = '0x00000000000000000000000000000000000000b2';
+  h.fund(alice, usdc(100_000));
+  h.fund(bob, usdc(100_000));
+  const series = h.atm(BTC, true);
+  const accounts = h.venue.state.accounts;
+  const p = accounts.portfolio(alice, 1)!;
+  const r0 = accounts.margin.requirement(p);
+  t.equal(accounts.margin.requirement(p), r0, 'asked again with nothing changed: the same object');
+  t.equal(accounts.risk(p), accounts.risk(p), 'and the same view');
+  t.not(accounts.margin.requirement(p, [{ seriesId: series, isBuy: true, size: WAD, price: WAD, worstFee: 0n }]), r0, 'a check with an order is not the memo');
+  t.equal(accounts.margin.requirement(p), r0, '... and leaves it');
+
+  h.fund(alice, usdc(1));
+  const r1 = accounts.margin.requirement(p);
+  t.not(r1, r0, 'a deposit: a fresh requirement');
+  t.equal(r1.deposit, r0.deposit + usdc(1));
+  t.equal(accounts.risk(p).deposit, r1.deposit, 'and a fresh view');
+
+  h.ok({ type: 'place', orders: [h.order(alice, series, false, 1000, 1)] });
+  const r2 = accounts.margin.requirement(p);
+  t.not(r2, r1, 'an open order: a fresh requirement');
+  t.ok(r2.initialMarginWithOrders > r1.initialMarginWithOrders, 'counting the order');
+  t.equal(accounts.risk(p).initialMarginWithOrders, r2.initialMarginWithOrders);
+
+  h.ok({ type: 'place', orders: [h.order(bob, series, true, 1000, 1)] });
+  const r3 = accounts.margin.requirement(p);
+  t.not(r3, r2, 'a fill: a fresh requirement');
+  t.equal(r3.positionCount, 1, 'with the position');
+  t.equal(accounts.risk(p).positionCount, 1);
+  t.equal(accounts.margin.verify(accounts.allPortfolios()), null, 'the kept figures equal a rebuild');
+});
