@@ -87,12 +87,16 @@ export function isWrongRevision(e: unknown): boolean {
 type Slot<T> = { value: T | null; revision: number };
 
 /**
- * A bucket (or the keys under a prefix of it) mirrored in memory by a watch. A slot only
- * moves to a later revision, so a watch that lags behind a local write cannot undo it;
- * a local delete leaves a tombstone until the watch delivers the delete.
+ * A bucket mirrored in memory by a watch. A slot only moves to a later revision, so a watch
+ * that lags behind a local write cannot undo it. A deleted key stays as a tombstone, so a
+ * revoked key or session presented again is refused without a round trip; beyond
+ * MAX_TOMBSTONES they are dropped (a dropped one costs one bucket read when presented).
  */
+const MAX_TOMBSTONES = 100_000;
+
 class Mirror<T> {
   private readonly slots = new Map<string, Slot<T>>();
+  private tombstones = 0;
   private watcher: QueuedIterator<KvEntry> | null = null;
 
   constructor(
@@ -129,18 +133,31 @@ class Mirror<T> {
       else this.log.error(`stores: a record in ${this.name} failed its check; treated as absent`, { key: e.key });
       return;
     }
-    const s = this.slots.get(e.key);
-    if (s === undefined || s.revision < e.revision) this.slots.delete(e.key);
+    this.set(e.key, null, e.revision);
+  }
+
+  private set(key: string, value: T | null, revision: number): void {
+    const s = this.slots.get(key);
+    if (s !== undefined && s.revision >= revision) return;
+    if ((s === undefined || s.value !== null) && value === null) this.tombstones++;
+    if (s !== undefined && s.value === null && value !== null) this.tombstones--;
+    this.slots.set(key, { value, revision });
+    if (this.tombstones > MAX_TOMBSTONES) {
+      for (const [k, slot] of this.slots) if (slot.value === null) this.slots.delete(k);
+      this.tombstones = 0;
+    }
   }
 
   apply(key: string, value: T, revision: number): void {
-    const s = this.slots.get(key);
-    if (s === undefined || s.revision < revision) this.slots.set(key, { value, revision });
+    this.set(key, value, revision);
   }
 
-  /** Gone for every read from now on (the watch's delete then removes the tombstone). */
+  /** Gone for every read from now on (at the revision it had: the watch's delete comes later). */
   forget(key: string): void {
-    this.slots.set(key, { value: null, revision: this.slots.get(key)?.revision ?? 0 });
+    const s = this.slots.get(key);
+    if (s !== undefined && s.value === null) return;
+    this.tombstones++;
+    this.slots.set(key, { value: null, revision: s?.revision ?? 0 });
   }
 
   peek(key: string): Slot<T> | undefined {
