@@ -359,6 +359,9 @@ function usersOn(m: Mirror<UserRow>): UserStore {
 const decodeUserRow = (key: string, v: unknown): UserRow | null => (key.startsWith('u.') ? (isUser(v) ? v : null) : isLink(v) ? v : null);
 
 function noncesOn(kv: KV): NonceStore {
+  // The nonces this node issued, for `sweep` (the bucket's max_age removes the rest): a sweep
+  // costs no listing of the bucket.
+  const issued = new Map<string, { expiresAt: number; revision: number }>();
   const read = (e: KvEntry | null): NonceRecord | null => {
     if (e === null || e.operation !== 'PUT') return null;
     const r = parse(e);
@@ -367,10 +370,11 @@ function noncesOn(kv: KV): NonceStore {
   return {
     async issue(nonce, record) {
       if (!TOKEN.test(nonce)) throw new TypeError(`nonces: a nonce must be letters, digits, - or _ (got ${JSON.stringify(nonce)})`);
-      await kv.put(nonce, encode(copy(record)));
+      issued.set(nonce, { expiresAt: record.expiresAt, revision: await kv.put(nonce, encode(copy(record))) });
     },
     async consume(nonce, now, address) {
       if (!TOKEN.test(nonce)) return null;
+      issued.delete(nonce);
       const e = await kv.get(nonce);
       const r = read(e);
       if (r === null || !usableBy(r, address)) return null;
@@ -385,16 +389,15 @@ function noncesOn(kv: KV): NonceStore {
     },
     async sweep(now) {
       let n = 0;
-      for await (const key of await kv.keys()) {
-        const e = await kv.get(key);
-        const r = read(e);
-        if (e !== null && e.operation === 'PUT' && (r === null || now >= r.expiresAt)) {
-          await kv.delete(key, { previousSeq: e.revision }).then(
-            () => n++,
-            (err: unknown) => {
-              if (!isWrongRevision(err)) throw err;
-            },
-          );
+      for (const [nonce, { expiresAt, revision }] of issued) {
+        if (now < expiresAt) continue;
+        issued.delete(nonce);
+        try {
+          // Only the record issued here: a nonce issued again (or consumed) since is left alone.
+          await kv.delete(nonce, { previousSeq: revision });
+          n++;
+        } catch (err) {
+          if (!isWrongRevision(err)) throw err;
         }
       }
       return n;
