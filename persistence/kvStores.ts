@@ -246,9 +246,8 @@ function apiKeysOn(m: Mirror<Stored>, box: SecretBox, log: Logger): ApiKeyStore 
   return {
     async put(record) {
       secrets.delete(record.keyId);
-      const sealed = box.seal(record.secret, record.keyId);
-      const stored: Stored = { ...info(record), sealed, kek: box.fingerprint };
-      await m.put(record.keyId, stored, { ...info(record), sealed: Buffer.from(sealed).toString('base64'), kek: box.fingerprint });
+      const stored: Stored = { ...info(record), sealed: box.seal(record.secret, record.keyId), kek: box.fingerprint };
+      await m.put(record.keyId, stored, onWire(stored));
     },
     get(keyId) {
       if (!TOKEN.test(keyId)) return null;
@@ -271,14 +270,17 @@ function apiKeysOn(m: Mirror<Stored>, box: SecretBox, log: Logger): ApiKeyStore 
       const r = s.value;
       try {
         // Against the revision read: a touch racing a revoke elsewhere cannot bring the key back.
-        const revision = await m.kv.update(keyId, encode({ ...info(r), lastUsedAt, sealed: Buffer.from(r.sealed).toString('base64'), kek: r.kek }), s.revision);
-        m.apply(keyId, { ...r, lastUsedAt }, revision);
+        const touched: Stored = { ...r, lastUsedAt };
+        m.apply(keyId, touched, await m.kv.update(keyId, encode(onWire(touched)), s.revision));
       } catch (e) {
         if (!isWrongRevision(e)) throw e;
       }
     },
   };
 }
+
+/** A stored key as JSON: the sealed secret in base64. */
+const onWire = (r: Stored) => ({ ...info(r), sealed: Buffer.from(r.sealed).toString('base64'), kek: r.kek });
 
 function decodeStored(_key: string, v: unknown): Stored | null {
   const r = v as (Omit<Stored, 'sealed'> & { sealed: unknown }) | null;
