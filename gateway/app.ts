@@ -30,7 +30,11 @@ import { webRoutes } from './routes/web.ts';
 import { attachStreams } from './streams/index.ts';
 import { AlertBus } from './monitoring/alertBus.ts';
 import type { Monitor } from './streams/monitorStream.ts';
-import { openNatsJournal } from '../persistence/natsJournal.ts';
+import { openNatsJournal, type NatsJournal } from '../persistence/natsJournal.ts';
+import { openKvStores, type KvStores } from '../persistence/kvStores.ts';
+import { secretBox } from '../persistence/stores/secretBox.ts';
+import { SESSION_TTL_MS } from './auth/sessions.ts';
+import { NONCE_TTL_MS } from './auth/nonces.ts';
 import { startEngineRole, type EngineRole } from './cluster/engineRole.ts';
 import { clusterMetrics } from './cluster/clusterMetrics.ts';
 import { commandSubject, serveCommands, startEdge, type Edge } from './cluster/edge.ts';
@@ -69,22 +73,43 @@ export type App = {
 };
 
 /**
- * JOURNAL=nats: the journal is the JetStream stream; snapshots and the stores (sessions,
- * keys, nonces) stay in this node's DATA_DIR.
+ * JOURNAL=nats: the journal is the JetStream stream; snapshots stay in this node's DATA_DIR.
+ * With STORES=shared (the default there) sessions, API keys, users, SIWE nonces and the
+ * replay window are JetStream KV buckets every node shares, on the journal's connection;
+ * order nonces stay local (docs/persistence.md "Shared stores").
  */
-async function withNatsJournal(storage: Storage, config: AppConfig): Promise<Storage> {
-  let journal;
+async function withNatsJournal(storage: Storage, config: AppConfig, log: Logger, now: number): Promise<Storage> {
+  let journal: NatsJournal | undefined;
+  let shared: KvStores | null = null;
   try {
     journal = await openNatsJournal({ servers: [...config.natsUrls], stream: config.natsStream, name: config.nodeId });
+    if (config.stores === 'shared') {
+      shared = await openKvStores({
+        connection: journal.connection,
+        prefix: config.natsStream,
+        replicas: config.natsUrls.length >= 3 ? 3 : 1,
+        box: secretBox(Buffer.from(config.keyEncryptionKey ?? '', 'hex')),
+        log,
+        now,
+        sessionTtlMs: SESSION_TTL_MS,
+        nonceTtlMs: NONCE_TTL_MS,
+        orderNonces: storage.stores.orderNonces,
+      });
+      log.info('stores: shared on JetStream key-value buckets', { buckets: shared.buckets });
+    }
   } catch (e) {
+    await journal?.close();
     await storage.close();
     throw e;
   }
+  const opened = journal;
   return {
     ...storage,
-    journal,
+    journal: opened,
+    stores: shared ?? storage.stores,
     close: async () => {
-      await journal.close();
+      await shared?.close();
+      await opened.close();
       await storage.close();
     },
   };
@@ -144,7 +169,7 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
 
   const local = options.memory ? memoryStorage({ log }) : openStorage({ dataDir: config.dataDir, log, keyEncryptionKey: process.env.KEY_ENCRYPTION_KEY });
   const nats = config.journal === 'nats';
-  const storage = nats ? await withNatsJournal(local, config) : local;
+  const storage = nats ? await withNatsJournal(local, config, log, clock()) : local;
   let recovered: ReturnType<typeof recover<ReturnType<typeof replayable>>>;
   try {
     recovered = recover({

@@ -49,6 +49,14 @@ export type AppConfig = {
   readonly leaseTtlMs: number;
   /** NODE_ID: this engine node's name in the lease (default host:pid). */
   readonly nodeId: string;
+  /**
+   * STORES: 'shared' (default with JOURNAL=nats: sessions, API keys, users, SIWE nonces and the
+   * replay window in JetStream KV buckets every node shares) or 'local' (each node's DATA_DIR;
+   * the only choice with JOURNAL=lmdb). docs/persistence.md "Shared stores".
+   */
+  readonly stores: 'shared' | 'local';
+  /** KEY_ENCRYPTION_KEY when set (64 hex); required with STORES=shared, the same on every node. */
+  readonly keyEncryptionKey: string | null;
   /** EDGE=1 or ROLE=edge (JOURNAL=nats): an edge gateway that follows the stream, serves reads and forwards writes to the leader (docs/persistence.md). */
   readonly edge: boolean;
   /** Overrides of the rate-limit table (docs/rate-limits.md), from RATE_LIMITS as JSON. */
@@ -146,6 +154,16 @@ export function loadConfig(env: Record<string, string | undefined>): ConfigResul
   const edge = env.EDGE === '1' || env.EDGE === 'true' || env.ROLE === 'edge';
   if (env.ROLE !== undefined && env.ROLE !== '' && env.ROLE !== 'edge' && env.ROLE !== 'engine') errors.push(`ROLE must be edge or engine (got "${env.ROLE}")`);
   if (edge && journal !== 'nats') errors.push('EDGE=1 (ROLE=edge) needs JOURNAL=nats: an edge follows the JetStream journal');
+  const stores = oneOf('STORES', journal === 'nats' ? 'shared' : 'local', ['shared', 'local'] as const);
+  const keyEncryptionKey = env.KEY_ENCRYPTION_KEY !== undefined && env.KEY_ENCRYPTION_KEY.trim() !== '' ? env.KEY_ENCRYPTION_KEY.trim() : null;
+  if (stores === 'shared' && journal !== 'nats') errors.push('STORES=shared needs JOURNAL=nats: the shared stores are JetStream key-value buckets');
+  if (stores === 'shared' && journal === 'nats') {
+    if (keyEncryptionKey === null) {
+      errors.push('KEY_ENCRYPTION_KEY must be set with JOURNAL=nats (64 hex characters, the same on every node): the API-key secrets in the shared key-value bucket are sealed with it. STORES=local keeps each node\'s stores in its own DATA_DIR instead');
+    } else if (!/^[0-9a-fA-F]{64}$/.test(keyEncryptionKey)) {
+      errors.push('KEY_ENCRYPTION_KEY must be 64 hex characters (32 bytes)');
+    }
+  }
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(natsStream)) errors.push(`NATS_STREAM must be 1-64 letters, digits, _ or - (got "${natsStream}")`);
 
   const config: AppConfig = {
@@ -179,6 +197,8 @@ export function loadConfig(env: Record<string, string | undefined>): ConfigResul
     leaseTtlMs: int('LEASE_TTL_MS', 1_500, 300, 60_000),
     nodeId: env.NODE_ID || `${hostname()}:${process.pid}`,
     edge,
+    stores,
+    keyEncryptionKey,
   };
   return errors.length > 0 ? { ok: false, errors } : { ok: true, config };
 }

@@ -5,7 +5,7 @@
  * once committed. Each has an in-memory twin with the same interface for tests.
  */
 import type { RootDatabase } from 'lmdb';
-import type { Logger } from './types.ts';
+import type { Logger, MaybePromise } from './types.ts';
 import { lmdbApiKeyStore, memoryApiKeyStore, type ApiKeyStore } from './stores/apiKeyStore.ts';
 import { lmdbNonceStore, memoryNonceStore, type NonceStore } from './stores/nonceStore.ts';
 import { lmdbOrderNonceStore, memoryOrderNonceStore, type OrderNonceStore } from './stores/orderNonceStore.ts';
@@ -22,6 +22,12 @@ export type { SessionForm, SessionRecord, SessionStore } from './stores/sessionS
 export type { LinkResult, User, UserStore, Wallet } from './stores/userStore.ts';
 export { hashToken } from './stores/sessionStore.ts';
 export { DEFAULT_REPLAY_WINDOW_MS } from './stores/seenRequests.ts';
+export type { MaybePromise } from './types.ts';
+
+/** `f(v)`, at once when `v` is a value, after it when it is a promise (keeps a cache hit synchronous). */
+export function andThen<T, U>(v: MaybePromise<T>, f: (value: T) => MaybePromise<U>): MaybePromise<U> {
+  return v instanceof Promise ? v.then(f) : f(v);
+}
 
 export type Stores = {
   readonly nonces: NonceStore;

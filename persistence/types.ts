@@ -8,6 +8,13 @@
 export type Command = { readonly seq: number; readonly ts: number; readonly type: string; readonly [k: string]: unknown };
 
 /** Structured logger; the gateway owns the implementation. Never pass secrets in `fields`. */
+/**
+ * A store read that may have to ask the network: the LMDB and memory stores answer at once,
+ * the shared JetStream KV stores from their watch-fed cache at once and with a promise only
+ * on a cache miss (persistence/kvStores.ts). Callers await it, or test for a promise on hot paths.
+ */
+export type MaybePromise<T> = T | Promise<T>;
+
 export type Logger = {
   info(msg: string, fields?: object): void;
   warn(msg: string, fields?: object): void;

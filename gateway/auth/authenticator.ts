@@ -13,7 +13,7 @@ import { checksumAddress } from '../../workers/secp256k1.ts';
 import type { Authenticator, AuthResult } from '../http/auth.ts';
 import { sessionCookie } from '../http/auth.ts';
 import { scopes } from '../http/route.ts';
-import { hashToken, type Stores } from '../../persistence/stores.ts';
+import { andThen, hashToken, type ApiKeyRecord, type MaybePromise, type Stores } from '../../persistence/stores.ts';
 
 /** A login session has every scope, `admin` included (admin routes still check the wallet). */
 export const ALL_SCOPES = scopes;
@@ -38,10 +38,22 @@ const invalid = (message: string): AuthResult => ({ kind: 'invalid', message });
 const eip55 = (address: string): string => checksumAddress(address.slice(2).toLowerCase());
 
 export function createAuthenticator(stores: Stores, clock: () => number): Authenticator {
-  const session = (token: string, via: 'bearer' | 'cookie'): AuthResult => {
-    const record = stores.sessions.get(hashToken(token), clock());
-    if (!record) return invalid('Invalid or expired token');
-    return { kind: 'user', userId: record.userId, address: eip55(record.address), scopes: ALL_SCOPES, via };
+  // Every store read may be a promise (the shared JetStream KV stores on a cache miss,
+  // docs/persistence.md "Shared stores"); a hit answers synchronously, as LMDB always does.
+  const session = (token: string, via: 'bearer' | 'cookie'): MaybePromise<AuthResult> =>
+    andThen(stores.sessions.get(hashToken(token), clock()), (record): AuthResult => {
+      if (!record) return invalid('Invalid or expired token');
+      return { kind: 'user', userId: record.userId, address: eip55(record.address), scopes: ALL_SCOPES, via };
+    });
+  const signed = (keyId: string, key: ApiKeyRecord | null, timestamp: string, signature: string, ts: number, now: number): MaybePromise<AuthResult> => {
+    if (!key) return invalid('Invalid API key');
+    if (!sameHex(hmacHex(key.secret, timestamp), signature)) return invalid('Invalid API key signature');
+    return andThen(stores.seenRequests.markSeen(keyId, ts, now), (fresh) => {
+      if (!fresh) return invalid('API key signature already used (send a new timestamp)');
+      if (key.lastUsedAt === null || now - key.lastUsedAt >= TOUCH_EVERY_MS) void stores.apiKeys.touch(keyId, now);
+      const owner = eip55(key.owner);
+      return andThen(stores.users.byAddress(owner), (user): AuthResult => ({ kind: 'user', userId: user?.id ?? owner, address: owner, scopes: key.scopes, via: 'apikey', keyId }));
+    });
   };
 
   return (headers, cookies) => {
@@ -61,14 +73,8 @@ export function createAuthenticator(stores: Stores, clock: () => number): Authen
       const ts = Number(timestamp);
       if (Math.abs(now - ts) > API_KEY_SKEW_MS) return invalid('X-API-Timestamp is more than 30 seconds from server time');
       // Only ids of our own shape reach the store: junk in X-API-Key costs no lookup.
-      const key = KEY_ID.test(keyId) ? stores.apiKeys.get(keyId) : null;
-      if (!key) return invalid('Invalid API key');
-      if (!sameHex(hmacHex(key.secret, timestamp), signature)) return invalid('Invalid API key signature');
-      if (!stores.seenRequests.markSeen(keyId, ts, now)) return invalid('API key signature already used (send a new timestamp)');
-      if (key.lastUsedAt === null || now - key.lastUsedAt >= TOUCH_EVERY_MS) void stores.apiKeys.touch(keyId, now);
-      const owner = eip55(key.owner);
-      const user = stores.users.byAddress(owner);
-      return { kind: 'user', userId: user?.id ?? owner, address: owner, scopes: key.scopes, via: 'apikey', keyId };
+      if (!KEY_ID.test(keyId)) return invalid('Invalid API key');
+      return andThen(stores.apiKeys.get(keyId), (key) => signed(keyId, key, timestamp, signature, ts, now));
     }
     const cookie = cookies[sessionCookie];
     if (cookie !== undefined) return session(cookie, 'cookie');

@@ -7,6 +7,10 @@
  * Everything lives under CLUSTER_DIR (default ./data/cluster); engine nodes listen on
  * PORT_BASE+1 and +2 (default 8081, 8082), edges on PORT_BASE+11 and +12 (8091, 8092).
  *
+ * Every node shares the stores (sessions, API keys, users: STORES=shared): their API-key
+ * secrets are sealed with KEY_ENCRYPTION_KEY, taken from the environment or else generated
+ * once into CLUSTER_DIR/key-encryption.key (a local cluster only; docs/persistence.md).
+ *
  * `npm run cluster:stop` (or Ctrl-C) stops it all: the supervisor's pid is in
  * CLUSTER_DIR/cluster.pid.
  *
@@ -14,6 +18,7 @@
  * /usr/sbin/nats-server; or NATS_SERVER=/path/to/nats-server).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { startNatsCluster } from './natsServers.ts';
@@ -62,6 +67,9 @@ async function start(): Promise<void> {
     }
   }
   writeFileSync(pidFile, String(process.pid));
+  const keyFile = join(dir, 'key-encryption.key');
+  if (!existsSync(keyFile)) writeFileSync(keyFile, randomBytes(32).toString('hex') + '\n', { mode: 0o600 });
+  const keyEncryptionKey = process.env.KEY_ENCRYPTION_KEY || readFileSync(keyFile, 'utf8').trim();
   const nats = await startNatsCluster(dir, 3, { name: 'venue' });
   const natsUrl = nats.urls.join(',');
   process.stdout.write(`nats: ${natsUrl}\n`);
@@ -71,7 +79,7 @@ async function start(): Promise<void> {
     const child = spawn(process.execPath, ['--import', 'tsx', 'gateway/main.ts'], {
       stdio: ['ignore', 'inherit', 'inherit'],
       // A lease of 3 s by default here: one machine runs all five processes, and a renewal can wait on a busy event loop.
-      env: { LEASE_TTL_MS: '3000', ...process.env, JOURNAL: 'nats', NATS_URL: natsUrl, NODE_ID: id, PORT: String(port), DATA_DIR: join(dir, id), ...extra },
+      env: { LEASE_TTL_MS: '3000', ...process.env, KEY_ENCRYPTION_KEY: keyEncryptionKey, JOURNAL: 'nats', NATS_URL: natsUrl, NODE_ID: id, PORT: String(port), DATA_DIR: join(dir, id), ...extra },
     });
     nodes.set(id, child);
     child.once('exit', (code) => {

@@ -195,12 +195,12 @@ export function authRoutes(s: Services) {
       summary: 'The current session',
       description: '`{ user, session }` for a valid token or cookie; `{ user: null, session: null }` without one, or with an expired or revoked one. With an API key: the user and `session: null`.',
       responses: { 200: Type.Object({ user: Nullable(UserSchema), session: Nullable(SessionSchema) }) },
-      handler: ({ auth, headers }) => {
+      handler: async ({ auth, headers }) => {
         if (auth.kind !== 'user') return { body: { user: null, session: null } };
         const user = { id: auth.userId, address: getAddress(auth.address) };
         if (auth.via === 'apikey') return { body: { user, session: null } };
         const token = presentedToken(headers, auth.via);
-        const record = token === null ? null : s.stores.sessions.get(hashToken(token), s.pipeline.wallNow());
+        const record = token === null ? null : await s.stores.sessions.get(hashToken(token), s.pipeline.wallNow());
         if (token === null || record === null) return { body: { user: null, session: null } };
         return { body: { user, session: { id: sessionIdOf(token), expiresAt: iso(record.expiresAt) } } };
       },
@@ -215,8 +215,8 @@ export function authRoutes(s: Services) {
       summary: 'Wallets of the signed-in user',
       description: 'The primary wallet first, then linked wallets by link time. Each wallet has its own portfolios and API keys; signing in with any of them reaches the same user.',
       responses: { 200: Type.Object({ wallets: Type.Array(Type.Object({ address: AddressSchema, isPrimary: Type.Boolean(), linkedAt: Type.String({ description: 'ISO 8601' }) })), total: Type.Integer() }) },
-      handler: ({ auth }) => {
-        if (userOf(auth) === null) return userNotFound();
+      handler: async ({ auth }) => {
+        if ((await userOf(auth)) === null) return userNotFound();
         const wallets = s.stores.users.wallets(auth.userId).map((w) => ({ address: getAddress(w.address), isPrimary: w.isPrimary, linkedAt: iso(w.linkedAt) }));
         return { body: { wallets, total: wallets.length } };
       },
@@ -231,8 +231,8 @@ export function authRoutes(s: Services) {
       summary: 'Primary wallet of the signed-in user',
       description: 'The wallet the user first signed in with.',
       responses: { 200: Type.Object({ address: AddressSchema, userId: Type.String() }) },
-      handler: ({ auth }) => {
-        const user = userOf(auth);
+      handler: async ({ auth }) => {
+        const user = await userOf(auth);
         if (user === null) return userNotFound();
         return { body: { address: getAddress(user.address), userId: user.id } };
       },

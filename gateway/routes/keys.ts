@@ -41,8 +41,8 @@ const sessionsOnly = ['bearer', 'cookie'] as const;
 export function keyRoutes(s: Services) {
   const owner = (auth: UserAuth) => getAddress(auth.address).toLowerCase();
   /** The caller's own key, or null: someone else's key is "not found" too, so ids cannot be probed. */
-  const ownKey = (auth: UserAuth, keyId: string): ApiKeyRecord | null => {
-    const key = s.stores.apiKeys.get(keyId);
+  const ownKey = async (auth: UserAuth, keyId: string): Promise<ApiKeyRecord | null> => {
+    const key = await s.stores.apiKeys.get(keyId);
     return key !== null && key.owner.toLowerCase() === owner(auth) ? key : null;
   };
   const notFound = (keyId: string) => errorReply('not_found', `API key not found: ${keyId}`, { keyId });
@@ -101,7 +101,7 @@ export function keyRoutes(s: Services) {
       params: keyIdParam,
       responses: { 200: Type.Object({ success: Type.Boolean(), keyId: Type.String() }) },
       handler: async ({ auth, params }) => {
-        if (ownKey(auth, params.keyId) === null) return notFound(params.keyId);
+        if ((await ownKey(auth, params.keyId)) === null) return notFound(params.keyId);
         await s.stores.apiKeys.revoke(params.keyId);
         return { body: { success: true, keyId: params.keyId } };
       },
@@ -118,7 +118,7 @@ export function keyRoutes(s: Services) {
       params: keyIdParam,
       responses: { 200: SecretReply },
       handler: async ({ auth, params }) => {
-        const key = ownKey(auth, params.keyId);
+        const key = await ownKey(auth, params.keyId);
         if (key === null) return notFound(params.keyId);
         const rotated: ApiKeyRecord = { ...key, secret: newSecret() };
         await s.stores.apiKeys.put(rotated);

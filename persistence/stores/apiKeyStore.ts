@@ -5,7 +5,7 @@
  * every signed request needs one; revoke and put drop the cache entry.
  */
 import type { RootDatabase } from 'lmdb';
-import type { Logger } from '../types.ts';
+import type { Logger, MaybePromise } from '../types.ts';
 import type { SecretBox } from './secretBox.ts';
 import { getFramed, openBinaryDb, putFramed, putFramedSync } from '../framedDb.ts';
 
@@ -24,7 +24,7 @@ export type ApiKeyInfo = Omit<ApiKeyRecord, 'secret'>;
 export type ApiKeyStore = {
   put(record: ApiKeyRecord): Promise<void>;
   /** The key with its decrypted secret; null when unknown, revoked, or undecryptable (logged). */
-  get(keyId: string): ApiKeyRecord | null;
+  get(keyId: string): MaybePromise<ApiKeyRecord | null>;
   /** The owner's keys, oldest first, without secrets. */
   list(owner: string): ApiKeyInfo[];
   revoke(keyId: string): Promise<boolean>;
@@ -32,9 +32,10 @@ export type ApiKeyStore = {
   touch(keyId: string, lastUsedAt: number): Promise<void>;
 };
 
-type Stored = ApiKeyInfo & { readonly sealed: Uint8Array; readonly kek: string };
+/** How a key is kept: the secret sealed with the master key (`kek` names it). */
+export type Stored = ApiKeyInfo & { readonly sealed: Uint8Array; readonly kek: string };
 
-const info = (r: ApiKeyInfo): ApiKeyInfo => ({
+export const info = (r: ApiKeyInfo): ApiKeyInfo => ({
   keyId: r.keyId,
   owner: r.owner,
   label: r.label,
@@ -43,7 +44,7 @@ const info = (r: ApiKeyInfo): ApiKeyInfo => ({
   lastUsedAt: r.lastUsedAt,
 });
 
-const byCreation = (a: ApiKeyInfo, b: ApiKeyInfo): number => a.createdAt - b.createdAt || (a.keyId < b.keyId ? -1 : a.keyId > b.keyId ? 1 : 0);
+export const byCreation = (a: ApiKeyInfo, b: ApiKeyInfo): number => a.createdAt - b.createdAt || (a.keyId < b.keyId ? -1 : a.keyId > b.keyId ? 1 : 0);
 
 export function memoryApiKeyStore(): ApiKeyStore {
   const keys = new Map<string, ApiKeyRecord>();
@@ -70,7 +71,7 @@ export function memoryApiKeyStore(): ApiKeyStore {
   };
 }
 
-function isStored(v: unknown): v is Stored {
+export function isStored(v: unknown): v is Stored {
   const r = v as Stored | null;
   return (
     typeof r === 'object' &&
@@ -84,6 +85,26 @@ function isStored(v: unknown): v is Stored {
     r.sealed instanceof Uint8Array &&
     typeof r.kek === 'string'
   );
+}
+
+/**
+ * The record with its secret opened (and cached in `secrets` by key id); null, logged, when
+ * it does not decrypt. Shared by the LMDB and the JetStream KV stores.
+ */
+export function unsealed(r: Stored, box: SecretBox, secrets: Map<string, string>, log: Logger): ApiKeyRecord | null {
+  let secret = secrets.get(r.keyId);
+  if (secret === undefined) {
+    const opened = box.open(r.sealed, r.keyId);
+    if (opened === null) {
+      // Never log the ciphertext or anything derived from the secret: key ids only.
+      const why = r.kek === box.fingerprint ? 'the ciphertext does not authenticate' : `it was sealed with master key ${r.kek}, the current one is ${box.fingerprint}`;
+      log.error(`stores: API key ${r.keyId} cannot be decrypted: ${why}`, { keyId: r.keyId });
+      return null;
+    }
+    secret = opened;
+    secrets.set(r.keyId, secret);
+  }
+  return { ...info(r), secret };
 }
 
 export function lmdbApiKeyStore(env: RootDatabase, box: SecretBox, log: Logger): ApiKeyStore {
@@ -106,20 +127,7 @@ export function lmdbApiKeyStore(env: RootDatabase, box: SecretBox, log: Logger):
     },
     get(keyId) {
       const r = read(keyId);
-      if (r === null) return null;
-      let secret = secrets.get(keyId);
-      if (secret === undefined) {
-        const opened = box.open(r.sealed, keyId);
-        if (opened === null) {
-          // Never log the ciphertext or anything derived from the secret: key ids only.
-          const why = r.kek === box.fingerprint ? 'the ciphertext does not authenticate' : `it was sealed with master key ${r.kek}, the current one is ${box.fingerprint}`;
-          log.error(`stores: API key ${keyId} cannot be decrypted: ${why}`, { keyId });
-          return null;
-        }
-        secret = opened;
-        secrets.set(keyId, secret);
-      }
-      return { ...info(r), secret };
+      return r === null || r.keyId !== keyId ? null : unsealed(r, box, secrets, log);
     },
     list(owner) {
       const out: ApiKeyInfo[] = [];

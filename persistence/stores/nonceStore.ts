@@ -21,15 +21,15 @@ export type NonceStore = {
   sweep(now: number): Promise<number>;
 };
 
-function isNonceRecord(v: unknown): v is NonceRecord {
+export function isNonceRecord(v: unknown): v is NonceRecord {
   const r = v as NonceRecord | null;
   return typeof r === 'object' && r !== null && (r.address === null || typeof r.address === 'string') && typeof r.chainId === 'number' && typeof r.expiresAt === 'number';
 }
 
 /** Whether `address` may use the record: nonces issued without an address are anyone's. */
-const usableBy = (r: NonceRecord, address: string | undefined): boolean => address === undefined || r.address === null || r.address.toLowerCase() === address.toLowerCase();
+export const usableBy = (r: NonceRecord, address: string | undefined): boolean => address === undefined || r.address === null || r.address.toLowerCase() === address.toLowerCase();
 
-const copy = (r: NonceRecord): NonceRecord => ({ address: r.address, chainId: r.chainId, expiresAt: r.expiresAt });
+export const copy = (r: NonceRecord): NonceRecord => ({ address: r.address, chainId: r.chainId, expiresAt: r.expiresAt });
 
 export function memoryNonceStore(): NonceStore {
   const nonces = new Map<string, NonceRecord>();

@@ -10,6 +10,7 @@
  */
 import type { RootDatabase } from 'lmdb';
 import { openBinaryDb } from '../framedDb.ts';
+import type { MaybePromise } from '../types.ts';
 
 export const DEFAULT_REPLAY_WINDOW_MS = 30_000;
 
@@ -19,14 +20,15 @@ export type SeenRequests = {
    * when |now - timestamp| > window (such a request cannot be tracked and must be refused).
    * Times are Unix ms.
    */
-  markSeen(keyId: string, timestamp: number, now: number): boolean;
+  markSeen(keyId: string, timestamp: number, now: number): MaybePromise<boolean>;
   /** Pairs currently remembered (a gauge for metrics; bounded by the request rate times the window). */
   size(): number;
 };
 
-type Core = SeenRequests & { load(keyId: string, timestamp: number, now: number): void };
+/** The in-memory set with its expiry buckets; `load` remembers a pair seen before (at start). Shared with kvStores.ts. */
+export type Core = { markSeen(keyId: string, timestamp: number, now: number): boolean; size(): number; load(keyId: string, timestamp: number, now: number): void };
 
-function core(windowMs: number, onNew: (keyId: string, timestamp: number) => void): Core {
+export function core(windowMs: number, onNew: (keyId: string, timestamp: number) => void): Core {
   const seen = new Set<string>();
   const buckets = new Map<number, string[]>(); // expiry second -> ids
   let swept = -Infinity;

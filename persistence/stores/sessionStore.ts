@@ -6,7 +6,7 @@
  */
 import crypto from 'node:crypto';
 import type { RootDatabase } from 'lmdb';
-import type { Logger } from '../types.ts';
+import type { Logger, MaybePromise } from '../types.ts';
 import { getFramed, openBinaryDb, putFramed } from '../framedDb.ts';
 
 export type SessionForm = 'current' | 'earlier';
@@ -22,7 +22,7 @@ export type SessionRecord = {
 export type SessionStore = {
   put(tokenHash: string, record: SessionRecord): Promise<void>;
   /** null when unknown, revoked or expired (now >= expiresAt). */
-  get(tokenHash: string, now: number): SessionRecord | null;
+  get(tokenHash: string, now: number): MaybePromise<SessionRecord | null>;
   /** true when there was a session to revoke. */
   revoke(tokenHash: string): Promise<boolean>;
   /** Revokes every session of the wallet; returns how many. */
@@ -41,15 +41,15 @@ export function hashToken(token: string): string {
 const oneShotHash = (crypto as { hash?: (algorithm: string, data: string, encoding: 'hex') => string }).hash;
 
 const HASH = /^[0-9a-f]{64}$/;
-function checkHash(tokenHash: string): void {
+export function checkHash(tokenHash: string): void {
   if (!HASH.test(tokenHash)) throw new TypeError('sessions: the key must be hashToken(token), 64 lowercase hex characters');
 }
 
-function normal(r: SessionRecord): SessionRecord {
+export function normal(r: SessionRecord): SessionRecord {
   return { userId: r.userId, address: r.address.toLowerCase(), createdAt: r.createdAt, expiresAt: r.expiresAt, form: r.form };
 }
 
-function isSession(v: unknown): v is SessionRecord {
+export function isSession(v: unknown): v is SessionRecord {
   const r = v as SessionRecord | null;
   return (
     typeof r === 'object' &&

@@ -4,7 +4,7 @@
  * same user. Ids are decimal strings of an increasing counter. Addresses are lowercased.
  */
 import type { RootDatabase } from 'lmdb';
-import type { Logger } from '../types.ts';
+import type { Logger, MaybePromise } from '../types.ts';
 import { getFramed, openBinaryDb, putFramedSync } from '../framedDb.ts';
 
 export type User = { readonly id: string; readonly address: string; readonly createdAt: number };
@@ -14,18 +14,18 @@ export type LinkResult = { ok: true; wallet: Wallet } | { ok: false; reason: 'un
 export type UserStore = {
   /** The user owning this wallet, created (with it as primary wallet) when there is none. */
   getOrCreate(address: string, now: number): Promise<User>;
-  get(id: string): User | null;
+  get(id: string): MaybePromise<User | null>;
   /** The user owning this wallet (primary or linked). */
-  byAddress(address: string): User | null;
+  byAddress(address: string): MaybePromise<User | null>;
   /** Links a wallet to a user; linking one already linked to the same user returns it unchanged. */
   link(userId: string, address: string, now: number): Promise<LinkResult>;
   /** The user's wallets, primary first, then by link time. */
   wallets(userId: string): Wallet[];
 };
 
-type WalletLink = { userId: string; isPrimary: boolean; linkedAt: number };
+export type WalletLink = { userId: string; isPrimary: boolean; linkedAt: number };
 
-const byPrimaryThenTime = (a: Wallet, b: Wallet): number =>
+export const byPrimaryThenTime = (a: Wallet, b: Wallet): number =>
   Number(b.isPrimary) - Number(a.isPrimary) || a.linkedAt - b.linkedAt || (a.address < b.address ? -1 : 1);
 
 /** The store logic over a tiny key-value interface, shared by the memory and LMDB variants. */
@@ -93,11 +93,11 @@ export function memoryUserStore(): UserStore {
   };
 }
 
-function isUser(v: unknown): v is User {
+export function isUser(v: unknown): v is User {
   const u = v as User | null;
   return typeof u === 'object' && u !== null && typeof u.id === 'string' && typeof u.address === 'string' && typeof u.createdAt === 'number';
 }
-function isLink(v: unknown): v is WalletLink {
+export function isLink(v: unknown): v is WalletLink {
   const l = v as WalletLink | null;
   return typeof l === 'object' && l !== null && typeof l.userId === 'string' && typeof l.isPrimary === 'boolean' && typeof l.linkedAt === 'number';
 }

@@ -49,7 +49,7 @@ t.test('AUTH with a login token', async (t) => {
   const c = await connect(app, '/ws/private');
   c.send({ type: 'AUTH', token: await app.session(alice) });
   const ok = await c.next((f) => f['type'] === 'AUTH_SUCCESS');
-  const user = app.app.services.stores.users.byAddress(alice);
+  const user = await app.app.services.stores.users.byAddress(alice);
   t.same(ok, { type: 'AUTH_SUCCESS', userId: user!.id, address: alice });
   t.equal(api.check('auth.authSuccess', ok), null, 'validates');
   c.send({ method: 'SUBSCRIBE', params: ['ACCOUNT@fills', 'account@positions', 'account@portfolios', 'account@orders'], id: 1 });

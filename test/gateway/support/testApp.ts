@@ -32,6 +32,9 @@ export type TestApp = {
  */
 export const TEST_START_AT = Date.UTC(2026, 0, 5, 12, 0, 0);
 
+/** KEY_ENCRYPTION_KEY of the test nodes that run with JOURNAL=nats (startTestApp sets it unless env names one). */
+export const TEST_SHARED_KEY = '5a'.repeat(32);
+
 export type TestAppOptions = {
   env?: Record<string, string>;
   log?: Logger;
@@ -43,7 +46,9 @@ export type TestAppOptions = {
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'venue-test-'));
-  const loaded = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, WORKERS: '1', ...options.env });
+  // JOURNAL=nats shares the stores, sealed with a key every node must have: one for all tests.
+  const sharedKey = options.env?.['JOURNAL'] === 'nats' ? { KEY_ENCRYPTION_KEY: TEST_SHARED_KEY } : {};
+  const loaded = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, WORKERS: '1', ...sharedKey, ...options.env });
   if (!loaded.ok) throw new Error(loaded.errors.join('; '));
   const clock: TestClock = {
     now: options.startAt ?? TEST_START_AT,

@@ -4,52 +4,11 @@ import { join } from 'node:path';
 import { open } from 'lmdb';
 import { openStorage } from '../../../persistence/storage.ts';
 import { bothKinds } from '../fixtures/storesHarness.ts';
+import { cases, SECRET, key } from '../fixtures/storeCases/apiKeys.ts';
 import { captureLogger } from '../fixtures/captureLogger.ts';
 import { tempDir } from '../fixtures/tempDir.ts';
 
-const SECRET = '5e'.repeat(16) + 'c0ffee'.repeat(5) + 'ab';
-const key = (keyId: string, owner: string, createdAt: number) => ({
-  keyId,
-  owner,
-  label: `label ${keyId}`,
-  scopes: ['read', 'trade'],
-  createdAt,
-  lastUsedAt: null,
-  secret: `${SECRET.slice(0, 60)}${keyId.slice(-4)}`,
-});
-
-bothKinds(t, 'put, get with the secret, list without it, touch, revoke', async (t, h) => {
-  const a = key('ok_aaaaaaaaaaaaaaaaaaaa0001', 'alice', 20);
-  const b = key('ok_aaaaaaaaaaaaaaaaaaaa0002', 'alice', 10);
-  const c = key('ok_aaaaaaaaaaaaaaaaaaaa0003', 'bob', 5);
-  for (const k of [a, b, c]) await h.stores.apiKeys.put(k);
-  t.same(h.stores.apiKeys.get(a.keyId), a);
-  t.equal(h.stores.apiKeys.get('ok_missing'), null);
-  const listed = h.stores.apiKeys.list('alice');
-  t.same(listed.map((k) => k.keyId), [b.keyId, a.keyId], 'oldest first');
-  t.notOk(listed.some((k) => 'secret' in k), 'list never carries secrets');
-  t.same(h.stores.apiKeys.list('nobody'), []);
-  await h.stores.apiKeys.touch(a.keyId, 99);
-  t.equal(h.stores.apiKeys.get(a.keyId)?.lastUsedAt, 99);
-  t.equal(h.stores.apiKeys.get(a.keyId)?.secret, a.secret, 'touch keeps the secret');
-  await h.stores.apiKeys.touch('ok_missing', 1);
-  t.equal(await h.stores.apiKeys.revoke(a.keyId), true);
-  t.equal(h.stores.apiKeys.get(a.keyId), null);
-  t.same(h.stores.apiKeys.list('alice').map((k) => k.keyId), [b.keyId]);
-  t.equal(await h.stores.apiKeys.revoke(a.keyId), false);
-});
-
-bothKinds(t, 'keys survive a restart', async (t, h) => {
-  const a = key('ok_bbbbbbbbbbbbbbbbbbbb0001', 'carol', 1);
-  await h.stores.apiKeys.put(a);
-  const stores = await h.restart();
-  if (stores === null) {
-    t.equal(h.kind, 'memory', 'nothing to restart in memory');
-    return;
-  }
-  t.same(stores.apiKeys.get(a.keyId), a);
-  t.same(stores.apiKeys.list('carol').map((k) => k.keyId), [a.keyId]);
-});
+for (const c of cases) bothKinds(t, c.name, c.body);
 
 function rawValues(dir: string): Buffer[] {
   const env = open({ path: join(dir, 'lmdb'), maxDbs: 24, readOnly: true });
