@@ -11,6 +11,7 @@
  * workers); replying happens after it. Every command is journaled, rejected ones too, so
  * that a replay reproduces the venue exactly (and the journal is an audit trail of attempts).
  */
+import { UnavailableError } from '../persistence/unavailable.ts';
 import { LatencyWindow } from './monitoring/latencyWindow.ts';
 import type { Venue, ApplyResult, Command, CommandBody, VenueEvent } from '../engine/index.ts';
 import type { Journal } from '../persistence/types.ts';
@@ -22,7 +23,8 @@ import { noteUsedNonces, type NonceSink } from './orders/usedNonces.ts';
  * A write this node cannot take: it is a standby or a deposed leader (JOURNAL=nats), or its
  * journal refused the append. The HTTP layer answers 503 `unavailable` with the message.
  */
-export class UnavailableError extends Error {}
+/** A write this node cannot take now (HTTP 503 `unavailable`); also the shared stores' (persistence/unavailable.ts). */
+export { UnavailableError };
 
 export type EventListener = (events: readonly VenueEvent[], command: Command, result: ApplyResult) => void;
 

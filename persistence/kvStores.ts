@@ -25,6 +25,8 @@
  */
 import { StorageType, type KV, type KvEntry, type NatsConnection, type QueuedIterator } from 'nats';
 import type { Logger, MaybePromise } from './types.ts';
+import { UnavailableError } from './unavailable.ts';
+import { retryUntil } from './natsJournal.ts';
 import { andThen, type Stores } from './stores.ts';
 import { byCreation, info, isStored, unsealed, type ApiKeyRecord, type ApiKeyStore, type Stored } from './stores/apiKeyStore.ts';
 import { copy, isNonceRecord, usableBy, type NonceRecord, type NonceStore } from './stores/nonceStore.ts';
@@ -82,6 +84,29 @@ const TOKEN = /^[-_=A-Za-z0-9]{1,200}$/;
 export function isWrongRevision(e: unknown): boolean {
   const err = e as { api_error?: { err_code?: number }; message?: string } | null;
   return err?.api_error?.err_code === 10071 || /wrong last sequence/i.test(err?.message ?? '');
+}
+
+/** The bucket operations whose failures are the bucket's unavailability (not a revision check). */
+const OPERATIONS = new Set(['get', 'put', 'create', 'update', 'delete', 'keys', 'purge']);
+
+/**
+ * A bucket whose operations fail as UnavailableError (HTTP 503 `unavailable`, try again)
+ * when NATS does not answer (a node lost, an election, the connection down), never as an
+ * unknown error (a 500). A revision check that failed stays what it is: the stores decide
+ * one-time things by it.
+ */
+export function guarded(kv: KV, bucket: string): KV {
+  return new Proxy(kv, {
+    get(target, prop) {
+      const v: unknown = Reflect.get(target, prop);
+      if (typeof v !== 'function') return v;
+      if (typeof prop !== 'string' || !OPERATIONS.has(prop)) return (v as (...a: unknown[]) => unknown).bind(target);
+      return (...args: unknown[]) =>
+        (v as (...a: unknown[]) => Promise<unknown>).apply(target, args).catch((e: unknown) => {
+          throw isWrongRevision(e) || e instanceof TypeError ? e : new UnavailableError(`the shared stores do not answer (${bucket}: ${(e as Error).message}); try again`);
+        });
+    },
+  });
 }
 
 type Slot<T> = { value: T | null; revision: number };
@@ -436,7 +461,8 @@ export async function openKvStores(opts: KvStoreOptions): Promise<KvStores> {
   const windowMs = opts.replayWindowMs ?? DEFAULT_REPLAY_WINDOW_MS;
   const js = opts.connection.jetstream({ timeout });
   const name = (n: string): string => `${opts.prefix}-${n}`;
-  const bucket = (n: string, ttl = 0): Promise<KV> => js.views.kv(name(n), { history: 1, replicas: opts.replicas, ttl, storage: StorageType.File, timeout });
+  // Created or bound like the journal's stream: retried while a fresh cluster elects.
+  const bucket = async (n: string, ttl = 0): Promise<KV> => guarded(await retryUntil(Date.now() + 20_000, () => js.views.kv(name(n), { history: 1, replicas: opts.replicas, ttl, storage: StorageType.File, timeout })), name(n));
   const [sessionsKv, keysKv, usersKv, noncesKv, seenKv] = await Promise.all([
     bucket('sessions', opts.sessionTtlMs ?? SESSION_BUCKET_AGE_MS),
     bucket('api-keys'),

@@ -113,7 +113,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
 
   function fromThrown(route: CompiledRoute, err: unknown, headers: Headers): WireReply {
     if (err instanceof ApiError) return errorWire(route.form, err.toReply(), headers);
-    // A write this node cannot take (a standby, no leader answering an edge): 503, never a 500.
+    // A write this node cannot take (a standby, no leader answering an edge), or the shared stores not answering: 503, never a 500.
     if (err instanceof UnavailableError) return errorWire(route.form, errorReply('unavailable', err.message), headers);
     return internal(route, err, headers);
   }
@@ -264,13 +264,13 @@ export function createPipeline(options: PipelineOptions): Pipeline {
           try {
             return afterAuth(route, req, a);
           } catch (err) {
-            return internal(route, err);
+            return fromThrown(route, err, noHeaders);
           }
         },
-        (err: unknown) => internal(route, err),
+        (err: unknown) => fromThrown(route, err, noHeaders),
       );
     } catch (err) {
-      return internal(route, err);
+      return fromThrown(route, err, noHeaders);
     }
   };
 }

@@ -246,6 +246,9 @@ t.test('bugs answer 500 internal with a generic message and a logged stack', asy
   const authBug = await fetch(url('/api/account/me'), { headers: { authorization: 'Bearer throw' } });
   t.equal(authBug.status, 500, 'an authenticator exception is a bug, not a 401');
   t.same(await authBug.json(), { code: 'internal', message: 'An unexpected error occurred', details: null });
+  const storesDown = await fetch(url('/api/account/me'), { headers: { authorization: 'Bearer unavailable' } });
+  t.equal(storesDown.status, 503, 'stores that do not answer are 503, not a 500');
+  t.same(await storesDown.json(), { code: 'unavailable', message: 'the shared stores do not answer (sessions: TIMEOUT); try again', details: null });
   t.equal(log.lines.filter((l) => l.level === 'error').length, 6);
   t.match(log.lines[0]?.fields, { error: 'secret internal detail', stack: /boom|support\.ts/ });
   t.match(log.lines[3]?.fields, { error: /declared current response/ });

@@ -3,6 +3,7 @@
  * use, a fake authenticator, a fake clock, a capturing logger, and a helper that starts
  * the real uWS server on an ephemeral port.
  */
+import { UnavailableError } from '../../../persistence/unavailable.ts';
 import { Type } from '@sinclair/typebox';
 import type { AuthResult, Authenticator } from '../../../gateway/http/auth.ts';
 import { ApiError, errorReply } from '../../../gateway/http/errors.ts';
@@ -28,12 +29,13 @@ function user(address: string, scopes: string[], via: 'bearer' | 'cookie' | 'api
 
 const all = ['read', 'trade', 'withdraw', 'admin'];
 
-/** Bearer tokens `tok-<name>`, cookie `session=s-trader`, API key `ok_good` signed `sig`. Async, like the real one. */
+/** Bearer tokens `tok-<name>` (`throw`: a bug; `unavailable`: the stores not answering), cookie `session=s-trader`, API key `ok_good` signed `sig`. Async, like the real one. */
 export const fakeAuthenticate: Authenticator = async (headers, cookies) => {
   const bearer = headers['authorization'];
   if (bearer !== undefined) {
     const token = bearer.startsWith('Bearer ') ? bearer.slice(7) : '';
     if (token === 'throw') throw new Error('session store unreachable');
+    if (token === 'unavailable') throw new UnavailableError('the shared stores do not answer (sessions: TIMEOUT); try again');
     if (token === 'tok-trader') return user(users.trader, all, 'bearer');
     if (token === 'tok-reader') return user(users.reader, ['read'], 'bearer');
     if (token === 'tok-admin') return user(users.admin, all, 'bearer');
