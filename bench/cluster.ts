@@ -134,7 +134,9 @@ function nodeEnv(root: string, name: string, extra: Record<string, string>): Nod
 }
 
 /** The cluster settings of a node on `nats`. */
-const natsEnv = (nats: NatsCluster, nodeId: string, extra: Record<string, string> = {}): Record<string, string> => ({ JOURNAL: 'nats', NATS_URL: nats.urls.join(','), NATS_STREAM: 'BENCH', NODE_ID: nodeId, ...extra });
+/** One key for the run: the shared stores seal API-key secrets with it, the same on every node. */
+const KEY_ENCRYPTION_KEY = randomBytes(32).toString('hex');
+const natsEnv = (nats: NatsCluster, nodeId: string, extra: Record<string, string> = {}): Record<string, string> => ({ JOURNAL: 'nats', NATS_URL: nats.urls.join(','), NATS_STREAM: 'BENCH', NODE_ID: nodeId, KEY_ENCRYPTION_KEY, ...extra });
 
 class VenueNode {
   private readonly waiters: { resolve: (m: FromNode) => void; reject: (e: Error) => void }[] = [];
