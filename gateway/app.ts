@@ -280,6 +280,7 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
       appliedSeq: () => venue.seq,
       nodeId: config.nodeId,
       leaseTtlMs: config.leaseTtlMs,
+      hashEvery: config.hashCheckEvery,
       replicas,
       log,
       onLead: async () => {

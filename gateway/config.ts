@@ -47,6 +47,8 @@ export type AppConfig = {
   readonly natsStream: string;
   /** LEASE_TTL_MS: the leader lease's life; a standby takes over this long after the leader stopped renewing. */
   readonly leaseTtlMs: number;
+  /** JOURNAL=nats: the leader and a standby compare state hashes at every seq divisible by this (HASH_CHECK_EVERY). */
+  readonly hashCheckEvery: number;
   /** NODE_ID: this engine node's name in the lease (default host:pid). */
   readonly nodeId: string;
   /**
@@ -195,6 +197,7 @@ export function loadConfig(env: Record<string, string | undefined>): ConfigResul
     natsUrls,
     natsStream,
     leaseTtlMs: int('LEASE_TTL_MS', 1_500, 300, 60_000),
+    hashCheckEvery: int('HASH_CHECK_EVERY', 100_000, 1, 2 ** 31 - 1),
     nodeId: env.NODE_ID || `${hostname()}:${process.pid}`,
     edge,
     stores,

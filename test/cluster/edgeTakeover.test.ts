@@ -16,7 +16,7 @@ import { replayStream } from './support/replay.ts';
 import { startNatsCluster } from '../../gateway/cluster/natsServers.ts';
 import { openNatsJournal } from '../../persistence/natsJournal.ts';
 import { tempDir } from '../persistence/fixtures/tempDir.ts';
-import { startTestApp, request, TEST_START_AT, type TestApp } from '../gateway/support/testApp.ts';
+import { startTestApp, request, TEST_SHARED_KEY, TEST_START_AT, type TestApp } from '../gateway/support/testApp.ts';
 import { liveSeries, place, post, trader, usdc, type Trader } from '../gateway/routes/ordersFixture.ts';
 
 const WAIT = 60_000;
@@ -26,7 +26,7 @@ const fakeToday = fileURLToPath(new URL('../support/fakeToday.mjs', import.meta.
 
 /** The leader as a process: resolves once it listens (it leads an empty stream at once). */
 function startLeader(env: Record<string, string>): Promise<{ child: ChildProcess; exited: Promise<void> }> {
-  const child = spawn(process.execPath, ['--import', fakeToday, '--import', 'tsx', main], { env: { ...process.env, FAKE_TODAY: String(TEST_START_AT), PORT: '0', HOST: '127.0.0.1', WORKERS: '1', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', fakeToday, '--import', 'tsx', main], { env: { ...process.env, FAKE_TODAY: String(TEST_START_AT), PORT: '0', HOST: '127.0.0.1', WORKERS: '1', KEY_ENCRYPTION_KEY: TEST_SHARED_KEY, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   const reap = () => child.kill('SIGKILL');
   process.once('exit', reap);
