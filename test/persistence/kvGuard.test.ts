@@ -1,12 +1,12 @@
 /**
- * The shared stores' buckets (persistence/kvStores.ts `guarded`): an operation NATS does not
+ * The shared stores' buckets (persistence/kvBucket.ts `guarded`): an operation NATS does not
  * answer fails as UnavailableError (HTTP 503 `unavailable`), a failed revision check stays
  * itself (the stores decide one-time things by it), and everything else of the bucket
  * passes through untouched.
  */
 import t from 'tap';
 import type { KV } from 'nats';
-import { guarded, isWrongRevision } from '../../persistence/kvStores.ts';
+import { guarded, isWrongRevision } from '../../persistence/kvBucket.ts';
 import { UnavailableError } from '../../persistence/unavailable.ts';
 
 const wrongRevision = Object.assign(new Error('wrong last sequence: 7'), { api_error: { err_code: 10071 } });
