@@ -26,8 +26,6 @@ export type VenueConfig = {
   readonly rfqDefaultTtlSec: number;
   readonly rfqMaxTtlSec: number;
   readonly quoteMaxLifetimeSec: number;
-  /** Recent public trades kept per series for /trades. */
-  readonly recentTradesPerSeries: number;
   /** Out-of-order order nonces remembered per wallet before the oldest are forgotten (see docs/engine.md). */
   readonly nonceWindow: number;
   /** Whether clock commands list new series on the schedule of api.md. */
@@ -53,7 +51,6 @@ export const defaultVenueConfig: VenueConfig = {
   rfqDefaultTtlSec: 10,
   rfqMaxTtlSec: 30,
   quoteMaxLifetimeSec: 30,
-  recentTradesPerSeries: 1000,
   nonceWindow: 4096,
   autoListing: true,
   referralRebateBps: 1000,

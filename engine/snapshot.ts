@@ -3,6 +3,12 @@
  * out. Maps are written in their iteration order and rebuilt in the same order, so that
  * serialise(restore(serialise(s))) is byte-identical and replay can be compared by hash
  * (architecture.md rule 2, style.md habit 6).
+ *
+ * Format 2 (issue 19) holds engine state only: the readers' history (each wallet's trades, fee
+ * totals, fee log and volume per day; each series' recent trades and 24-hour window; the
+ * `recentTradesPerSeries` setting) left the engine for the read models, and a wallet keeps
+ * only `hasTraded`. A format-1 snapshot is migrated on restore (`migrateFormat1`) and the
+ * conversion checked (docs/persistence.md "Snapshot formats").
  */
 import { bytesToHex } from 'viem';
 import { keccak256 } from './domain/keccak256.ts';
@@ -10,9 +16,9 @@ import type { Hex } from './domain/hex.ts';
 import { defaultVenueConfig, type VenueConfig } from './config.ts';
 import { VenueState } from './state.ts';
 import { instructionsOf } from './domain/instructions.ts';
-import { SeriesActor, type PublicTrade, type SeriesSpec } from './actors/series.ts';
+import { SeriesActor, type SeriesSpec } from './actors/series.ts';
 import type { OrderRecord } from './actors/orderRecord.ts';
-import type { Account, UserTrade } from './actors/accounts.ts';
+import type { Account } from './actors/accounts.ts';
 import { OpenOrders, openOrder, type OpenOrder, type Portfolio } from './actors/portfolio.ts';
 import type { Position } from './actors/position.ts';
 import type { Pair, OracleState } from './actors/registry.ts';
@@ -22,7 +28,8 @@ import { createFastBook } from './book/fastBook.ts';
 import type { MmpConfig, MmpReason } from './domain/mmp.ts';
 import type { MmpFill } from './actors/mmp.ts';
 
-const FORMAT = 1;
+/** The format written; format 1 is read and migrated (migrateFormat1). */
+const FORMAT = 2;
 
 type SeriesDump = {
   spec: SeriesSpec;
@@ -33,18 +40,14 @@ type SeriesDump = {
   settlementPrice: bigint | null;
   marks: SeriesMarks | null;
   openInterest: bigint;
-  recentTrades: PublicTrade[];
-  window: PublicTrade[];
 };
 type OpenOrderDump = Pick<OpenOrder, 'orderId' | 'seriesId' | 'isBuy' | 'remaining' | 'price'>;
 type PortfolioDump = Omit<Portfolio, 'positions' | 'openOrders'> & { positions: Position[]; openOrders: OpenOrderDump[] };
-type AccountDump = Omit<Account, 'portfolios' | 'nonces' | 'volumeDays' | 'feeLog' | 'feeLogPaid' | 'trades'> & {
+type AccountDump = Omit<Account, 'portfolios' | 'nonces' | 'hasTraded'> & {
   portfolios: PortfolioDump[];
   nonceBase: bigint;
   nonceUsed: bigint[];
-  volumeDays: [number, bigint][];
-  feeLog: [number, bigint][];
-  trades: UserTrade[];
+  hasTraded: boolean;
 };
 type RfqDump = Omit<RfqRequest, 'quotes'> & { quotes: QuoteRecord[] };
 /** Market maker protection of one (wallet, pair): its window's fills, oldest first (sums rebuilt). */
@@ -102,8 +105,6 @@ export function serializeState(s: VenueState): Uint8Array {
       settlementPrice: a.settlementPrice,
       marks: a.marks,
       openInterest: a.openInterest,
-      recentTrades: a.recentTrades.toArray(),
-      window: a.window.toArray(),
     })),
     accounts: [...s.accounts.accounts.values()].map((a) => ({
       owner: a.owner,
@@ -113,10 +114,7 @@ export function serializeState(s: VenueState): Uint8Array {
       mmmNonce: a.mmmNonce,
       nonceBase: a.nonces.base,
       nonceUsed: a.nonces.remembered(),
-      fees: a.fees,
-      feeLog: a.feeLog.toArray(),
-      volumeDays: [...a.volumeDays],
-      trades: a.trades.toArray(),
+      hasTraded: a.hasTraded,
     })),
     rfq: [...s.rfq.requests.values()].map((r) => ({ ...r, quotes: [...r.quotes.values()] })),
     rfqResolved: s.rfq.resolved,
@@ -130,7 +128,67 @@ export function serializeState(s: VenueState): Uint8Array {
     dump.referrals = { codes: [...s.referrals.owners], links: [...s.referrals.links].map(([referee, l]) => [referee, l.referrer, l.code]) };
   }
   if (s.chainEvents.size > 0) dump.chainEvents = [...s.chainEvents];
+  return encode(dump);
+}
+
+function encode(dump: Dump): Uint8Array {
   return new TextEncoder().encode(JSON.stringify(dump, (_k, v: unknown) => (typeof v === 'bigint' ? { $b: v.toString() } : v)));
+}
+
+function decode(bytes: Uint8Array): Dump {
+  return JSON.parse(new TextDecoder().decode(bytes), (_k, v: unknown) =>
+    v !== null && typeof v === 'object' && '$b' in v && Object.keys(v).length === 1 ? BigInt((v as { $b: string }).$b) : v,
+  ) as Dump;
+}
+
+/** The history fields of a format-1 dump that format 2 no longer holds. */
+type Format1Series = SeriesDump & { recentTrades?: unknown; window?: unknown };
+type Format1Account = Omit<AccountDump, 'hasTraded'> & { hasTraded?: boolean; fees?: unknown; feeLog?: unknown; volumeDays?: unknown; trades?: unknown[] };
+
+/**
+ * A format-1 dump as the format-2 dump of the same engine state, in place: the history fields
+ * removed, each wallet's `hasTraded` from its trade list (non-empty: it has traded; the list
+ * kept the last 10,000, so it is never empty after a first trade), appended where format 2
+ * writes it, and the `recentTradesPerSeries` setting dropped. Keys keep their order, so the
+ * result encodes as `serializeState` would write that state.
+ */
+function migrateFormat1(dump: Dump): Dump {
+  dump.format = FORMAT;
+  delete (dump.config as Partial<Record<'recentTradesPerSeries', unknown>>).recentTradesPerSeries;
+  for (const d of dump.series as Format1Series[]) {
+    delete d.recentTrades;
+    delete d.window;
+  }
+  for (const a of dump.accounts as Format1Account[]) {
+    const hasTraded = (a.trades?.length ?? 0) > 0;
+    delete a.fees;
+    delete a.feeLog;
+    delete a.volumeDays;
+    delete a.trades;
+    a.hasTraded = hasTraded;
+  }
+  return dump;
+}
+
+/** A restored state, and whether it came from an older format (migrated, and the conversion checked). */
+export type Restored = { state: VenueState; migratedFrom: number | null };
+
+/**
+ * Restore a snapshot of the current format, or of format 1: migrated (migrateFormat1), then
+ * restored, and the restored state must serialise to exactly the migrated dump (else this
+ * throws, as a snapshot that cannot be restored). The caller checks the hash the snapshot
+ * recorded: for format 2 against the restored state's, for format 1 against its own bytes
+ * (format 1 hashed its whole serialisation, as format 2 does; Venue.restoredHash).
+ */
+export function restoreSnapshot(bytes: Uint8Array): Restored {
+  const dump = decode(bytes);
+  if (dump.format === FORMAT) return { state: fromDump(dump), migratedFrom: null };
+  if (dump.format !== 1) throw new Error(`unsupported snapshot format ${dump.format}`);
+  const expected = encode(migrateFormat1(dump));
+  const state = fromDump(decode(expected));
+  const got = serializeState(state);
+  if (hashBytes(got) !== hashBytes(expected)) throw new Error('a format-1 snapshot restored to other state than its conversion to format 2');
+  return { state, migratedFrom: 1 };
 }
 
 /** The stored fields of an open order's reservation, in their original order (the derived reserve is left out). */
@@ -139,10 +197,10 @@ function openOrderDump(r: OpenOrder): OpenOrderDump {
 }
 
 export function restoreState(bytes: Uint8Array): VenueState {
-  const dump = JSON.parse(new TextDecoder().decode(bytes), (_k, v: unknown) =>
-    v !== null && typeof v === 'object' && '$b' in v && Object.keys(v).length === 1 ? BigInt((v as { $b: string }).$b) : v,
-  ) as Dump;
-  if (dump.format !== FORMAT) throw new Error(`unsupported snapshot format ${dump.format}`);
+  return restoreSnapshot(bytes).state;
+}
+
+function fromDump(dump: Dump): VenueState {
   // Rules added since the snapshot was written take their defaults.
   const s = new VenueState({ ...defaultVenueConfig, ...dump.config });
   s.now = dump.now;
@@ -161,14 +219,13 @@ export function restoreState(bytes: Uint8Array): VenueState {
       (r as { instructions: OrderRecord['instructions'] }).instructions = instructionsOf(r.instructions as OrderRecord['instructions'] | undefined);
       records.set(r.orderId, r);
     }
-    const a = new SeriesActor(d.spec, createFastBook(), dump.config.recentTradesPerSeries);
+    const a = new SeriesActor(d.spec, createFastBook());
     a.restore(d.records, d.priority);
     a.bookSeq = d.bookSeq;
     a.settled = d.settled;
     a.settlementPrice = d.settlementPrice;
     if (d.marks) a.setMarks(d.marks, dump.oracles.find(([k]) => k === d.spec.pairId)![1].spot);
     a.openInterest = d.openInterest;
-    a.restoreTrades(d.recentTrades, d.window);
     s.series.set(d.spec.seriesId, a);
     s.accounts.margin.marksChanged(d.spec.seriesId, a.quoteNow()); // the account side's quote, before its margin book is rebuilt
   }
@@ -179,10 +236,7 @@ export function restoreState(bytes: Uint8Array): VenueState {
     a.isMmm = d.isMmm;
     a.mmmNonce = d.mmmNonce;
     a.nonces.restore(d.nonceBase, d.nonceUsed);
-    Object.assign(a.fees, d.fees);
-    for (const f of d.feeLog) a.feeLog.push(f);
-    for (const [day, v] of d.volumeDays) a.volumeDays.set(day, v);
-    for (const t of d.trades) a.trades.push(t);
+    a.hasTraded = d.hasTraded;
     for (const p of d.portfolios) {
       const portfolio: Portfolio = {
         owner: p.owner,
@@ -213,7 +267,6 @@ export function restoreState(bytes: Uint8Array): VenueState {
   s.insurance.restore(dump.insurance);
   for (const m of dump.mmp ?? []) s.mmp.restore(m.owner, m.config, m.frozen, m.frozenUntil, m.reason, m.fills);
   s.accounts.margin.rebuild(s.accounts.allPortfolios());
-  s.accounts.rebuildPruneIndexes();
   s.recountOpenInterest();
   for (const [orderId, seriesId] of dump.orderIndex) {
     const open = opened.get(orderId);

@@ -16,7 +16,7 @@ import { listPair, updateOracle } from './flows/market.ts';
 import { tick } from './flows/clock.ts';
 import { createRequest, submitQuote, fillQuote } from './flows/rfq.ts';
 import { cancelAll, setCancelAfter } from './flows/massCancel.ts';
-import { serializeState, restoreState, hashBytes } from './snapshot.ts';
+import { serializeState, restoreSnapshot, hashBytes } from './snapshot.ts';
 import { precheck, precheckEntries, type CancelDraft, type PlaceDraft } from './precheck.ts';
 import { nextOrderNonce, orderNonceUsed } from './queries.ts';
 import { imageEvents } from './image.ts';
@@ -50,14 +50,31 @@ export class Venue {
   /** One sink, reset for every command: its bookkeeping is reused (apply never re-enters). */
   private readonly sink = new EventSink();
 
+  /** Restored from an older snapshot format (migrated): the hash of the bytes restored (restoredHash). */
+  private migratedHash: Hex | null = null;
+
   constructor(readonly state: VenueState = new VenueState(defaultVenueConfig)) {}
 
   static create(config: VenueConfig = defaultVenueConfig): Venue {
     return new Venue(new VenueState(config));
   }
 
+  /** A snapshot's venue; an older format's is migrated, its conversion checked (engine/snapshot.ts restoreSnapshot). */
   static restore(bytes: Uint8Array): Venue {
-    return new Venue(restoreState(bytes));
+    const r = restoreSnapshot(bytes);
+    const venue = new Venue(r.state);
+    if (r.migratedFrom !== null) venue.migratedHash = hashBytes(bytes);
+    return venue;
+  }
+
+  /**
+   * Right after `restore`, for recovery's check: the hash the snapshot should have recorded,
+   * as its format computes it. The current format: the restored state's hash (the restore
+   * reproduced the bytes). An older format (docs/persistence.md "Snapshot formats"): the hash
+   * of the bytes restored, as that format hashed them (its migration was checked by restore).
+   */
+  restoredHash(): Hex {
+    return this.migratedHash ?? this.stateHash();
   }
 
   apply(cmd: Command): ApplyResult {

@@ -141,6 +141,7 @@ export function replayable(venue: Venue, reads: ReadModels = new ReadModels()) {
       last = null;
       return hashBytes(bytes);
     },
+    restoredHash: () => venue.restoredHash(),
   };
 }
 

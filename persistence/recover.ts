@@ -3,7 +3,9 @@
  *
  * What can go wrong and what happens (docs/persistence.md, "Recovery"):
  * - A snapshot fails its checksum, cannot be restored, or restores to a different hash than
- *   it recorded: warn and fall back to the next older one (then to `create()`).
+ *   it recorded: warn and fall back to the next older one (then to `create()`). The hash
+ *   compared is the engine's `restoredHash()` when it has one (a snapshot of an older format,
+ *   migrated on restore: the hash as that format computed it), else its `stateHash()`.
  * - A journal entry of the journal's LAST write (its last batch: a torn tail) fails its
  *   checksum / decode / key check: replay stops before it; it and the rest of that write are
  *   moved to the quarantine database with one warning line, and the venue starts at the last
@@ -95,7 +97,7 @@ export function recover<E extends Replayable>(opts: RecoverOptions<E>): Recovery
       warn(`snapshots: snapshot at seq ${s.seq} could not be restored (${(e as Error).message}); falling back to an older one`, { seq: s.seq });
       continue;
     }
-    const hash = restored.stateHash();
+    const hash = restored.restoredHash?.() ?? restored.stateHash();
     if (hash !== s.hash) {
       warn(`snapshots: snapshot at seq ${s.seq} restored to hash ${hash}, recorded ${s.hash}; falling back to an older one`, { seq: s.seq });
       continue;

@@ -88,6 +88,12 @@ export type SnapshotStore = {
 export type Replayable = {
   apply(command: Command): void;
   stateHash(): string;
+  /**
+   * Right after a restore: the hash the snapshot should have recorded, when it differs from
+   * `stateHash()` (an older snapshot format migrated on restore: the hash as that format
+   * computed it). Absent: `stateHash()` is checked.
+   */
+  restoredHash?(): string;
   serialize(): Uint8Array;
   /** The read models' state at the same seq as `serialize` (absent: the snapshot holds the engine only). */
   serializeRead?(): Uint8Array;

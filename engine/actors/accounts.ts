@@ -1,10 +1,10 @@
 /**
- * The account actor: alone owns balances, positions, open-order reservations, fees and
- * nonces of every wallet. It answers risk questions (equity, margin, health) from the risk
+ * The account actor: alone owns balances, positions, open-order reservations and nonces of
+ * every wallet. It keeps no history (trade lists, fee totals and logs, traded volume): those
+ * are folds of the trade events (gateway/readModels/accounts.ts). It answers risk questions (equity, margin, health) from the risk
  * quotes the series actors send it (risk/riskQuote.ts: kept on its QuoteBoard), and keeps
  * every margin account's requirement current in its margin book.
  */
-import { Deque, Tail } from './deque.ts';
 import type { Hex } from '../domain/hex.ts';
 import { WAD, UINT256_MAX } from '../domain/fixed.ts';
 import type { VenueConfig } from '../config.ts';
@@ -14,19 +14,6 @@ import type { QuoteBoard } from '../risk/riskQuote.ts';
 import { newPortfolio, type OpenOrder, type Portfolio } from './portfolio.ts';
 import { NonceWindow } from './nonceWindow.ts';
 
-export type FeeStats = { totalFeesPaid: bigint; makerFees: bigint; takerFees: bigint; rebatesReceived: bigint };
-export type UserTrade = {
-  readonly id: string;
-  readonly seriesId: Hex;
-  readonly portfolioId: number;
-  readonly side: 'buy' | 'sell';
-  readonly price: bigint;
-  readonly size: bigint;
-  readonly fee: bigint;
-  readonly liquidity: 'maker' | 'taker';
-  readonly ts: number; // ms
-};
-
 export type Account = {
   readonly owner: string;
   nextPortfolioId: number;
@@ -34,32 +21,14 @@ export type Account = {
   isMmm: boolean;
   mmmNonce: bigint;
   readonly nonces: NonceWindow;
-  readonly fees: FeeStats;
-  /** Fees of the last 24 h: [ts ms, amount] (positive = paid), oldest first. */
-  readonly feeLog: Deque<[number, bigint]>;
-  /** The fees paid (positive entries) in `feeLog`, kept with it: derived, not in snapshots. */
-  feeLogPaid: bigint;
-  /** Traded notional (COLLATERAL6) per UTC day index, last 30 days, for rate-limit tiers. */
-  readonly volumeDays: Map<number, bigint>;
-  /** The last TRADE_HISTORY trades, oldest first. */
-  readonly trades: Tail<UserTrade>;
+  /** Whether the wallet has been a side of a fill: a referral code applies only before its first (flows/referrals.ts). */
+  hasTraded: boolean;
 };
 
 export type { RiskView } from '../risk/marginAccount.ts';
 
-const TRADE_HISTORY = 10_000;
-
 export class AccountActor {
   readonly accounts = new Map<string, Account>();
-  /**
-   * What `prune` has to visit, so that a clock costs what expired rather than a pass over
-   * every wallet (100,000 funded wallets made each clock command 11-26 ms): the owner of every
-   * fee-log entry, oldest first (fees are logged in venue-time order, so the front names the
-   * wallet holding the oldest entry), and the wallets with volume per UTC day. Derived:
-   * rebuilt from the accounts on restore (`rebuildPruneIndexes`).
-   */
-  private readonly feeOwners = new Deque<Account>();
-  private readonly volumeDayOwners = new Map<number, Set<Account>>();
 
   /** Margin per margin account, kept up to date by every fill, order and mark (risk/marginBook.ts). */
   readonly margin: MarginBook;
@@ -91,11 +60,7 @@ export class AccountActor {
         isMmm: false,
         mmmNonce: 0n,
         nonces: new NonceWindow(this.config.nonceWindow),
-        fees: { totalFeesPaid: 0n, makerFees: 0n, takerFees: 0n, rebatesReceived: 0n },
-        feeLog: new Deque(),
-        feeLogPaid: 0n,
-        volumeDays: new Map(),
-        trades: new Tail(TRADE_HISTORY),
+        hasTraded: false,
       };
       this.accounts.set(owner, a);
     }
@@ -205,87 +170,5 @@ export class AccountActor {
       maxWithdraw,
       positionCount: r.positionCount,
     };
-  }
-
-  recordFee(a: Account, fee: bigint, liquidity: 'maker' | 'taker', tsMs: number): void {
-    if (fee > 0n) a.fees.totalFeesPaid += fee;
-    else if (fee < 0n) a.fees.rebatesReceived += -fee;
-    if (liquidity === 'maker') a.fees.makerFees += fee;
-    else a.fees.takerFees += fee;
-    if (fee !== 0n) {
-      a.feeLog.push([tsMs, fee]);
-      if (fee > 0n) a.feeLogPaid += fee;
-      this.feeOwners.push(a);
-    }
-  }
-
-  recordTrade(a: Account, trade: UserTrade, notional: bigint): void {
-    a.trades.push(trade);
-    const day = Math.floor(trade.ts / 86_400_000);
-    const before = a.volumeDays.get(day);
-    a.volumeDays.set(day, (before ?? 0n) + notional);
-    if (before !== undefined) return; // the wallet is in the day's owners since its first trade that day
-    let owners = this.volumeDayOwners.get(day);
-    if (owners === undefined) this.volumeDayOwners.set(day, (owners = new Set()));
-    owners.add(a);
-  }
-
-  /** Fees paid in the 24 h before `nowMs`: the log's kept sum less what has aged out since the last prune (a second's worth at most). */
-  fees24h(a: Account, nowMs: number): bigint {
-    let sum = a.feeLogPaid;
-    for (const [ts, fee] of a.feeLog) {
-      if (ts > nowMs - 86_400_000) break;
-      if (fee > 0n) sum -= fee;
-    }
-    return sum;
-  }
-
-  volume30d(owner: string, nowMs: number): bigint {
-    const a = this.accounts.get(owner);
-    if (!a) return 0n;
-    const today = Math.floor(nowMs / 86_400_000);
-    let sum = 0n;
-    for (const [day, v] of a.volumeDays) if (day > today - 30) sum += v;
-    return sum;
-  }
-
-  /** Drop fee and volume history older than the windows that read it (only what expired is visited). */
-  prune(nowMs: number): void {
-    const cutoff = nowMs - 86_400_000;
-    for (let a = this.feeOwners.first(); a !== undefined; a = this.feeOwners.first()) {
-      // Every entry here names the wallet of one fee-log entry, so that wallet's oldest is the oldest of all.
-      const [ts, fee] = a.feeLog.first()!;
-      if (ts > cutoff) break;
-      a.feeLog.shift();
-      if (fee > 0n) a.feeLogPaid -= fee;
-      this.feeOwners.shift();
-    }
-    const today = Math.floor(nowMs / 86_400_000);
-    for (const [day, owners] of this.volumeDayOwners) {
-      if (day > today - 30) continue;
-      for (const a of owners) a.volumeDays.delete(day);
-      this.volumeDayOwners.delete(day);
-    }
-  }
-
-  /** After a restore: the prune indexes and the fee-log sums from the accounts' fee logs and volume days. */
-  rebuildPruneIndexes(): void {
-    this.feeOwners.clear();
-    this.volumeDayOwners.clear();
-    const fees: [number, Account][] = [];
-    for (const a of this.accounts.values()) {
-      a.feeLogPaid = 0n;
-      for (const [ts, fee] of a.feeLog) {
-        fees.push([ts, a]);
-        if (fee > 0n) a.feeLogPaid += fee;
-      }
-      for (const day of a.volumeDays.keys()) {
-        let owners = this.volumeDayOwners.get(day);
-        if (owners === undefined) this.volumeDayOwners.set(day, (owners = new Set()));
-        owners.add(a);
-      }
-    }
-    fees.sort((x, y) => x[0] - y[0]); // stable: one wallet's entries keep their order
-    for (const [, a] of fees) this.feeOwners.push(a);
   }
 }

@@ -2,8 +2,8 @@
  * An append-at-the-back, forget-at-the-front sequence in amortised O(1): the front is an index
  * that advances, and the array is compacted once the forgotten part is at least as long as the
  * live part (and at least COMPACT_MIN). `Array.splice(0, k)` instead moves every remaining
- * element on every removal, which made a full history (a series' last 1,000 trades, a wallet's
- * last 10,000, a busy series' trades of the last 24 hours) cost O(its length) per trade.
+ * element on every removal, which made a full history (e.g. a market maker protection
+ * window's fills) cost O(its length) per entry.
  *
  * Indexes are logical (0 = the oldest kept item). Only the live items are ever visible, so a
  * snapshot of `toArray()` is the same whatever the compaction state.
@@ -82,17 +82,5 @@ export class Deque<T> implements Iterable<T> {
       this.items = this.items.slice(this.head);
       this.head = 0;
     }
-  }
-}
-
-/** The last `limit` items pushed. */
-export class Tail<T> extends Deque<T> {
-  constructor(private readonly limit: number) {
-    super();
-  }
-
-  override push(item: T): void {
-    super.push(item);
-    if (this.length > this.limit) this.dropFront(this.length - this.limit);
   }
 }

@@ -1,10 +1,9 @@
 /**
- * The series actor: alone owns one series' order book, its orders, recent trades, 24-hour
- * statistics and latest marks. It matches; it knows nothing of cash or margin (the account
+ * The series actor: alone owns one series' order book, its orders and latest marks (its
+ * recent trades and 24-hour statistics are folds of the trade events: gateway/readModels/marketData.ts). It matches; it knows nothing of cash or margin (the account
  * actor's job), and reports what matching did as plain values.
  */
 import type { Hex } from '../domain/hex.ts';
-import { Deque, Tail } from './deque.ts';
 import type { OrderBook, MatchSink } from '../book/types.ts';
 import type { DepthLevel } from '../events.ts';
 import type { SeriesMarks } from '../commands.ts';
@@ -24,8 +23,6 @@ export type SeriesSpec = {
   readonly symbol: string; // canonical
   readonly listedAt: number; // ms
 };
-
-export type PublicTrade = { readonly id: string; readonly price: bigint; readonly size: bigint; readonly side: 'buy' | 'sell'; readonly ts: number };
 
 /** What one match produced, before the account actor settles cash and positions. */
 export type MatchFill = { readonly maker: OrderRecord; readonly tick: number; readonly lots: number };
@@ -96,15 +93,6 @@ export class SeriesActor {
   /** The marks as the risk engine reads them (floats for the scenario kernel), built once per oracle update. */
   riskQuote: RiskQuote | null = null;
   openInterest = 0n; // WAD, sum of long balances
-  /** The last `recentLimit` trades, oldest first. */
-  readonly recentTrades: Tail<PublicTrade>;
-  /** Trades of the last 24 hours for the statistics (pruned on every trade and clock). */
-  readonly window = new Deque<PublicTrade>();
-  /** The window's statistics kept as trades enter and leave it: its volume, and its highest and
-   * lowest prices as monotonic queues (each front is the extreme; O(1) amortised a trade). */
-  private windowVolume = 0n;
-  private readonly highs = new Deque<PublicTrade>();
-  private readonly lows = new Deque<PublicTrade>();
   /** Levels touched since the last drain. */
   private readonly touchedBids = new TouchedTicks();
   private readonly touchedAsks = new TouchedTicks();
@@ -112,10 +100,7 @@ export class SeriesActor {
   constructor(
     readonly spec: SeriesSpec,
     readonly book: OrderBook,
-    recentLimit: number,
-  ) {
-    this.recentTrades = new Tail(recentLimit);
-  }
+  ) {}
 
   // One match sink per actor, and one outcome whose arrays are reused by every match: no
   // closure or array per order on the hot path.
@@ -286,49 +271,6 @@ export class SeriesActor {
   /** The open order with book ref `ref`. */
   openOrder(ref: number): OrderRecord | undefined {
     return this.byRef.get(ref);
-  }
-
-  recordTrade(trade: PublicTrade): void {
-    this.recentTrades.push(trade);
-    this.enterWindow(trade);
-    this.pruneWindow(trade.ts);
-  }
-
-  pruneWindow(nowMs: number): void {
-    const cutoff = nowMs - 24 * 3600 * 1000;
-    for (let t = this.window.first(); t !== undefined && t.ts <= cutoff; t = this.window.first()) {
-      this.window.shift();
-      this.windowVolume -= t.size;
-      if (this.highs.first() === t) this.highs.shift();
-      if (this.lows.first() === t) this.lows.shift();
-    }
-  }
-
-  /** Volume, count, high, low, first and last trade of the last 24 hours (as of the last prune). */
-  windowStats(): { readonly volume: bigint; readonly count: number; readonly high: bigint | null; readonly low: bigint | null; readonly first: PublicTrade | null; readonly last: PublicTrade | null } {
-    return {
-      volume: this.windowVolume,
-      count: this.window.length,
-      high: this.highs.first()?.price ?? null,
-      low: this.lows.first()?.price ?? null,
-      first: this.window.first() ?? null,
-      last: this.window.last() ?? null,
-    };
-  }
-
-  /** Trades from a snapshot, oldest first: the recent ones and the 24-hour window (with its statistics). */
-  restoreTrades(recent: readonly PublicTrade[], window: readonly PublicTrade[]): void {
-    for (const t of recent) this.recentTrades.push(t);
-    for (const t of window) this.enterWindow(t);
-  }
-
-  private enterWindow(trade: PublicTrade): void {
-    this.window.push(trade);
-    this.windowVolume += trade.size;
-    for (let b = this.highs.last(); b !== undefined && b.price <= trade.price; b = this.highs.last()) this.highs.pop();
-    this.highs.push(trade);
-    for (let b = this.lows.last(); b !== undefined && b.price >= trade.price; b = this.lows.last()) this.lows.pop();
-    this.lows.push(trade);
   }
 
   /** The marks the risk engine counts with: none once settled (the series' quote cell for the margin book). */

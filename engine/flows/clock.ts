@@ -21,8 +21,6 @@ export function tick(state: VenueState, sink: EventSink): Rejection | null {
   }
   settleDue(state, sink);
   if (state.config.autoListing) listDueSeries(state, sink);
-  for (const s of state.series.values()) s.pruneWindow(state.now);
-  state.accounts.prune(state.now);
   return null;
 }
 

@@ -1,6 +1,6 @@
 /**
  * One fill between two portfolios, shared by the book and RFQ: positions and deferred
- * premium, realised cash, fees, open interest, trade records and the trade event.
+ * premium, realised cash, fees, open interest and the trade event.
  */
 import type { Hex } from '../domain/hex.ts';
 import { WAD } from '../domain/fixed.ts';
@@ -75,10 +75,8 @@ export function applyFill(state: VenueState, sink: EventSink, f: FillParams): st
   state.accounts.debit(f.maker.portfolio, makerFeeC6);
 
   const tradeId = String(state.nextTradeId++);
-  const ts = state.now;
-  record(state, f, f.maker, 'maker', makerFeeC6, !f.takerIsBuy, tradeId, notional);
-  record(state, f, f.taker, 'taker', takerFeeC6, f.takerIsBuy, tradeId, notional);
-  series.recordTrade({ id: tradeId, price: f.price, size: f.size, side: f.takerIsBuy ? 'buy' : 'sell', ts });
+  record(state, f.maker.portfolio);
+  record(state, f.taker.portfolio);
   sink.push({
     type: 'trade',
     tradeId,
@@ -115,13 +113,12 @@ function move(state: VenueState, sink: EventSink, p: Portfolio, seriesId: Hex, q
   return longPart(change.after) - longPart(change.before);
 }
 
-/** One side's fee and trade in its account's history. */
-function record(state: VenueState, f: FillParams, side: FillSide, liquidity: 'maker' | 'taker', fee: bigint, isBuy: boolean, tradeId: string, notional: bigint): void {
-  const account = state.accounts.account(side.portfolio.owner);
-  state.accounts.recordFee(account, fee, liquidity, state.now);
-  state.accounts.recordTrade(
-    account,
-    { id: tradeId, seriesId: f.seriesId, portfolioId: publicPortfolioId(side.portfolio), side: isBuy ? 'buy' : 'sell', price: f.price, size: f.size, fee, liquidity, ts: state.now },
-    notional,
-  );
+/**
+ * One side's wallet has traded (a referral code applies only before that: flows/referrals.ts).
+ * Its trade list, fees and volume are not kept here: they are folds of the trade event
+ * (gateway/readModels/accounts.ts, marketData.ts).
+ */
+function record(state: VenueState, p: Portfolio): void {
+  const account = state.accounts.account(p.owner);
+  if (!account.hasTraded) account.hasTraded = true;
 }

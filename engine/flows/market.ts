@@ -105,7 +105,6 @@ export function listDueSeries(state: VenueState, sink: EventSink): void {
           const actor = new SeriesActor(
             { seriesId, pairId: pair.pairId, pairSymbol: pair.symbol, underlying: pair.underlying, strike, expiry, isCall, symbol: canonicalSymbol({ underlying: pair.underlying, strike, isCall, expiry }), listedAt: state.now },
             createFastBook(),
-            state.config.recentTradesPerSeries,
           );
           state.series.set(seriesId, actor);
           const m = marksFor(state, actor);

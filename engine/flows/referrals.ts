@@ -27,7 +27,7 @@ export function applyReferralCode(state: VenueState, sink: EventSink, owner: str
   if (referrer === owner) return reject('referral_own_code', { code });
   const before = r.links.get(owner);
   if (before !== undefined) return reject('referral_already_applied', { code: before.code });
-  if ((state.accounts.accounts.get(owner)?.trades.length ?? 0) > 0) return reject('referral_after_trade');
+  if (state.accounts.accounts.get(owner)?.hasTraded === true) return reject('referral_after_trade');
   r.link(owner, referrer, code);
   sink.push({ type: 'referral_applied', owner, referrer, code });
   return { referrer };

@@ -18,7 +18,6 @@ const OWNER = `0x${'b'.repeat(40)}`;
 const series = new SeriesActor(
   { seriesId: SERIES, pairId: `0x${'6'.repeat(64)}` as Hex, pairSymbol: 'BTC-USDC', underlying: 'BTC', strike: 10n ** 22n, expiry: 2_000_000_000, isCall: true, symbol: 'BTC-X', listedAt: 0 },
   createFastBook(),
-  10,
 );
 const portfolio = newPortfolio(OWNER, 1, 0);
 const ref = (n: number): OpenOrder => {

@@ -51,5 +51,5 @@ t.test('a cheap fill: the taker fee is capped at exactly 12.5% of the premium', 
   // 0.03% of the notional (100,000 x 1) would be 30 USDC; the premium is 1 USDC.
   t.equal(trade.takerFee, 125_000n, 'taker fee = 12.5% x 1 USDC = 0.125 USDC, not 30 USDC');
   t.equal(trade.makerFee, 0n);
-  t.equal(h.venue.state.accounts.account(BOB).fees.takerFees, 125_000n, "and that is what the taker's account paid");
+  t.equal(h.venue.state.accounts.portfolio(BOB, 1)!.deposit, usdc(100_000) - 125_000n, "and that is what the taker's account paid");
 });

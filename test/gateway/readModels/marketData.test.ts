@@ -2,8 +2,9 @@
  * The market-data fold against the engine it mirrors: a seeded stream that trades, cancels,
  * moves oracles, settles and lists (support/fullStream.ts) is applied to a harness venue and
  * its events, and only its events, are folded into fresh read models. At checkpoints every
- * series' book (levels, order counts, book sequence), recent trades, 24-hour statistics and
- * open interest, and every pair's open interest, must equal the engine's own; the replies
+ * series' book (levels, order counts, book sequence) and open interest, and every pair's
+ * open interest, must equal the engine's own, and its recent trades and 24-hour statistics
+ * what the engine kept before issue 19 (the frozen reference engine's: support/historyTwin.ts); the replies
  * must survive the read state's serialisation, and the engine's image must seed the books.
  * The fold never sees the venue: a field an event lost, or a figure only the engine's state
  * held, fails here.
@@ -16,6 +17,7 @@ import type { VenueEvent } from '../../../engine/events.ts';
 import { tickToPrice } from '../../../engine/domain/ticks.ts';
 import { Harness } from '../../engine/support/venueFixture.ts';
 import { fullBodies } from './support/fullStream.ts';
+import { HistoryTwin, type ReferenceState } from './support/historyTwin.ts';
 
 type Fail = (message: string, extra: { got: unknown; want: unknown }) => void;
 
@@ -26,7 +28,7 @@ function bookOf(state: VenueState, seriesId: Hex, isBid: boolean) {
 }
 
 /** Every figure of the fold against the engine's state; returns the number of mismatches reported. */
-function compare(fail: Fail, reads: ReadModels, state: VenueState, where: string): number {
+function compare(fail: Fail, reads: ReadModels, state: VenueState, history: ReferenceState, where: string): number {
   let bad = 0;
   const check = (ok: boolean, what: string, got: unknown, want: unknown) => {
     if (ok) return;
@@ -50,7 +52,8 @@ function compare(fail: Fail, reads: ReadModels, state: VenueState, where: string
     check(levels.seq === s.bookSeq && JSON.stringify(levels.bids) === JSON.stringify(bids.map((l) => [l.price, l.size])), `stream levels of ${s.spec.symbol}`, levels, bids);
 
     const tk = m.ticker(info);
-    const w = s.windowStats();
+    const kept = history.series.get(id)!;
+    const w = kept.windowStats();
     const figures = {
       bestBid: s.book.bestBid() < 0 ? null : tickToPrice(s.book.bestBid(), state.pairs.get(s.spec.pairId)!.tickDecimals).toString(),
       bestAsk: s.book.bestAsk() < 0 ? null : tickToPrice(s.book.bestAsk(), state.pairs.get(s.spec.pairId)!.tickDecimals).toString(),
@@ -60,7 +63,7 @@ function compare(fail: Fail, reads: ReadModels, state: VenueState, where: string
       high24h: w.high?.toString() ?? null,
       low24h: w.low?.toString() ?? null,
       openInterest: s.openInterest.toString(),
-      lastTradeAt: s.recentTrades.last() ? Math.floor(s.recentTrades.last()!.ts / 1000) : null,
+      lastTradeAt: kept.recentTrades.last() ? Math.floor(kept.recentTrades.last()!.ts / 1000) : null,
       markPrice: s.settled ? '0' : s.marks.mark.toString(),
       delta: s.marks.delta.toString(),
       isSettled: s.settled,
@@ -73,7 +76,7 @@ function compare(fail: Fail, reads: ReadModels, state: VenueState, where: string
     const mine: string[] = [];
     for (let i = 0; i < recent.length; i++) mine.push(recent.at(i)!.id);
     const theirs: string[] = [];
-    for (let i = 0; i < s.recentTrades.length; i++) theirs.push(s.recentTrades.at(i)!.id);
+    for (let i = 0; i < kept.recentTrades.length; i++) theirs.push(kept.recentTrades.at(i)!.id);
     check(JSON.stringify(mine) === JSON.stringify(theirs), `recent trades of ${s.spec.symbol}`, mine.length, theirs.length);
   }
   for (const pairId of state.pairs.keys()) {
@@ -102,6 +105,7 @@ function replies(reads: ReadModels): string[] {
 t.test('the fold of the events equals the engine: books, trades, 24-hour statistics, open interest', async (t) => {
   for (const seed of [1, 7]) {
     const h = new Harness();
+    const twin = new HistoryTwin(h);
     const reads = new ReadModels();
     let k = 0;
     let trades = 0;
@@ -115,9 +119,9 @@ t.test('the fold of the events equals the engine: books, trades, 24-hour statist
         if (e.type === 'series_settled') settled++;
         if (e.type === 'clock') clocks++;
       }
-      if (++k % 250 === 0 && compare((m, x) => t.fail(m, x), reads, h.venue.state, `seed ${seed}, command ${k}`) > 0) return;
+      if (++k % 250 === 0 && compare((m, x) => t.fail(m, x), reads, h.venue.state, twin.state(), `seed ${seed}, command ${k}`) > 0) return;
     }
-    t.equal(compare((m, x) => t.fail(m, x), reads, h.venue.state, `seed ${seed}, end`), 0, `seed ${seed}: every figure equals the engine's after ${k} commands`);
+    t.equal(compare((m, x) => t.fail(m, x), reads, h.venue.state, twin.state(), `seed ${seed}, end`), 0, `seed ${seed}: every figure equals the engine's after ${k} commands`);
     t.ok(trades > 20 && settled > 0 && clocks > 0, `seed ${seed}: the stream traded (${trades}), settled (${settled}) and ran the clock (${clocks})`);
     t.equal(reads.market.gaps, 0, 'every depth event followed its book');
 
@@ -125,7 +129,7 @@ t.test('the fold of the events equals the engine: books, trades, 24-hour statist
     const before = replies(reads);
     const restored = ReadModels.restore(reads.serialize());
     t.same(replies(restored), before, `seed ${seed}: replies after exportState -> importState`);
-    t.equal(compare((m, x) => t.fail(m, x), restored, h.venue.state, `seed ${seed}, restored`), 0, `seed ${seed}: the restored fold equals the engine`);
+    t.equal(compare((m, x) => t.fail(m, x), restored, h.venue.state, twin.state(), `seed ${seed}, restored`), 0, `seed ${seed}: the restored fold equals the engine`);
 
     // The folds carry on identically from the restored state.
     for (const { body, advance } of fullBodies(h, seed + 100, 200)) {
@@ -162,6 +166,7 @@ t.test('the fold of the events equals the engine: books, trades, 24-hour statist
 
 t.test('24-hour statistics prune on trades and on clock events, by the event time', async (t) => {
   const h = new Harness();
+  const twin = new HistoryTwin(h);
   const reads = new ReadModels();
   const run = (body: Parameters<Harness['run']>[0], advance: number) => {
     const r = h.run(body, advance);
@@ -176,13 +181,13 @@ t.test('24-hour statistics prune on trades and on clock events, by the event tim
   }
   t.ok(traded !== null, 'a series traded');
   const id = traded!;
-  const s = h.venue.state.series.get(id)!;
+  const s = () => twin.state().series.get(id)!;
   const stats = () => {
     const w = reads.market.windowStats(id);
     return { volume: w.volume, count: w.count, high: w.high, low: w.low };
   };
   const engine = () => {
-    const w = s.windowStats();
+    const w = s().windowStats();
     return { volume: w.volume, count: w.count, high: w.high, low: w.low };
   };
   t.same(stats(), engine(), 'equal before time passes');
@@ -193,9 +198,10 @@ t.test('24-hour statistics prune on trades and on clock events, by the event tim
   t.equal(JSON.parse(reads.market.tickerJson(reads.catalog.series.get(id)!)).trades24h, 0, 'the cached ticker was dropped by the clock');
 });
 
-t.test('recent trades keep the engine bound (the last 1,000), the window keeps the whole day', async (t) => {
+t.test('recent trades keep the bound the engine kept (the last 1,000), the window keeps the whole day', async (t) => {
   // One series traded 1,100 times within the day (the funding commands have no market events to fold).
-  const h = new Harness({ recentTradesPerSeries: 1000 });
+  const h = new Harness();
+  const twin = new HistoryTwin(h);
   const reads = new ReadModels();
   let traded: Hex | null = null;
   for (const { body, advance } of fullBodies(h, 5, 120)) {
@@ -216,10 +222,11 @@ t.test('recent trades keep the engine bound (the last 1,000), the window keeps t
     for (const e of r.events) if (e.type === 'trade') traded = e.seriesId;
   }
   t.equal(traded, s.spec.seriesId, 'the series traded');
+  const kept = twin.state().series.get(s.spec.seriesId)!;
   const recent = reads.market.recentTrades(s.spec.seriesId);
-  t.equal(recent.length, s.recentTrades.length, `the engine's bound (${s.recentTrades.length})`);
+  t.equal(recent.length, kept.recentTrades.length, `the engine's bound (${kept.recentTrades.length})`);
   t.equal(recent.length, 1000);
-  t.equal(recent.first()!.id, s.recentTrades.at(0)!.id, 'the oldest kept is the engine oldest kept');
-  t.equal(reads.market.windowStats(s.spec.seriesId).count, s.windowStats().count, 'the 24-hour window counts every trade of the day');
-  t.ok(s.windowStats().count > 1000, 'more trades in the window than kept as recent');
+  t.equal(recent.first()!.id, kept.recentTrades.at(0)!.id, 'the oldest kept is the engine oldest kept');
+  t.equal(reads.market.windowStats(s.spec.seriesId).count, kept.windowStats().count, 'the 24-hour window counts every trade of the day');
+  t.ok(kept.windowStats().count > 1000, 'more trades in the window than kept as recent');
 });

@@ -98,7 +98,7 @@ t.test('positions: balance, deferred premium, entry, mark, notional, PnL and Gre
 
 t.test('collateral, summaries, profile and the portfolio list', async (t) => {
   const c = (await get('/api/account/portfolios/1/collateral', alic)).body;
-  const fee = state.accounts.account(getAddress(alice.address)).fees.takerFees;
+  const fee = BigInt((await get('/api/account/fees', alic)).body.takerFees);
   t.ok(fee > 0n);
   t.equal(c.deposit, (100_000n * USDC - fee).toString(), 'the deposit less the taker fee charged at the fill');
   t.equal(BigInt(c.locked), BigInt(c.deposit) - BigInt(c.maxWithdraw), 'locked = deposit - maxWithdraw');

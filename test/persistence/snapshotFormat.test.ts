@@ -1,0 +1,136 @@
+/**
+ * Snapshot format 2 (issue 19: the readers' history left the engine) and the migration of
+ * format 1 (docs/persistence.md "Snapshot formats"), against a venue written by the engine
+ * of commit abd71f1 (fixtures/format1/: a format-1 snapshot with its read models, the journal
+ * after it, later commands with their results, and the states reached, given as the hashes
+ * format 2 gives them: test/engine/support/format2.ts, apart from the engine's migration).
+ *
+ * The snapshot restores (its recorded hash checked as format 1 hashed it), to exactly the
+ * format-2 form of its state; replay and the later commands reach the same states, read models
+ * and results (referral_apply by a wallet that traded before the snapshot is still refused); a
+ * data directory holding it recovers in the real app, and the snapshot the app writes next is
+ * format 2 and restores in turn. A format-1 snapshot whose recorded hash does not match is
+ * passed over like any other, never taken silently.
+ */
+import t from 'tap';
+import { readFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
+import { createHash } from 'node:crypto';
+import { getAddress } from 'viem';
+import { Venue, hashBytes, type Command } from '../../engine/index.ts';
+import { ReadModels } from '../../gateway/readModels/readModels.ts';
+import { replayable } from '../../gateway/app.ts';
+import { openStorage, memoryStorage, recover, RecoveryError, type Storage } from '../../persistence/index.ts';
+import { asFormat2 } from '../engine/support/format2.ts';
+import { startTestApp } from '../gateway/support/testApp.ts';
+import { captureLogger } from './fixtures/captureLogger.ts';
+import { tempDir } from './fixtures/tempDir.ts';
+
+type Fixture = {
+  tradedWallet: string;
+  snapshot: { seq: number; hash: string; state: string; read: string };
+  journal: Command[];
+  afterReplay: { hash: string; read: string };
+  later: { commands: Command[]; results: string[]; hash: string; read: string };
+};
+
+const fixture = JSON.parse(gunzipSync(readFileSync(new URL('./fixtures/format1/format1.json.gz', import.meta.url))).toString('utf8'), (_k, v: unknown) =>
+  v !== null && typeof v === 'object' && '$b' in v && Object.keys(v).length === 1 ? BigInt((v as { $b: string }).$b) : v,
+) as Fixture;
+const snapshotBytes = new TextEncoder().encode(fixture.snapshot.state);
+const readBytes = new Uint8Array(Buffer.from(fixture.snapshot.read, 'base64'));
+const sha = (x: string) => createHash('sha256').update(x).digest('hex');
+const readSha = (r: ReadModels) => sha(Buffer.from(r.serialize()).toString('base64'));
+const wire = (x: unknown): string => JSON.stringify(x, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
+
+t.test('a format-1 snapshot restores to its state in format 2, and goes on as the old engine did', async (t) => {
+  t.equal(JSON.parse(fixture.snapshot.state).format, 1, 'the fixture is format 1');
+  const venue = Venue.restore(snapshotBytes);
+  t.equal(venue.restoredHash(), fixture.snapshot.hash, 'the hash it recorded, as format 1 hashed it');
+  t.equal(new TextDecoder().decode(venue.serialize()), new TextDecoder().decode(asFormat2(snapshotBytes)), 'the restored state is the format-2 form of the snapshot, byte for byte');
+  t.equal(JSON.parse(new TextDecoder().decode(venue.serialize())).format, 2, 'and serialises as format 2');
+  t.equal(venue.state.accounts.accounts.get(fixture.tradedWallet)?.hasTraded, true, 'hasTraded derived from a non-empty trade list');
+  const never = [...venue.state.accounts.accounts.values()].filter((a) => !a.hasTraded).length;
+  t.ok(never > 0, `and false for the wallets that never traded (${never})`);
+
+  const again = Venue.restore(venue.serialize());
+  t.equal(again.restoredHash(), venue.stateHash(), 'a format-2 snapshot is checked by its state hash');
+
+  const reads = ReadModels.restore(readBytes);
+  for (const c of fixture.journal) reads.apply(c.seq, c.ts, venue.apply(c).events);
+  t.equal(venue.stateHash(), fixture.afterReplay.hash, 'replay reaches the state the old engine reached (less its history)');
+  t.equal(readSha(reads), fixture.afterReplay.read, 'and the same read models');
+
+  const mismatched: number[] = [];
+  fixture.later.commands.forEach((c, i) => {
+    const r = venue.apply(c);
+    reads.apply(c.seq, c.ts, r.events);
+    if (sha(wire(r)) !== fixture.later.results[i]) mismatched.push(i);
+    if (i === 0) t.match(r, { ok: false, rejection: { code: 'referral_after_trade' } }, 'a wallet that traded before the snapshot still cannot apply a referral code');
+    if (i === 2) t.match(r, { ok: true }, 'one that never traded can');
+  });
+  t.same(mismatched, [], `every later command gives the old engine's result and events (${fixture.later.commands.length} commands)`);
+  t.equal(venue.stateHash(), fixture.later.hash, 'the same state after them');
+  t.equal(readSha(reads), fixture.later.read, 'and the same read models');
+});
+
+t.test('a format-1 snapshot that does not convert exactly is refused, not taken', async (t) => {
+  const dump = JSON.parse(fixture.snapshot.state);
+  delete dump.config.nonceWindow; // restored with the default, so it no longer serialises as it came
+  t.throws(() => Venue.restore(new TextEncoder().encode(JSON.stringify(dump))), /format-1 snapshot restored to other state/);
+  t.throws(() => Venue.restore(new TextEncoder().encode(JSON.stringify({ ...JSON.parse(fixture.snapshot.state), format: 7 }))), /unsupported snapshot format 7/);
+});
+
+/** The fixture's snapshot and journal in `storage`, as a venue that pruned its journal at the snapshot leaves them. */
+async function store(storage: Storage, hash: string): Promise<void> {
+  await storage.snapshots.save({ seq: fixture.snapshot.seq, hash, state: snapshotBytes, takenAt: 0, read: readBytes });
+  const first = fixture.journal[0]!;
+  for (let seq = 1; seq < first.seq; seq++) await storage.journal.append({ seq, ts: 0, type: 'clock' }); // pruned below
+  for (const c of fixture.journal) await storage.journal.append(c);
+  await storage.journal.pruneBefore(first.seq);
+}
+
+t.test('recovery checks a format-1 snapshot against the hash it recorded', async (t) => {
+  const good = memoryStorage();
+  await store(good, fixture.snapshot.hash);
+  const r = recover({ journal: good.journal, snapshots: good.snapshots, create: () => replayable(Venue.create()), restore: (b) => replayable(Venue.restore(b)), log: captureLogger() });
+  t.equal(r.snapshotSeq, fixture.snapshot.seq, 'recovered from the format-1 snapshot');
+  t.same(r.warnings, [], 'without a warning');
+  t.equal(r.engine.venue.stateHash(), fixture.afterReplay.hash, 'to the state the old engine reached');
+
+  const bad = memoryStorage();
+  await store(bad, hashBytes(asFormat2(snapshotBytes))); // what the restored state hashes to: not what format 1 recorded
+  const log = captureLogger();
+  t.throws(
+    () => recover({ journal: bad.journal, snapshots: bad.snapshots, create: () => replayable(Venue.create()), restore: (b) => replayable(Venue.restore(b)), log }),
+    RecoveryError,
+    'a snapshot that fails its check is passed over; with the journal pruned at it, start-up refuses',
+  );
+  t.match(log.text('warn'), new RegExp(`snapshot at seq ${fixture.snapshot.seq} restored to hash ${fixture.snapshot.hash}, recorded`), 'and says which check failed');
+});
+
+t.test('a data directory written before the change recovers in the app, and its next snapshot is format 2', async (t) => {
+  const dataDir = tempDir(t, 'format1-');
+  const storage = openStorage({ dataDir, log: captureLogger() });
+  await store(storage, fixture.snapshot.hash);
+  await storage.close();
+
+  const app = await startTestApp({ dataDir, env: { } });
+  t.equal(app.app.engine.stateHash(), fixture.afterReplay.hash, "the recovered engine holds the old engine's state (less its history)");
+  t.equal(readSha(app.app.services.reads), fixture.afterReplay.read, 'the read models resumed from the snapshot and folded the journal');
+  const owner = getAddress('0x000000000000000000000000000000000000beef');
+  await app.app.services.pipeline.submit({ type: 'deposit', owner, portfolioId: 0, amount: 1_000_000n });
+  await app.app.services.pipeline.drain();
+  const hash = app.app.engine.stateHash();
+  await app.close(); // takes a snapshot at the journal's end
+
+  const after = openStorage({ dataDir, log: captureLogger() });
+  const newest = [...after.snapshots.candidates()][0];
+  const format = newest?.ok ? JSON.parse(new TextDecoder().decode(newest.snapshot.state)).format : null;
+  t.same([newest?.ok && newest.snapshot.seq > fixture.snapshot.seq, format], [true, 2], 'the next snapshot is format 2');
+  await after.close();
+
+  const again = await startTestApp({ dataDir });
+  t.teardown(() => again.close());
+  t.equal(again.app.engine.stateHash(), hash, 'and a restart from it reaches the same state');
+});
