@@ -16,7 +16,8 @@ import type { OpStream } from '../book.ts';
 
 const OP_CANCEL = 2;
 
-type Prepared = { venue: Venue; commands: Command[]; prefill: number };
+/** `setup`: the commands that listed and funded `venue` (for another engine to follow). */
+type Prepared = { venue: Venue; setup: readonly Command[]; commands: Command[]; prefill: number };
 
 export function prepare(s: OpStream, maxOwners = Infinity): Prepared {
   const h = listedVenue();
@@ -55,7 +56,7 @@ export function prepare(s: OpStream, maxOwners = Infinity): Prepared {
       commands.push({ type: 'place', orders: [order], seq: ++seq, ts: ++ts });
     }
   }
-  return { venue: h.venue, commands, prefill: s.prefill };
+  return { venue: h.venue, setup: h.log, commands, prefill: s.prefill };
 }
 
 /** ops/s through Venue.apply over the timed part of the stream (setup untimed). */

@@ -4,8 +4,9 @@
  * TRADE_HISTORY), its fee totals and 24-hour fee log, and its traded notional per UTC day
  * (rate-limit tiers). Folded from portfolio, position, trade and clock events only
  * (architecture.md rule 6); the figures are the engine's as the events carry them, and the
- * fee and volume windows are computed as the engine's account actor computes them
- * (engine/actors/accounts.ts recordFee, fees24h, recordTrade, volume30d).
+ * fee and volume windows are computed as the engine's account actor computed them before
+ * issue 19 moved this history out of the engine (the frozen reference engine keeps that code:
+ * test/engine/reference/engine/actors/accounts.ts; the tests compare with it).
  */
 import type { Hex, PortfolioEvent, PositionEvent, TradeEvent, VenueEvent } from '../../engine/index.ts';
 
@@ -49,7 +50,7 @@ export type UserTradeRecord = {
 
 export type FeeTotals = { totalFeesPaid: bigint; makerFees: bigint; takerFees: bigint; rebatesReceived: bigint };
 
-/** Trades kept per wallet (the engine's TRADE_HISTORY). */
+/** Trades kept per wallet (the engine's TRADE_HISTORY before issue 19). */
 export const TRADE_HISTORY = 10_000;
 const DAY_MS = 86_400_000;
 

@@ -39,7 +39,7 @@ export type PublicTrade = { readonly id: string; readonly price: bigint; readonl
 /** A book as streamed: `seq` is the series' book sequence, levels [price, size] as strings, best first. */
 export type DepthLevels = { readonly seq: number; readonly bids: [string, string][]; readonly asks: [string, string][] };
 
-/** The last trades kept per series (the engine's `recentTradesPerSeries`). */
+/** The last trades kept per series (the engine's `recentTradesPerSeries` before issue 19). */
 export const RECENT_TRADES_PER_SERIES = 1000;
 const DAY_MS = 24 * 3600 * 1000;
 /** More levels than any book holds: the whole side. */
