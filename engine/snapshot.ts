@@ -196,10 +196,6 @@ function openOrderDump(r: OpenOrder): OpenOrderDump {
   return { orderId: r.orderId, seriesId: r.seriesId, isBuy: r.isBuy, remaining: r.remaining, price: r.price };
 }
 
-export function restoreState(bytes: Uint8Array): VenueState {
-  return restoreSnapshot(bytes).state;
-}
-
 function fromDump(dump: Dump): VenueState {
   // Rules added since the snapshot was written take their defaults.
   const s = new VenueState({ ...defaultVenueConfig, ...dump.config });
