@@ -278,6 +278,17 @@ export class VenueClient {
     }));
   }
 
+  /**
+   * Execute a multi-leg strategy, both phases: every leg's PlaceOrder (the venue makes them
+   * fill-or-kill) signed with the wallet; every leg fills in full, or nothing changes.
+   */
+  executeStrategy(portfolioId: number, legs: BodyOf<'POST /api/strategies/execute'>['legs']) {
+    return this.twoPhase('POST /api/strategies/execute', { portfolioId, legs }, async (t) => ({
+      portfolioId,
+      legs: await Promise.all(t.placements.map((x: { typedData: ServedTypedData }) => this.sign(x.typedData))),
+    }));
+  }
+
   /** Fill an RFQ quote as the taker, both phases (FillQuote signed by the wallet). */
   fillQuote(f: { quote: Record<string, unknown>; mmSignature: string; fillSize: string; portfolioId?: number }) {
     return this.twoPhase('POST /api/rfq/fill', f, async (t) => ({ ...f, ...(await this.sign(t.typedData)) }));
