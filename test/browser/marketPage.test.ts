@@ -23,13 +23,13 @@ import { startTestApp, request } from '../gateway/support/testApp.ts';
 import { liveSeries } from '../gateway/routes/ordersFixture.ts';
 import { VenueClient } from '../../client/index.ts';
 import { signedInFunded } from '../client/support.ts';
-import { submitOracle } from '../../gateway/drivers.ts';
 import { wadFixed } from '../../web/format.js';
 
 const outDir = fileURLToPath(new URL('../../test-output/browser/', import.meta.url));
 const screenshot = `${outDir}market-page.png`;
 
-const app = await startTestApp();
+const adminWallet = privateKeyToAccount(keccak256(toBytes('market-page-admin')));
+const app = await startTestApp({ env: { ADMIN_ADDRESSES: adminWallet.address } });
 t.teardown(() => app.close());
 const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox'] });
 t.teardown(() => browser.close());
@@ -44,13 +44,12 @@ page.on('console', (m) => {
   if (m.type() === 'error') problems.push(`console error: ${m.text()}`);
 });
 
-const s = app.app.services;
 /** The series picked, its levels and the page's address, from the third test for the later ones. */
 let picks: { symbol: string; seriesId: string; askWad: string; bidWad: string; address: string } | null = null;
 /** A user of the venue through the typed client: signed in with Ethereum, 2,000,000 USDC from the local faucet in portfolio 1. */
 const user = (name: string): Promise<VenueClient> =>
   signedInFunded(new VenueClient({ baseUrl: app.url, account: privateKeyToAccount(keccak256(toBytes(`market-page-${name}`))), now: () => app.clock.now }), '2000000000000');
-const btc = [...s.reads.catalog.pairs.values()].find((p) => p.symbol === 'BTC-USDC')!;
+const btc = (await new VenueClient({ baseUrl: app.url }).call('GET /api/markets/pairs')).find((p) => p.symbol === 'BTC-USDC')!;
 const price2 = (wad: string) => wadFixed(wad, 2);
 const ticker = async (symbol: string) => (await request(`${app.url}/api/markets/ticker/${symbol}`)).body;
 /** The text of a chain cell. */
@@ -83,15 +82,18 @@ t.test('the page loads the chain of the nearest expiry, live', async (t) => {
 t.test('marks follow the oracle over the stream', async (t) => {
   const chain = (await request(`${app.url}/api/markets/chain?pairId=${btc.pairId}`)).body;
   const row = chain.strikes[Math.floor(chain.strikes.length / 2)];
-  const o = s.reads.catalog.oracles.get(btc.pairId)!;
-  const r = await submitOracle(s.pipeline, s.reads, s.marks, btc.pairId, (o.spot * 102n) / 100n, o.volatility, o.riskFreeRate);
-  t.ok(r.ok, 'oracle update accepted');
+  // An admin moves the oracle 2% up through the API (the client, signed in with Ethereum).
+  const admin = new VenueClient({ baseUrl: app.url, account: adminWallet, now: () => app.clock.now });
+  await admin.login();
+  const spot = (BigInt((await admin.call('GET /api/markets/oracle/:pairId', { params: { pairId: btc.pairId } })).spotPrice) * 102n) / 100n;
+  const moved = await admin.call('POST /api/admin/oracle/:pairId', { params: { pairId: btc.pairId }, body: { spotPrice: spot.toString() } });
+  t.equal(moved.spotPrice, spot.toString(), 'oracle update accepted');
   const call = await ticker(row.call.symbol);
   const put = await ticker(row.put.symbol);
   t.not(call.markPrice, row.call.markPrice, 'the call mark moved');
   await until('call mark on the page', () => cell(row.call.symbol, 'mark').textContent(), price2(call.markPrice));
   await until('put mark on the page', () => cell(row.put.symbol, 'mark').textContent(), price2(put.markPrice));
-  await until('index on the page', () => page.locator('#index').textContent(), `BTC index ${price2(((o.spot * 102n) / 100n).toString())}`);
+  await until('index on the page', () => page.locator('#index').textContent(), `BTC index ${price2(spot.toString())}`);
   t.pass('the page shows the new marks and index');
 });
 
