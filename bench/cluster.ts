@@ -47,6 +47,7 @@ import { startFanoutClient, type FanoutClient } from './lib/fanoutClient.ts';
 import { minMedianMax, parseClusterArgs, type ClusterArgs } from './lib/clusterArgs.ts';
 import type { NatsCluster } from '../gateway/cluster/natsServers.ts';
 import { children, natsClusters, natsEnv, nodeEnv, procCpuUs, startNats, stopNats, VenueNode } from './lib/clusterNode.ts';
+import { VenueClient } from '../client/venueClient.ts';
 
 const PREFIX = 'cluster-bench';
 const CONNS = 128;
@@ -183,14 +184,13 @@ async function takeoverPart(root: string, args: ClusterArgs): Promise<Record<str
   const slots: Slot[] = [];
   for (const id of ['engine-a', 'engine-b']) slots.push({ id, node: await start(id), lastOkAt: 0, onOk: null, statuses: {} });
   let writing = true;
-  const body = JSON.stringify({ portfolioId: 0, amount: '1' });
   const writer = async (slot: Slot): Promise<void> => {
     while (writing) {
       let status = 'error';
       try {
-        const r = await fetch(`http://127.0.0.1:${slot.node.port}/api/portfolio/deposit`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body, signal: AbortSignal.timeout(2000) });
-        await r.arrayBuffer();
-        status = String(r.status);
+        // A user's deposit through the typed client, to whichever node is in the slot now.
+        const client = new VenueClient({ baseUrl: `http://127.0.0.1:${slot.node.port}`, token, timeoutMs: 2000 });
+        status = String((await client.raw('POST /api/portfolio/deposit', { body: { portfolioId: 0, amount: '1' } })).status);
       } catch {
         // refused or reset (a killed node), or no answer within 2 s
       }

@@ -41,6 +41,8 @@ export type VenueClientOptions = {
   readonly apiKey?: ApiKey;
   /** Local clock (Unix ms); `syncClock()` adds the venue's offset to it. Default Date.now. */
   readonly now?: () => number;
+  /** Bound on each request, ms (default none): past it the request is aborted and the call rejects with a `TimeoutError`. */
+  readonly timeoutMs?: number;
 };
 
 export type RawReply = { readonly status: number; readonly body: unknown; readonly headers: Headers };
@@ -73,6 +75,7 @@ export class VenueClient {
   token: string | undefined;
   apiKey: ApiKey | undefined;
   private readonly localNow: () => number;
+  private readonly timeoutMs: number | undefined;
   private clockOffset = 0;
   private lastStamp = 0;
   private contracts: ReplyOf<'GET /api/markets/contracts'> | null = null;
@@ -84,6 +87,7 @@ export class VenueClient {
     this.token = o.token;
     this.apiKey = o.apiKey;
     this.localNow = o.now ?? Date.now;
+    this.timeoutMs = o.timeoutMs;
   }
 
   /** The venue's time as this client knows it (Unix ms). */
@@ -130,7 +134,8 @@ export class VenueClient {
     const qs = query.toString();
     const headers: Record<string, string> = { ...this.credentials() };
     if (i.body !== undefined) headers['content-type'] = 'application/json';
-    return readReply(await fetch(`${this.baseUrl}${path}${qs ? `?${qs}` : ''}`, { method, headers, ...(i.body !== undefined ? { body: json(i.body) } : {}) }));
+    const signal = this.timeoutMs !== undefined ? { signal: AbortSignal.timeout(this.timeoutMs) } : {};
+    return readReply(await fetch(`${this.baseUrl}${path}${qs ? `?${qs}` : ''}`, { method, headers, ...signal, ...(i.body !== undefined ? { body: json(i.body) } : {}) }));
   }
 
   /** Call a route: its 2xx reply, typed from the route's schema; anything else throws a VenueError. */
@@ -275,6 +280,17 @@ export class VenueClient {
   cancelBatch(orderIds: string[]) {
     return this.twoPhase('POST /api/mm/orders/cancel-batch', { cancellations: orderIds.map((orderId) => ({ orderId })) }, async (t) => ({
       cancellations: await Promise.all(t.cancellations.map((x: { typedData: ServedTypedData }) => this.sign(x.typedData))),
+    }));
+  }
+
+  /**
+   * Execute a multi-leg strategy, both phases: every leg's PlaceOrder (the venue makes them
+   * fill-or-kill) signed with the wallet; every leg fills in full, or nothing changes.
+   */
+  executeStrategy(portfolioId: number, legs: BodyOf<'POST /api/strategies/execute'>['legs']) {
+    return this.twoPhase('POST /api/strategies/execute', { portfolioId, legs }, async (t) => ({
+      portfolioId,
+      legs: await Promise.all(t.placements.map((x: { typedData: ServedTypedData }) => this.sign(x.typedData))),
     }));
   }
 

@@ -6,7 +6,7 @@
 import { Type } from '@sinclair/typebox';
 import type { Hex, MmmNonceEvent } from '../../engine/index.ts';
 import type { RfqRequestView } from '../readModels/rfqBook.ts';
-import { defineRoute, type Route } from '../http/route.ts';
+import { defineRoute, type Route, type TypedRoute } from '../http/route.ts';
 import { errorReply } from '../http/errors.ts';
 import type { Services } from '../services.ts';
 import { AddressSchema, Bytes32, bytes32, WadString } from './schemas.ts';
@@ -36,6 +36,18 @@ const FillFields = Type.Object({
   nonce: Type.Optional(UintString),
   deadline: Type.Optional(UintString),
 });
+const SubmitBody = Type.Intersect([QuoteFields, Type.Object({ signature: Type.String(), requestId: Type.Optional(Bytes32) })]);
+const SubmitReply = Type.Object({ quoteId: Bytes32, status: Type.Literal('active'), expiresAt: Type.String({ description: 'ISO 8601' }), requestId: Bytes32 });
+const FillReply = Type.Union([
+  Type.Object({ mode: Type.Literal('typed_data'), operation: Type.Literal('fill_quote'), contractAddress: AddressSchema, typedData: TypedDataSchema, quoteId: Bytes32, requestId: Bytes32 }),
+  Type.Object({
+    mode: Type.Literal('relay'),
+    operation: Type.Literal('fill_quote'),
+    contractAddress: AddressSchema,
+    relay: RelaySchema,
+    fill: Type.Object({ tradeId: Type.String(), requestId: Bytes32, quoteId: Bytes32, price: WadString, size: WadString, side: Type.Union([Type.Literal('buy'), Type.Literal('sell')]) }),
+  }),
+]);
 const AuctionSchema = Type.Object({
   requestId: Bytes32,
   pairId: Bytes32,
@@ -179,14 +191,15 @@ export function rfqRoutes(s: Services) {
       examples: () => ({ body: { ...quoteExample(s), signature: `0x${'11'.repeat(64)}1b`, requestId: exampleBytes32 } }),
       description:
         'RfqQuote fields plus `signature` (EIP-712, domain `${SERVICE_NAME}OptionsRFQ` v1, verifyingContract = the `rfq` contract). `requestId` (additive) names the auction; without it the quote goes to the one open request it matches. Checks: MMM membership (403 `MMM membership required`), `mmm` = the caller, nonce = the current MMM nonce (InvalidNonce), now < quoteExpiry <= now + 30, the quote matches the request and its series, the signature recovers to `mmm`. quoteId = the EIP-712 hash of the quote.',
-      body: docsOnly(Type.Intersect([QuoteFields, Type.Object({ signature: Type.String(), requestId: Type.Optional(Bytes32) })])),
-      responses: { 200: Type.Object({ quoteId: Bytes32, status: Type.Literal('active'), expiresAt: Type.String({ description: 'ISO 8601' }), requestId: Bytes32 }) },
+      body: docsOnly(SubmitBody),
+      responses: { 200: SubmitReply },
       handler: async ({ body, auth }) => {
         const b = (body ?? {}) as Record<string, unknown>;
         const r = await submitQuote(s, auth.address, body, b['signature'], { requestId: b['requestId'] });
         return r.ok ? { body: r.value } : r.error;
       },
-    }),
+      // The body is checked by quotes.ts rather than the framework (docsOnly): typed clients see it.
+    }) as TypedRoute<'POST', '/api/mm/quotes/submit', undefined, undefined, typeof SubmitBody, { 200: typeof SubmitReply }, 'required'>,
     defineRoute({
       method: 'GET',
       path: '/api/mm/nonce',
@@ -235,18 +248,7 @@ export function rfqRoutes(s: Services) {
       description:
         'Unsigned `{ quote, mmSignature, fillSize, portfolioId }` -> `mode: typed_data` with the FillQuote `{ quoteId, portfolioId, fillSize, nonce, deadline }` to sign. The same body plus `signature`, `nonce` and `deadline` -> `mode: relay` with `fillQuote` calldata and the trade, after the journal commit. Only the requester may fill; a quote signed at an old MMM nonce fails with InvalidNonce (400 failed_precondition).',
       body: docsOnly(FillFields),
-      responses: {
-        200: Type.Union([
-          Type.Object({ mode: Type.Literal('typed_data'), operation: Type.Literal('fill_quote'), contractAddress: AddressSchema, typedData: TypedDataSchema, quoteId: Bytes32, requestId: Bytes32 }),
-          Type.Object({
-            mode: Type.Literal('relay'),
-            operation: Type.Literal('fill_quote'),
-            contractAddress: AddressSchema,
-            relay: RelaySchema,
-            fill: Type.Object({ tradeId: Type.String(), requestId: Bytes32, quoteId: Bytes32, price: WadString, size: WadString, side: Type.Union([Type.Literal('buy'), Type.Literal('sell')]) }),
-          }),
-        ]),
-      },
+      responses: { 200: FillReply },
       handler: async ({ body, auth }) => {
         const r = await fillQuote(ctx, ctx.wallet(auth.address), body);
         if (!r.ok) return r.error;
@@ -259,6 +261,7 @@ export function rfqRoutes(s: Services) {
         const fill = { tradeId: v.tradeId, requestId: v.requestId, quoteId: v.quoteId, price: v.quote.price.toString(), size: v.message.fillSize.toString(), side: v.quote.takerIsBuying ? 'buy' : 'sell' };
         return { body: { mode: 'relay', operation: 'fill_quote', contractAddress, relay: relayData(contractAddress, s.config.chainId, 'fill', calldata), fill } as never };
       },
-    }),
+      // The body is checked by rfqFill.ts rather than the framework (docsOnly): typed clients see it.
+    }) as TypedRoute<'POST', '/api/rfq/fill', undefined, undefined, typeof FillFields, { 200: typeof FillReply }, 'required'>,
   ];
 }

@@ -6,7 +6,7 @@
  */
 import { Type } from '@sinclair/typebox';
 import { getAddress } from 'viem';
-import { defineRoute } from '../http/route.ts';
+import { defineRoute, type TypedRoute } from '../http/route.ts';
 import { errorReply } from '../http/errors.ts';
 import type { Services } from '../services.ts';
 import { parseHuman, WAD, type Hex, type WhatIfOrder } from '../../engine/index.ts';
@@ -100,7 +100,8 @@ export function strategyRoutes(s: Services) {
       responses: { 200: ExecuteReply },
       examples: () => ({ body: { portfolioId: 1, legs: [{ seriesId: exampleSeries(s).seriesId, isBuy: true, size: '1', price: '1000' }] } }),
       handler: async ({ body, auth }) => (await execute(body, auth.address)) as { body: never } | ErrorReply,
-    }),
+      // The body is checked by strategyOperation.ts rather than the framework (docsOnly): typed clients see it.
+    }) as TypedRoute<'POST', '/api/strategies/execute', undefined, undefined, typeof ExecuteBody, { 200: typeof ExecuteReply }, 'required'>,
     defineRoute({
       ...strategies,
       method: 'GET',

@@ -122,6 +122,12 @@ t.test('the CLI: login, markets, chain, book --watch, place, cancel, cancel-all,
   const orders = await json(['orders', '--status', 'cancelled', '--api-key', `${key.keyId}:${key.secret}`]);
   t.equal(orders.orders.length, 2, 'an API key signs the requests (HMAC)');
   t.equal((await json(['keys', 'list'], auth)).keys.length, 1);
+  const rotated = await json(['keys', 'rotate', key.keyId], auth);
+  const oldSecret = await cli(['orders', '--api-key', `${key.keyId}:${key.secret}`]);
+  t.equal(oldSecret.code, 1, 'the rotated-out secret no longer signs');
+  t.equal((await json(['orders', '--status', 'cancelled', '--api-key', `${rotated.keyId}:${rotated.secret}`])).orders.length, 2, 'the new one does');
+  await json(['keys', 'revoke', rotated.keyId], auth);
+  t.same((await json(['keys', 'list'], auth)).keys, [], 'revoked');
 
   const refused = await cli(['cancel', `0x${'00'.repeat(32)}`], auth);
   t.equal(refused.code, 1, 'a refusal exits 1');

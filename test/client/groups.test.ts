@@ -1,6 +1,7 @@
 /**
  * The client (client/) against the real server for the route groups added after the first
- * table: platform, leaderboard, points, user, referral, strategies, liquidations and webhooks,
+ * table: platform, leaderboard, points, user, referral, strategies (executed with
+ * `executeStrategy`, both phases), liquidations and webhooks,
  * each called through `VenueClient.call` with typed inputs (a missing module in
  * client/routes.ts fails `npm run typecheck` here before it fails at run time).
  */
@@ -81,7 +82,7 @@ t.test('referral: a code created, read back and applied', async (t) => {
   t.equal((await bob.call('GET /api/referral/me')).referredBy?.toLowerCase(), wallet('alice').address.toLowerCase());
 });
 
-t.test('strategies: templates and a quote', async (t) => {
+t.test('strategies: templates, a quote, a package executed', async (t) => {
   const { templates } = await alice.call('GET /api/strategies/templates');
   t.ok(templates.some((x) => x.name === 'straddle' && x.legs.length === 2));
   const pairId = (await anon.call('GET /api/helpers/pair-id', { query: { name: 'BTC-USDC' } })).pairId;
@@ -94,6 +95,20 @@ t.test('strategies: templates and a quote', async (t) => {
   t.equal(quote.netPremium, null);
   const unknown = await refusal(alice.call('POST /api/strategies/quote', { body: { legs: [{ seriesId: `0x${'ab'.repeat(32)}`, ratio: 1 }], size: '1' } }));
   t.equal(unknown?.status, 404);
+
+  // Two calls bought as one package against a maker's asks, both phases through executeStrategy: every leg fills in full.
+  const maker = await signedInFunded(client('maker'), '1000000000000');
+  await maker.place({ seriesId: markets[0]!.seriesId, isBuy: false, size: '0.1', price: '1000', portfolioId: 1 });
+  await maker.place({ seriesId: markets[1]!.seriesId, isBuy: false, size: '0.1', price: '400', portfolioId: 1 });
+  const spread = await alice.executeStrategy(1, [
+    { seriesId: markets[0]!.seriesId, isBuy: true, size: '0.1', price: '1000' },
+    { seriesId: markets[1]!.seriesId, isBuy: true, size: '0.1', price: '400' },
+  ]);
+  t.equal(spread.mode, 'relay');
+  t.match(spread.strategyId, /^0x[0-9a-f]{64}$/);
+  t.same(spread.orders.map((o) => [o.status, o.filled]), [['filled', '100000000000000000'], ['filled', '100000000000000000']], 'both legs filled in full');
+  const nothing = await refusal(alice.executeStrategy(1, [{ seriesId: markets[0]!.seriesId, isBuy: true, size: '0.1', price: '1000' }]));
+  t.equal(nothing?.code, 'failed_precondition', 'an empty book: not fillable, refused');
 });
 
 t.test('liquidations: my liquidations and the insurance fund', async (t) => {

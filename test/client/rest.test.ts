@@ -4,6 +4,8 @@
  * flows in both phases and in one round trip, and an RFQ from request to fill.
  */
 import t from 'tap';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { keccak256, toBytes } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { startTestApp } from '../gateway/support/testApp.ts';
@@ -169,4 +171,17 @@ t.test('admin, MMM, MMP and an RFQ from request to fill', async (t) => {
   t.equal(BigInt(n.nonce), BigInt(n.previousNonce) + 1n);
   const at = await admin.call('POST /api/admin/advance-time', { body: { seconds: 60 } });
   t.equal(at.success, true);
+});
+
+t.test('timeoutMs: a request the venue does not answer rejects', async (t) => {
+  // A server that accepts requests and never answers them.
+  const silent = createServer(() => {});
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => {
+    silent.closeAllConnections();
+    silent.close();
+  });
+  const c = new VenueClient({ baseUrl: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`, timeoutMs: 100 });
+  const e = await c.raw('GET /api/health').catch((x: unknown) => x);
+  t.equal((e as Error).name, 'TimeoutError', 'aborted at its bound');
 });

@@ -84,9 +84,9 @@ async function signedQuote(quote: Record<string, unknown>): Promise<{ wire: Reco
   const nonce = (await request(`${app.url}/api/mm/nonce`, { token: mmm.token })).body.nonce as string;
   const domain = (await request(`${app.url}/api/markets/contracts`)).body.domains.rfq;
   const wire: Record<string, unknown> = { ...quote, mmm: mmm.address, nonce, quoteExpiry: String(Math.floor(app.app.services.pipeline.now() / 1000) + 20) };
-  const message = Object.fromEntries(rfqQuoteTypes.RfqQuote.map((f) => [f.name, f.type.startsWith('uint') ? BigInt(wire[f.name] as string) : wire[f.name]]));
-  const signature = await mmm.account.signTypedData({ domain, types: rfqQuoteTypes, primaryType: 'RfqQuote', message: message as never });
-  return { wire, signature };
+  // Signed as the client signs served typed data (client/signing.ts).
+  const { signature } = await signServed(mmm.account, { domain, types: rfqQuoteTypes, primaryType: 'RfqQuote', message: wire });
+  return { wire, signature: signature as Hex };
 }
 
 /** The documented SIWE message with this server's host, the signer's address and a fresh nonce, signed. */

@@ -39,7 +39,7 @@ t.test('cancel-all by scope: the orders in it, typed data for each, the reads af
   t.equal(c.orderId, callSell);
   t.equal(c.typedData.primaryType, 'CancelOrder');
   t.equal(c.typedData.message.orderId, callSell, 'typed data of the cancel of that order');
-  const signature = await alice.account.signTypedData({ domain: c.typedData.domain, types: c.typedData.types, primaryType: 'CancelOrder', message: toViemMessage(c.typedData.types, 'CancelOrder', c.typedData.message) as never });
+  const { signature } = await signServed(alice.account, c.typedData);
   const signer = await recoverTypedDataAddress({ domain: c.typedData.domain, types: c.typedData.types, primaryType: 'CancelOrder', message: toViemMessage(c.typedData.types, 'CancelOrder', c.typedData.message) as never, signature });
   t.equal(signer, alice.address, 'it signs like any served typed data');
 

@@ -57,7 +57,7 @@ export function liveSeries(app: TestApp, isCall = true, pair = 'BTC-USDC', offse
 export { toViemMessage } from '../../../client/signing.ts';
 
 /** Sign a served typedData with the client's signing; returns the message as the wire wants it plus `signature`. */
-export function signServed(account: PrivateKeyAccount, typedData: any): Promise<Record<string, unknown>> {
+export function signServed(account: PrivateKeyAccount, typedData: any): Promise<Record<string, unknown> & { signature: Hex }> {
   return signedMessage(account, typedData as ServedTypedData);
 }
 

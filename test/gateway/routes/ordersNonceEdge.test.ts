@@ -6,7 +6,7 @@
  */
 import t from 'tap';
 import { startTestApp, type TestApp } from '../support/testApp.ts';
-import { liveSeries, place, post, toViemMessage, trader, wallet } from './ordersFixture.ts';
+import { liveSeries, place, post, signServed, trader, wallet } from './ordersFixture.ts';
 
 const app = await startTestApp({ memory: true, startAt: Date.UTC(2026, 0, 5, 12, 0, 0) });
 t.teardown(() => app.close());
@@ -43,7 +43,7 @@ t.test('a used nonce under a wrong signature: still nonce_used (the nonce is che
   t.equal(placed.relay.status, 200, 'the first relay is accepted', { body: placed.relay.body });
   // The same message signed by another key: a signature check would refuse it as not bob's.
   const td = placed.typed.body.typedData;
-  const forged = { ...placed.signed, signature: await wallet('nonce-edge-mallory').signTypedData({ domain: td.domain, types: td.types, primaryType: td.primaryType, message: toViemMessage(td.types, td.primaryType, td.message) }) };
+  const forged = { ...placed.signed, signature: (await signServed(wallet('nonce-edge-mallory'), td)).signature };
   t.not(forged.signature, placed.signed.signature);
   const seqBefore = app.app.storage.journal.lastSeq();
   const r = await post(app, '/api/mm/orders/place', bob.token, forged);

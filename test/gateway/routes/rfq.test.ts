@@ -9,6 +9,7 @@ import { startTestApp, request } from '../support/testApp.ts';
 import { rfqAbi } from '../../../gateway/abi.ts';
 import { rfqDomain, rfqQuoteTypes } from '../../../workers/eip712/types.ts';
 import { liveSeries, post, signServed, toViemMessage, trader, wad, type Trader } from './ordersFixture.ts';
+import { signRfqQuote, type RfqQuoteFields } from '../../../client/signing.ts';
 
 const app = await startTestApp({ memory: true });
 t.teardown(() => app.close());
@@ -39,9 +40,9 @@ async function signedQuote(mm: Trader, fields: Partial<Record<string, unknown>> 
     optionExpiry: BigInt(spec.expiry),
     isCall: spec.isCall,
     ...fields,
-  } as const;
-  const signature = await mm.account.signTypedData({ domain, types: rfqQuoteTypes, primaryType: 'RfqQuote', message: message as never });
-  const wire = Object.fromEntries(Object.entries(message).map(([k, v]) => [k, typeof v === 'bigint' ? v.toString() : v]));
+  } as RfqQuoteFields;
+  // As a market maker signs it: the client's RfqQuote signing and wire body.
+  const { quote: wire, signature } = await signRfqQuote(mm.account, domain, message);
   return { message, signature, wire, quoteId: hashTypedData({ domain, types: rfqQuoteTypes, primaryType: 'RfqQuote', message: message as never }) };
 }
 

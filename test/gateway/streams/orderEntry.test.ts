@@ -10,6 +10,7 @@ import { decodeFunctionData } from 'viem';
 import { startTestApp, request, type JsonResponse } from '../support/testApp.ts';
 import { orderBookAbi } from '../../../gateway/abi.ts';
 import { hmacHex } from '../../../gateway/auth/authenticator.ts';
+import { hmacHeaders } from '../auth/siweClient.ts';
 import { liveSeries, post, signServed, trader, type Trader } from '../routes/ordersFixture.ts';
 import { asyncApiValidator, callMethod, connect, privateSocket, wsEnv, type Client, type Frame } from './support.ts';
 
@@ -117,7 +118,7 @@ t.test('REPLACE, CANCEL, PLACE_BATCH, CANCEL_BATCH, REPLACE_BATCH', async (t) =>
   documented(t, 'PLACE_BATCH', batchTyped);
   t.equal(batchTyped['result'].count, 3);
   const signedOrders = await signAll(batchTyped['result'].placements);
-  signedOrders[2] = { ...signedOrders[2], clientOrderId: 'ws-c-3' };
+  signedOrders[2] = { ...signedOrders[2]!, clientOrderId: 'ws-c-3' };
   const placed = await call(c, 'PLACE_BATCH', { orders: signedOrders });
   documented(t, 'PLACE_BATCH', placed);
   t.match(placed['result'], { mode: 'relay', operation: 'place_orders_batch', count: 3, relay: { functionName: 'batchPlaceOrders' } });
@@ -216,10 +217,7 @@ t.test('an API key with scope read is refused per message (403), the socket stay
   const refused = await call(readOnly, 'PLACE', unsignedPlace(erin));
   documented(t, 'PLACE', refused);
   t.same(refused['error'], { code: 'permission_denied', status: 403, message: 'Missing required scope: trade', details: null }, 'the REST 403');
-  const restRefused = await request(`${app.url}/api/mm/orders/place`, { body: unsignedPlace(erin), headers: (() => {
-    const stamp = ++ts;
-    return { 'x-api-key': readKey.keyId, 'x-api-timestamp': String(stamp), 'x-api-signature': hmacHex(readKey.secret, String(stamp)) };
-  })() });
+  const restRefused = await request(`${app.url}/api/mm/orders/place`, { body: unsignedPlace(erin), headers: hmacHeaders(readKey.keyId, readKey.secret, ++ts) });
   t.same(refused['error'], asFrameError(restRefused), 'the same refusal as REST with that key');
   readOnly.send({ method: 'SUBSCRIBE', params: ['account@orders'], id: 'sub' });
   t.same((await readOnly.next((f) => f['id'] === 'sub'))['channels'], ['account@orders'], 'the socket stays open and reads');

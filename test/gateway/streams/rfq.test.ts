@@ -8,6 +8,8 @@ import t from 'tap';
 import { privateKeyToAccount } from 'viem/accounts';
 import { keccak256, toHex } from 'viem';
 import { startTestApp } from '../support/testApp.ts';
+import { signRfqQuote } from '../../../client/signing.ts';
+import { rfqDomain } from '../../../workers/eip712/types.ts';
 import type { Hex } from '../../../engine/domain/hex.ts';
 import { wsEnv, connect, priceMarks, fund, atmSeries, wallet, wad, asyncApiValidator, BTC } from './support.ts';
 
@@ -49,26 +51,19 @@ async function signedQuote(overrides: Record<string, unknown> = {}) {
     isCall: series.spec.isCall,
     ...overrides,
   };
-  const signature = await mm.signTypedData({
-    domain: { name: `${s.config.serviceName}OptionsRFQ`, version: '1', chainId: s.config.chainId, verifyingContract: s.config.contracts.rfq },
-    types: {
-      RfqQuote: [
-        { name: 'mmm', type: 'address' },
-        { name: 'taker', type: 'address' },
-        { name: 'seriesId', type: 'bytes32' },
-        { name: 'takerIsBuying', type: 'bool' },
-        { name: 'price', type: 'uint256' },
-        { name: 'size', type: 'uint256' },
-        { name: 'nonce', type: 'uint256' },
-        { name: 'quoteExpiry', type: 'uint256' },
-        { name: 'pairId', type: 'bytes32' },
-        { name: 'strike', type: 'uint256' },
-        { name: 'optionExpiry', type: 'uint256' },
-        { name: 'isCall', type: 'bool' },
-      ],
-    },
-    primaryType: 'RfqQuote',
-    message: { ...quote, mmm: quote.mmm as Hex, taker: quote.taker as Hex, price: BigInt(quote.price), size: BigInt(quote.size), nonce: BigInt(quote.nonce), quoteExpiry: BigInt(quote.quoteExpiry), strike: BigInt(quote.strike), optionExpiry: BigInt(quote.optionExpiry) },
+  // Signed as a market maker signs it: the client's RfqQuote signing (client/signing.ts).
+  const { signature } = await signRfqQuote(mm, rfqDomain(s.config.serviceName, s.config.chainId, s.config.contracts.rfq), {
+    ...quote,
+    mmm: quote.mmm as Hex,
+    taker: quote.taker as Hex,
+    seriesId: quote.seriesId as Hex,
+    pairId: quote.pairId as Hex,
+    price: BigInt(quote.price),
+    size: BigInt(quote.size),
+    nonce: BigInt(quote.nonce),
+    quoteExpiry: BigInt(quote.quoteExpiry),
+    strike: BigInt(quote.strike),
+    optionExpiry: BigInt(quote.optionExpiry),
   });
   return { quote, signature };
 }

@@ -107,3 +107,22 @@ export function ruleExpressions(yamlText: string): Expression[] {
   const doc = parseYaml(yamlText) as { groups?: { name: string; rules?: { alert?: string; record?: string; expr?: unknown }[] }[] };
   return (doc.groups ?? []).flatMap((g) => (g.rules ?? []).map((r) => ({ where: `rule ${g.name}/${r.alert ?? r.record}`, expr: String(r.expr ?? '') })));
 }
+
+/** Metric families documented in docs/metrics.md (the first cell of each table row). */
+export function documentedFamilies(): string[] {
+  return [...opsFile('docs/metrics.md').matchAll(/^\| `([a-z_][a-z0-9_]*)` \|/gm)].map((m) => m[1]!);
+}
+
+/** One thing the dashboard must show: a metric, and the label it must be broken down by (if any). */
+export type Requirement = { readonly what: string; readonly metric: string; readonly by?: string };
+
+/** The labels of every `by (...)` clause of an expression. */
+const groupings = (expr: string): string[] => [...expr.matchAll(/\bby\s*\(([^)]*)\)/g)].flatMap((m) => m[1]!.split(',').map((l) => l.trim()));
+
+/** The requirements no expression of the dashboard meets, as "what (metric[ by label])". */
+export function unmet(d: Dashboard, requirements: readonly Requirement[]): string[] {
+  const exprs = dashboardExpressions(d).map((e) => ({ metrics: new Set(analyse(e.expr).metrics), by: groupings(e.expr) }));
+  return requirements
+    .filter((r) => !exprs.some((e) => e.metrics.has(r.metric) && (r.by === undefined || e.by.includes(r.by))))
+    .map((r) => `${r.what} (${r.metric}${r.by !== undefined ? ` by ${r.by}` : ''})`);
+}
