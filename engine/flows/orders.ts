@@ -14,9 +14,9 @@ import { collateralOf } from '../actors/position.ts';
 import type { ProspectiveOrder } from '../risk/marginBook.ts';
 import type { EventSink, UnstampedEvent } from './eventSink.ts';
 import { tickToPrice } from '../domain/ticks.ts';
-import { premiumOf } from '../domain/premium.ts';
+import { premiumInBigint, premiumInDoubles, premiumPerLotTick } from '../domain/premium.ts';
 import { applyFill, worstFeeOf, type FillParams, type FillSide } from './fill.ts';
-import { fillMoneyOf, type FillMoney } from '../domain/fees.ts';
+import { fillMoneyOf, notionalInDoubles, worstFeeInDoubles, type FillMoney } from '../domain/fees.ts';
 import { checkOrders, withPortfolio } from './orderRules.ts';
 import type { ValidPlace } from './orderDrafts.ts';
 import { DEFAULT_INSTRUCTIONS, type CancelReason, type OrderInstructions } from '../domain/instructions.ts';
@@ -95,14 +95,18 @@ const ONE: ProspectiveOrder[] = [SCRATCH];
 
 /** The new order as a check counts it, written into `into` (a fresh object unless given). */
 function prospective(state: VenueState, v: ValidPlace, into: Writable<ProspectiveOrder> = { ...SCRATCH }): ProspectiveOrder {
-  const premium = premiumOf(v.lots, v.o.tick, v.pair.sizeStep, v.pair.tickDecimals);
-  const notional = collateralOf(state.oracles.get(v.pair.pairId)!.spot, v.o.size);
+  const { sizeStep, tickDecimals } = v.pair;
+  const spot = state.oracles.get(v.pair.pairId)!.spot;
+  // Premium, notional and the worst fee in doubles while exact (domain/premium.ts, domain/fees.ts), else in bigint.
+  const premiumN = premiumInDoubles(v.lots, v.o.tick, premiumPerLotTick(sizeStep, tickDecimals));
+  const premium = premiumN >= 0 ? BigInt(premiumN) : premiumInBigint(v.lots, v.o.tick, sizeStep, tickDecimals);
+  const worstN = worstFeeInDoubles(notionalInDoubles(v.lots, spot, sizeStep), premiumN, state.config);
   into.seriesId = v.o.seriesId;
   into.isBuy = v.o.isBuy;
   into.size = v.o.size;
   into.price = v.price;
   into.premium = premium;
-  into.worstFee = worstFeeOf(state, notional, premium);
+  into.worstFee = worstN >= 0 ? BigInt(worstN) : worstFeeOf(state, collateralOf(spot, v.o.size), premium);
   return into;
 }
 

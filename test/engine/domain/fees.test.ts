@@ -8,6 +8,7 @@ import t from 'tap';
 import { feeInDoubles, fillMoneyOf, makerFeeInBigint, mulDivInDoubles, notionalInDoubles, notionalPerLot, ratioOf, takerFeeInBigint, takerFeeInDoubles, worstFeeInDoubles, type FeeRates, type FillMoney } from '../../../engine/domain/fees.ts';
 import { collateralOf } from '../../../engine/actors/position.ts';
 import { tickToPrice } from '../../../engine/domain/ticks.ts';
+import { premiumInDoubles, premiumPerLotTick } from '../../../engine/domain/premium.ts';
 import { WAD } from '../../../engine/domain/fixed.ts';
 import { defaultVenueConfig } from '../../../engine/config.ts';
 import { prng, randBig, randInt } from './prng.ts';
@@ -94,6 +95,7 @@ t.test('seeded: a fill\'s money equal to the bigint formulas on pairs, spots and
   const out = scratch();
   let doubles = 0;
   let bigints = 0;
+  let worstInDoubles = 0;
   for (let i = 0; i < 20_000; i++) {
     const step = steps[randInt(rnd, 0, steps.length - 1)]!;
     const tickDecimals = randInt(rnd, 0, 18);
@@ -110,12 +112,23 @@ t.test('seeded: a fill\'s money equal to the bigint formulas on pairs, spots and
     const notional = notionalRef(lots, spot, step);
     const want = [premium, notional, feeFree ? 0n : takerRef(notional, premium, rates.takerFeeRate, rates.takerFeeCapRate), feeFree ? 0n : feeRef(notional, rates.makerFeeRate)];
     const got = [out.premium, out.notional, out.takerFee, out.makerFee];
+    const worst = worstFeeInDoubles(notionalInDoubles(lots, spot, step), premiumInDoubles(lots, tick, premiumPerLotTick(step, tickDecimals)), rates);
+    if (worst >= 0) {
+      worstInDoubles++;
+      const taker = takerRef(notional, premium, rates.takerFeeRate, rates.takerFeeCapRate);
+      const maker = feeRef(notional, rates.makerFeeRate);
+      if (BigInt(worst) !== (taker > maker ? taker : maker)) {
+        t.fail(`worst fee of ${lots} lots at tick ${tick}, spot ${spot}: ${worst}, bigint ${taker} / ${maker}`);
+        return;
+      }
+    }
     if (got.some((g, j) => g !== want[j])) {
       t.fail(`${lots} lots of ${step} at tick ${tick} (tickDecimals ${tickDecimals}), spot ${spot}, rates ${rates.takerFeeRate}/${rates.takerFeeCapRate}/${rates.makerFeeRate}: ${got.join(',')}, bigint ${want.join(',')}`);
       return;
     }
   }
   t.ok(doubles > 1_000 && bigints > 1_000, `both notional paths exercised (${doubles} in doubles, ${bigints} in bigint)`);
+  t.ok(worstInDoubles > 300, `the worst fee in doubles ${worstInDoubles} times, equal to bigint`);
 });
 
 function scratch(): FillMoney {
