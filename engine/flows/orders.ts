@@ -193,6 +193,10 @@ function executePlace(state: VenueState, sink: EventSink, v: ValidPlace): OrderO
   return { orderId: o.orderId, status: record.status, filled, remaining: outcome.restingLots > 0 ? remaining : 0n, trades, instructions: record.instructions, cancelReason: killed };
 }
 
+type Trade = { readonly tradeId: string; readonly price: bigint; readonly size: bigint };
+/** The trades of a match without fills (most places): one shared, frozen empty list. */
+const NO_TRADES: readonly Trade[] = Object.freeze([]);
+
 // One book fill's parameters, sides and money, rewritten for every fill of every match (applyFill
 // reads them during its call only and keeps none): no object per fill.
 const BOOK_MAKER: Writable<FillSide> = { portfolio: null as unknown as Portfolio, orderId: null };
@@ -206,9 +210,9 @@ const BOOK_FILL: Writable<FillParams> = { seriesId: '0x', seriesHandle: -1, pric
  * resting orders self-trade prevention or market maker protection removed, and the mmp orders
  * of wallets the match froze. Returns the taker's trades.
  */
-export function settleMatch(state: VenueState, sink: EventSink, outcome: MatchOutcome, pair: Pair, taker: OrderRecord, takerPortfolio: Portfolio, guard: MmpGuard | null, feeFree: boolean): { tradeId: string; price: bigint; size: bigint }[] {
+export function settleMatch(state: VenueState, sink: EventSink, outcome: MatchOutcome, pair: Pair, taker: OrderRecord, takerPortfolio: Portfolio, guard: MmpGuard | null, feeFree: boolean): readonly Trade[] {
   const n = outcome.fillCount;
-  const trades = new Array<{ tradeId: string; price: bigint; size: bigint }>(n);
+  const trades = n === 0 ? NO_TRADES : new Array<Trade>(n);
   if (n > 0) {
     const spot = state.oracles.get(pair.pairId)!.spot;
     const f = BOOK_FILL;
@@ -238,7 +242,7 @@ export function settleMatch(state: VenueState, sink: EventSink, outcome: MatchOu
       // Premium, notional and fees from lots and the maker's tick, in doubles while exact (domain/fees.ts).
       fillMoneyOf(BOOK_MONEY, lots, outcome.fillTick[i]!, pair.sizeStep, pair.tickDecimals, spot, state.config, feeFree);
       const tradeId = applyFill(state, sink, f);
-      trades[i] = { tradeId, price, size };
+      (trades as Trade[])[i] = { tradeId, price, size };
       orderEvent(sink, maker, pair, null, null);
     }
   }
