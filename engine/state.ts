@@ -6,6 +6,7 @@ import type { Hex } from './domain/hex.ts';
 import type { VenueConfig } from './config.ts';
 import type { Pair, OracleState } from './actors/registry.ts';
 import type { SeriesActor } from './actors/series.ts';
+import { SeriesTable } from './actors/seriesTable.ts';
 import type { OpenOrder } from './actors/portfolio.ts';
 import { AccountActor } from './actors/accounts.ts';
 import { QuoteBoard } from './risk/riskQuote.ts';
@@ -31,7 +32,8 @@ export class VenueState {
   seq = 0;
   readonly pairs = new Map<Hex, Pair>();
   readonly oracles = new Map<Hex, OracleState>();
-  readonly series = new Map<Hex, SeriesActor>();
+  /** The series by id, each with a dense handle (actors/seriesTable.ts). */
+  readonly series = new SeriesTable();
   /** Expiries already listed, per pair. */
   readonly listedExpiries = new Map<Hex, Set<number>>();
   readonly accounts: AccountActor;

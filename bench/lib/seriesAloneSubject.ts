@@ -45,17 +45,19 @@ function applyAlone(state: VenueState, sink: EventSink, cmd: Command): number {
     const checked = validatePlace(state, o);
     if ('code' in checked) return 0;
     const v = withPortfolio(state, checked);
-    const { series, pair } = v;
+    const { pair } = v;
+    const series = state.series.at(v.seriesHandle);
     v.account.nonces.use(o.nonce);
     const record = newRecord(state, v);
     const outcome = series.match(record);
-    for (const fill of outcome.fills) {
-      const maker = fill.maker;
+    for (let i = 0; i < outcome.fillCount; i++) {
+      const maker = outcome.fillMaker[i]!;
       if (maker.status === 'filled') state.orderIndex.delete(maker.orderId);
-      else state.orderIndex.get(maker.orderId)!.remaining -= BigInt(fill.lots) * pair.sizeStep;
+      else state.orderIndex.get(maker.orderId)!.remaining -= BigInt(outcome.fillLots[i]!) * pair.sizeStep;
       orderEvent(sink, maker, pair, null, null);
     }
-    for (const m of outcome.selfTradeCancels) {
+    for (let i = 0; i < outcome.selfTradeCount; i++) {
+      const m = outcome.selfTradeCancels[i]!;
       state.orderIndex.delete(m.orderId);
       orderEvent(sink, m, pair, 'self_trade_prevention', 'self_trade');
     }

@@ -1,7 +1,8 @@
 /**
  * An order as its series holds it: the series actor matches it and keeps its fills and status
- * (engine/actors/series.ts); the account side's open order points at it
- * (engine/actors/portfolio.ts), and events and snapshots carry its fields. Data only.
+ * (engine/actors/series.ts); the account side's open order keeps its own copy of the fixed
+ * fields (engine/actors/portfolio.ts), a match's outcome lists the records it filled or removed
+ * (for their order events), and events and snapshots carry its fields. Data only.
  */
 import type { Hex } from '../domain/hex.ts';
 import type { OrderStatus } from '../events.ts';

@@ -24,18 +24,77 @@ export type SeriesSpec = {
   readonly listedAt: number; // ms
 };
 
-/** What one match produced, before the account actor settles cash and positions. */
-export type MatchFill = { readonly maker: OrderRecord; readonly tick: number; readonly lots: number };
-
+/**
+ * What one match produced, before the account actor settles cash and positions: plain data in
+ * a struct of arrays reused by every match of its series (valid until the series' next match),
+ * no object per fill. Fill `i` (i < fillCount) took `fillLots[i]` lots from the resting order
+ * of book ref `fillRef[i]` at `fillTick[i]` (the maker's tick); `fillMaker[i]` is that order's
+ * record as the match left it (its fills and status, for the order event). The resting orders
+ * self-trade prevention removed and those market maker protection removed instead of matching
+ * (their owner froze) are listed likewise, in the order the book met them. The series is named
+ * by its handle (`SeriesTable.at`), not by the actor.
+ */
 export type MatchOutcome = {
-  readonly fills: readonly MatchFill[];
+  readonly seriesHandle: number;
+  readonly fillCount: number;
+  readonly fillRef: Float64Array;
+  readonly fillTick: Float64Array;
+  readonly fillLots: Float64Array;
+  readonly fillMaker: readonly OrderRecord[];
+  readonly selfTradeCount: number;
   readonly selfTradeCancels: readonly OrderRecord[];
+  readonly mmpCount: number;
   /** Resting orders market maker protection removed instead of matching (their owner froze). */
   readonly mmpCancels: readonly OrderRecord[];
   /** The taker's own owner froze during the match: it stopped, and its remainder does not rest. */
   readonly stopped: boolean;
   readonly restingLots: number;
 };
+
+/** The outcome buffer one series reuses: typed arrays grown by doubling, record lists by index, counts reset per match. */
+class OutcomeBuffer implements MatchOutcome {
+  seriesHandle = -1;
+  fillCount = 0;
+  fillRef = new Float64Array(8);
+  fillTick = new Float64Array(8);
+  fillLots = new Float64Array(8);
+  readonly fillMaker: OrderRecord[] = [];
+  selfTradeCount = 0;
+  readonly selfTradeCancels: OrderRecord[] = [];
+  mmpCount = 0;
+  readonly mmpCancels: OrderRecord[] = [];
+  stopped = false;
+  restingLots = 0;
+
+  reset(): void {
+    this.fillCount = 0;
+    this.selfTradeCount = 0;
+    this.mmpCount = 0;
+    this.stopped = false;
+    this.restingLots = 0;
+  }
+
+  addFill(maker: OrderRecord, tick: number, lots: number): void {
+    const i = this.fillCount++;
+    if (i === this.fillRef.length) this.grow();
+    this.fillRef[i] = maker.ref;
+    this.fillTick[i] = tick;
+    this.fillLots[i] = lots;
+    this.fillMaker[i] = maker;
+  }
+
+  private grow(): void {
+    const n = this.fillRef.length * 2;
+    const grown = (a: Float64Array) => {
+      const b = new Float64Array(n);
+      b.set(a);
+      return b;
+    };
+    this.fillRef = grown(this.fillRef);
+    this.fillTick = grown(this.fillTick);
+    this.fillLots = grown(this.fillLots);
+  }
+}
 
 /**
  * Market maker protection as one match sees it (engine/flows/mmp.ts builds it for a pair where
@@ -80,6 +139,8 @@ class TouchedTicks {
 }
 
 export class SeriesActor {
+  /** Its dense index among the venue's series (SeriesTable), by which flows and outcomes name it; -1 until the table holds it. */
+  handle = -1;
   /**
    * Its open orders by book ref, oldest first (the book reports fills by ref). The one map of
    * them: the venue's order index finds them by id.
@@ -103,14 +164,8 @@ export class SeriesActor {
   ) {}
 
   // One match sink per actor, and one outcome whose arrays are reused by every match: no
-  // closure or array per order on the hot path.
-  private readonly outcome: { fills: MatchFill[]; selfTradeCancels: OrderRecord[]; mmpCancels: OrderRecord[]; stopped: boolean; restingLots: number } = {
-    fills: [],
-    selfTradeCancels: [],
-    mmpCancels: [],
-    stopped: false,
-    restingLots: 0,
-  };
+  // closure, array or object per order or fill on the hot path.
+  private readonly outcome = new OutcomeBuffer();
   private takerIsBuy = false;
   /** The match under way, for the guarded sink. */
   private taker: OrderRecord | null = null;
@@ -120,13 +175,14 @@ export class SeriesActor {
       const maker = this.byRef.get(makerRef)!;
       maker.filledLots += qty;
       maker.status = maker.filledLots === maker.lots ? 'filled' : 'partial';
-      this.outcome.fills.push({ maker, tick, lots: qty });
+      this.outcome.addFill(maker, tick, qty);
       this.touch(!this.takerIsBuy, tick);
     },
     onSelfTradeCancel: (makerRef) => {
       const maker = this.byRef.get(makerRef)!;
       maker.status = 'cancelled';
-      this.outcome.selfTradeCancels.push(maker);
+      const out = this.outcome;
+      out.selfTradeCancels[out.selfTradeCount++] = maker;
       this.touch(!this.takerIsBuy, maker.tick);
     },
     // No screen: an own property, so the book's one read per place finds it at once.
@@ -154,7 +210,8 @@ export class SeriesActor {
     onScreenCancel: (makerRef) => {
       const maker = this.byRef.get(makerRef)!;
       maker.status = 'cancelled';
-      this.outcome.mmpCancels.push(maker);
+      const out = this.outcome;
+      out.mmpCancels[out.mmpCount++] = maker;
       this.touch(!this.takerIsBuy, maker.tick);
     },
   };
@@ -165,11 +222,8 @@ export class SeriesActor {
    */
   match(order: OrderRecord, restRemainder = true, guard: MatchGuard | null = null): MatchOutcome {
     const out = this.outcome;
-    // Setting an array's length is a builtin call even when it is already 0.
-    if (out.fills.length !== 0) out.fills.length = 0;
-    if (out.selfTradeCancels.length !== 0) out.selfTradeCancels.length = 0;
-    if (out.mmpCancels.length !== 0) out.mmpCancels.length = 0;
-    out.stopped = false;
+    out.reset();
+    out.seriesHandle = this.handle;
     this.takerIsBuy = order.isBuy;
     this.byRef.set(order.ref, order);
     let sink = this.sink;
@@ -186,9 +240,9 @@ export class SeriesActor {
     // A remainder that may not rest (IOC, FOK, a taker market maker protection stopped) is cancelled: the caller names why.
     order.status = remaining === 0 ? 'filled' : !rests ? 'cancelled' : order.filledLots > 0 ? 'partial' : 'open';
     if (remaining > 0 && rests) this.touch(order.isBuy, order.tick);
-    for (const f of out.fills) if (f.maker.status === 'filled') this.forget(f.maker);
-    for (const m of out.selfTradeCancels) this.forget(m);
-    for (const m of out.mmpCancels) this.forget(m);
+    for (let i = 0; i < out.fillCount; i++) if (out.fillMaker[i]!.status === 'filled') this.forget(out.fillMaker[i]!);
+    for (let i = 0; i < out.selfTradeCount; i++) this.forget(out.selfTradeCancels[i]!);
+    for (let i = 0; i < out.mmpCount; i++) this.forget(out.mmpCancels[i]!);
     if (remaining === 0 || !rests) this.forget(order);
     out.restingLots = rests ? remaining : 0;
     return out;

@@ -3,7 +3,7 @@
  * premium, realised cash, fees, open interest and the trade event.
  */
 import type { Hex } from '../domain/hex.ts';
-import { WAD } from '../domain/fixed.ts';
+import { makerFeeInBigint, takerFeeInBigint, type FillMoney } from '../domain/fees.ts';
 import type { VenueState } from '../state.ts';
 import type { Portfolio } from '../actors/portfolio.ts';
 import { applyToPosition, longPart, collateralOf } from '../actors/position.ts';
@@ -15,6 +15,8 @@ export type FillSide = { readonly portfolio: Portfolio; readonly orderId: Hex | 
 
 export type FillParams = {
   readonly seriesId: Hex;
+  /** The series' handle (actors/seriesTable.ts) when the caller has it, as a book fill does: an array read instead of a lookup by id. */
+  readonly seriesHandle?: number;
   readonly price: bigint; // WAD premium per contract
   readonly size: bigint; // WAD
   readonly maker: FillSide;
@@ -24,47 +26,48 @@ export type FillParams = {
   readonly source: 'book' | 'rfq' | 'liquidation';
   /** The venue's liquidation orders pay no trading fee, nor does their counterparty (the liquidation fee stands for it). */
   readonly feeFree?: boolean;
-  /** size x price in COLLATERAL6 when the caller has it (from lots and ticks: domain/premium.ts); computed from size and price otherwise. */
-  readonly premium?: bigint;
+  /**
+   * The fill's premium, notional and fees (COLLATERAL6) when the caller has them (a book fill:
+   * domain/fees.ts from lots and ticks, `feeFree` already applied); computed here from size,
+   * price and the oracle's spot otherwise.
+   */
+  readonly money?: FillMoney;
 };
 
 /** Fees of a fill in COLLATERAL6 (api.md): taker rate x notional capped at a share of the premium; maker rate x notional. */
 export function feesOf(state: VenueState, spot: bigint, size: bigint, price: bigint): { taker: bigint; maker: bigint } {
-  return feesFrom(state, collateralOf(spot, size), collateralOf(size, price));
-}
-
-/** feesOf from the fill's notional and premium (COLLATERAL6), when the caller has them. */
-function feesFrom(state: VenueState, notional: bigint, premium: bigint): { taker: bigint; maker: bigint } {
-  return { taker: takerFee(state, notional, premium), maker: makerFee(state, notional) };
-}
-
-function takerFee(state: VenueState, notional: bigint, premium: bigint): bigint {
-  const byNotional = (notional * state.config.takerFeeRate) / WAD;
-  const cap = (premium * state.config.takerFeeCapRate) / WAD;
-  return byNotional < cap ? byNotional : cap;
-}
-
-function makerFee(state: VenueState, notional: bigint): bigint {
-  return (notional * state.config.makerFeeRate) / WAD;
+  const notional = collateralOf(spot, size);
+  return { taker: takerFeeInBigint(state.config, notional, collateralOf(size, price)), maker: makerFeeInBigint(state.config, notional) };
 }
 
 /** The larger of a fill's taker and maker fee (feesOf) from its notional and premium: what a pre-trade check counts. */
 export function worstFeeOf(state: VenueState, notional: bigint, premium: bigint): bigint {
-  const taker = takerFee(state, notional, premium);
-  const maker = makerFee(state, notional);
+  const taker = takerFeeInBigint(state.config, notional, premium);
+  const maker = makerFeeInBigint(state.config, notional);
   return taker > maker ? taker : maker;
+}
+
+/** The money of a fill given by size and price (RFQ, the insurance fund's take-over), in bigint; written into one scratch value read at once. */
+const OTHER_MONEY: FillMoney = { premium: 0n, notional: 0n, takerFee: 0n, makerFee: 0n };
+function moneyOf(state: VenueState, pairId: Hex, f: FillParams): FillMoney {
+  const m = OTHER_MONEY;
+  m.premium = collateralOf(f.size, f.price);
+  m.notional = collateralOf(state.oracles.get(pairId)!.spot, f.size);
+  // The venue's liquidation orders pay no fee (money conserved across a liquidation).
+  const feeFree = f.feeFree === true;
+  m.takerFee = feeFree ? 0n : takerFeeInBigint(state.config, m.notional, m.premium);
+  m.makerFee = feeFree ? 0n : makerFeeInBigint(state.config, m.notional);
+  return m;
 }
 
 /** Apply a fill; returns the trade id. */
 export function applyFill(state: VenueState, sink: EventSink, f: FillParams): string {
-  const series = state.series.get(f.seriesId)!;
-  const spot = state.oracles.get(series.spec.pairId)!.spot;
-  const premium = f.premium ?? collateralOf(f.size, f.price);
-  const notional = collateralOf(spot, f.size);
-  // The venue's liquidation orders pay no fee (money conserved across a liquidation).
-  const feeFree = f.feeFree === true;
-  const takerFeeC6 = feeFree ? 0n : takerFee(state, notional, premium);
-  const makerFeeC6 = feeFree ? 0n : makerFee(state, notional);
+  const series = f.seriesHandle === undefined ? state.series.get(f.seriesId)! : state.series.at(f.seriesHandle);
+  const m = f.money ?? moneyOf(state, series.spec.pairId, f);
+  const premium = m.premium;
+  const notional = m.notional;
+  const takerFeeC6 = m.takerFee;
+  const makerFeeC6 = m.makerFee;
   const buyer = f.takerIsBuy ? f.taker : f.maker;
   const seller = f.takerIsBuy ? f.maker : f.taker;
 

@@ -40,7 +40,7 @@ export function instructionRules(state: VenueState, facts: PlaceFacts<PlaceDraft
     if (refused) return refused;
   }
   if (ins.postOnly) {
-    const refused = postOnlyRule(facts, places, i);
+    const refused = postOnlyRule(state, facts, places, i);
     if (refused) return refused;
   }
   if (ins.reduceOnly) return reduceOnlyRule(facts, places, i, cancels);
@@ -66,9 +66,9 @@ function uniqueClientOrderId(state: VenueState, owner: string, id: string, place
 }
 
 /** Would take: the book's best opposite price, or an earlier entry of the command on the other side, is at or through its price. */
-function postOnlyRule(facts: PlaceFacts<PlaceDraft>, places: readonly PlaceDraft[], i: number): Rejection | null {
+function postOnlyRule(state: VenueState, facts: PlaceFacts<PlaceDraft>, places: readonly PlaceDraft[], i: number): Rejection | null {
   const o = facts.o;
-  let takes = facts.series.wouldTake(o.isBuy, o.tick);
+  let takes = state.series.at(facts.seriesHandle).wouldTake(o.isBuy, o.tick);
   for (let j = 0; j < i && !takes; j++) {
     const p = places[j]!;
     if (p.seriesId === o.seriesId && p.isBuy !== o.isBuy && (o.isBuy ? p.tick <= o.tick : p.tick >= o.tick)) takes = true;

@@ -7,7 +7,6 @@
 import type { Hex } from '../domain/hex.ts';
 import type { CancelOrder, PlaceOrder } from '../commands.ts';
 import type { Pair } from '../actors/registry.ts';
-import type { SeriesActor } from '../actors/series.ts';
 import type { OpenOrder, Portfolio } from '../actors/portfolio.ts';
 import type { Account } from '../actors/accounts.ts';
 
@@ -19,11 +18,15 @@ import type { Account } from '../actors/accounts.ts';
 export type PlaceDraft = Omit<PlaceOrder, 'orderId' | 'nonce'> & { readonly orderId: Hex | null; readonly nonce: bigint | null };
 export type CancelDraft = Omit<CancelOrder, 'nonce'> & { readonly nonce: bigint | null };
 
-/** A place that passed the rules. `portfolio` is null for a market maker's internal portfolio not created yet. */
+/**
+ * A place that passed the rules. `portfolio` is null for a market maker's internal portfolio not
+ * created yet. Its series is named by handle (`state.series.at(seriesHandle)`): no series actor
+ * travels with the entry.
+ */
 export type CheckedPlace = {
   readonly o: PlaceOrder;
   readonly account: Account;
-  readonly series: SeriesActor;
+  readonly seriesHandle: number;
   readonly pair: Pair;
   readonly portfolio: Portfolio | null;
   readonly lots: number;

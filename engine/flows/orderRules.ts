@@ -44,7 +44,7 @@ export function placeRules<T extends PlaceDraft>(state: VenueState, o: T, nowSec
     if (!account || !portfolio || portfolio.id < 0) return reject('unknown_portfolio', { portfolioId: o.portfolioId });
   }
   if (!series.marks || !state.oracles.has(pair.pairId)) return reject('no_oracle_price', { pairId: pair.pairId });
-  return { o, account, series, pair, portfolio, lots: Number(lots), price: tickToPrice(o.tick, pair.tickDecimals) };
+  return { o, account, seriesHandle: series.handle, pair, portfolio, lots: Number(lots), price: tickToPrice(o.tick, pair.tickDecimals) };
 }
 
 /** A market maker's internal portfolio for a pair, if it was ever used (never created here). */

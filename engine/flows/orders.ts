@@ -14,8 +14,9 @@ import { collateralOf } from '../actors/position.ts';
 import type { ProspectiveOrder } from '../risk/marginBook.ts';
 import type { EventSink, UnstampedEvent } from './eventSink.ts';
 import { tickToPrice } from '../domain/ticks.ts';
-import { premiumOf } from '../domain/premium.ts';
-import { applyFill, worstFeeOf } from './fill.ts';
+import { premiumInBigint, premiumInDoubles, premiumPerLotTick } from '../domain/premium.ts';
+import { applyFill, worstFeeOf, type FillParams, type FillSide } from './fill.ts';
+import { fillMoneyOf, notionalInDoubles, worstFeeInDoubles, type FillMoney } from '../domain/fees.ts';
 import { checkOrders, withPortfolio } from './orderRules.ts';
 import type { ValidPlace } from './orderDrafts.ts';
 import { DEFAULT_INSTRUCTIONS, type CancelReason, type OrderInstructions } from '../domain/instructions.ts';
@@ -41,13 +42,14 @@ export type { CheckedPlace, ValidPlace, ValidCancel } from './orderDrafts.ts';
 function checkOpenInterest(state: VenueState, places: readonly ValidPlace[]): Rejection | null {
   let adds: Map<string, bigint> | null = null; // only when some pair is capped (0 = unlimited)
   for (const v of places) {
-    const capped = v.series.spec.isCall ? v.pair.maxCallOI : v.pair.maxPutOI;
+    const isCall = state.series.at(v.seriesHandle).spec.isCall;
+    const capped = isCall ? v.pair.maxCallOI : v.pair.maxPutOI;
     if (capped === 0n) continue;
     adds ??= new Map();
     const balance = v.portfolio.positions.get(v.o.seriesId)?.balance ?? 0n;
     const closable = v.o.isBuy ? (balance < 0n ? -balance : 0n) : balance > 0n ? balance : 0n;
     const opening = v.o.size > closable ? v.o.size - closable : 0n;
-    const key = `${v.pair.pairId}|${v.series.spec.isCall}`;
+    const key = `${v.pair.pairId}|${isCall}`;
     adds.set(key, (adds.get(key) ?? 0n) + opening);
   }
   if (adds === null) return null;
@@ -93,14 +95,18 @@ const ONE: ProspectiveOrder[] = [SCRATCH];
 
 /** The new order as a check counts it, written into `into` (a fresh object unless given). */
 function prospective(state: VenueState, v: ValidPlace, into: Writable<ProspectiveOrder> = { ...SCRATCH }): ProspectiveOrder {
-  const premium = premiumOf(v.lots, v.o.tick, v.pair.sizeStep, v.pair.tickDecimals);
-  const notional = collateralOf(state.oracles.get(v.pair.pairId)!.spot, v.o.size);
+  const { sizeStep, tickDecimals } = v.pair;
+  const spot = state.oracles.get(v.pair.pairId)!.spot;
+  // Premium, notional and the worst fee in doubles while exact (domain/premium.ts, domain/fees.ts), else in bigint.
+  const premiumN = premiumInDoubles(v.lots, v.o.tick, premiumPerLotTick(sizeStep, tickDecimals));
+  const premium = premiumN >= 0 ? BigInt(premiumN) : premiumInBigint(v.lots, v.o.tick, sizeStep, tickDecimals);
+  const worstN = worstFeeInDoubles(notionalInDoubles(v.lots, spot, sizeStep), premiumN, state.config);
   into.seriesId = v.o.seriesId;
   into.isBuy = v.o.isBuy;
   into.size = v.o.size;
   into.price = v.price;
   into.premium = premium;
-  into.worstFee = worstFeeOf(state, notional, premium);
+  into.worstFee = worstN >= 0 ? BigInt(worstN) : worstFeeOf(state, collateralOf(spot, v.o.size), premium);
   return into;
 }
 
@@ -124,7 +130,7 @@ function checkAccount(state: VenueState, portfolio: Portfolio, orders: readonly 
 
 /** The series' record of a validated order, before it matches: a fresh book ref, status open. */
 export function newRecord(state: VenueState, v: ValidPlace): OrderRecord {
-  const { o, series } = v;
+  const { o } = v;
   return {
     orderId: o.orderId,
     seriesId: o.seriesId,
@@ -139,14 +145,16 @@ export function newRecord(state: VenueState, v: ValidPlace): OrderRecord {
     filledLots: 0,
     nonce: o.nonce,
     status: 'open',
-    expiry: Math.min(o.expiry, series.spec.expiry),
+    expiry: Math.min(o.expiry, state.series.at(v.seriesHandle).spec.expiry),
     createdAt: state.now,
     instructions: o.instructions ?? DEFAULT_INSTRUCTIONS,
   };
 }
 
 function executePlace(state: VenueState, sink: EventSink, v: ValidPlace): OrderOutcome {
-  const { o, series, pair } = v;
+  const { o, pair } = v;
+  // The series by its handle: an array read, no lookup by id.
+  const series = state.series.at(v.seriesHandle);
   v.account.nonces.use(o.nonce);
   const tif = o.instructions?.timeInForce ?? 'GTC';
   // Market maker protection: an mmp order of a wallet that an earlier entry of this command
@@ -185,48 +193,68 @@ function executePlace(state: VenueState, sink: EventSink, v: ValidPlace): OrderO
   return { orderId: o.orderId, status: record.status, filled, remaining: outcome.restingLots > 0 ? remaining : 0n, trades, instructions: record.instructions, cancelReason: killed };
 }
 
+type Trade = { readonly tradeId: string; readonly price: bigint; readonly size: bigint };
+/** The trades of a match without fills (most places): one shared, frozen empty list. */
+const NO_TRADES: readonly Trade[] = Object.freeze([]);
+
+// One book fill's parameters, sides and money, rewritten for every fill of every match (applyFill
+// reads them during its call only and keeps none): no object per fill.
+const BOOK_MAKER: Writable<FillSide> = { portfolio: null as unknown as Portfolio, orderId: null };
+const BOOK_TAKER: Writable<FillSide> = { portfolio: null as unknown as Portfolio, orderId: null };
+const BOOK_MONEY: FillMoney = { premium: 0n, notional: 0n, takerFee: 0n, makerFee: 0n };
+const BOOK_FILL: Writable<FillParams> = { seriesId: '0x', seriesHandle: -1, price: 0n, size: 0n, maker: BOOK_MAKER, taker: BOOK_TAKER, takerIsBuy: false, source: 'book', feeFree: false, money: BOOK_MONEY };
+
 /**
  * Settle what a match did (flows shared by order entry and the liquidation pass): each fill
  * between the resting maker and `taker` (fee-free for the venue's liquidation orders), the
  * resting orders self-trade prevention or market maker protection removed, and the mmp orders
  * of wallets the match froze. Returns the taker's trades.
  */
-export function settleMatch(state: VenueState, sink: EventSink, outcome: MatchOutcome, pair: Pair, taker: OrderRecord, takerPortfolio: Portfolio, guard: MmpGuard | null, feeFree: boolean): { tradeId: string; price: bigint; size: bigint }[] {
-  const trades = new Array<{ tradeId: string; price: bigint; size: bigint }>(outcome.fills.length);
-  for (let i = 0; i < outcome.fills.length; i++) {
-    const fill = outcome.fills[i]!;
-    const maker = fill.maker;
-    const resting = state.orderIndex.get(maker.orderId)!;
-    const makerPortfolio = resting.portfolio;
-    const price = resting.price; // fills are at the maker's price
-    const size = BigInt(fill.lots) * pair.sizeStep;
-    if (maker.status === 'filled') {
-      state.accounts.margin.dropOrder(makerPortfolio, resting);
-      state.orderIndex.delete(maker.orderId);
-    } else {
-      state.accounts.margin.reduceOrder(makerPortfolio, resting, size);
+export function settleMatch(state: VenueState, sink: EventSink, outcome: MatchOutcome, pair: Pair, taker: OrderRecord, takerPortfolio: Portfolio, guard: MmpGuard | null, feeFree: boolean): readonly Trade[] {
+  const n = outcome.fillCount;
+  const trades = n === 0 ? NO_TRADES : new Array<Trade>(n);
+  if (n > 0) {
+    const spot = state.oracles.get(pair.pairId)!.spot;
+    const f = BOOK_FILL;
+    f.seriesId = taker.seriesId;
+    f.seriesHandle = outcome.seriesHandle;
+    f.takerIsBuy = taker.isBuy;
+    f.feeFree = feeFree;
+    BOOK_TAKER.portfolio = takerPortfolio;
+    BOOK_TAKER.orderId = taker.orderId;
+    for (let i = 0; i < n; i++) {
+      const maker = outcome.fillMaker[i]!;
+      const lots = outcome.fillLots[i]!;
+      const resting = state.orderIndex.get(maker.orderId)!;
+      const makerPortfolio = resting.portfolio;
+      const price = resting.price; // fills are at the maker's price
+      const size = BigInt(lots) * pair.sizeStep;
+      if (maker.status === 'filled') {
+        state.accounts.margin.dropOrder(makerPortfolio, resting);
+        state.orderIndex.delete(maker.orderId);
+      } else {
+        state.accounts.margin.reduceOrder(makerPortfolio, resting, size);
+      }
+      f.price = price;
+      f.size = size;
+      BOOK_MAKER.portfolio = makerPortfolio;
+      BOOK_MAKER.orderId = maker.orderId;
+      // Premium, notional and fees from lots and the maker's tick, in doubles while exact (domain/fees.ts).
+      fillMoneyOf(BOOK_MONEY, lots, outcome.fillTick[i]!, pair.sizeStep, pair.tickDecimals, spot, state.config, feeFree);
+      const tradeId = applyFill(state, sink, f);
+      (trades as Trade[])[i] = { tradeId, price, size };
+      orderEvent(sink, maker, pair, null, null);
     }
-    const tradeId = applyFill(state, sink, {
-      seriesId: taker.seriesId,
-      price,
-      size,
-      maker: { portfolio: makerPortfolio, orderId: maker.orderId },
-      taker: { portfolio: takerPortfolio, orderId: taker.orderId },
-      takerIsBuy: taker.isBuy,
-      source: 'book',
-      feeFree,
-      premium: premiumOf(fill.lots, maker.tick, pair.sizeStep, pair.tickDecimals),
-    });
-    trades[i] = { tradeId, price, size };
-    orderEvent(sink, maker, pair, null, null);
   }
-  for (const m of outcome.selfTradeCancels) {
+  for (let i = 0; i < outcome.selfTradeCount; i++) {
+    const m = outcome.selfTradeCancels[i]!;
     const resting = state.orderIndex.get(m.orderId)!;
     state.accounts.margin.dropOrder(resting.portfolio, resting);
     state.orderIndex.delete(m.orderId);
     orderEvent(sink, m, pair, 'self_trade_prevention', 'self_trade');
   }
-  for (const m of outcome.mmpCancels) {
+  for (let i = 0; i < outcome.mmpCount; i++) {
+    const m = outcome.mmpCancels[i]!;
     // Quotes of a wallet this match froze, removed instead of filled.
     const resting = state.orderIndex.get(m.orderId)!;
     state.accounts.margin.dropOrder(resting.portfolio, resting);
@@ -277,7 +305,7 @@ function killEarly(state: VenueState, sink: EventSink, v: ValidPlace, cancelReas
     price: v.price,
     tick: o.tick,
     size: o.size,
-    expiry: Math.min(o.expiry, v.series.spec.expiry),
+    expiry: Math.min(o.expiry, state.series.at(v.seriesHandle).spec.expiry),
     nonce: o.nonce,
     createdAt: state.now,
     instructions,

@@ -59,7 +59,8 @@ function pessimisticGuard(state: VenueState, pairId: Hex): MatchGuard {
 
 /** The lots leg `v` could fill at once, as the execution's fill-or-kill check would count them, or fewer. */
 function fillable(state: VenueState, v: ValidPlace, legsOnPair: number): number {
-  const { series, pair, o } = v;
+  const { pair, o } = v;
+  const series = state.series.at(v.seriesHandle);
   if (!state.mmp.armed(pair.pairId)) return series.fillableLots(state.ownerIndexOf(o.owner), o.isBuy, o.tick, v.lots);
   const guard = legsOnPair > 1 ? pessimisticGuard(state, pair.pairId) : new MmpGuard(state, series, pair.sizeStep, true);
   return series.fillableLotsGuarded(probeRecord(state, v), v.lots, guard);

@@ -1,0 +1,38 @@
+/**
+ * The venue's series by id and by handle: a `Map` from series id to its actor (what commands
+ * and snapshots name) that also gives each series a dense integer handle when it first enters
+ * (listing, or restore in the snapshot's order), so the flows and a match's outcome name a
+ * series by a small integer and reach it with an array read instead of hashing its id.
+ * Handles are not stored anywhere (not in snapshots, events or results): a restore assigns
+ * them again, deterministically, in the order the series are restored.
+ */
+import type { Hex } from '../domain/hex.ts';
+import type { SeriesActor } from './series.ts';
+
+export class SeriesTable extends Map<Hex, SeriesActor> {
+  private readonly slots: SeriesActor[] = [];
+
+  override set(seriesId: Hex, series: SeriesActor): this {
+    const held = super.get(seriesId);
+    if (held !== undefined && held !== series) {
+      // The same id again with another actor takes over its handle.
+      series.handle = held.handle;
+      this.slots[held.handle] = series;
+    } else if (this.slots[series.handle] !== series) {
+      series.handle = this.slots.length;
+      this.slots.push(series);
+    }
+    return super.set(seriesId, series);
+  }
+
+  override delete(seriesId: Hex): boolean {
+    throw new Error(`series ${seriesId}: a listed series is never removed (its handle would dangle)`);
+  }
+
+  /** The series of handle `handle` (assigned when it entered the table). */
+  at(handle: number): SeriesActor {
+    const s = this.slots[handle];
+    if (s === undefined) throw new Error(`no series with handle ${handle}`);
+    return s;
+  }
+}

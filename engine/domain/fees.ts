@@ -1,0 +1,168 @@
+/**
+ * A fill's notional and fees (COLLATERAL6) in doubles while that is provably exact, with a
+ * checked fallback to bigint (docs/book.md, issue 3/8 step 3; premiums: domain/premium.ts).
+ *
+ * Both are one shape, `x x num / den` truncated, with x a non-negative integer and num/den a
+ * ratio fixed per pair, spot or fee rate:
+ * - notional = spot x size / 10^30 (position.ts `collateralOf`) with size = lots x sizeStep,
+ *   so x = lots and num/den = spot x sizeStep / 10^30 reduced to lowest terms;
+ * - a fee = amount x rate / 10^18 (WAD rate; amount a notional or premium in COLLATERAL6),
+ *   so x = amount and num/den = rate / 10^18 reduced (3 bp: 3 / 10,000).
+ *
+ * In doubles, for a ratio whose num and den are integers of at most 2^53 - 1 (else the ratio
+ * is marked unusable and the bigint path is always taken): the product p = x x num is exact
+ * when it is at most 2^53 - 1, and a product that is not exact rounds to at least 2^53
+ * (rounding is monotone and 2^53 is a double), so the check `p <= MAX_SAFE_INTEGER` tells an
+ * exact product from one that is not. Then q = floor(p / den): p and den are exact integers
+ * below 2^53; when p / den is not a whole number it lies at least 1/den from every whole
+ * number while half an ulp of it is below 1/den (ulp(y) <= y x 2^-52 < 2/den for
+ * y < 2^53 / den), so the rounded quotient does not cross a whole number and its floor is the
+ * truncated quotient. (The result is checked once more, `q x den > p`, which costs a compare.)
+ * For x >= 0 truncation and floor agree, so the value is the bigint division's to the unit.
+ * Anything else (a negative or fractional x, a product at or above 2^53, a ratio that does not
+ * reduce below 2^53) answers -1 and the caller computes in bigint.
+ */
+import { WAD } from './fixed.ts';
+import { premiumInBigint, premiumInDoubles, premiumPerLotTick } from './premium.ts';
+
+const SAFE = Number.MAX_SAFE_INTEGER;
+const SAFE_BIG = BigInt(SAFE);
+const E15 = 10n ** 15n;
+const E30 = E15 * E15;
+
+/** A non-negative ratio num/den in lowest terms, both at most 2^53 - 1; den 0 when it does not reduce that far (the bigint path). */
+export type Ratio = { readonly num: number; readonly den: number };
+
+const UNUSABLE: Ratio = { num: 0, den: 0 };
+
+function gcd(a: bigint, b: bigint): bigint {
+  while (b !== 0n) {
+    const r = a % b;
+    a = b;
+    b = r;
+  }
+  return a;
+}
+
+/** `numer / denom` (numer >= 0, denom > 0) as a Ratio in doubles, or UNUSABLE. */
+export function ratioOf(numer: bigint, denom: bigint): Ratio {
+  if (numer < 0n || denom <= 0n) return UNUSABLE;
+  if (numer === 0n) return { num: 0, den: 1 };
+  const g = gcd(numer, denom);
+  const num = numer / g;
+  const den = denom / g;
+  return num <= SAFE_BIG && den <= SAFE_BIG ? { num: Number(num), den: Number(den) } : UNUSABLE;
+}
+
+/** `x x num / den` truncated, when exact in doubles (see above); -1 otherwise. */
+export function mulDivInDoubles(x: number, r: Ratio): number {
+  const den = r.den;
+  if (den === 0 || !(x >= 0) || !Number.isInteger(x)) return -1;
+  const p = x * r.num;
+  if (p > SAFE) return -1;
+  const q = Math.floor(p / den);
+  return q * den > p ? q - 1 : q;
+}
+
+// The last spot and lot size's notional ratio: a fill and a check name the same pair over and over.
+let lastSpot = -1n;
+let lastStep = -1n;
+let lastNotional: Ratio = UNUSABLE;
+
+/** The notional ratio of one lot at spot `spot` (WAD) on a pair of lot `sizeStep` (WAD): spot x sizeStep / 10^30. */
+export function notionalPerLot(spot: bigint, sizeStep: bigint): Ratio {
+  if (spot === lastSpot && sizeStep === lastStep) return lastNotional;
+  lastNotional = ratioOf(spot * sizeStep, E30);
+  lastSpot = spot;
+  lastStep = sizeStep;
+  return lastNotional;
+}
+
+/** The notional in bigint: spot x (lots x sizeStep) / 10^30, truncated (position.ts `collateralOf`'s arithmetic). */
+export function notionalInBigint(lots: number, spot: bigint, sizeStep: bigint): bigint {
+  return (spot * (BigInt(lots) * sizeStep)) / E15 / E15;
+}
+
+/** Notional (COLLATERAL6) of `lots` lots at `spot`: `collateralOf(spot, lots x sizeStep)`, in doubles, or -1 (the bigint path). */
+export function notionalInDoubles(lots: number, spot: bigint, sizeStep: bigint): number {
+  return mulDivInDoubles(lots, notionalPerLot(spot, sizeStep));
+}
+
+// The fee rates seen, a few (the venue's taker, cap and maker rates): a scan, no hashing of bigints.
+const rates: bigint[] = [];
+const rateRatios: Ratio[] = [];
+
+/** A WAD rate as a Ratio over 10^18 (kept for the next fill). */
+export function rateRatio(rate: bigint): Ratio {
+  for (let i = 0; i < rates.length; i++) if (rates[i] === rate) return rateRatios[i]!;
+  const r = ratioOf(rate, WAD);
+  if (rates.length === 8) {
+    rates.length = 0;
+    rateRatios.length = 0;
+  }
+  rates.push(rate);
+  rateRatios.push(r);
+  return r;
+}
+
+/** `amount x rate / WAD` truncated (a fee, COLLATERAL6) for an amount given in doubles: exact, or -1 (also for amount -1, a value the caller has only in bigint). */
+export function feeInDoubles(amount: number, rate: bigint): number {
+  return amount < 0 ? -1 : mulDivInDoubles(amount, rateRatio(rate));
+}
+
+/** The taker fee min(notional x rate, premium x cap) / WAD in doubles, or -1 when either part is not exact (the bigint path). */
+export function takerFeeInDoubles(notional: number, premium: number, rate: bigint, cap: bigint): number {
+  const byNotional = feeInDoubles(notional, rate);
+  if (byNotional < 0) return -1;
+  const capped = feeInDoubles(premium, cap);
+  if (capped < 0) return -1;
+  return byNotional < capped ? byNotional : capped;
+}
+
+/** The venue's fee rates (WAD), as config.ts names them. */
+export type FeeRates = { readonly takerFeeRate: bigint; readonly takerFeeCapRate: bigint; readonly makerFeeRate: bigint };
+
+/** The taker fee in bigint: min(notional x rate, premium x cap) / WAD, each truncated (api.md). */
+export function takerFeeInBigint(rates: FeeRates, notional: bigint, premium: bigint): bigint {
+  const byNotional = (notional * rates.takerFeeRate) / WAD;
+  const cap = (premium * rates.takerFeeCapRate) / WAD;
+  return byNotional < cap ? byNotional : cap;
+}
+
+/** The maker fee in bigint: notional x rate / WAD, truncated. */
+export function makerFeeInBigint(rates: FeeRates, notional: bigint): bigint {
+  return (notional * rates.makerFeeRate) / WAD;
+}
+
+/** What a fill moves in COLLATERAL6, as bigints for the events and the accounts. */
+export type FillMoney = { premium: bigint; notional: bigint; takerFee: bigint; makerFee: bigint };
+
+/**
+ * The money of a fill of `lots` lots at `tick` on a pair (lot `sizeStep`, `tickDecimals`) at
+ * oracle spot `spot`, written into `out`: each figure in doubles when exact, else in bigint
+ * with the formulas above (premium.ts for the premium); fees 0 when `feeFree`.
+ */
+export function fillMoneyOf(out: FillMoney, lots: number, tick: number, sizeStep: bigint, tickDecimals: number, spot: bigint, rates: FeeRates, feeFree: boolean): FillMoney {
+  const premiumN = premiumInDoubles(lots, tick, premiumPerLotTick(sizeStep, tickDecimals));
+  const notionalN = notionalInDoubles(lots, spot, sizeStep);
+  out.premium = premiumN >= 0 ? BigInt(premiumN) : premiumInBigint(lots, tick, sizeStep, tickDecimals);
+  out.notional = notionalN >= 0 ? BigInt(notionalN) : notionalInBigint(lots, spot, sizeStep);
+  if (feeFree) {
+    out.takerFee = 0n;
+    out.makerFee = 0n;
+    return out;
+  }
+  const takerN = takerFeeInDoubles(notionalN, premiumN, rates.takerFeeRate, rates.takerFeeCapRate);
+  out.takerFee = takerN >= 0 ? BigInt(takerN) : takerFeeInBigint(rates, out.notional, out.premium);
+  const makerN = feeInDoubles(notionalN, rates.makerFeeRate);
+  out.makerFee = makerN >= 0 ? BigInt(makerN) : makerFeeInBigint(rates, out.notional);
+  return out;
+}
+
+/** The larger of a fill's taker and maker fee from its notional and premium in doubles (either -1: not known there), or -1 (the bigint path). */
+export function worstFeeInDoubles(notional: number, premium: number, rates: FeeRates): number {
+  const taker = takerFeeInDoubles(notional, premium, rates.takerFeeRate, rates.takerFeeCapRate);
+  const maker = feeInDoubles(notional, rates.makerFeeRate);
+  if (taker < 0 || maker < 0) return -1;
+  return taker > maker ? taker : maker;
+}
