@@ -268,6 +268,36 @@ t.test('bankruptcy beyond the fund: bad debt and an alert', async (t) => {
   t.equal(restored.state.insurance.badDebt, r.liq!.badDebt, 'bad debt survives a snapshot');
 });
 
+t.test('the fee is capped at the equity left after the closes', async (t) => {
+  // The bankrupt scenario once more, with the equity after the shock set so that closing
+  // everything (at the fund's band edge: the same closes whatever the equity, as the account
+  // stays below maintenance margin until flat) leaves half the full fee.
+  const probe = bankrupt(usdc(1_000_000), t);
+  const loss = probe.liq!.deficit - usdc(5_000); // what the closes cost (the shock left -5,000 USDC)
+  const spot = probe.events.find((e): e is OracleEvent => e.type === 'oracle')!.spot;
+  const closed = probe.liq!.closes.reduce((a, c) => a + c.size, 0n);
+  const fullFee = ((spot * closed) / WAD / 10n ** 12n) * BigInt(probe.h.venue.config.liquidationFeeBps) / 10_000n;
+  t.ok(fullFee > 0n, 'a full fee to cap');
+  const r = run({
+    fund: usdc(1_000_000),
+    shock: 140_000n * WAD,
+    build: (h, d) => {
+      fundAll(h, d);
+      shortTo(h, seriesAt(h, true, 0), 2);
+      return { owner: ALICE, portfolioId: 1 };
+    },
+    target: () => loss + fullFee / 2n,
+  });
+  const { liq, h } = r;
+  if (liq === undefined) return void t.fail('liquidated');
+  t.same(liq.closes, probe.liq!.closes, 'the same closes as the bankrupt run');
+  t.equal(liq.fee, fullFee / 2n, 'the fee is the equity left, not the full fee');
+  t.ok(liq.fee < fullFee, 'less than the full fee');
+  t.equal(liq.deficit, 0n, 'so no deficit');
+  t.equal(h.venue.state.accounts.risk(portfolioOf(h, ALICE)).equity, 0n, 'the portfolio ends at zero');
+  checkProperties(t, r);
+});
+
 t.test("a market maker's internal trading portfolio", async (t) => {
   let call: Hex = '0x';
   const r = run({
