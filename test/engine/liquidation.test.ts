@@ -365,7 +365,67 @@ t.test('short calls and long puts: the worst scenario flips side during the pass
   t.equal(worstBefore % 3, 2, 'before: the worst scenario is a volatility rise');
   t.equal(worstAfter % 3, 0, 'after the calls are bought back: a volatility fall');
   t.ok(liq!.closes.every((c) => c.seriesId === call), 'the pass stopped once healthy: the puts are kept');
+  checkLargestFirst(t, r, balancesBefore(r));
   t.ok(h.venue.state.accounts.risk(p).isHealthy, 'healthy after');
+  checkProperties(t, r);
+});
+
+t.test('short calls and long puts, further below maintenance margin: after the flip the pass sells the puts at the band edge', async (t) => {
+  let call: Hex = '0x';
+  let put: Hex = '0x';
+  const r = run({
+    fund: usdc(1_000_000),
+    shock: BigInt(CFG.shock) * WAD,
+    build: (h, d) => {
+      fundAll(h, d);
+      call = seriesAt(h, true, CFG.rank, CFG.callOffset);
+      put = seriesAt(h, false, CFG.rank, CFG.putOffset);
+      shortTo(h, call, CFG.calls);
+      longFrom(h, put, 60);
+      return { owner: ALICE, portfolioId: 1 };
+    },
+    target: (f) => (f.mm * 2n) / 100n,
+  });
+  const { liq } = r;
+  if (liq === undefined) return void t.fail('liquidated');
+  const worsts = checkLargestFirst(t, r, balancesBefore(r));
+  t.equal(worsts[0]! % 3, 2, 'first the worst scenario is a volatility rise (the short calls)');
+  t.equal(worsts.at(-1)! % 3, 0, 'then a volatility fall (the long puts): it flipped during the pass');
+  const sales = liq.closes.filter((c) => c.seriesId === put);
+  t.ok(sales.length > 0 && sales.every((c) => c.side === 'sell'), 'the puts are sold');
+  const mark = r.events.find((e): e is OracleEvent => e.type === 'oracle')!.marks.find((m) => m.seriesId === put)!.mark;
+  const edge = ((mark - mark / 10n + 10n ** 16n - 1n) / 10n ** 16n) * 10n ** 16n;
+  t.ok(sales.every((c) => c.counterparty === 'fund' && c.price === edge), 'by the fund at the band edge (mark - 10%, onto the tick grid upward)');
+  checkProperties(t, r);
+});
+
+t.test('long deep in-the-money calls sold: never below intrinsic value, even inside the band', async (t) => {
+  let call: Hex = '0x';
+  let put: Hex = '0x';
+  const r = run({
+    fund: usdc(1_000_000),
+    shock: 72_000n * WAD,
+    build: (h, d) => {
+      fundAll(h, d);
+      call = seriesAt(h, true, 0, -0.4);
+      put = seriesAt(h, false, 0, 0);
+      longFrom(h, call, 5);
+      shortTo(h, put, 1);
+      return { owner: ALICE, portfolioId: 1 };
+    },
+    target: (f) => f.mm / 2n,
+  });
+  const { liq, h } = r;
+  if (liq === undefined) return void t.fail('liquidated');
+  checkLargestFirst(t, r, balancesBefore(r));
+  const sales = liq.closes.filter((c) => c.seriesId === call);
+  t.ok(sales.length > 0 && sales.every((c) => c.side === 'sell' && c.counterparty === 'fund'), 'calls sold to the fund');
+  const oracle = r.events.find((e): e is OracleEvent => e.type === 'oracle')!;
+  const mark = oracle.marks.find((m) => m.seriesId === call)!.mark;
+  const intrinsic = oracle.spot - h.venue.state.series.get(call)!.spec.strike;
+  t.ok(intrinsic > mark - mark / 10n && intrinsic < mark, 'intrinsic value is inside the band: it is the floor');
+  const floor = ((intrinsic + 10n ** 16n - 1n) / 10n ** 16n) * 10n ** 16n;
+  t.ok(sales.every((c) => c.price === floor), `at intrinsic value (${Number(floor) / 1e18}), not the band edge`);
   checkProperties(t, r);
 });
 
@@ -426,3 +486,47 @@ for (const n of [5, 40]) {
     t.same(liquidated, expected, 'every one, in order');
   });
 }
+
+/** Each position's margin contribution (extensions.md: loss in the account's worst scenario now, or its short floor): the rule's oracle, over a map of balances. */
+function contributions(h: Harness, balances: ReadonlyMap<Hex, bigint>): { worst: number; bySeries: Map<Hex, number> } {
+  const s = h.venue.state;
+  const totals = new Array<number>(SCENARIOS).fill(0);
+  for (const [seriesId, balance] of balances) {
+    const q = s.marks.quote(seriesId)!;
+    for (let k = 0; k < SCENARIOS; k++) totals[k]! += (Number(balance) / 1e18) * (q.scenarios[k]! - q.mark);
+  }
+  const worst = totals.indexOf(Math.min(...totals));
+  const floorRate = Number(s.config.shortFloorRate) / 1e18;
+  const bySeries = new Map<Hex, number>();
+  for (const [seriesId, balance] of balances) {
+    if (balance === 0n) continue;
+    const q = s.marks.quote(seriesId)!;
+    const b = Number(balance) / 1e18;
+    bySeries.set(seriesId, Math.max(-b * (q.scenarios[worst]! - q.mark), b < 0 ? floorRate * q.spot * -b : 0));
+  }
+  return { worst, bySeries };
+}
+
+/** The account's balances before the pass: after it, with every close undone. */
+function balancesBefore(r: Run): Map<Hex, bigint> {
+  const start = new Map([...portfolioOf(r.h, r.owner, r.portfolioId).positions.values()].map((p) => [p.seriesId, p.balance]));
+  for (const c of r.liq?.closes ?? []) start.set(c.seriesId, (start.get(c.seriesId) ?? 0n) + (c.side === 'buy' ? -c.size : c.size));
+  return start;
+}
+
+/** Replays the pass's closing orders from the balances before it: each one is for the position with the largest contribution then. Returns the worst scenario before each. */
+function checkLargestFirst(t: Test, r: Run, start: ReadonlyMap<Hex, bigint>): number[] {
+  const balances = new Map(start);
+  const worsts: number[] = [];
+  const closing = r.events.filter((e): e is OrderEvent => e.type === 'order' && e.orderId.startsWith('0x11') && e.owner === r.owner);
+  for (const o of closing) {
+    const { worst, bySeries } = contributions(r.h, balances);
+    worsts.push(worst);
+    const largest = Math.max(...bySeries.values());
+    t.equal(bySeries.get(o.seriesId), largest, `closing order ${o.orderId.slice(-2)}: the largest contribution (worst scenario ${worst})`);
+    const b = balances.get(o.seriesId)!;
+    balances.set(o.seriesId, b < 0n ? b + o.size : b - o.size);
+  }
+  return worsts;
+}
+
