@@ -4,7 +4,8 @@
  * Each scenario is calibrated first: built once with a large deposit and shocked, so that the
  * deposit of the real run puts the portfolio's equity after the shock exactly where the
  * scenario needs it (equity moves one for one with the deposit; margin does not depend on it).
- * Every scenario also checks the pass's properties: nothing sold below the band or intrinsic
+ * A fill that leaves a portfolio due (a large maker fee at a higher spot) is liquidated in
+ * the command of the fill. Every scenario also checks the pass's properties: nothing sold below the band or intrinsic
  * value nor bought above the band, no open order left, the fee within the equity left, money
  * conserved but for recorded bad debt, and the engine's indexes consistent.
  */
@@ -152,6 +153,49 @@ t.test('orders only: cancelling the open orders restores health', async (t) => {
   t.equal(portfolioOf(r.h, ALICE).positions.get(call)!.balance, -WAD / 2n, 'the position is untouched');
   t.ok(r.h.venue.state.accounts.risk(portfolioOf(r.h, ALICE)).isHealthy, 'healthy after the cancels');
   checkProperties(t, r);
+});
+
+t.test('a fill can make a portfolio due: the pass runs after it, in the same command', async (t) => {
+  // A 10% maker fee (of index price x size), counted by the pre-trade check at the spot of the
+  // time, is paid at the spot of the fill: after a rise, the fill of a resting sell costs more
+  // than the headroom the oracle update left. The deposit is calibrated between the two.
+  const config = { makerFeeRate: WAD / 10n, takerFeeRate: 0n };
+  let call: Hex = '0x';
+  let ask = 0;
+  const build = (h: Harness, deposit: bigint) => {
+    h.ok({ type: 'insurance_fund_deposit', amount: usdc(1_000_000), reason: 'seed' });
+    fundAll(h, deposit);
+    call = seriesAt(h, true, 1);
+    shortTo(h, call, 1);
+    ask = Math.round(markOf(h, call) * 1.5);
+    h.ok({ type: 'place', orders: [h.order(ALICE, call, false, ask, 1)] });
+  };
+  const take = (h: Harness) => h.ok({ type: 'place', orders: [h.order(BOB, call, true, ask, 1)] });
+  const probe = listedVenue(config);
+  build(probe, BIG);
+  probe.ok(shockBody(108_000n * WAD));
+  const shocked = figures(probe, ALICE, 1);
+  take(probe);
+  const filled = figures(probe, ALICE, 1);
+  const afterShock = shocked.equity - shocked.mmWithOrders;
+  const afterFill = filled.equity - filled.mm;
+  t.ok(afterFill < afterShock, 'the fill costs headroom (the maker fee)');
+  const h = listedVenue(config);
+  build(h, BIG - afterShock + (afterShock - afterFill) / 2n);
+  const oracle = h.ok(shockBody(108_000n * WAD));
+  t.notOk(oracle.events.some((e) => e.type === 'liquidation'), 'the rise alone leaves it due to nothing');
+  const before = money(h);
+  const r = take(h);
+  const trade = r.events.findIndex((e) => e.type === 'trade');
+  const at = r.events.findIndex((e) => e.type === 'liquidation');
+  t.ok(trade >= 0 && at > trade, 'the fill, then the liquidation, in the command of the fill');
+  const liq = r.events[at] as LiquidationEvent;
+  t.equal(liq.owner, ALICE);
+  t.ok(liq.trigger.equity < liq.trigger.maintenanceMargin, 'due after the fill');
+  const fees = r.events.filter((e): e is TradeEvent => e.type === 'trade').reduce((a, e) => a + e.makerFee + e.takerFee, 0n);
+  t.ok(fees > 0n, 'the maker fee was paid');
+  // Money: what was there less the fill's fees (which leave the portfolios), but for bad debt.
+  checkProperties(t, { h, events: [...oracle.events, ...r.events], liq, owner: ALICE, portfolioId: 1, before: before - fees, after: money(h) });
 });
 
 t.test('a healthy portfolio is left alone, and so is the fund', async (t) => {
