@@ -2,7 +2,9 @@
  * The insurance fund's seed (extensions.md "Liquidation and the insurance fund"): on `local`
  * and `testnet` the fund starts with INSURANCE_FUND_SEED at the venue's first start, once (a
  * restart on the same data replays the seed, it does not add it again); on `mainnet`, or with a
- * seed of 0, it starts empty. Real servers on temporary data directories at a fixed start time.
+ * seed of 0, it starts empty. LIQUIDATION_BAND_BPS and LIQUIDATION_FEE_BPS reach the engine's
+ * config at the first start and stay as they were after a restart with other values. Real
+ * servers on temporary data directories at a fixed start time.
  */
 import t from 'tap';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -40,4 +42,18 @@ t.test('mainnet, or a seed of 0: no seed', async (t) => {
 
 t.test('a malformed seed stops the start with a clear message', async (t) => {
   await t.rejects(startTestApp({ memory: true, env: { INSURANCE_FUND_SEED: '1.5' } }), /INSURANCE_FUND_SEED must be a COLLATERAL6 integer string/);
+});
+
+t.test('LIQUIDATION_BAND_BPS and LIQUIDATION_FEE_BPS: the engine rules, fixed at the first start', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'venue-liq-config-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const rules = async (env: Record<string, string>) => {
+    const app = await startTestApp({ dataDir: dir, env });
+    const c = app.app.engine.state.config;
+    await app.close();
+    return [c.liquidationBandBps, c.liquidationFeeBps];
+  };
+  t.same(await rules({ LIQUIDATION_BAND_BPS: '500', LIQUIDATION_FEE_BPS: '20' }), [500, 20], 'from the environment');
+  t.same(await rules({ LIQUIDATION_BAND_BPS: '900', LIQUIDATION_FEE_BPS: '70' }), [500, 20], 'a restart keeps the rules the state was created with');
+  await t.rejects(startTestApp({ memory: true, env: { LIQUIDATION_BAND_BPS: '0' } }), /LIQUIDATION_BAND_BPS/, 'a band of 0 is refused');
 });
