@@ -17,6 +17,7 @@ import type { Portfolio } from '../../engine/actors/portfolio.ts';
 import { INSURANCE_FUND_OWNER } from '../../engine/actors/insuranceFund.ts';
 import { SCENARIOS } from '../../engine/risk/margin.ts';
 import { Venue } from '../../engine/venue.ts';
+import type { VenueConfig } from '../../engine/config.ts';
 import { listedVenue, ALICE, BOB, MM, BTC, usdc, type Harness } from './support/venueFixture.ts';
 
 const VOL = (6n * WAD) / 10n;
@@ -51,7 +52,7 @@ function money(h: Harness): bigint {
 }
 
 type Build = (h: Harness, deposit: bigint) => { owner: string; portfolioId: number };
-type Scenario = { config?: Record<string, bigint>; fund: bigint; build: Build; shock: bigint; target: (f: Figures) => bigint; before?: (h: Harness, calibrated: Harness) => void };
+type Scenario = { config?: Partial<VenueConfig>; fund: bigint; build: Build; shock: bigint; target: (f: Figures) => bigint; before?: (h: Harness, calibrated: Harness) => void };
 type Figures = { equity: bigint; mm: bigint; mmWithOrders: bigint };
 
 function figures(h: Harness, owner: string, id: number): Figures {
@@ -213,11 +214,11 @@ t.test('a healthy portfolio is left alone, and so is the fund', async (t) => {
 });
 
 /** Partial closes: the equity just below maintenance margin, one step closes enough. */
-function partial(withBook: boolean, t: Test) {
+function partial(withBook: boolean, t: Test, bandBps = 1000) {
   let call: Hex = '0x';
   let askPrice = 0;
   const r = run({
-    config: NO_FEES,
+    config: { ...NO_FEES, liquidationBandBps: bandBps },
     fund: usdc(1_000_000),
     shock: 110_000n * WAD,
     build: (h, d) => {
@@ -241,8 +242,8 @@ function partial(withBook: boolean, t: Test) {
   if (withBook) t.equal(liq!.closes[0]!.price, BigInt(askPrice) * WAD, 'at the resting ask');
   else {
     const mark = (r.events.find((e): e is OracleEvent => e.type === 'oracle')!).marks.find((m) => m.seriesId === call)!.mark;
-    const edge = ((mark + mark / 10n) / 10n ** 16n) * 10n ** 16n;
-    t.equal(liq!.closes[0]!.price, edge, 'at the band edge (mark + 10%, on the tick grid)');
+    const edge = ((mark + (mark * BigInt(bandBps)) / 10_000n) / 10n ** 16n) * 10n ** 16n;
+    t.equal(liq!.closes[0]!.price, edge, `at the band edge (mark + ${bandBps / 100}%, on the tick grid)`);
     const trade = r.events.find((e): e is TradeEvent => e.type === 'trade' && e.source === 'liquidation')!;
     t.equal(trade.maker, INSURANCE_FUND_OWNER, 'the fund is the counterparty');
     t.equal(portfolioOf(h, INSURANCE_FUND_OWNER).positions.get(call)!.balance, -liq!.closes[0]!.size, 'the fund holds what it took over');
@@ -269,6 +270,7 @@ function partial(withBook: boolean, t: Test) {
 
 t.test('partial close by the book', async (t) => partial(true, t));
 t.test('no liquidity: the fund takes it at the band edge', async (t) => partial(false, t));
+t.test('no liquidity, a band of 5% (LIQUIDATION_BAND_BPS 500): the fund takes it at that edge', async (t) => partial(false, t, 500));
 
 function bankrupt(fund: bigint, t: Test): Run {
   let call: Hex = '0x';
