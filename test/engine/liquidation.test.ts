@@ -122,6 +122,8 @@ function checkProperties(t: Test, r: Run): void {
   t.same(cancelled.map((e) => e.orderId).sort(), [...liq.cancelledOrders].sort(), 'each cancelled order has its event, cancelReason liquidation');
   const equity = h.venue.state.accounts.risk(portfolioOf(h, r.owner, r.portfolioId)).equity;
   t.ok(equity >= 0n, 'equity left is not negative (the fee is capped, a deficit is made good)');
+  const full = (liq.closes.reduce((a, c) => a + (spot * c.size) / WAD / 10n ** 12n, 0n) * BigInt(h.venue.config.liquidationFeeBps)) / 10_000n;
+  t.ok(liq.fee === full || (liq.fee < full && equity === 0n), `the fee (${liq.fee}) is LIQUIDATION_FEE_BPS of index price x size closed (${full}), or all the equity left`);
   t.equal(liq.fundPaid + liq.badDebt, liq.deficit, 'the deficit is the fund paid plus bad debt');
   t.equal(r.after - r.before, liq.badDebt, 'money is conserved but for recorded bad debt');
   t.equal(h.venue.state.verifyOrderIndex(), null, 'order index consistent');
