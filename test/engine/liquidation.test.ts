@@ -382,27 +382,40 @@ function worstScenario(h: Harness, p: Portfolio): number {
   return totals.indexOf(Math.min(...totals));
 }
 
-/** Short calls 20% out of the money and long at-the-money puts, two expiries out; a 35% rise. */
-const CFG = { rank: 2, callOffset: 0.2, putOffset: 0, calls: 2, puts: 20, target: 25, shock: 135_000 };
-t.test('short calls and long puts: the worst scenario flips side during the pass', async (t) => {
-  let call: Hex = '0x';
-  let put: Hex = '0x';
-  let worstBefore = -1;
+type Leg = { isCall: boolean; rank: number; offset: number; size: number; long: boolean };
+
+/** ALICE's two legs (the series of `seriesAt`), bought from or sold to BOB at the mark, then the shock: the scenario's run and the legs' series. */
+function twoLegs(shock: bigint, legs: readonly [Leg, Leg], target: (f: Figures) => bigint, before: Scenario['before'] = () => {}): { r: Run; ids: [Hex, Hex] } {
+  const ids: Hex[] = [];
   const r = run({
     fund: usdc(1_000_000),
-    shock: BigInt(CFG.shock ?? 120_000) * WAD,
+    shock,
     build: (h, d) => {
       fundAll(h, d);
-      call = seriesAt(h, true, CFG.rank, CFG.callOffset);
-      put = seriesAt(h, false, CFG.rank, CFG.putOffset);
-      shortTo(h, call, CFG.calls);
-      longFrom(h, put, CFG.puts);
+      ids.length = 0;
+      for (const l of legs) ids.push(seriesAt(h, l.isCall, l.rank, l.offset));
+      legs.forEach((l, i) => (l.long ? longFrom(h, ids[i]!, l.size) : shortTo(h, ids[i]!, l.size)));
       return { owner: ALICE, portfolioId: 1 };
     },
-    target: (f) => (f.mm * BigInt(CFG.target)) / 100n,
-    // The worst scenario at the shock, before any close: the calibration run's (not liquidated).
-    before: (_h, probe) => void (worstBefore = worstScenario(probe, portfolioOf(probe, ALICE))),
+    target,
+    before,
   });
+  return { r, ids: ids as [Hex, Hex] };
+}
+
+/** Short calls 20% out of the money and `puts` long at-the-money puts, two expiries out; a 35% rise. */
+const CFG = { rank: 2, callOffset: 0.2, putOffset: 0, calls: 2, puts: 20, target: 25, shock: 135_000n * WAD };
+const flipLegs = (puts: number): [Leg, Leg] => [
+  { isCall: true, rank: CFG.rank, offset: CFG.callOffset, size: CFG.calls, long: false },
+  { isCall: false, rank: CFG.rank, offset: CFG.putOffset, size: puts, long: true },
+];
+
+t.test('short calls and long puts: the worst scenario flips side during the pass', async (t) => {
+  let worstBefore = -1;
+  const { r, ids: [call] } = twoLegs(CFG.shock, flipLegs(CFG.puts), (f) => (f.mm * BigInt(CFG.target)) / 100n,
+    // The worst scenario at the shock, before any close: the calibration run's (not liquidated).
+    (_h, probe) => void (worstBefore = worstScenario(probe, portfolioOf(probe, ALICE))),
+  );
   const { liq, h } = r;
   t.ok(liq, 'liquidated');
   t.equal(liq!.closes[0]!.seriesId, call, 'the short calls go first: the largest contribution');
@@ -419,21 +432,7 @@ t.test('short calls and long puts: the worst scenario flips side during the pass
 });
 
 t.test('short calls and long puts, further below maintenance margin: after the flip the pass sells the puts at the band edge', async (t) => {
-  let call: Hex = '0x';
-  let put: Hex = '0x';
-  const r = run({
-    fund: usdc(1_000_000),
-    shock: BigInt(CFG.shock) * WAD,
-    build: (h, d) => {
-      fundAll(h, d);
-      call = seriesAt(h, true, CFG.rank, CFG.callOffset);
-      put = seriesAt(h, false, CFG.rank, CFG.putOffset);
-      shortTo(h, call, CFG.calls);
-      longFrom(h, put, 60);
-      return { owner: ALICE, portfolioId: 1 };
-    },
-    target: (f) => (f.mm * 2n) / 100n,
-  });
+  const { r, ids: [, put] } = twoLegs(CFG.shock, flipLegs(60), (f) => (f.mm * 2n) / 100n);
   const { liq } = r;
   if (liq === undefined) return void t.fail('liquidated');
   const worsts = checkLargestFirst(t, r, balancesBefore(r));
@@ -448,21 +447,11 @@ t.test('short calls and long puts, further below maintenance margin: after the f
 });
 
 t.test('long deep in-the-money calls sold: never below intrinsic value, even inside the band', async (t) => {
-  let call: Hex = '0x';
-  let put: Hex = '0x';
-  const r = run({
-    fund: usdc(1_000_000),
-    shock: 72_000n * WAD,
-    build: (h, d) => {
-      fundAll(h, d);
-      call = seriesAt(h, true, 0, -0.4);
-      put = seriesAt(h, false, 0, 0);
-      longFrom(h, call, 5);
-      shortTo(h, put, 1);
-      return { owner: ALICE, portfolioId: 1 };
-    },
-    target: (f) => f.mm / 2n,
-  });
+  const legs: [Leg, Leg] = [
+    { isCall: true, rank: 0, offset: -0.4, size: 5, long: true },
+    { isCall: false, rank: 0, offset: 0, size: 1, long: false },
+  ];
+  const { r, ids: [call] } = twoLegs(72_000n * WAD, legs, (f) => f.mm / 2n);
   const { liq, h } = r;
   if (liq === undefined) return void t.fail('liquidated');
   checkLargestFirst(t, r, balancesBefore(r));
