@@ -357,6 +357,10 @@ t.test("a market maker's internal trading portfolio", async (t) => {
       h.fund(BOB, usdc(50_000_000));
       call = seriesAt(h, true, 0);
       shortTo(h, call, 3, 0, MM);
+      // A resting sell far above the mark, and a bid on the put side: its open orders, which the pass cancels.
+      h.ok({ type: 'place', orders: [h.order(MM, call, false, Math.round(markOf(h, call) * 1.5), 0.1, { portfolioId: 0 })] });
+      const put = seriesAt(h, false, 0);
+      h.ok({ type: 'place', orders: [h.order(MM, put, true, Math.max(1, Math.round(markOf(h, put) * 0.5)), 0.1, { portfolioId: 0 })] });
       return { owner: MM, portfolioId: 0 };
     },
     target: (f) => (f.mm * 9n) / 10n,
@@ -365,6 +369,7 @@ t.test("a market maker's internal trading portfolio", async (t) => {
   t.ok(liq, 'liquidated');
   t.equal(liq!.owner, MM);
   t.equal(liq!.portfolioId, 0, 'shown as its portfolio 0');
+  t.equal(liq!.cancelledOrders.length, 2, 'its open orders (held by its internal portfolio) cancelled');
   t.ok(liq!.closes.length > 0, 'closes');
   const internal = [...h.venue.state.accounts.accounts.get(MM)!.portfolios.values()].find((p) => p.internalPair === BTC)!;
   t.ok(internal.positions.get(call)!.balance > -3n * WAD, "the internal portfolio's short is reduced");
