@@ -135,6 +135,14 @@ t.test('bankruptcy beyond the fund: bad debt on the fund read, the metric and ve
   t.equal(fundRead.body.balance, '0', 'the fund paid what it had');
   const own = await request(`${app.url}/api/account/liquidations`, { token: await app.session(broke) });
   t.ok(BigInt(own.body.liquidations[0].deficit) > 0n, 'the liquidation shows the deficit');
+  // The thin wallet now has two: pages of one, newest first.
+  const all = (await request(`${app.url}/api/account/liquidations`, { token })).body.liquidations;
+  t.equal(all.length, 2, 'the thin wallet was liquidated twice');
+  t.ok(BigInt(all[0].id) > BigInt(all[1].id), 'newest first');
+  const first = await request(`${app.url}/api/account/liquidations?limit=1`, { token });
+  t.same([first.body.liquidations, first.body.nextCursor], [[all[0]], all[0].id], 'a page of one and its cursor');
+  const second = await request(`${app.url}/api/account/liquidations?limit=1&cursor=${first.body.nextCursor}`, { token });
+  t.same([second.body.liquidations, second.body.nextCursor], [[all[1]], null], 'the next page, the last');
   const metrics = await (await fetch(`${app.url}/metrics`)).text();
   t.match(metrics, new RegExp(`^insurance_fund_bad_debt_usdc ${Number(fundRead.body.badDebt) / 1e6}$`, 'm'), 'insurance_fund_bad_debt_usdc');
 });
