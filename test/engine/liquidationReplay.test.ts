@@ -66,6 +66,9 @@ function checkPass(t: Test, v: Venue, body: { type: string }, events: readonly V
 const liquidations = (events: readonly VenueEvent[]) => events.filter((e) => e.type === 'liquidation' || e.type === 'insurance_fund' || e.type === 'bad_debt');
 const text = (x: unknown) => JSON.stringify(x, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
 
+// Two seeded streams of 900 steps, each run three times: about 20 s of CPU, far more wall time on a loaded host.
+t.setTimeout(600_000);
+
 let badDebts = 0;
 for (const seed of [11, 12]) {
   t.test(`seed ${seed}`, async (t) => {
