@@ -20,6 +20,9 @@ import { Venue } from '../../engine/venue.ts';
 import type { VenueConfig } from '../../engine/config.ts';
 import { listedVenue, ALICE, BOB, MM, BTC, usdc, type Harness } from './support/venueFixture.ts';
 
+// Each scenario builds its venue twice (calibration, then the run): about 10 s of CPU, more wall time on a loaded host.
+t.setTimeout(300_000);
+
 const VOL = (6n * WAD) / 10n;
 const RATE = WAD / 20n;
 const BIG = usdc(10_000_000);
