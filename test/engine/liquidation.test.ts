@@ -4,7 +4,8 @@
  * Each scenario is calibrated first: built once with a large deposit and shocked, so that the
  * deposit of the real run puts the portfolio's equity after the shock exactly where the
  * scenario needs it (equity moves one for one with the deposit; margin does not depend on it).
- * Every scenario also checks the pass's properties: nothing sold below the band or intrinsic
+ * A fill that leaves a portfolio due (a large maker fee at a higher spot) is liquidated in
+ * the command of the fill. Every scenario also checks the pass's properties: nothing sold below the band or intrinsic
  * value nor bought above the band, no open order left, the fee within the equity left, money
  * conserved but for recorded bad debt, and the engine's indexes consistent.
  */
@@ -16,7 +17,11 @@ import type { Portfolio } from '../../engine/actors/portfolio.ts';
 import { INSURANCE_FUND_OWNER } from '../../engine/actors/insuranceFund.ts';
 import { SCENARIOS } from '../../engine/risk/margin.ts';
 import { Venue } from '../../engine/venue.ts';
+import type { VenueConfig } from '../../engine/config.ts';
 import { listedVenue, ALICE, BOB, MM, BTC, usdc, type Harness } from './support/venueFixture.ts';
+
+// Each scenario builds its venue twice (calibration, then the run): about 10 s of CPU, more wall time on a loaded host.
+t.setTimeout(300_000);
 
 const VOL = (6n * WAD) / 10n;
 const RATE = WAD / 20n;
@@ -50,7 +55,7 @@ function money(h: Harness): bigint {
 }
 
 type Build = (h: Harness, deposit: bigint) => { owner: string; portfolioId: number };
-type Scenario = { config?: Record<string, bigint>; fund: bigint; build: Build; shock: bigint; target: (f: Figures) => bigint; before?: (h: Harness, calibrated: Harness) => void };
+type Scenario = { config?: Partial<VenueConfig>; fund: bigint; build: Build; shock: bigint; target: (f: Figures) => bigint; before?: (h: Harness, calibrated: Harness) => void };
 type Figures = { equity: bigint; mm: bigint; mmWithOrders: bigint };
 
 function figures(h: Harness, owner: string, id: number): Figures {
@@ -120,6 +125,8 @@ function checkProperties(t: Test, r: Run): void {
   t.same(cancelled.map((e) => e.orderId).sort(), [...liq.cancelledOrders].sort(), 'each cancelled order has its event, cancelReason liquidation');
   const equity = h.venue.state.accounts.risk(portfolioOf(h, r.owner, r.portfolioId)).equity;
   t.ok(equity >= 0n, 'equity left is not negative (the fee is capped, a deficit is made good)');
+  const full = (liq.closes.reduce((a, c) => a + (spot * c.size) / WAD / 10n ** 12n, 0n) * BigInt(h.venue.config.liquidationFeeBps)) / 10_000n;
+  t.ok(liq.fee === full || (liq.fee < full && equity === 0n), `the fee (${liq.fee}) is LIQUIDATION_FEE_BPS of index price x size closed (${full}), or all the equity left`);
   t.equal(liq.fundPaid + liq.badDebt, liq.deficit, 'the deficit is the fund paid plus bad debt');
   t.equal(r.after - r.before, liq.badDebt, 'money is conserved but for recorded bad debt');
   t.equal(h.venue.state.verifyOrderIndex(), null, 'order index consistent');
@@ -154,6 +161,49 @@ t.test('orders only: cancelling the open orders restores health', async (t) => {
   checkProperties(t, r);
 });
 
+t.test('a fill can make a portfolio due: the pass runs after it, in the same command', async (t) => {
+  // A 10% maker fee (of index price x size), counted by the pre-trade check at the spot of the
+  // time, is paid at the spot of the fill: after a rise, the fill of a resting sell costs more
+  // than the headroom the oracle update left. The deposit is calibrated between the two.
+  const config = { makerFeeRate: WAD / 10n, takerFeeRate: 0n };
+  let call: Hex = '0x';
+  let ask = 0;
+  const build = (h: Harness, deposit: bigint) => {
+    h.ok({ type: 'insurance_fund_deposit', amount: usdc(1_000_000), reason: 'seed' });
+    fundAll(h, deposit);
+    call = seriesAt(h, true, 1);
+    shortTo(h, call, 1);
+    ask = Math.round(markOf(h, call) * 1.5);
+    h.ok({ type: 'place', orders: [h.order(ALICE, call, false, ask, 1)] });
+  };
+  const take = (h: Harness) => h.ok({ type: 'place', orders: [h.order(BOB, call, true, ask, 1)] });
+  const probe = listedVenue(config);
+  build(probe, BIG);
+  probe.ok(shockBody(108_000n * WAD));
+  const shocked = figures(probe, ALICE, 1);
+  take(probe);
+  const filled = figures(probe, ALICE, 1);
+  const afterShock = shocked.equity - shocked.mmWithOrders;
+  const afterFill = filled.equity - filled.mm;
+  t.ok(afterFill < afterShock, 'the fill costs headroom (the maker fee)');
+  const h = listedVenue(config);
+  build(h, BIG - afterShock + (afterShock - afterFill) / 2n);
+  const oracle = h.ok(shockBody(108_000n * WAD));
+  t.notOk(oracle.events.some((e) => e.type === 'liquidation'), 'the rise alone leaves it due to nothing');
+  const before = money(h);
+  const r = take(h);
+  const trade = r.events.findIndex((e) => e.type === 'trade');
+  const at = r.events.findIndex((e) => e.type === 'liquidation');
+  t.ok(trade >= 0 && at > trade, 'the fill, then the liquidation, in the command of the fill');
+  const liq = r.events[at] as LiquidationEvent;
+  t.equal(liq.owner, ALICE);
+  t.ok(liq.trigger.equity < liq.trigger.maintenanceMargin, 'due after the fill');
+  const fees = r.events.filter((e): e is TradeEvent => e.type === 'trade').reduce((a, e) => a + e.makerFee + e.takerFee, 0n);
+  t.ok(fees > 0n, 'the maker fee was paid');
+  // Money: what was there less the fill's fees (which leave the portfolios), but for bad debt.
+  checkProperties(t, { h, events: [...oracle.events, ...r.events], liq, owner: ALICE, portfolioId: 1, before: before - fees, after: money(h) });
+});
+
 t.test('a healthy portfolio is left alone, and so is the fund', async (t) => {
   const h = listedVenue();
   h.ok({ type: 'insurance_fund_deposit', amount: usdc(1000), reason: 'seed' });
@@ -169,11 +219,11 @@ t.test('a healthy portfolio is left alone, and so is the fund', async (t) => {
 });
 
 /** Partial closes: the equity just below maintenance margin, one step closes enough. */
-function partial(withBook: boolean, t: Test) {
+function partial(withBook: boolean, t: Test, bandBps = 1000) {
   let call: Hex = '0x';
   let askPrice = 0;
   const r = run({
-    config: NO_FEES,
+    config: { ...NO_FEES, liquidationBandBps: bandBps },
     fund: usdc(1_000_000),
     shock: 110_000n * WAD,
     build: (h, d) => {
@@ -197,8 +247,8 @@ function partial(withBook: boolean, t: Test) {
   if (withBook) t.equal(liq!.closes[0]!.price, BigInt(askPrice) * WAD, 'at the resting ask');
   else {
     const mark = (r.events.find((e): e is OracleEvent => e.type === 'oracle')!).marks.find((m) => m.seriesId === call)!.mark;
-    const edge = ((mark + mark / 10n) / 10n ** 16n) * 10n ** 16n;
-    t.equal(liq!.closes[0]!.price, edge, 'at the band edge (mark + 10%, on the tick grid)');
+    const edge = ((mark + (mark * BigInt(bandBps)) / 10_000n) / 10n ** 16n) * 10n ** 16n;
+    t.equal(liq!.closes[0]!.price, edge, `at the band edge (mark + ${bandBps / 100}%, on the tick grid)`);
     const trade = r.events.find((e): e is TradeEvent => e.type === 'trade' && e.source === 'liquidation')!;
     t.equal(trade.maker, INSURANCE_FUND_OWNER, 'the fund is the counterparty');
     t.equal(portfolioOf(h, INSURANCE_FUND_OWNER).positions.get(call)!.balance, -liq!.closes[0]!.size, 'the fund holds what it took over');
@@ -225,6 +275,7 @@ function partial(withBook: boolean, t: Test) {
 
 t.test('partial close by the book', async (t) => partial(true, t));
 t.test('no liquidity: the fund takes it at the band edge', async (t) => partial(false, t));
+t.test('no liquidity, a band of 5% (LIQUIDATION_BAND_BPS 500): the fund takes it at that edge', async (t) => partial(false, t, 500));
 
 function bankrupt(fund: bigint, t: Test): Run {
   let call: Hex = '0x';
@@ -268,6 +319,36 @@ t.test('bankruptcy beyond the fund: bad debt and an alert', async (t) => {
   t.equal(restored.state.insurance.badDebt, r.liq!.badDebt, 'bad debt survives a snapshot');
 });
 
+t.test('the fee is capped at the equity left after the closes', async (t) => {
+  // The bankrupt scenario once more, with the equity after the shock set so that closing
+  // everything (at the fund's band edge: the same closes whatever the equity, as the account
+  // stays below maintenance margin until flat) leaves half the full fee.
+  const probe = bankrupt(usdc(1_000_000), t);
+  const loss = probe.liq!.deficit - usdc(5_000); // what the closes cost (the shock left -5,000 USDC)
+  const spot = probe.events.find((e): e is OracleEvent => e.type === 'oracle')!.spot;
+  const closed = probe.liq!.closes.reduce((a, c) => a + c.size, 0n);
+  const fullFee = ((spot * closed) / WAD / 10n ** 12n) * BigInt(probe.h.venue.config.liquidationFeeBps) / 10_000n;
+  t.ok(fullFee > 0n, 'a full fee to cap');
+  const r = run({
+    fund: usdc(1_000_000),
+    shock: 140_000n * WAD,
+    build: (h, d) => {
+      fundAll(h, d);
+      shortTo(h, seriesAt(h, true, 0), 2);
+      return { owner: ALICE, portfolioId: 1 };
+    },
+    target: () => loss + fullFee / 2n,
+  });
+  const { liq, h } = r;
+  if (liq === undefined) return void t.fail('liquidated');
+  t.same(liq.closes, probe.liq!.closes, 'the same closes as the bankrupt run');
+  t.equal(liq.fee, fullFee / 2n, 'the fee is the equity left, not the full fee');
+  t.ok(liq.fee < fullFee, 'less than the full fee');
+  t.equal(liq.deficit, 0n, 'so no deficit');
+  t.equal(h.venue.state.accounts.risk(portfolioOf(h, ALICE)).equity, 0n, 'the portfolio ends at zero');
+  checkProperties(t, r);
+});
+
 t.test("a market maker's internal trading portfolio", async (t) => {
   let call: Hex = '0x';
   const r = run({
@@ -279,6 +360,10 @@ t.test("a market maker's internal trading portfolio", async (t) => {
       h.fund(BOB, usdc(50_000_000));
       call = seriesAt(h, true, 0);
       shortTo(h, call, 3, 0, MM);
+      // A resting sell far above the mark, and a bid on the put side: its open orders, which the pass cancels.
+      h.ok({ type: 'place', orders: [h.order(MM, call, false, Math.round(markOf(h, call) * 1.5), 0.1, { portfolioId: 0 })] });
+      const put = seriesAt(h, false, 0);
+      h.ok({ type: 'place', orders: [h.order(MM, put, true, Math.max(1, Math.round(markOf(h, put) * 0.5)), 0.1, { portfolioId: 0 })] });
       return { owner: MM, portfolioId: 0 };
     },
     target: (f) => (f.mm * 9n) / 10n,
@@ -287,6 +372,7 @@ t.test("a market maker's internal trading portfolio", async (t) => {
   t.ok(liq, 'liquidated');
   t.equal(liq!.owner, MM);
   t.equal(liq!.portfolioId, 0, 'shown as its portfolio 0');
+  t.equal(liq!.cancelledOrders.length, 2, 'its open orders (held by its internal portfolio) cancelled');
   t.ok(liq!.closes.length > 0, 'closes');
   const internal = [...h.venue.state.accounts.accounts.get(MM)!.portfolios.values()].find((p) => p.internalPair === BTC)!;
   t.ok(internal.positions.get(call)!.balance > -3n * WAD, "the internal portfolio's short is reduced");
@@ -304,27 +390,40 @@ function worstScenario(h: Harness, p: Portfolio): number {
   return totals.indexOf(Math.min(...totals));
 }
 
-/** Short calls 20% out of the money and long at-the-money puts, two expiries out; a 35% rise. */
-const CFG = { rank: 2, callOffset: 0.2, putOffset: 0, calls: 2, puts: 20, target: 25, shock: 135_000 };
-t.test('short calls and long puts: the worst scenario flips side during the pass', async (t) => {
-  let call: Hex = '0x';
-  let put: Hex = '0x';
-  let worstBefore = -1;
+type Leg = { isCall: boolean; rank: number; offset: number; size: number; long: boolean };
+
+/** ALICE's two legs (the series of `seriesAt`), bought from or sold to BOB at the mark, then the shock: the scenario's run and the legs' series. */
+function twoLegs(shock: bigint, legs: readonly [Leg, Leg], target: (f: Figures) => bigint, before: Scenario['before'] = () => {}): { r: Run; ids: [Hex, Hex] } {
+  const ids: Hex[] = [];
   const r = run({
     fund: usdc(1_000_000),
-    shock: BigInt(CFG.shock ?? 120_000) * WAD,
+    shock,
     build: (h, d) => {
       fundAll(h, d);
-      call = seriesAt(h, true, CFG.rank, CFG.callOffset);
-      put = seriesAt(h, false, CFG.rank, CFG.putOffset);
-      shortTo(h, call, CFG.calls);
-      longFrom(h, put, CFG.puts);
+      ids.length = 0;
+      for (const l of legs) ids.push(seriesAt(h, l.isCall, l.rank, l.offset));
+      legs.forEach((l, i) => (l.long ? longFrom(h, ids[i]!, l.size) : shortTo(h, ids[i]!, l.size)));
       return { owner: ALICE, portfolioId: 1 };
     },
-    target: (f) => (f.mm * BigInt(CFG.target)) / 100n,
-    // The worst scenario at the shock, before any close: the calibration run's (not liquidated).
-    before: (_h, probe) => void (worstBefore = worstScenario(probe, portfolioOf(probe, ALICE))),
+    target,
+    before,
   });
+  return { r, ids: ids as [Hex, Hex] };
+}
+
+/** Short calls 20% out of the money and `puts` long at-the-money puts, two expiries out; a 35% rise. */
+const CFG = { rank: 2, callOffset: 0.2, putOffset: 0, calls: 2, puts: 20, target: 25, shock: 135_000n * WAD };
+const flipLegs = (puts: number): [Leg, Leg] => [
+  { isCall: true, rank: CFG.rank, offset: CFG.callOffset, size: CFG.calls, long: false },
+  { isCall: false, rank: CFG.rank, offset: CFG.putOffset, size: puts, long: true },
+];
+
+t.test('short calls and long puts: the worst scenario flips side during the pass', async (t) => {
+  let worstBefore = -1;
+  const { r, ids: [call] } = twoLegs(CFG.shock, flipLegs(CFG.puts), (f) => (f.mm * BigInt(CFG.target)) / 100n,
+    // The worst scenario at the shock, before any close: the calibration run's (not liquidated).
+    (_h, probe) => void (worstBefore = worstScenario(probe, portfolioOf(probe, ALICE))),
+  );
   const { liq, h } = r;
   t.ok(liq, 'liquidated');
   t.equal(liq!.closes[0]!.seriesId, call, 'the short calls go first: the largest contribution');
@@ -335,7 +434,43 @@ t.test('short calls and long puts: the worst scenario flips side during the pass
   t.equal(worstBefore % 3, 2, 'before: the worst scenario is a volatility rise');
   t.equal(worstAfter % 3, 0, 'after the calls are bought back: a volatility fall');
   t.ok(liq!.closes.every((c) => c.seriesId === call), 'the pass stopped once healthy: the puts are kept');
+  checkLargestFirst(t, r, balancesBefore(r));
   t.ok(h.venue.state.accounts.risk(p).isHealthy, 'healthy after');
+  checkProperties(t, r);
+});
+
+t.test('short calls and long puts, further below maintenance margin: after the flip the pass sells the puts at the band edge', async (t) => {
+  const { r, ids: [, put] } = twoLegs(CFG.shock, flipLegs(60), (f) => (f.mm * 2n) / 100n);
+  const { liq } = r;
+  if (liq === undefined) return void t.fail('liquidated');
+  const worsts = checkLargestFirst(t, r, balancesBefore(r));
+  t.equal(worsts[0]! % 3, 2, 'first the worst scenario is a volatility rise (the short calls)');
+  t.equal(worsts.at(-1)! % 3, 0, 'then a volatility fall (the long puts): it flipped during the pass');
+  const sales = liq.closes.filter((c) => c.seriesId === put);
+  t.ok(sales.length > 0 && sales.every((c) => c.side === 'sell'), 'the puts are sold');
+  const mark = r.events.find((e): e is OracleEvent => e.type === 'oracle')!.marks.find((m) => m.seriesId === put)!.mark;
+  const edge = ((mark - mark / 10n + 10n ** 16n - 1n) / 10n ** 16n) * 10n ** 16n;
+  t.ok(sales.every((c) => c.counterparty === 'fund' && c.price === edge), 'by the fund at the band edge (mark - 10%, onto the tick grid upward)');
+  checkProperties(t, r);
+});
+
+t.test('long deep in-the-money calls sold: never below intrinsic value, even inside the band', async (t) => {
+  const legs: [Leg, Leg] = [
+    { isCall: true, rank: 0, offset: -0.4, size: 5, long: true },
+    { isCall: false, rank: 0, offset: 0, size: 1, long: false },
+  ];
+  const { r, ids: [call] } = twoLegs(72_000n * WAD, legs, (f) => f.mm / 2n);
+  const { liq, h } = r;
+  if (liq === undefined) return void t.fail('liquidated');
+  checkLargestFirst(t, r, balancesBefore(r));
+  const sales = liq.closes.filter((c) => c.seriesId === call);
+  t.ok(sales.length > 0 && sales.every((c) => c.side === 'sell' && c.counterparty === 'fund'), 'calls sold to the fund');
+  const oracle = r.events.find((e): e is OracleEvent => e.type === 'oracle')!;
+  const mark = oracle.marks.find((m) => m.seriesId === call)!.mark;
+  const intrinsic = oracle.spot - h.venue.state.series.get(call)!.spec.strike;
+  t.ok(intrinsic > mark - mark / 10n && intrinsic < mark, 'intrinsic value is inside the band: it is the floor');
+  const floor = ((intrinsic + 10n ** 16n - 1n) / 10n ** 16n) * 10n ** 16n;
+  t.ok(sales.every((c) => c.price === floor), `at intrinsic value (${Number(floor) / 1e18}), not the band edge`);
   checkProperties(t, r);
 });
 
@@ -396,3 +531,47 @@ for (const n of [5, 40]) {
     t.same(liquidated, expected, 'every one, in order');
   });
 }
+
+/** Each position's margin contribution (extensions.md: loss in the account's worst scenario now, or its short floor): the rule's oracle, over a map of balances. */
+function contributions(h: Harness, balances: ReadonlyMap<Hex, bigint>): { worst: number; bySeries: Map<Hex, number> } {
+  const s = h.venue.state;
+  const totals = new Array<number>(SCENARIOS).fill(0);
+  for (const [seriesId, balance] of balances) {
+    const q = s.marks.quote(seriesId)!;
+    for (let k = 0; k < SCENARIOS; k++) totals[k]! += (Number(balance) / 1e18) * (q.scenarios[k]! - q.mark);
+  }
+  const worst = totals.indexOf(Math.min(...totals));
+  const floorRate = Number(s.config.shortFloorRate) / 1e18;
+  const bySeries = new Map<Hex, number>();
+  for (const [seriesId, balance] of balances) {
+    if (balance === 0n) continue;
+    const q = s.marks.quote(seriesId)!;
+    const b = Number(balance) / 1e18;
+    bySeries.set(seriesId, Math.max(-b * (q.scenarios[worst]! - q.mark), b < 0 ? floorRate * q.spot * -b : 0));
+  }
+  return { worst, bySeries };
+}
+
+/** The account's balances before the pass: after it, with every close undone. */
+function balancesBefore(r: Run): Map<Hex, bigint> {
+  const start = new Map([...portfolioOf(r.h, r.owner, r.portfolioId).positions.values()].map((p) => [p.seriesId, p.balance]));
+  for (const c of r.liq?.closes ?? []) start.set(c.seriesId, (start.get(c.seriesId) ?? 0n) + (c.side === 'buy' ? -c.size : c.size));
+  return start;
+}
+
+/** Replays the pass's closing orders from the balances before it: each one is for the position with the largest contribution then. Returns the worst scenario before each. */
+function checkLargestFirst(t: Test, r: Run, start: ReadonlyMap<Hex, bigint>): number[] {
+  const balances = new Map(start);
+  const worsts: number[] = [];
+  const closing = r.events.filter((e): e is OrderEvent => e.type === 'order' && e.orderId.startsWith('0x11') && e.owner === r.owner);
+  for (const o of closing) {
+    const { worst, bySeries } = contributions(r.h, balances);
+    worsts.push(worst);
+    const largest = Math.max(...bySeries.values());
+    t.equal(bySeries.get(o.seriesId), largest, `closing order ${o.orderId.slice(-2)}: the largest contribution (worst scenario ${worst})`);
+    const b = balances.get(o.seriesId)!;
+    balances.set(o.seriesId, b < 0n ? b + o.size : b - o.size);
+  }
+  return worsts;
+}
+

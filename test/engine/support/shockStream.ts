@@ -3,7 +3,7 @@
  * provider's bids and rest far-away sells, the provider keeps quotes around the marks, and the
  * oracle (in manual mode: oracle commands) jumps by random shocks and drifts back, so that
  * portfolios fall below maintenance margin with and without book liquidity, some into
- * bankruptcy against a small insurance fund. Bodies read the harness's live state: the caller
+ * bankruptcy against a small insurance fund, longs beside shorts (sold by the pass). Bodies read the harness's live state: the caller
  * applies each before taking the next.
  */
 import type { CommandBody } from '../../../engine/commands.ts';
@@ -20,7 +20,7 @@ const VOL = (6n * WAD) / 10n;
 export function* shockBodies(h: Harness, seed: number, n: number): Generator<{ body: CommandBody; advance: number }> {
   yield* setupBodies();
   const rnd = prng(seed);
-  yield { body: { type: 'insurance_fund_deposit', amount: usdc(40_000), reason: 'seed' }, advance: 1 };
+  yield { body: { type: 'insurance_fund_deposit', amount: usdc(10_000), reason: 'seed' }, advance: 1 };
   yield { body: { type: 'create_portfolio', owner: LP }, advance: 1 };
   yield { body: { type: 'deposit', owner: LP, portfolioId: 1, amount: usdc(100_000_000) }, advance: 1 };
   for (const owner of THIN) {
@@ -50,6 +50,12 @@ export function* shockBodies(h: Harness, seed: number, n: number): Generator<{ b
       const px = markOf(seriesId);
       yield { body: { type: 'place', orders: [h.order(LP, seriesId, true, px, size)] }, advance: 1 };
       yield { body: { type: 'place', orders: [h.order(owner, seriesId, false, px, size)] }, advance: 1 };
+    } else if (x < 0.42) {
+      // A thin wallet buys from the provider's ask at the mark: longs beside its shorts, which
+      // a pass may sell when they carry the largest margin contribution.
+      const px = markOf(seriesId);
+      yield { body: { type: 'place', orders: [h.order(LP, seriesId, false, px, size)] }, advance: 1 };
+      yield { body: { type: 'place', orders: [h.order(owner, seriesId, true, px, size)] }, advance: 1 };
     } else if (x < 0.5) {
       // The provider quotes near the mark: liquidity the liquidation pass may take inside its band.
       const px = markOf(seriesId);
@@ -59,8 +65,9 @@ export function* shockBodies(h: Harness, seed: number, n: number): Generator<{ b
       // A resting sell far above the mark: margin for the orders-only case.
       yield { body: { type: 'place', orders: [h.order(owner, seriesId, false, Math.round(markOf(seriesId) * 1.6), size)] }, advance: 1 };
     } else if (x < 0.68) {
-      // A shock, mostly upward (the thin wallets are short).
-      spot *= Math.exp((rnd() - 0.3) * 0.3);
+      // A shock, mostly upward (the thin wallets are mostly short); one in five is a jump of
+      // about 40%, either way, past what the margin covers: bankruptcies.
+      spot *= rnd() < 0.2 ? Math.exp((rnd() < 0.6 ? 1 : -1) * 0.35) : Math.exp((rnd() - 0.3) * 0.3);
       yield oracle();
     } else if (x < 0.76) {
       spot += (100_000 - spot) * 0.5;

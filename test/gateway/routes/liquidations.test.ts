@@ -3,8 +3,9 @@
  * at the first start on local, the admin deposit route, a price shock (the oracle set by hand)
  * that liquidates a thinly funded wallet, and the reads: GET /api/account/liquidations and GET
  * /api/platform/insurance-fund in both forms, account@liquidations and global@liquidations
- * frames checked against the served AsyncAPI document, and the metrics. The venue clock is
- * injected: no real time passes.
+ * frames checked against the served AsyncAPI document, and the metrics; a bankruptcy beyond the
+ * fund (bad debt on the fund read, the metric, and the critical alert on venue@alerts). The
+ * venue clock is injected: no real time passes.
  */
 import t from 'tap';
 import { startTestApp, request } from '../support/testApp.ts';
@@ -106,4 +107,42 @@ t.test('a shock liquidates: the reads, the streams and the metrics', async (t) =
   t.match(metrics, new RegExp(`^liquidation_closes_total\\{counterparty="book"\\} ${closes - byFund}$`, 'm'));
   t.match(metrics, new RegExp(`^insurance_fund_balance_usdc ${Number(fundAfter.body.balance) / 1e6}$`, 'm'));
   t.match(metrics, /^insurance_fund_bad_debt_usdc 0$/m);
+});
+
+t.test('bankruptcy beyond the fund: bad debt on the fund read, the metric and venue@alerts', async (t) => {
+  const broke = wallet(0x44c3);
+  await fund(app, broke, usdc(40_000));
+  const call = atmSeries(app);
+  const mark = Math.round(Number(call.marks!.mark) / 1e18);
+  t.ok((await submit({ type: 'place', orders: [order(app, maker, call, true, mark, 1)] })).ok);
+  t.ok((await submit({ type: 'place', orders: [order(app, broke, call, false, mark, 1)] })).ok, 'short one call');
+  const monitor = await connect(app, '/ws/monitor');
+  t.teardown(() => monitor.close());
+  monitor.send({ type: 'AUTH', token: adminToken });
+  await monitor.next((f) => f['type'] === 'AUTH_SUCCESS', 'AUTH_SUCCESS');
+  monitor.send({ method: 'SUBSCRIBE', params: ['venue@alerts'], id: 'sub' });
+  await monitor.next((f) => f['id'] === 'sub', 'subscribe ack');
+
+  const o = app.app.services.reads.catalog.oracles.get(BTC)!;
+  t.ok((await submitOracle(app.app.services.pipeline, app.app.services.reads, app.app.services.marks, BTC, (o.spot * 160n) / 100n, o.volatility, o.riskFreeRate)).ok, 'spot +60%');
+  // The thin wallet of the test before, still short, goes first (portfolio 1, lower address).
+  const alert = await monitor.next((f) => f['channel'] === 'venue@alerts' && f['data']?.kind === 'bad_debt' && f['data'].details.owner === broke, 'the bad_debt alert');
+  t.equal(api.check('venueAlerts.alert', alert), null, 'the alert validates against the AsyncAPI document');
+  t.match(alert['data'], { severity: 'critical', details: { owner: broke, portfolioId: 1 } });
+  const fundRead = await request(`${app.url}/api/platform/insurance-fund`);
+  t.ok(BigInt(fundRead.body.badDebt) > 0n, `bad debt recorded (${fundRead.body.badDebt})`);
+  t.equal(fundRead.body.badDebt, alert['data'].details.totalBadDebt, "the last alert's total is the fund's");
+  t.equal(fundRead.body.balance, '0', 'the fund paid what it had');
+  const own = await request(`${app.url}/api/account/liquidations`, { token: await app.session(broke) });
+  t.ok(BigInt(own.body.liquidations[0].deficit) > 0n, 'the liquidation shows the deficit');
+  // The thin wallet now has two: pages of one, newest first.
+  const all = (await request(`${app.url}/api/account/liquidations`, { token })).body.liquidations;
+  t.equal(all.length, 2, 'the thin wallet was liquidated twice');
+  t.ok(BigInt(all[0].id) > BigInt(all[1].id), 'newest first');
+  const first = await request(`${app.url}/api/account/liquidations?limit=1`, { token });
+  t.same([first.body.liquidations, first.body.nextCursor], [[all[0]], all[0].id], 'a page of one and its cursor');
+  const second = await request(`${app.url}/api/account/liquidations?limit=1&cursor=${first.body.nextCursor}`, { token });
+  t.same([second.body.liquidations, second.body.nextCursor], [[all[1]], null], 'the next page, the last');
+  const metrics = await (await fetch(`${app.url}/metrics`)).text();
+  t.match(metrics, new RegExp(`^insurance_fund_bad_debt_usdc ${Number(fundRead.body.badDebt) / 1e6}$`, 'm'), 'insurance_fund_bad_debt_usdc');
 });

@@ -1,10 +1,12 @@
 /**
  * The margin what-if route against the real server, both forms: `before` is the portfolio
- * detail's figures, `after` moves with the orders, nothing changes, refusals and 404s.
+ * detail's figures, `after` moves with the orders (liquidationSpot too), nothing changes,
+ * refusals and 404s.
  */
 import t from 'tap';
 import { startTestApp, request } from '../support/testApp.ts';
 import { liveSeries, post, trader } from './ordersFixture.ts';
+import { WAD } from '../../../engine/index.ts';
 
 const app = await startTestApp({ memory: true });
 t.teardown(() => app.close());
@@ -23,8 +25,15 @@ t.test('before is the portfolio now, after the orders filled; both forms; nothin
   t.ok(BigInt(r.body.after.initialMargin) > 0n, 'a long call needs margin after');
   t.ok(BigInt(r.body.after.equity) < BigInt(r.body.before.equity), 'a premium over the mark and the fee lower the equity');
   t.equal(r.body.after.worstScenario.spotShock, -0.3, 'its worst scenario is spot down');
+  t.equal(r.body.before.liquidationSpot, null, 'no position: no liquidation spot');
+  t.equal(r.body.before.liquidationSpot, detail.liquidationSpot, "before.liquidationSpot is the portfolio detail's");
   t.equal(r.body.allowed, true);
   t.notOk('reason' in r.body, 'no reason when allowed');
+  const short = { orders: [{ seriesId: call.spec.seriesId, isBuy: false, size: '0.5', price: (Number(call.marks!.mark) / 1e18).toFixed(2) }] };
+  const sr = await post(app, `/api/account/portfolios/${tr.portfolioId}/what-if`, tr.token, short);
+  const engine = app.app.engine.whatIf(tr.address, tr.portfolioId, [{ seriesId: call.spec.seriesId, isBuy: false, size: WAD / 2n, price: BigInt(Math.round(Number(short.orders[0]!.price) * 100)) * 10n ** 16n }])!;
+  t.ok(sr.body.after.liquidationSpot !== null && BigInt(sr.body.after.liquidationSpot) > call.spec.strike, `a short call: liquidated above the strike (${sr.body.after.liquidationSpot})`);
+  t.equal(sr.body.after.liquidationSpot, engine.after.liquidationSpot?.toString(), "after.liquidationSpot is the engine's");
   t.equal(app.app.engine.seq, seq, 'no command was submitted');
   t.equal((await request(`${app.url}/api/account/portfolios/${tr.portfolioId}`, { token: tr.token })).body.equity, detail.equity, 'the portfolio is unchanged');
 
