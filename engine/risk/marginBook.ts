@@ -152,7 +152,8 @@ export class MarginBook {
       a = this.byAnchor.get(anchor) ?? -1;
       if (a < 0) this.byAnchor.set(anchor, (a = this.accounts.alloc(anchor)));
       if (this.stamp) anchor[MARGIN_ROW] = a;
-    } else if (this.accounts.staleHead[a] !== -1) this.refresh(a);
+    }
+    if (this.accounts.staleHead[a] !== -1) this.refresh(a);
     return a;
   }
 
@@ -186,6 +187,12 @@ export class MarginBook {
     this.lastSeriesId = seriesId;
     this.lastSeriesRow = s;
     return s;
+  }
+
+  /** The account's exposure to a series, or -1 (interning nothing). */
+  private findExposure(a: number, seriesId: Hex): number {
+    const s = seriesId === this.lastSeriesId ? this.lastSeriesRow : this.seriesRow.get(seriesId);
+    return s === undefined ? -1 : this.pairs.get(a, s);
   }
 
   private quoteOf(e: number): RiskQuote | null {
@@ -356,7 +363,7 @@ export class MarginBook {
     const ex = this.exposures;
     for (let i = 0; i < sellCount; i++) {
       const seriesId = sellSeries[i]!;
-      const e = this.pairs.get(a, this.series(seriesId));
+      const e = this.findExposure(a, seriesId);
       const q = this.quotes.quote(seriesId)!;
       const short = Number((e === -1 ? 0n : ex.sellWad[e]! - ex.balance[e]!) + sellWads[i]!) / 1e18;
       floorOrd += floorUnits(this.floorRate, q.spot, short) - (e === -1 ? 0 : ex.num[e * STRIDE + FLOOR_ORD]!);
@@ -395,7 +402,7 @@ export class MarginBook {
 
   /** The same of the account's exposure to `seriesId`, with its balance and open sells (null when it has none). */
   exposureSums(p: Portfolio, seriesId: Hex): KeptExposure | null {
-    const e = this.pairs.get(this.row(p), this.series(seriesId));
+    const e = this.findExposure(this.row(p), seriesId);
     if (e === -1) return null;
     return { ...this.keptSums(this.exposures.num, e), balance: this.exposures.balance[e]!, sellWad: this.exposures.sellWad[e]! };
   }

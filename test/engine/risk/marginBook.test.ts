@@ -9,6 +9,7 @@ import type { CommandBody } from '../../../engine/commands.ts';
 import type { Hex } from '../../../engine/domain/hex.ts';
 import type { VenueState } from '../../../engine/state.ts';
 import { Venue } from '../../../engine/venue.ts';
+import { MARGIN_ROW, type Portfolio } from '../../../engine/actors/portfolio.ts';
 import { WAD } from '../../../engine/domain/fixed.ts';
 import { Harness, listedVenue, BTC, ETH, usdc } from '../support/venueFixture.ts';
 import { randomBodies } from '../support/randomStream.ts';
@@ -204,4 +205,32 @@ t.test('the figures as they stand: one requirement per account, rewritten in pla
   t.equal(accounts.risk(p).positionCount, 1);
   t.not(accounts.risk(p), v2, 'a fresh view');
   t.equal(accounts.margin.verify(accounts.allPortfolios()), null, 'the kept figures equal a rebuild');
+});
+
+t.test("an account's row kept on its portfolio is checked before it is trusted", async (t) => {
+  const h = listedVenue();
+  const alice = '0x00000000000000000000000000000000000000a1';
+  const bob = '0x00000000000000000000000000000000000000b2';
+  h.fund(alice, usdc(100_000));
+  h.fund(bob, usdc(100_000));
+  const series = h.atm(BTC, true);
+  h.ok({ type: 'place', orders: [h.order(alice, series, false, 1000, 1)] });
+  h.ok({ type: 'place', orders: [h.order(bob, series, true, 2000, 0.5)] });
+  const accounts = h.venue.state.accounts;
+  const pa = accounts.portfolio(alice, 1)!;
+  const pb = accounts.portfolio(bob, 1)!;
+  const figures = (p: Portfolio) => ({ ...accounts.margin.requirement(p) });
+  const a0 = figures(pa);
+  const b0 = figures(pb);
+  t.not(a0.initialMarginWithOrders, b0.initialMarginWithOrders, 'two accounts with different figures');
+  const [ra, rb] = [pa[MARGIN_ROW], pb[MARGIN_ROW]];
+  t.ok(typeof ra === 'number' && ra >= 0 && ra !== rb, 'each anchor holds its own row');
+  pa[MARGIN_ROW] = rb!; // the other account's row: refused, found by the anchor instead
+  pb[MARGIN_ROW] = 1_000_000; // no such row
+  t.same(figures(pa), a0);
+  t.same(figures(pb), b0);
+  t.equal(pa[MARGIN_ROW], ra, 'and kept again');
+  t.equal(pb[MARGIN_ROW], rb);
+  t.equal(accounts.margin.verify(accounts.allPortfolios()), null);
+  t.equal(pa[MARGIN_ROW], ra, "verify's scratch book leaves the rows alone");
 });
