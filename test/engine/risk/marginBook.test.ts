@@ -162,13 +162,18 @@ t.test('a check given the premium it would compute answers the same', async (t) 
   }
 });
 
-t.test('the figures as they stand: one requirement per account, rewritten in place when they change, and a fresh view', async (t) => {
+/** A venue with two funded wallets (100,000 USDC each in portfolio 1) and an at-the-money BTC call. */
+function twoWallets(): { h: Harness; alice: string; bob: string; series: Hex } {
   const h = listedVenue();
   const alice = '0x00000000000000000000000000000000000000a1';
   const bob = '0x00000000000000000000000000000000000000b2';
   h.fund(alice, usdc(100_000));
   h.fund(bob, usdc(100_000));
-  const series = h.atm(BTC, true);
+  return { h, alice, bob, series: h.atm(BTC, true) };
+}
+
+t.test('the figures as they stand: one requirement per account, rewritten in place when they change, and a fresh view', async (t) => {
+  const { h, alice, bob, series } = twoWallets();
   const accounts = h.venue.state.accounts;
   const p = accounts.portfolio(alice, 1)!;
   const r0 = accounts.margin.requirement(p);
@@ -208,12 +213,7 @@ t.test('the figures as they stand: one requirement per account, rewritten in pla
 });
 
 t.test("an account's row kept on its portfolio is checked before it is trusted", async (t) => {
-  const h = listedVenue();
-  const alice = '0x00000000000000000000000000000000000000a1';
-  const bob = '0x00000000000000000000000000000000000000b2';
-  h.fund(alice, usdc(100_000));
-  h.fund(bob, usdc(100_000));
-  const series = h.atm(BTC, true);
+  const { h, alice, bob, series } = twoWallets();
   h.ok({ type: 'place', orders: [h.order(alice, series, false, 1000, 1)] });
   h.ok({ type: 'place', orders: [h.order(bob, series, true, 2000, 0.5)] });
   const accounts = h.venue.state.accounts;
