@@ -5,7 +5,7 @@
  * the two short floors and the four cash figures, next to each other), its other fields in
  * typed arrays (account, series, list links) or plain arrays beside them (the WAD balance and
  * open sells, the ends of its order list). Slabs grow by doubling; counting an order, a fill
- * or a mark allocates nothing. Data only; the book's rules live in marginBook.ts.
+ * or a mark allocates no object. Data only; the book's rules live in marginBook.ts.
  *
  * The orders are typed as the margin book counts them (CountedOrder): side, remaining size,
  * limit price, reservation and the links of this list. The venue's open order
