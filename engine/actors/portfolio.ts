@@ -21,6 +21,14 @@ import type { OrderRecord } from './orderRecord.ts';
 import type { Position } from './position.ts';
 import type { OrderInstructions } from '../domain/instructions.ts';
 
+/**
+ * The key of a portfolio's margin handle: the row of the margin account it anchors in the venue's
+ * margin book (engine/risk/marginBook.ts), kept on the portfolio so that finding the account is a
+ * field read, not a hash lookup. A symbol key, so that JSON (the snapshot's encoding) leaves it
+ * out; the book checks it against its own rows before trusting it.
+ */
+export const MARGIN_ROW: unique symbol = Symbol('marginRow');
+
 export type Portfolio = {
   readonly owner: string;
   /** 0 = cash portfolio; 1, 2, ... trading portfolios; negative = a market maker's internal trading portfolio. */
@@ -32,10 +40,12 @@ export type Portfolio = {
   readonly createdAt: number; // Unix seconds
   /** For internal market-maker portfolios: the pair it trades. */
   readonly internalPair: Hex | null;
+  /** Its margin account's row when it anchors one (see MARGIN_ROW; derived, never stored). */
+  [MARGIN_ROW]?: number;
 };
 
 export function newPortfolio(owner: string, id: number, createdAt: number, internalPair: Hex | null = null): Portfolio {
-  return { owner, id, deposit: 0n, positions: new Map(), openOrders: new OpenOrders(), createdAt, internalPair };
+  return { owner, id, deposit: 0n, positions: new Map(), openOrders: new OpenOrders(), createdAt, internalPair, [MARGIN_ROW]: -1 };
 }
 
 /**
@@ -69,8 +79,8 @@ export function openOrder(record: OrderRecord, pairId: Hex, portfolio: Portfolio
     isBuy: record.isBuy,
     remaining,
     price,
-    reserve: 0n,
-    exposure: null,
+    reserve: 0,
+    exposure: -1,
     ePrev: null,
     eNext: null,
     ref: record.ref,

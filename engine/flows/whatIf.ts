@@ -64,7 +64,7 @@ function figures(state: VenueState, equity: bigint, deposit: bigint, im: bigint,
  */
 export function whatIf(state: VenueState, p: Portfolio, orders: readonly WhatIfOrder[]): WhatIf {
   const margin = state.accounts.margin;
-  const a = margin.account(p);
+  const a = margin.sums(p);
   const now = state.accounts.risk(p);
   const before = { ...figures(state, now.equity, now.deposit, now.initialMargin, now.initialMarginWithOrders, worstOf(a.pos)), liquidationSpot: liquidationSpotOf(state, p) };
 
@@ -94,7 +94,7 @@ export function whatIf(state: VenueState, p: Portfolio, orders: readonly WhatIfO
   }
   for (const [seriesId, delta] of moved) {
     const q = state.marks.quote(seriesId)!;
-    const e = a.exposures.get(seriesId);
+    const e = margin.exposureSums(p, seriesId);
     const balance = (e?.balance ?? 0n) + delta;
     const b = Number(balance) / 1e18;
     for (let s = 0; s < SCENARIOS; s++) {

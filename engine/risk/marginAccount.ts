@@ -1,11 +1,13 @@
 /**
- * A margin account as the margin book (marginBook.ts) keeps it: the sums over its exposures
- * (exposure.ts), named by its anchor portfolio. Data only; the book's rules live in
- * marginBook.ts.
+ * A margin account as the margin book (marginBook.ts) keeps it: a dense integer row (its
+ * handle, kept on its anchor portfolio), the sums over its exposures in a row of a
+ * `Float64Array` slab (the same layout as an exposure's, exposure.ts), its list heads and
+ * counts in typed arrays, and one small object per account for what is not a number (the
+ * anchor, the requirement memo and the account actor's view of it). Data only; the book's
+ * rules live in marginBook.ts.
  */
-import type { Hex } from '../domain/hex.ts';
 import type { Portfolio } from '../actors/portfolio.ts';
-import { Sums, type Exposure } from './exposure.ts';
+import { STRIDE, grown } from './exposure.ts';
 
 /** What a margin account needs, in COLLATERAL6 (MarginBook.requirement). */
 export type Requirement = {
@@ -21,6 +23,9 @@ export type Requirement = {
   readonly positionCount: number;
 };
 
+/** A requirement as the margin book writes it (the account's memo is rewritten in place). */
+export type MutableRequirement = { -readonly [K in keyof Requirement]: Requirement[K] };
+
 /** A requirement as the account actor shows it (AccountActor.risk): with maintenance margin, health and what may be withdrawn, in COLLATERAL6 (health WAD). */
 export type RiskView = {
   readonly deposit: bigint; // C6
@@ -35,26 +40,72 @@ export type RiskView = {
   readonly positionCount: number;
 };
 
-/** A margin account: the sums over its exposures. */
-export class MarginAccount extends Sums {
+/** A margin account's fields that are not numbers; its numbers are in its row of `AccountRows`. */
+export class MarginAccount {
   /**
    * The requirement as it stands (no prospective orders, none taken away), as last computed:
-   * cleared by every change to the sums (MarginBook's counts), and used only while the
-   * deposit it was computed with is still the deposit. Derived: snapshots leave it out.
+   * one object per account, rewritten in place when the account's figures changed (any count
+   * of the margin book) or its deposit is no longer the one it was computed with. Derived:
+   * snapshots leave it out.
    */
-  plain: Requirement | null = null;
-  /** The account actor's view of a requirement (`plainViewOf`), made once for it (AccountActor.risk). Derived. */
+  plain: MutableRequirement | null = null;
+  /** The account actor's view of a requirement (`plainViewOf`), made once for it (AccountActor.risk); cleared whenever the memo is rewritten. Derived. */
   plainView: RiskView | null = null;
   plainViewOf: Requirement | null = null;
-  readonly exposures = new Map<Hex, Exposure>();
-  /** Exposures with a position (balance not 0): the account's open positions (one portfolio of the group holds a series). */
-  positions = 0;
-  /** Exposures marked stale by new marks, revalued before the account is next used. */
-  readonly stale: Exposure[] = [];
   /** An ordinary portfolio is its own margin account; a market maker's portfolio 0 shares its with the internal ones. */
   readonly single: boolean;
-  constructor(readonly anchor: Portfolio) {
-    super();
+  constructor(
+    readonly row: number,
+    readonly anchor: Portfolio,
+  ) {
     this.single = anchor.id > 0;
+  }
+}
+
+/** The margin accounts of a margin book, by row (rows are never freed, as accounts are never dropped; a rebuild starts over). */
+export class AccountRows {
+  /** STRIDE numbers a row: the sums over the account's exposures (exposure.ts's layout). */
+  num = new Float64Array(16 * STRIDE);
+  /** The first of its exposures (-1: none), chained through ExposureRows.aNext, and how many. */
+  expHead = new Int32Array(16);
+  expCount = new Int32Array(16);
+  /** The first of its stale exposures (-1: none), chained through ExposureRows.staleNext. */
+  staleHead = new Int32Array(16);
+  /** Exposures with a position (balance not 0): the account's open positions. */
+  positions = new Int32Array(16);
+  /** 1 while the requirement memo matches the sums. */
+  current = new Uint8Array(16);
+  /** 1 once a cash figure left the exact range of doubles: its cash is then recounted in bigint (exactCash.ts). */
+  wide = new Uint8Array(16);
+  readonly objects: MarginAccount[] = [];
+
+  get count(): number {
+    return this.objects.length;
+  }
+
+  alloc(anchor: Portfolio): number {
+    const a = this.objects.length;
+    if (a === this.expHead.length) {
+      this.num = grown(this.num, (a + 1) * STRIDE);
+      this.expHead = grown(this.expHead, a + 1);
+      this.expCount = grown(this.expCount, a + 1);
+      this.staleHead = grown(this.staleHead, a + 1);
+      this.positions = grown(this.positions, a + 1);
+      this.current = grown(this.current, a + 1);
+      this.wide = grown(this.wide, a + 1);
+    }
+    this.num.fill(0, a * STRIDE, (a + 1) * STRIDE);
+    this.expHead[a] = -1;
+    this.expCount[a] = 0;
+    this.staleHead[a] = -1;
+    this.positions[a] = 0;
+    this.current[a] = 0;
+    this.wide[a] = 0;
+    this.objects.push(new MarginAccount(a, anchor));
+    return a;
+  }
+
+  clear(): void {
+    this.objects.length = 0;
   }
 }

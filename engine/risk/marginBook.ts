@@ -12,15 +12,24 @@
  * rounded against the account, so margin is never understated) before it is added, and sums
  * of integers below 2^53 (9e11 USD per scenario) are exact in a double whatever the order of
  * the additions. A snapshot therefore stores none of it: restore rebuilds it from positions
- * and orders and gets the same numbers as the run that never stopped. Cash stays bigint.
+ * and orders and gets the same numbers as the run that never stopped.
+ *
+ * The data is dense (docs/engine.md "Margin"): accounts and exposures are integer rows whose
+ * numbers live in Float64Array slabs (marginAccount.ts, exposure.ts), an account's row is kept
+ * on its anchor portfolio, an account's exposure to a series is found through a table of
+ * typed arrays, and the exposures of a series are a list through the rows. The cash figures
+ * (premium, owed, mark value, reservations; COLLATERAL6) are integers in doubles, every sum
+ * checked against 2^53 - 1 (exactCash.ts); an account whose figure leaves that range has its
+ * cash recounted in bigint from its positions and orders instead (`wideCash`).
  */
 import type { Hex } from '../domain/hex.ts';
-import { newPortfolio, type OpenOrder, type Portfolio } from '../actors/portfolio.ts';
+import { MARGIN_ROW, type OpenOrder, type Portfolio } from '../actors/portfolio.ts';
 import { collateralOf } from '../actors/position.ts';
 import { SCENARIOS } from './margin.ts';
-import { Exposure, type CountedOrder } from './exposure.ts';
-import { MarginAccount, type Requirement } from './marginAccount.ts';
-import type { QuoteBoard, RiskQuote } from './riskQuote.ts';
+import { ExposureRows, PairIndex, STRIDE, POS, ORD, FLOOR_POS, FLOOR_ORD, PREMIUM, OWED, MARK, RESERVE, grown, type CountedOrder } from './exposure.ts';
+import { AccountRows, type MarginAccount, type MutableRequirement, type Requirement } from './marginAccount.ts';
+import type { QuoteBoard, QuoteCell, RiskQuote } from './riskQuote.ts';
+import { bigSum, exact, exactOf } from './exactCash.ts';
 
 /** Risk units per unit of quote currency, and COLLATERAL6 per risk unit. */
 export const RISK_UNITS = 10_000;
@@ -88,9 +97,36 @@ export function toC6(units: number): bigint {
   return units <= MAX_EXACT_UNITS ? BigInt(units * 100) : BigInt(units) * C6_PER_UNIT;
 }
 
+
+// The position sums of one series over an account's portfolios (positionSums), in scratch: no object per call.
+let sumBalance = 0n;
+let sumPremium = 0n;
+let sumOwed = 0n;
+
+/** Scenario PnL sums of positions (pos) and open orders' losses (ord) in risk units, and the short floors, as kept. */
+export type KeptSums = { readonly pos: Float64Array; readonly ord: Float64Array; readonly floorPos: number; readonly floorOrd: number };
+/** An exposure's kept sums, with its balance and open sells (WAD). */
+export type KeptExposure = KeptSums & { readonly balance: bigint; readonly sellWad: bigint };
+
+/** An account's cash figures in bigint (verify, and the fallback of an account beyond the exact range). */
+export type CashFigures = { premium: bigint; owed: bigint; markValue: bigint; buyReserve: bigint };
+
 export class MarginBook {
-  private readonly accounts = new Map<Portfolio, MarginAccount>();
-  private readonly bySeries = new Map<Hex, Set<MarginAccount>>();
+  /** The exposures' rows and order lists (exposure.ts). */
+  readonly exposures = new ExposureRows();
+  private readonly accounts = new AccountRows();
+  /** Account row by anchor: the slow path behind the handle kept on the anchor (MARGIN_ROW). */
+  private readonly byAnchor = new Map<Portfolio, number>();
+  /** Exposure row by (account row, series row). */
+  private readonly pairs = new PairIndex();
+  /** Series rows: interned ids (kept across rebuilds), the board's cell of each, and the list of exposures on each. */
+  private readonly seriesRow = new Map<Hex, number>();
+  private readonly seriesIds: Hex[] = [];
+  private readonly cells: QuoteCell[] = [];
+  private seriesHead = new Int32Array(16);
+  private seriesTail = new Int32Array(16);
+  private lastSeriesId: Hex | null = null;
+  private lastSeriesRow = -1;
 
   constructor(
     /** The risk quotes as the quote messages left them (marksChanged). */
@@ -99,35 +135,77 @@ export class MarginBook {
     private readonly members: MemberSource,
     /** Short-option floor as a fraction of spot x short contracts. */
     private readonly floorRate: number,
+    /** Keep each account's row on its anchor portfolio (false for verify's scratch book over the same portfolios). */
+    private readonly stamp = true,
   ) {}
 
   /** The margin account of `p`, its stale exposures revalued first (see marksChanged). */
   account(p: Portfolio): MarginAccount {
+    return this.accounts.objects[this.row(p)]!;
+  }
+
+  /** The row of the margin account of `p` (made on first use), its stale exposures revalued first. */
+  private row(p: Portfolio): number {
     const anchor = this.anchorOf(p);
-    let a = this.accounts.get(anchor);
-    if (a === undefined) this.accounts.set(anchor, (a = new MarginAccount(anchor)));
-    else if (a.stale.length !== 0) this.refresh(a);
+    let a = anchor[MARGIN_ROW] ?? -1;
+    if (a < 0 || this.accounts.objects[a]?.anchor !== anchor) {
+      a = this.byAnchor.get(anchor) ?? -1;
+      if (a < 0) this.byAnchor.set(anchor, (a = this.accounts.alloc(anchor)));
+      if (this.stamp) anchor[MARGIN_ROW] = a;
+    }
+    if (this.accounts.staleHead[a] !== -1) this.refresh(a);
     return a;
   }
 
   /** Revalue the exposures new marks left stale (each once, with the series' current marks). */
-  private refresh(a: MarginAccount): void {
-    // revalue may drop an exposure from the account (nothing left in it): the list, not the map, is walked.
-    for (let i = 0; i < a.stale.length; i++) {
-      const e = a.stale[i]!;
-      if (e.stale && a.exposures.get(e.seriesId) === e) this.revalue(a, e);
-      e.stale = false;
+  private refresh(a: number): void {
+    const ex = this.exposures;
+    const heads = this.accounts.staleHead;
+    for (let e = heads[a]!; e !== -1; e = heads[a]!) {
+      heads[a] = ex.staleNext[e]!;
+      ex.stale[e] = 0;
+      this.revalue(a, e);
     }
-    a.stale.length = 0;
+  }
+
+  /** The row of a series (interned on first use). */
+  private series(seriesId: Hex): number {
+    if (seriesId === this.lastSeriesId) return this.lastSeriesRow;
+    let s = this.seriesRow.get(seriesId);
+    if (s === undefined) {
+      s = this.seriesIds.length;
+      this.seriesIds.push(seriesId);
+      this.cells.push(this.quotes.cell(seriesId));
+      if (s === this.seriesHead.length) {
+        this.seriesHead = grown(this.seriesHead, s + 1);
+        this.seriesTail = grown(this.seriesTail, s + 1);
+      }
+      this.seriesHead[s] = -1;
+      this.seriesTail[s] = -1;
+      this.seriesRow.set(seriesId, s);
+    }
+    this.lastSeriesId = seriesId;
+    this.lastSeriesRow = s;
+    return s;
+  }
+
+  /** The account's exposure to a series, or -1 (interning nothing). */
+  private findExposure(a: number, seriesId: Hex): number {
+    const s = seriesId === this.lastSeriesId ? this.lastSeriesRow : this.seriesRow.get(seriesId);
+    return s === undefined ? -1 : this.pairs.get(a, s);
+  }
+
+  private quoteOf(e: number): RiskQuote | null {
+    return this.cells[this.exposures.series[e]!]!.quote;
   }
 
   /** Rest an order: reserve it in its portfolio and count it. */
   addOrder(p: Portfolio, ref: OpenOrder): void {
     p.openOrders.add(ref);
-    const a = this.account(p);
+    const a = this.row(p);
     const e = this.exposure(a, ref.seriesId);
-    e.addOrder(ref);
-    const q = e.quote.quote;
+    this.exposures.addOrder(e, ref);
+    const q = this.quoteOf(e);
     this.countOrder(a, e, ref, 1, q);
     this.floors(a, e, q);
   }
@@ -135,11 +213,11 @@ export class MarginBook {
   /** An order left the book (filled, cancelled, expired); `ref` is its reservation in `p`. */
   dropOrder(p: Portfolio, ref: OpenOrder): void {
     if (!p.openOrders.delete(ref)) return;
-    const a = this.account(p); // first: revalues stale exposures (an exposure holding an order is never dropped by it)
+    const a = this.row(p); // first: revalues stale exposures (an exposure holding an order is never dropped by it)
     const e = ref.exposure;
-    if (e === null) return;
-    e.removeOrder(ref);
-    const q = e.quote.quote;
+    if (e === -1) return;
+    this.exposures.removeOrder(ref);
+    const q = this.quoteOf(e);
     this.countOrder(a, e, ref, -1, q);
     this.floors(a, e, q);
     this.dropIfEmpty(a, e);
@@ -147,13 +225,13 @@ export class MarginBook {
 
   /** Part of a resting order filled: `size` (WAD) less of its reservation `ref` (held in `p`) stays reserved. */
   reduceOrder(p: Portfolio, ref: OpenOrder, size: bigint): void {
-    const a = this.account(p);
+    const a = this.row(p);
     const e = ref.exposure;
-    if (e === null) {
+    if (e === -1) {
       ref.remaining -= size;
       return;
     }
-    const q = e.quote.quote;
+    const q = this.quoteOf(e);
     this.countOrder(a, e, ref, -1, q);
     ref.remaining -= size;
     this.countOrder(a, e, ref, 1, q);
@@ -162,9 +240,9 @@ export class MarginBook {
 
   /** A position on `seriesId` held in `p` changed (fill, settlement). */
   positionChanged(p: Portfolio, seriesId: Hex): void {
-    const a = this.account(p);
+    const a = this.row(p);
     const e = this.exposure(a, seriesId);
-    const q = e.quote.quote;
+    const q = this.quoteOf(e);
     this.countPosition(a, e, q);
     this.floors(a, e, q);
     this.dropIfEmpty(a, e);
@@ -181,20 +259,25 @@ export class MarginBook {
    */
   marksChanged(seriesId: Hex, quote: RiskQuote | null): void {
     this.quotes.publish(seriesId, quote);
-    const exposed = this.bySeries.get(seriesId);
-    if (exposed === undefined) return;
-    for (const a of exposed) {
-      const e = a.exposures.get(seriesId)!;
-      if (e.stale) continue;
-      e.stale = true;
-      a.stale.push(e);
+    const s = this.seriesRow.get(seriesId);
+    if (s === undefined) return;
+    const ex = this.exposures;
+    const heads = this.accounts.staleHead;
+    for (let e = this.seriesHead[s]!; e !== -1; e = ex.sNext[e]!) {
+      if (ex.stale[e] !== 0) continue;
+      ex.stale[e] = 1;
+      const a = ex.account[e]!;
+      ex.staleNext[e] = heads[a]!;
+      heads[a] = e;
     }
   }
 
   /** The portfolios naming the margin accounts exposed to `seriesId` (positions or open orders there). */
   *exposedAnchors(seriesId: Hex): IterableIterator<Portfolio> {
-    const exposed = this.bySeries.get(seriesId);
-    if (exposed !== undefined) for (const a of exposed) yield a.anchor;
+    const s = this.seriesRow.get(seriesId);
+    if (s === undefined) return;
+    const ex = this.exposures;
+    for (let e = this.seriesHead[s]!; e !== -1; e = ex.sNext[e]!) yield this.accounts.objects[ex.account[e]!]!.anchor;
   }
 
   /**
@@ -204,13 +287,24 @@ export class MarginBook {
    */
   rebuild(portfolios: Iterable<Portfolio>, copies = false): void {
     this.accounts.clear();
-    this.bySeries.clear();
+    this.exposures.clear();
+    this.pairs.clear();
+    this.byAnchor.clear();
+    this.seriesHead.fill(-1);
+    this.seriesTail.fill(-1);
+    const ex = this.exposures;
     for (const p of portfolios) {
-      const a = this.account(p);
-      for (const ref of p.openOrders.values()) this.exposure(a, ref.seriesId).addOrder(copies ? { ...ref, exposure: null, ePrev: null, eNext: null } : ref);
+      const a = this.row(p);
+      for (const ref of p.openOrders.values()) ex.addOrder(this.exposure(a, ref.seriesId), copies ? { ...ref, exposure: -1, ePrev: null, eNext: null } : ref);
       for (const seriesId of p.positions.keys()) this.exposure(a, seriesId);
     }
-    for (const a of this.accounts.values()) for (const e of [...a.exposures.values()]) this.revalue(a, e);
+    for (let a = 0; a < this.accounts.count; a++) {
+      for (let e = this.accounts.expHead[a]!; e !== -1; ) {
+        const next = ex.aNext[e]!; // revalue may drop e (nothing left in it)
+        this.revalue(a, e);
+        e = next;
+      }
+    }
   }
 
   /**
@@ -218,18 +312,31 @@ export class MarginBook {
    * `exclude` taken away (a replace's cancels; those of other accounts are ignored).
    */
   requirement(p: Portfolio, extra: readonly ProspectiveOrder[] = NO_PROSPECTIVE, exclude: readonly OpenOrder[] = NO_ORDERS): Requirement {
-    const a = this.account(p);
-    const members = a.single ? null : this.members(a.anchor);
+    const a = this.row(p);
+    const acc = this.accounts.objects[a]!;
+    const members = acc.single ? null : this.members(acc.anchor);
     let deposit = 0n;
-    if (members === null) deposit = a.anchor.deposit;
+    if (members === null) deposit = acc.anchor.deposit;
     else for (const q of members) deposit += q.deposit;
     // The figures as they stand (every portfolio event asks for them): no scenario deltas to
     // add, and asked again with nothing changed (the liquidation pass's check, then the
     // portfolio event), the same object.
     const plain = extra.length === 0 && exclude.length === 0;
-    if (plain && a.plain !== null && a.plain.deposit === deposit) return a.plain;
-    let floorOrd = a.floorOrd;
-    let cashNeeded = a.owed + a.buyReserve;
+    const memo = acc.plain;
+    if (plain && memo !== null && this.accounts.current[a] === 1 && memo.deposit === deposit) return memo;
+    const num = this.accounts.num;
+    const base = a * STRIDE;
+    let floorOrd = num[base + FLOOR_ORD]!;
+    let cashNeeded: bigint;
+    let unrealizedPnl: bigint;
+    if (this.accounts.wide[a] === 0) {
+      cashNeeded = bigSum(num[base + OWED]!, num[base + RESERVE]!);
+      unrealizedPnl = bigSum(num[base + PREMIUM]!, num[base + MARK]!);
+    } else {
+      const c = this.wideCash(a);
+      cashNeeded = c.owed + c.buyReserve;
+      unrealizedPnl = c.premium + c.markValue;
+    }
     let fees = 0n;
     if (!plain) delta.fill(0);
     sellCount = 0;
@@ -242,7 +349,7 @@ export class MarginBook {
       if (!o.isBuy) addSell(o.seriesId, o.size);
     }
     if (exclude.length > 0) {
-      for (const q of members ?? [a.anchor]) {
+      for (const q of members ?? [acc.anchor]) {
         for (const ref of exclude) {
           if (!q.openOrders.has(ref)) continue;
           if (ref.isBuy) cashNeeded -= collateralOf(ref.remaining, ref.price);
@@ -253,121 +360,242 @@ export class MarginBook {
         }
       }
     }
+    const ex = this.exposures;
     for (let i = 0; i < sellCount; i++) {
       const seriesId = sellSeries[i]!;
-      const e = a.exposures.get(seriesId);
+      const e = this.findExposure(a, seriesId);
       const q = this.quotes.quote(seriesId)!;
-      const short = Number((e?.sellWad ?? 0n) + sellWads[i]! - (e?.balance ?? 0n)) / 1e18;
-      floorOrd += floorUnits(this.floorRate, q.spot, short) - (e?.floorOrd ?? 0);
+      const short = Number((e === -1 ? 0n : ex.sellWad[e]! - ex.balance[e]!) + sellWads[i]!) / 1e18;
+      floorOrd += floorUnits(this.floorRate, q.spot, short) - (e === -1 ? 0 : ex.num[e * STRIDE + FLOOR_ORD]!);
     }
     let worst = 0;
     let worstWithOrders = 0;
     for (let s = 0; s < SCENARIOS; s++) {
-      const pos = a.pos[s]!;
+      const pos = num[base + POS + s]!;
       if (pos < worst) worst = pos;
-      const all = plain ? pos + a.ord[s]! : pos + a.ord[s]! + delta[s]!;
+      const all = plain ? pos + num[base + ORD + s]! : pos + num[base + ORD + s]! + delta[s]!;
       if (all < worstWithOrders) worstWithOrders = all;
     }
-    const unrealizedPnl = a.premium + a.markValue;
-    const r: Requirement = {
-      deposit,
-      unrealizedPnl,
-      equity: deposit + unrealizedPnl,
-      initialMargin: toC6(Math.max(a.floorPos, -worst)),
-      initialMarginWithOrders: toC6(Math.max(floorOrd, -worstWithOrders)) + fees,
-      cashNeeded,
-      positionCount: a.positions,
-    };
-    if (plain) a.plain = r;
+    const initialMargin = toC6(Math.max(num[base + FLOOR_POS]!, -worst));
+    const initialMarginWithOrders = toC6(Math.max(floorOrd, -worstWithOrders)) + fees;
+    const equity = deposit + unrealizedPnl;
+    if (!plain) return { deposit, unrealizedPnl, equity, initialMargin, initialMarginWithOrders, cashNeeded, positionCount: this.accounts.positions[a]! };
+    // The memo, rewritten in place (one object per account); its old view no longer applies.
+    const r = memo ?? (acc.plain = { deposit, unrealizedPnl, equity, initialMargin, initialMarginWithOrders, cashNeeded, positionCount: 0 });
+    r.deposit = deposit;
+    r.unrealizedPnl = unrealizedPnl;
+    r.equity = equity;
+    r.initialMargin = initialMargin;
+    r.initialMarginWithOrders = initialMarginWithOrders;
+    r.cashNeeded = cashNeeded;
+    r.positionCount = this.accounts.positions[a]!;
+    acc.plainView = null;
+    acc.plainViewOf = null;
+    this.accounts.current[a] = 1;
     return r;
+  }
+
+  /** The kept scenario sums and floors of the account of `p` (copies: a read-only query's, flows/whatIf.ts). */
+  sums(p: Portfolio): KeptSums {
+    return this.keptSums(this.accounts.num, this.row(p));
+  }
+
+  /** The same of the account's exposure to `seriesId`, with its balance and open sells (null when it has none). */
+  exposureSums(p: Portfolio, seriesId: Hex): KeptExposure | null {
+    const e = this.findExposure(this.row(p), seriesId);
+    if (e === -1) return null;
+    return { ...this.keptSums(this.exposures.num, e), balance: this.exposures.balance[e]!, sellWad: this.exposures.sellWad[e]! };
+  }
+
+  private keptSums(num: Float64Array, row: number): KeptSums {
+    const base = row * STRIDE;
+    return { pos: num.slice(base + POS, base + POS + SCENARIOS), ord: num.slice(base + ORD, base + ORD + SCENARIOS), floorPos: num[base + FLOOR_POS]!, floorOrd: num[base + FLOOR_ORD]! };
+  }
+
+  /** The cash figures of the account of `p` in bigint (whichever way they are kept). */
+  cash(p: Portfolio): CashFigures {
+    return this.cashOf(this.row(p));
+  }
+
+  /** Whether the account of `p` keeps its cash figures in doubles (false once one left the exact range: exactCash.ts). */
+  cashInDoubles(p: Portfolio): boolean {
+    return this.accounts.wide[this.row(p)] === 0;
+  }
+
+  private cashOf(a: number): CashFigures {
+    if (this.accounts.wide[a] !== 0) return this.wideCash(a);
+    const num = this.accounts.num;
+    const base = a * STRIDE;
+    return { premium: BigInt(num[base + PREMIUM]!), owed: BigInt(num[base + OWED]!), markValue: BigInt(num[base + MARK]!), buyReserve: BigInt(num[base + RESERVE]!) };
+  }
+
+  /**
+   * The cash figures of an account beyond the exact range of doubles, recounted in bigint from
+   * its positions and open orders with the quotes its exposures were last valued with (the
+   * current ones: stale exposures are revalued before any read). O(its exposures and orders),
+   * for accounts above ~9 x 10^9 USDC only.
+   */
+  private wideCash(a: number): CashFigures {
+    const ex = this.exposures;
+    const acc = this.accounts.objects[a]!;
+    const c: CashFigures = { premium: 0n, owed: 0n, markValue: 0n, buyReserve: 0n };
+    for (let e = this.accounts.expHead[a]!; e !== -1; e = ex.aNext[e]!) {
+      this.positionSums(acc, this.seriesIds[ex.series[e]!]!);
+      const q = this.quoteOf(e);
+      c.premium += sumPremium;
+      c.owed += sumOwed;
+      if (q !== null) c.markValue += collateralOf(sumBalance, q.markWad);
+      for (let o: CountedOrder | null = ex.first[e]!; o !== null; o = o.eNext) if (o.isBuy) c.buyReserve += collateralOf(o.remaining, o.price);
+    }
+    return c;
   }
 
   /** Compare with a rebuild from scratch; the first difference, or null. For tests and audits. */
   verify(portfolios: Iterable<Portfolio>): string | null {
-    for (const a of this.accounts.values()) if (a.stale.length !== 0) this.refresh(a);
-    const fresh = new MarginBook(this.quotes, this.anchorOf, this.members, this.floorRate);
+    for (let a = 0; a < this.accounts.count; a++) if (this.accounts.staleHead[a] !== -1) this.refresh(a);
+    const fresh = new MarginBook(this.quotes, this.anchorOf, this.members, this.floorRate, false);
     fresh.rebuild(portfolios, true);
-    const empty = new MarginAccount(newPortfolio('', 1, 0));
-    for (const anchor of new Set([...this.accounts.keys(), ...fresh.accounts.keys()])) {
-      const k = this.accounts.get(anchor) ?? empty;
-      const f = fresh.accounts.get(anchor) ?? empty;
+    for (const anchor of new Set([...this.byAnchor.keys(), ...fresh.byAnchor.keys()])) {
+      const k = this.figures(this.byAnchor.get(anchor) ?? -1);
+      const f = fresh.figures(fresh.byAnchor.get(anchor) ?? -1);
       const who = `${anchor.owner}/${anchor.id}`;
       for (let s = 0; s < SCENARIOS; s++) if (k.pos[s] !== f.pos[s] || k.ord[s] !== f.ord[s]) return `${who}: scenario ${s} differs (${k.pos[s]}/${k.ord[s]} kept, ${f.pos[s]}/${f.ord[s]} rebuilt)`;
       for (const field of ['floorPos', 'floorOrd', 'premium', 'owed', 'markValue', 'buyReserve', 'positions'] as const) {
         if (k[field] !== f[field]) return `${who}: ${field} ${k[field]} kept, ${f[field]} rebuilt`;
       }
-      if (k.exposures.size !== f.exposures.size) return `${who}: ${k.exposures.size} exposures kept, ${f.exposures.size} rebuilt`;
-      const linked = k === empty ? null : this.verifyLinks(k);
+      if (k.exposures !== f.exposures) return `${who}: ${k.exposures} exposures kept, ${f.exposures} rebuilt`;
+      const a = this.byAnchor.get(anchor);
+      const linked = a === undefined ? null : this.verifyLinks(a);
       if (linked !== null) return `${who}: ${linked}`;
     }
     return null;
   }
 
+  /** An account's kept figures as plain values (zeros for none), for verify. */
+  private figures(a: number) {
+    const num = this.accounts.num;
+    const base = a * STRIDE;
+    const none = a === -1;
+    return {
+      pos: Array.from({ length: SCENARIOS }, (_, s) => (none ? 0 : num[base + POS + s]!)),
+      ord: Array.from({ length: SCENARIOS }, (_, s) => (none ? 0 : num[base + ORD + s]!)),
+      floorPos: none ? 0 : num[base + FLOOR_POS]!,
+      floorOrd: none ? 0 : num[base + FLOOR_ORD]!,
+      ...(none ? { premium: 0n, owed: 0n, markValue: 0n, buyReserve: 0n } : this.cashOf(a)),
+      positions: none ? 0 : this.accounts.positions[a]!,
+      exposures: none ? 0 : this.accounts.expCount[a]!,
+    };
+  }
+
   /** Each open order of the account's portfolios is in the list of its series' exposure there, and nothing else (no order outside them) is. */
-  private verifyLinks(a: MarginAccount): string | null {
+  private verifyLinks(a: number): string | null {
+    const acc = this.accounts.objects[a]!;
+    const ex = this.exposures;
     const listed = new Set<CountedOrder>();
-    for (const q of a.single ? [a.anchor] : this.members(a.anchor)) {
+    for (const q of acc.single ? [acc.anchor] : this.members(acc.anchor)) {
       for (const ref of q.openOrders.values()) {
         listed.add(ref);
-        if (ref.exposure === null || a.exposures.get(ref.seriesId) !== ref.exposure) return `order ${ref.orderId} is not in its exposure's list`;
+        if (ref.exposure === -1 || this.pairs.get(a, this.series(ref.seriesId)) !== ref.exposure) return `order ${ref.orderId} is not in its exposure's list`;
       }
     }
     let counted = 0;
-    for (const e of a.exposures.values()) {
+    for (let e = this.accounts.expHead[a]!; e !== -1; e = ex.aNext[e]!) {
+      const seriesId = this.seriesIds[ex.series[e]!]!;
+      if (ex.account[e] !== a || this.pairs.get(a, ex.series[e]!) !== e) return `exposure ${seriesId} is not indexed`;
       let n = 0;
-      for (const ref of e.orders()) {
+      for (let ref: CountedOrder | null = ex.first[e]!; ref !== null; ref = ref.eNext) {
         n++;
-        if (ref.exposure !== e || ref.seriesId !== e.seriesId || !listed.has(ref)) return `exposure ${e.seriesId} lists order ${ref.orderId} wrongly`;
+        if (ref.exposure !== e || ref.seriesId !== seriesId || !listed.has(ref)) return `exposure ${seriesId} lists order ${ref.orderId} wrongly`;
       }
-      if (n !== e.orderCount) return `exposure ${e.seriesId} counts ${e.orderCount} orders and lists ${n}`;
+      if (n !== ex.orderCount[e]) return `exposure ${seriesId} counts ${ex.orderCount[e]} orders and lists ${n}`;
       counted += n;
     }
     return counted === listed.size ? null : `${listed.size} open orders in the portfolios, ${counted} in the exposures`;
   }
 
-  private exposure(a: MarginAccount, seriesId: Hex): Exposure {
-    let e = a.exposures.get(seriesId);
-    if (e === undefined) {
-      a.exposures.set(seriesId, (e = new Exposure(seriesId, this.quotes.cell(seriesId))));
-      let set = this.bySeries.get(seriesId);
-      if (set === undefined) this.bySeries.set(seriesId, (set = new Set()));
-      set.add(a);
-    }
+  /** The account's exposure to a series, made (and listed on the account and the series) on first use. */
+  private exposure(a: number, seriesId: Hex): number {
+    const s = this.series(seriesId);
+    let e = this.pairs.get(a, s);
+    if (e !== -1) return e;
+    const ex = this.exposures;
+    e = ex.alloc(a, s);
+    this.pairs.set(a, s, e);
+    const accounts = this.accounts;
+    const head = accounts.expHead[a]!;
+    ex.aPrev[e] = -1;
+    ex.aNext[e] = head;
+    if (head !== -1) ex.aPrev[head] = e;
+    accounts.expHead[a] = e;
+    accounts.expCount[a]!++;
+    const tail = this.seriesTail[s]!;
+    ex.sPrev[e] = tail;
+    ex.sNext[e] = -1;
+    if (tail === -1) this.seriesHead[s] = e;
+    else ex.sNext[tail] = e;
+    this.seriesTail[s] = e;
     return e;
   }
 
   /** Recompute one exposure from scratch (new marks, or a rebuild). */
-  private revalue(a: MarginAccount, e: Exposure): void {
-    a.plain = null;
-    e.stale = false;
-    const q = e.quote.quote;
-    for (let s = 0; s < SCENARIOS; s++) a.ord[s]! -= e.ord[s]!;
-    e.ord.fill(0);
-    a.buyReserve -= e.buyReserve;
-    e.buyReserve = 0n;
-    e.sellWad = 0n;
-    for (const o of e.orders()) this.countOrder(a, e, o, 1, q);
+  private revalue(a: number, e: number): void {
+    const ex = this.exposures;
+    const en = ex.num;
+    const an = this.accounts.num;
+    const eb = e * STRIDE;
+    const ab = a * STRIDE;
+    this.accounts.current[a] = 0;
+    ex.stale[e] = 0;
+    const q = this.quoteOf(e);
+    for (let s = 0; s < SCENARIOS; s++) {
+      an[ab + ORD + s]! -= en[eb + ORD + s]!;
+      en[eb + ORD + s] = 0;
+    }
+    this.setCash(a, eb + RESERVE, ab + RESERVE, 0);
+    ex.sellWad[e] = 0n;
+    for (let o: CountedOrder | null = ex.first[e]!; o !== null; o = o.eNext) this.countOrder(a, e, o, 1, q);
     this.countPosition(a, e, q);
     this.floors(a, e, q);
     this.dropIfEmpty(a, e);
   }
 
+  /** Set an exposure's cash figure (at `ei`) to `v` and move its account's sum (at `ai`) by the change, each step checked (exactCash.ts). */
+  private setCash(a: number, ei: number, ai: number, v: number): void {
+    const en = this.exposures.num;
+    const an = this.accounts.num;
+    const without = an[ai]! - en[ei]!;
+    const sum = without + v;
+    en[ei] = v;
+    an[ai] = sum;
+    if (!exact(without) || !exact(sum)) this.accounts.wide[a] = 1;
+  }
+
+  /** Add `d` to an exposure's cash figure (at `ei`) and its account's sum (at `ai`), each checked. */
+  private addCash(a: number, ei: number, ai: number, d: number): void {
+    const en = this.exposures.num;
+    const an = this.accounts.num;
+    const x = en[ei]! + d;
+    const y = an[ai]! + d;
+    en[ei] = x;
+    an[ai] = y;
+    if (!exact(x) || !exact(y)) this.accounts.wide[a] = 1;
+  }
+
   /** Add (`sign` 1) or take away (-1) one order's reservation and scenario losses. */
-  private countOrder(a: MarginAccount, e: Exposure, o: CountedOrder, sign: 1 | -1, q: RiskQuote | null): void {
-    a.plain = null;
+  private countOrder(a: number, e: number, o: CountedOrder, sign: 1 | -1, q: RiskQuote | null): void {
+    this.accounts.current[a] = 0;
+    const ex = this.exposures;
+    const eb = e * STRIDE;
+    const ab = a * STRIDE;
     if (o.isBuy) {
-      if (sign > 0) {
-        const reserve = (o.reserve = collateralOf(o.remaining, o.price));
-        e.buyReserve += reserve;
-        a.buyReserve += reserve;
-      } else {
-        // What the +1 count of the same remaining added.
-        e.buyReserve -= o.reserve;
-        a.buyReserve -= o.reserve;
-      }
-    } else if (sign > 0) e.sellWad += o.remaining;
-    else e.sellWad -= o.remaining;
+      // A +1 count sets the reserve; a -1 count takes away what the +1 count of the same remaining added.
+      if (sign > 0) this.addCash(a, eb + RESERVE, ab + RESERVE, (o.reserve = exactOf(collateralOf(o.remaining, o.price))));
+      else this.addCash(a, eb + RESERVE, ab + RESERVE, -o.reserve);
+    } else if (sign > 0) ex.sellWad[e] = ex.sellWad[e]! + o.remaining;
+    else ex.sellWad[e] = ex.sellWad[e]! - o.remaining;
     if (q === null) return;
+    const en = ex.num;
+    const an = this.accounts.num;
     const qty = (o.isBuy ? 1 : -1) * (Number(o.remaining) / 1e18);
     const px = Number(o.price) / 1e18;
     const sc = q.scenarios;
@@ -375,67 +603,93 @@ export class MarginBook {
       const effect = qty * (sc[s]! - px);
       if (effect < 0) {
         const units = sign * Math.floor(effect * RISK_UNITS);
-        e.ord[s]! += units;
-        a.ord[s]! += units;
+        en[eb + ORD + s]! += units;
+        an[ab + ORD + s]! += units;
       }
+    }
+  }
+
+  /** The balance, deferred premium and owed premium on `seriesId` over the account's portfolios, into the module's scratch. */
+  private positionSums(acc: MarginAccount, seriesId: Hex): void {
+    sumBalance = 0n;
+    sumPremium = 0n;
+    sumOwed = 0n;
+    if (acc.single) {
+      const pos = acc.anchor.positions.get(seriesId);
+      if (pos === undefined) return;
+      sumBalance = pos.balance;
+      sumPremium = pos.premium;
+      if (pos.premium < 0n) sumOwed = -pos.premium;
+      return;
+    }
+    for (const m of this.members(acc.anchor)) {
+      const pos = m.positions.get(seriesId);
+      if (pos === undefined) continue;
+      sumBalance += pos.balance;
+      sumPremium += pos.premium;
+      if (pos.premium < 0n) sumOwed -= pos.premium;
     }
   }
 
   /** Recount the positions the account holds on the exposure's series. */
-  private countPosition(a: MarginAccount, e: Exposure, q: RiskQuote | null): void {
-    a.plain = null;
-    let balance = 0n;
-    let premium = 0n;
-    let owed = 0n;
-    if (a.single) {
-      const pos = a.anchor.positions.get(e.seriesId);
-      if (pos !== undefined) {
-        balance = pos.balance;
-        premium = pos.premium;
-        if (pos.premium < 0n) owed = -pos.premium;
-      }
-    } else {
-      for (const m of this.members(a.anchor)) {
-        const pos = m.positions.get(e.seriesId);
-        if (pos === undefined) continue;
-        balance += pos.balance;
-        premium += pos.premium;
-        if (pos.premium < 0n) owed -= pos.premium;
-      }
-    }
-    const markValue = q === null ? 0n : collateralOf(balance, q.markWad);
-    a.premium += premium - e.premium;
-    a.owed += owed - e.owed;
-    a.markValue += markValue - e.markValue;
-    if ((e.balance === 0n) !== (balance === 0n)) a.positions += balance === 0n ? -1 : 1;
-    e.balance = balance;
-    e.premium = premium;
-    e.owed = owed;
-    e.markValue = markValue;
+  private countPosition(a: number, e: number, q: RiskQuote | null): void {
+    const accounts = this.accounts;
+    accounts.current[a] = 0;
+    const ex = this.exposures;
+    this.positionSums(accounts.objects[a]!, this.seriesIds[ex.series[e]!]!);
+    const balance = sumBalance;
+    const eb = e * STRIDE;
+    const ab = a * STRIDE;
+    this.setCash(a, eb + PREMIUM, ab + PREMIUM, exactOf(sumPremium));
+    this.setCash(a, eb + OWED, ab + OWED, exactOf(sumOwed));
+    this.setCash(a, eb + MARK, ab + MARK, q === null || balance === 0n ? 0 : exactOf(collateralOf(balance, q.markWad)));
+    if ((ex.balance[e] === 0n) !== (balance === 0n)) accounts.positions[a]! += balance === 0n ? -1 : 1;
+    ex.balance[e] = balance;
+    const en = ex.num;
+    const an = accounts.num;
     const b = Number(balance) / 1e18;
     for (let s = 0; s < SCENARIOS; s++) {
       const units = q === null || b === 0 ? 0 : Math.floor(b * (q.scenarios[s]! - q.mark) * RISK_UNITS);
-      a.pos[s]! += units - e.pos[s]!;
-      e.pos[s] = units;
+      an[ab + POS + s]! += units - en[eb + POS + s]!;
+      en[eb + POS + s] = units;
     }
   }
 
   /** The short floors of the exposure, from its balance and open sells. */
-  private floors(a: MarginAccount, e: Exposure, q: RiskQuote | null): void {
-    a.plain = null;
-    const floorPos = q === null ? 0 : floorUnits(this.floorRate, q.spot, -Number(e.balance) / 1e18);
-    const floorOrd = q === null ? 0 : floorUnits(this.floorRate, q.spot, Number(e.sellWad - e.balance) / 1e18);
-    a.floorPos += floorPos - e.floorPos;
-    a.floorOrd += floorOrd - e.floorOrd;
-    e.floorPos = floorPos;
-    e.floorOrd = floorOrd;
+  private floors(a: number, e: number, q: RiskQuote | null): void {
+    this.accounts.current[a] = 0;
+    const ex = this.exposures;
+    const en = ex.num;
+    const an = this.accounts.num;
+    const eb = e * STRIDE;
+    const ab = a * STRIDE;
+    const balance = ex.balance[e]!;
+    const floorPos = q === null ? 0 : floorUnits(this.floorRate, q.spot, -Number(balance) / 1e18);
+    const floorOrd = q === null ? 0 : floorUnits(this.floorRate, q.spot, Number(ex.sellWad[e]! - balance) / 1e18);
+    an[ab + FLOOR_POS]! += floorPos - en[eb + FLOOR_POS]!;
+    an[ab + FLOOR_ORD]! += floorOrd - en[eb + FLOOR_ORD]!;
+    en[eb + FLOOR_POS] = floorPos;
+    en[eb + FLOOR_ORD] = floorOrd;
   }
 
-  private dropIfEmpty(a: MarginAccount, e: Exposure): void {
-    if (e.balance !== 0n || e.premium !== 0n || e.orderCount !== 0) return;
-    a.exposures.delete(e.seriesId);
-    const set = this.bySeries.get(e.seriesId)!;
-    set.delete(a);
-    if (set.size === 0) this.bySeries.delete(e.seriesId);
+  private dropIfEmpty(a: number, e: number): void {
+    const ex = this.exposures;
+    if (ex.balance[e] !== 0n || ex.num[e * STRIDE + PREMIUM] !== 0 || ex.orderCount[e] !== 0) return;
+    const s = ex.series[e]!;
+    this.pairs.delete(a, s);
+    const accounts = this.accounts;
+    const aPrev = ex.aPrev[e]!;
+    const aNext = ex.aNext[e]!;
+    if (aPrev === -1) accounts.expHead[a] = aNext;
+    else ex.aNext[aPrev] = aNext;
+    if (aNext !== -1) ex.aPrev[aNext] = aPrev;
+    accounts.expCount[a]!--;
+    const sPrev = ex.sPrev[e]!;
+    const sNext = ex.sNext[e]!;
+    if (sPrev === -1) this.seriesHead[s] = sNext;
+    else ex.sNext[sPrev] = sNext;
+    if (sNext === -1) this.seriesTail[s] = sPrev;
+    else ex.sPrev[sNext] = sPrev;
+    ex.release(e);
   }
 }

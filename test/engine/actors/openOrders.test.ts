@@ -90,9 +90,10 @@ t.test("the margin book's audit notices an order missing from its exposure's lis
   const portfolios = () => state.accounts.allPortfolios();
   t.equal(state.accounts.margin.verify(portfolios()), null, 'consistent after three orders');
   const middle = [...state.accounts.portfolio(owner, 1)!.openOrders.values()][1]!;
-  const e = middle.exposure!;
-  e.removeOrder(middle); // unlinked behind the book's back: the sums still agree, the lists do not
+  const rows = state.accounts.margin.exposures;
+  const e = middle.exposure;
+  rows.removeOrder(middle); // unlinked behind the book's back: the sums still agree, the lists do not
   t.match(state.accounts.margin.verify(portfolios()), /not in its exposure's list/);
-  e.addOrder(middle);
+  rows.addOrder(e, middle);
   t.equal(state.accounts.margin.verify(portfolios()), null, 'consistent again once relinked');
 });

@@ -9,6 +9,7 @@ import type { CommandBody } from '../../../engine/commands.ts';
 import type { Hex } from '../../../engine/domain/hex.ts';
 import type { VenueState } from '../../../engine/state.ts';
 import { Venue } from '../../../engine/venue.ts';
+import { MARGIN_ROW, type Portfolio } from '../../../engine/actors/portfolio.ts';
 import { WAD } from '../../../engine/domain/fixed.ts';
 import { Harness, listedVenue, BTC, ETH, usdc } from '../support/venueFixture.ts';
 import { randomBodies } from '../support/randomStream.ts';
@@ -161,37 +162,75 @@ t.test('a check given the premium it would compute answers the same', async (t) 
   }
 });
 
-t.test('the figures as they stand: the same requirement and view until they change, then fresh ones', async (t) => {
+/** A venue with two funded wallets (100,000 USDC each in portfolio 1) and an at-the-money BTC call. */
+function twoWallets(): { h: Harness; alice: string; bob: string; series: Hex } {
   const h = listedVenue();
   const alice = '0x00000000000000000000000000000000000000a1';
   const bob = '0x00000000000000000000000000000000000000b2';
   h.fund(alice, usdc(100_000));
   h.fund(bob, usdc(100_000));
-  const series = h.atm(BTC, true);
+  return { h, alice, bob, series: h.atm(BTC, true) };
+}
+
+t.test('the figures as they stand: one requirement per account, rewritten in place when they change, and a fresh view', async (t) => {
+  const { h, alice, bob, series } = twoWallets();
   const accounts = h.venue.state.accounts;
   const p = accounts.portfolio(alice, 1)!;
   const r0 = accounts.margin.requirement(p);
+  const v0 = accounts.risk(p);
+  const figures0 = { ...r0 };
   t.equal(accounts.margin.requirement(p), r0, 'asked again with nothing changed: the same object');
-  t.equal(accounts.risk(p), accounts.risk(p), 'and the same view');
-  t.not(accounts.margin.requirement(p, [{ seriesId: series, isBuy: true, size: WAD, price: WAD, worstFee: 0n }]), r0, 'a check with an order is not the memo');
-  t.equal(accounts.margin.requirement(p), r0, '... and leaves it');
+  t.equal(accounts.risk(p), v0, 'and the same view');
+  const check = accounts.margin.requirement(p, [{ seriesId: series, isBuy: true, size: WAD, price: WAD, worstFee: 0n }]);
+  t.not(check, r0, 'a check with an order is not the memo');
+  t.ok(check.cashNeeded > r0.cashNeeded, 'and counts the order');
+  t.same({ ...accounts.margin.requirement(p) }, figures0, '... and leaves it');
+  t.equal(accounts.risk(p), v0, '... and its view');
 
   h.fund(alice, usdc(1));
   const r1 = accounts.margin.requirement(p);
-  t.not(r1, r0, 'a deposit: a fresh requirement');
-  t.equal(r1.deposit, r0.deposit + usdc(1));
-  t.equal(accounts.risk(p).deposit, r1.deposit, 'and a fresh view');
+  t.equal(r1, r0, 'a deposit: the same object, rewritten');
+  t.equal(r1.deposit, figures0.deposit + usdc(1));
+  const v1 = accounts.risk(p);
+  t.not(v1, v0, 'and a fresh view');
+  t.equal(v0.deposit, figures0.deposit, 'the old view keeps its figures');
+  t.equal(v1.deposit, r1.deposit);
 
+  const im1 = r1.initialMarginWithOrders;
   h.ok({ type: 'place', orders: [h.order(alice, series, false, 1000, 1)] });
   const r2 = accounts.margin.requirement(p);
-  t.not(r2, r1, 'an open order: a fresh requirement');
-  t.ok(r2.initialMarginWithOrders > r1.initialMarginWithOrders, 'counting the order');
-  t.equal(accounts.risk(p).initialMarginWithOrders, r2.initialMarginWithOrders);
+  t.ok(r2.initialMarginWithOrders > im1, 'an open order: counted');
+  const v2 = accounts.risk(p);
+  t.not(v2, v1, 'a fresh view');
+  t.equal(v2.initialMarginWithOrders, r2.initialMarginWithOrders);
 
   h.ok({ type: 'place', orders: [h.order(bob, series, true, 1000, 1)] });
   const r3 = accounts.margin.requirement(p);
-  t.not(r3, r2, 'a fill: a fresh requirement');
-  t.equal(r3.positionCount, 1, 'with the position');
+  t.equal(r3.positionCount, 1, 'a fill: with the position');
   t.equal(accounts.risk(p).positionCount, 1);
+  t.not(accounts.risk(p), v2, 'a fresh view');
   t.equal(accounts.margin.verify(accounts.allPortfolios()), null, 'the kept figures equal a rebuild');
+});
+
+t.test("an account's row kept on its portfolio is checked before it is trusted", async (t) => {
+  const { h, alice, bob, series } = twoWallets();
+  h.ok({ type: 'place', orders: [h.order(alice, series, false, 1000, 1)] });
+  h.ok({ type: 'place', orders: [h.order(bob, series, true, 2000, 0.5)] });
+  const accounts = h.venue.state.accounts;
+  const pa = accounts.portfolio(alice, 1)!;
+  const pb = accounts.portfolio(bob, 1)!;
+  const figures = (p: Portfolio) => ({ ...accounts.margin.requirement(p) });
+  const a0 = figures(pa);
+  const b0 = figures(pb);
+  t.not(a0.initialMarginWithOrders, b0.initialMarginWithOrders, 'two accounts with different figures');
+  const [ra, rb] = [pa[MARGIN_ROW], pb[MARGIN_ROW]];
+  t.ok(typeof ra === 'number' && ra >= 0 && ra !== rb, 'each anchor holds its own row');
+  pa[MARGIN_ROW] = rb!; // the other account's row: refused, found by the anchor instead
+  pb[MARGIN_ROW] = 1_000_000; // no such row
+  t.same(figures(pa), a0);
+  t.same(figures(pb), b0);
+  t.equal(pa[MARGIN_ROW], ra, 'and kept again');
+  t.equal(pb[MARGIN_ROW], rb);
+  t.equal(accounts.margin.verify(accounts.allPortfolios()), null);
+  t.equal(pa[MARGIN_ROW], ra, "verify's scratch book leaves the rows alone");
 });
