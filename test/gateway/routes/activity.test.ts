@@ -149,3 +149,17 @@ t.test('refusals', async (t) => {
   const analytics = await request(`${url}/api/user/me/analytics?from=${start + 1}&to=${start}`, { token });
   t.equal(analytics.status, 400);
 });
+
+t.test('a leaderboard read does no sorting: between clock commands it serves the ranking of the last one', async (t) => {
+  const read = async () => (await request(`${url}/api/leaderboard?metric=points&period=all`)).body;
+  const ranked = await read();
+  await trade(app, pair, '9000', '2'); // premium 18,000 USDC: alice (maker) +36 points, bob (taker) +18
+  const between = await read();
+  t.same(between, ranked, 'the fill is committed, the ranking (and its updatedAt) is still the last clock\'s');
+  const token = await app.session(bob.address);
+  t.same((await request(`${url}/api/leaderboard/me?metric=points&period=all`, { token })).body, { rank: 2, value: 2, participants: 2 }, 'so is the rank of /me');
+  await tick(app);
+  const after = await read();
+  t.same(after.entries.map((e: { address: string; value: number }) => [e.address, e.value]), [[alice.address, 40], [bob.address, 20]], 'ranked again at the clock');
+  t.equal(after.updatedAt, app.clock.now);
+});
