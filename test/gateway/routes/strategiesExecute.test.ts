@@ -2,7 +2,8 @@
  * `POST /api/strategies/execute` against the real server (extensions.md "Strategies"): two
  * phases like place-batch, one engine command; a butterfly that fills; one whose middle leg
  * lacks size and changes nothing (books, balances, nonces: the engine's state hash); legs
- * across two expiries; a margin refusal of the whole package; both forms; bad bodies.
+ * across two expiries; a cash and a margin refusal of the whole package (the margin one
+ * changes nothing, though a leg alone would fit); both forms; bad bodies.
  */
 import t from 'tap';
 import { startTestApp, request, type JsonResponse } from '../support/testApp.ts';
@@ -90,6 +91,29 @@ t.test('margin is checked once for the package: a refusal refuses every leg', as
   t.equal(relay.status, 400, 'refused', { body: relay.body });
   t.match(relay.body, { code: 'failed_precondition', details: { reason: 'insufficient_cash' } });
   t.equal(engine.state.accounts.portfolio(poor.address, poor.portfolioId)!.positions.size, 0, 'no leg filled');
+});
+
+t.test('a package whose margin the portfolio cannot carry is refused whole, though its bought leg alone fits', async (t) => {
+  await rest(low, false, 3000, 1);
+  await rest(mid, true, 1500, 2);
+  // Cash pays the bought leg (3,000 USDC) but not the margin of the net short call the package leaves.
+  const thin = await trader(app, 'strategy exec thin', { deposit: 5_000 });
+  const legs = [leg(low, true, '3100', '1'), leg(mid, false, '1400', '2')];
+  const typed = await execute(thin, { portfolioId: thin.portfolioId, legs });
+  t.equal(typed.status, 200);
+  const signed = [];
+  for (const p of typed.body.placements) signed.push(await signServed(thin.account, p.typedData));
+  const before = Venue.restore(engine.serialize());
+  const r = await execute(thin, { portfolioId: thin.portfolioId, legs: signed });
+  t.equal(r.status, 400, 'refused', { body: r.body });
+  t.match(r.body, { code: 'failed_precondition', details: { reason: 'insufficient_margin' } });
+  const after = Venue.restore(engine.serialize());
+  for (const v of [before, after]) v.apply({ type: 'clock', seq: engine.seq + 1, ts: engine.now });
+  t.equal(after.stateHash(), before.stateHash(), 'nothing changed: no leg filled, the books and balances as before');
+  for (const s of signed) t.notOk(engine.orderNonceUsed(thin.address, BigInt(s['nonce'] as string)), 'nonce unused');
+  const { relay } = await run(thin, [leg(low, true, '3100', '1')]);
+  t.equal(relay.status, 200, 'the bought leg alone fills', { body: relay.body });
+  t.same(relay.body.orders.map((o: any) => o.status), ['filled']);
 });
 
 t.test('bad bodies, both forms', async (t) => {
