@@ -92,7 +92,10 @@ t.test("the referee's taker fill pays the referrer; apply after a trade is refus
   t.same((await earlier('/referral/me', 'alice')).body, me, 'the earlier form reads the same');
   t.equal(app.app.engine.state.accounts.portfolio(getAddress(alice.address), 0)!.deposit, rebate, "in the referrer's portfolio 0");
   const late = await current('/api/referral/apply', 'carol', { code: 'ALICE2026' });
-  t.match([late.status, late.body], [400, { code: 'failed_precondition', details: { reason: 'referral_after_trade' } }], 'after the first trade');
+  t.match([late.status, late.body], [400, { code: 'failed_precondition', message: 'a referral code can only be applied before the first trade', details: { reason: 'referral_after_trade' } }], 'after the first trade');
+  const lateEarlier = await earlier('/referral/apply', 'carol', { code: 'ALICE2026' });
+  t.match([lateEarlier.status, lateEarlier.body], [400, { error: 'failed_precondition', message: late.body.message, details: { reason: 'referral_after_trade' } }], 'the earlier form too');
+  t.match((await current('/api/referral/me', 'carol')).body, { referredBy: null }, 'carol has no referrer');
 
   await app.close();
   app = await startTestApp({ dataDir, env: { REFERRAL_REBATE_BPS: '2000' } });
