@@ -10,6 +10,8 @@ import { startTestApp, request, type JsonResponse } from '../support/testApp.ts'
 import { liveSeries, signServed, trader, wad, type Trader } from './ordersFixture.ts';
 import { placeDirect } from '../auth/venueOrders.ts';
 import { pairIdOf, Venue } from '../../../engine/index.ts';
+import { decodeFunctionData } from 'viem';
+import { orderBookAbi } from '../../../gateway/abi.ts';
 
 const app = await startTestApp({ memory: true });
 t.teardown(() => app.close());
@@ -50,6 +52,9 @@ t.test('a butterfly that fills: every leg in full, one strategy id, both phases'
   t.match(relay.body, { mode: 'relay', relay: { to: /^0x/ }, count: 3 });
   t.same(relay.body.orders.map((o: any) => [o.orderId, o.status, o.filled]), typed.body.placements.map((p: any, i: number) => [p.orderId, 'filled', wad(i === 1 ? 2 : 1).toString()]));
   t.same(relay.body.orders.map((o: any) => o.trades[0].price), [wad(3000), wad(1500), wad(500)].map(String), "at the makers' prices");
+  const call = decodeFunctionData({ abi: orderBookAbi, data: relay.body.relay.calldata });
+  t.equal(call.functionName, 'batchPlaceOrders', 'the relay calldata is batchPlaceOrders');
+  t.same((call.args![0] as readonly { seriesId: string }[]).map((o) => o.seriesId), [low, mid, high].map((x) => x.spec.seriesId), 'of the three legs in order');
 });
 
 t.test('a butterfly whose middle leg lacks size changes nothing: books, balances, nonces', async (t) => {
