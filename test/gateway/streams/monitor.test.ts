@@ -64,6 +64,12 @@ t.test('anyone but an admin: the error frame and a close', async (t) => {
   t.same(kf, { error: { code: 4003, msg: ADMIN_REQUIRED }, id: null }, "an admin's key without scope admin");
   t.equal((await k.closed).code, 4003);
 
+  const notAdmin = await putKey(someone, ['read', 'trade', 'admin']);
+  const n = await connect(app, '/ws/monitor');
+  n.send(keyAuth(notAdmin.keyId, notAdmin.secret));
+  t.same(await n.next((x) => x['error'] !== undefined || x['type'] !== undefined, 'answer to a key with scope admin of a wallet that is not an admin'), { error: { code: 4003, msg: ADMIN_REQUIRED }, id: null }, 'scope admin of a non-admin wallet');
+  t.equal((await n.closed).code, 4003);
+
   const adminKey = await putKey(admin, ['admin']);
   const ok = await connect(app, '/ws/monitor');
   ok.send(keyAuth(adminKey.keyId, adminKey.secret));
