@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { startTestApp, request, type TestApp } from '../support/testApp.ts';
 import { webhookSignature } from '../../../gateway/routes/webhooks.ts';
 import { liveSeries, place, trader, usdc } from './ordersFixture.ts';
+import { Venue } from '../../../engine/index.ts';
 
 const SECRET = 'whsec_test_secret';
 const dataDir = mkdtempSync(join(tmpdir(), 'venue-webhooks-'));
@@ -39,13 +40,19 @@ t.test('a signed deposit credits collateral once; a repeat answers duplicate and
   const r = await send(deposit('evt-dep-1', usdc(250)));
   t.same([r.status, r.body], [200, { id: 'evt-dep-1', duplicate: false }]);
   t.equal(cash(alice.portfolioId), before + usdc(250), 'credited');
-  const seq = app.app.engine.seq;
+  const engine = app.app.engine;
+  const seq = engine.seq;
+  const state = Venue.restore(engine.serialize());
   for (const form of ['current', 'earlier'] as const) {
     const again = await send(deposit('evt-dep-1', usdc(250)), { form });
     t.same([again.status, again.body], [200, { id: 'evt-dep-1', duplicate: true }], `${form}: duplicate`);
   }
   t.equal(cash(alice.portfolioId), before + usdc(250), 'credited once');
-  t.equal(app.app.engine.seq, seq + 2, 'the repeats were refused commands');
+  t.equal(engine.seq, seq + 2, 'the repeats were refused commands');
+  // A refused command still moves seq and the clock: move the copy the same way, and compare.
+  const now = Venue.restore(engine.serialize());
+  for (const v of [state, now]) v.apply({ type: 'clock', seq: engine.seq + 1, ts: engine.now });
+  t.equal(now.stateHash(), state.stateHash(), 'the repeats changed nothing: the state hash is as before them');
   const portfolio0 = await send(deposit('evt-dep-0', usdc(5), 0), { form: 'earlier' });
   t.same([portfolio0.status, portfolio0.body], [200, { id: 'evt-dep-0', duplicate: false }], 'earlier form; portfolio 0');
   t.equal(cash(0), usdc(5));
