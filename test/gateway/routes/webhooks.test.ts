@@ -74,6 +74,10 @@ t.test('refusals: 401 signature and timestamp, 400 type and data, in both forms;
     ['bad amount', send({ ...body, data: { ...body.data, amount: '-5' } }), 400, 'amount must be a positive numeric string'],
     ['bad owner', send({ ...body, data: { ...body.data, owner: 'nobody' } }), 400, 'Invalid wallet address'],
     ['no portfolio', send(deposit('evt-nope', usdc(1), 77)), 404, 'Portfolio not found'],
+    ['signed, no id', send({ type: 'deposit', data: body.data }), 400, 'id is required'],
+    ['signed, data not an object', send({ id: 'evt-y', type: 'deposit', data: 5 }), 400, 'data must be an object'],
+    ['a malformed body is judged after the signature: missing', send({ type: 7 }, { signature: null }), 401, 'missing webhook signature'],
+    ['a malformed body is judged after the signature: wrong', send({}, { secret: 'other' }), 401, 'invalid webhook signature'],
   ];
   for (const [what, pending, status, message] of cases) {
     const r = await pending;
@@ -128,8 +132,10 @@ t.test('without WEBHOOK_SECRET the group answers 503 unavailable', async (t) => 
   const bare = await startTestApp({ memory: true });
   t.teardown(() => bare.close());
   for (const path of ['/api/webhooks/chain', '/webhooks/chain']) {
-    const r = await request(bare.url + path, { method: 'POST', body: deposit('evt-1', usdc(1)), headers: { 'x-webhook-timestamp': String(bare.clock.now), 'x-webhook-signature': 'sha256=00' } });
-    t.equal(r.status, 503, path);
-    t.equal(r.body.message, 'webhooks are not configured (WEBHOOK_SECRET)');
+    for (const body of [deposit('evt-1', usdc(1)), {}, { id: 5 }]) {
+      const r = await request(bare.url + path, { method: 'POST', body, headers: { 'x-webhook-timestamp': String(bare.clock.now), 'x-webhook-signature': 'sha256=00' } });
+      t.equal(r.status, 503, `${path} ${JSON.stringify(body).slice(0, 40)}`);
+      t.equal(r.body.message, 'webhooks are not configured (WEBHOOK_SECRET)');
+    }
   }
 });
