@@ -33,7 +33,7 @@ const HASH = /^0x[0-9a-fA-F]{64}$/;
  */
 const WebhookBody = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 200, description: "the provider's event id (idempotency key)", errorMessage: 'id must be a string of 1 to 200 characters' }),
-  type: Type.String({ maxLength: 64, description: `one of ${chainEventKinds.join(', ')}`, errorMessage: 'type is required' }),
+  type: Type.String({ maxLength: 64, description: `one of ${chainEventKinds.join(', ')}` }),
   data: Type.Object({}, { additionalProperties: true, description: 'fields of the type', errorMessage: 'data must be an object' }),
 });
 const checkBody = compileInput(WebhookBody, 'body', false);

@@ -133,6 +133,7 @@ t.test('refusals', async (t) => {
     ['/api/user/0x4444444444444444444444444444444444444449/stats', 404, 'not_found', 'Wallet not found: 0x4444444444444444444444444444444444444449'],
     [`/api/platform/volume?from=${start + 1}&to=${start}`, 400, 'invalid_argument', 'from must be before to'],
     [`/api/platform/volume?interval=1h&from=0&to=${start}`, 400, 'invalid_argument', 'at most 1000 points per reply: narrow from and to, or use interval 1d'],
+    [`/api/platform/volume?interval=1d&from=0&to=${start}`, 400, 'invalid_argument', 'at most 1000 points per reply: narrow from and to'],
     ['/api/platform/volume?interval=1w', 400, 'invalid_argument', 'interval must be one of 1h, 1d'],
     ['/api/platform/volume?from=yesterday', 400, 'invalid_argument', 'from must be a Unix time in milliseconds'],
   ];

@@ -60,6 +60,8 @@ t.test('refusals, in both error shapes', async (t) => {
     ['bob', '/referral/apply', { code: 'ALICE2026' }, 400, 'failed_precondition', 'referral_already_applied'],
     ['carol', '/referral/apply', { code: 'NOSUCH1' }, 404, 'not_found', 'referral_unknown_code'],
     ['carol', '/referral/apply', {}, 400, 'invalid_argument', ''],
+    ['carol', '/referral/apply', { code: 'A'.repeat(65) }, 400, 'invalid_argument', ''],
+    ['carol', '/referral/apply', { code: 7 }, 400, 'invalid_argument', ''],
   ];
   for (const [who, path, body, status, code, reason] of cases) {
     const c = await current(`/api${path}`, who, body);
@@ -69,6 +71,8 @@ t.test('refusals, in both error shapes', async (t) => {
     t.equal(e.status, status, 'earlier form: same status');
     t.match(e.body, { error: String, message: c.body.message });
   }
+  const messages = await Promise.all([{}, { code: 'A'.repeat(65) }, { code: 7 }].map(async (body) => (await current('/api/referral/apply', 'carol', body)).body.message));
+  t.same(messages, ['code is required', 'code must be at most 64 characters long', 'code must be a string'], 'each malformed apply says what is wrong');
   t.equal((await request(`${app.url}/api/referral/me`)).status, 401, 'me needs credentials');
   t.equal((await request(`${app.url}/api/referral/apply`, { body: { code: 'ALICE2026' } })).status, 401);
   t.match((await current('/api/referral/me', 'alice')).body, { referees: 2 }, 'refusals changed nothing');

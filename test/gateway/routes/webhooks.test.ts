@@ -76,6 +76,8 @@ t.test('refusals: 401 signature and timestamp, 400 type and data, in both forms;
     ['no portfolio', send(deposit('evt-nope', usdc(1), 77)), 404, 'Portfolio not found'],
     ['signed, no id', send({ type: 'deposit', data: body.data }), 400, 'id is required'],
     ['signed, data not an object', send({ id: 'evt-y', type: 'deposit', data: 5 }), 400, 'data must be an object'],
+    ['signed, type not a string', send({ id: 'evt-y', type: 7, data: {} }), 400, 'type must be a string'],
+    ['signed, type too long', send({ id: 'evt-y', type: 'x'.repeat(65), data: {} }), 400, 'type must be at most 64 characters long'],
     ['a malformed body is judged after the signature: missing', send({ type: 7 }, { signature: null }), 401, 'missing webhook signature'],
     ['a malformed body is judged after the signature: wrong', send({}, { secret: 'other' }), 401, 'invalid webhook signature'],
   ];
