@@ -140,4 +140,5 @@ t.test('bad bodies, both forms', async (t) => {
     t.equal(e.body.message, c.body.message);
   }
   t.equal((await request(`${app.url}/api/strategies/execute`, { body: { portfolioId: 1, legs: butterfly(1) } })).status, 401);
+  t.match(await request(`${app.url}/strategies/execute`, { body: { portfolioId: 1, legs: butterfly(1) } }).then((x) => [x.status, x.body]), [401, { error: 'unauthorized' }], 'earlier form');
 });
