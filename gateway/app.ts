@@ -49,8 +49,25 @@ export type AppOptions = {
   readonly memory?: boolean;
   /** Start the clock and oracle timers (default true). */
   readonly drivers?: boolean;
+  /**
+   * Runs `fn` every `ms` and returns its stop: the venue@health second of /ws/monitor. Default:
+   * an unref'd interval when the drivers run, none with `drivers: false`. Tests pass their own
+   * to see the period and drive the ticks without real time.
+   */
+  readonly every?: Every;
   /** JOURNAL=nats: called when this node stops being the leader (clusterMain exits). */
   readonly onDeposed?: (reason: string) => void;
+};
+
+export type Every = (ms: number, fn: () => void) => () => void;
+
+/** venue@health's period (extensions.md "Admin monitoring stream": every second). */
+export const HEALTH_INTERVAL_MS = 1000;
+
+const realEvery: Every = (ms, fn) => {
+  const timer = setInterval(fn, ms);
+  timer.unref();
+  return () => clearInterval(timer);
 };
 
 export type App = {
@@ -311,8 +328,8 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
     clock,
   });
   const streams = attachStreams(server.app, services, api.authenticate, asyncapi, api.rateLimiter);
-  const healthTimer = options.drivers === false ? null : setInterval(() => streams.monitor.tick(), 1000);
-  healthTimer?.unref();
+  const every = options.every ?? (options.drivers === false ? null : realEvery);
+  const stopHealth = every === null ? null : every(HEALTH_INTERVAL_MS, () => streams.monitor.tick());
   if (!nats) await lead();
   let port: number;
   try {
@@ -323,7 +340,7 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
     await edge?.stop();
     await role?.stop();
     await running.drivers?.stop();
-    if (healthTimer !== null) clearInterval(healthTimer);
+    stopHealth?.();
     streams.close();
     server.close();
     await pipeline.drain();
@@ -352,7 +369,7 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
         await edge?.stop();
         await role?.stop();
         await running.drivers?.stop();
-        if (healthTimer !== null) clearInterval(healthTimer);
+        stopHealth?.();
         streams.close();
         server.close();
         await pipeline.drain();

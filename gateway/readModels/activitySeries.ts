@@ -21,7 +21,7 @@ export function rangeOf(q: { from?: number; to?: number; interval?: Interval }, 
   if (from > to) return 'from must be before to';
   const first = Math.floor(from / step) * step;
   const last = Math.floor(to / step) * step;
-  if ((last - first) / step + 1 > MAX_POINTS) return `at most ${MAX_POINTS} points per reply: narrow from and to, or use interval 1d`;
+  if ((last - first) / step + 1 > MAX_POINTS) return `at most ${MAX_POINTS} points per reply: narrow from and to${interval === '1h' ? ', or use interval 1d' : ''}`;
   return { from: first, to: last, step };
 }
 

@@ -74,7 +74,7 @@ export function referralRoutes(s: Services) {
       summary: "Apply another wallet's referral code",
       description:
         'Once per wallet, never your own code, and only before your first trade. From then on, at every fill where you pay a taker fee, `REFERRAL_REBATE_BPS` (default 1000 = 10%) of that fee goes to the referrer\'s portfolio 0, in the same command. Refusals: unknown code 404 (`referral_unknown_code`); 400 `failed_precondition` with `details.reason` `referral_own_code`, `referral_already_applied`, `referral_after_trade`. Replies `{ referredBy }`: the referrer\'s address.',
-      body: Type.Object({ code: Type.String({ maxLength: 64, description: 'referral code', errorMessage: 'code is required' }) }),
+      body: Type.Object({ code: Type.String({ maxLength: 64, description: 'referral code' }) }),
       responses: { 200: Type.Object({ referredBy: AddressSchema }) },
       examples: { body: { code: 'ALICE2026' } },
       handler: async ({ auth, body }) => {

@@ -7,9 +7,11 @@
  * also after a restart, answers 200 `{ duplicate: true }` and changes nothing).
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { getAddress, isAddress } from 'viem';
 import { defineRoute } from '../http/route.ts';
+import { compileInput } from '../http/validation.ts';
+import { docsOnly } from '../orders/orderSchemas.ts';
 import { errorReply, type ErrorReply } from '../http/errors.ts';
 import type { Services } from '../services.ts';
 import { chainEventKinds, type ChainEventData, type Hex } from '../../engine/index.ts';
@@ -24,6 +26,17 @@ export function webhookSignature(secret: string, timestamp: string, rawBody: Uin
 }
 
 const HASH = /^0x[0-9a-fA-F]{64}$/;
+
+/**
+ * The body, shown in the documents but checked in the handler after the group's 503 and the
+ * signature's 401: a caller without the secret learns nothing about bodies.
+ */
+const WebhookBody = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: 200, description: "the provider's event id (idempotency key)", errorMessage: 'id must be a string of 1 to 200 characters' }),
+  type: Type.String({ maxLength: 64, description: `one of ${chainEventKinds.join(', ')}` }),
+  data: Type.Object({}, { additionalProperties: true, description: 'fields of the type', errorMessage: 'data must be an object' }),
+});
+const checkBody = compileInput(WebhookBody, 'body', false);
 const unauthorized = (message: string) => errorReply('unauthenticated', message);
 const bad = (field: string, message: string) => errorReply('invalid_argument', message, { field: `data.${field}`, location: 'body' });
 
@@ -78,15 +91,11 @@ export function webhookRoutes(s: Services) {
       errors: [401, 503],
       summary: 'On-chain events from the chain-indexing provider',
       description:
-        'Headers `X-Webhook-Timestamp` (Unix ms, within 5 minutes of the venue\'s clock) and `X-Webhook-Signature: sha256=<hex HMAC-SHA256(WEBHOOK_SECRET, timestamp + "." + raw body)>`. Types: `deposit` `{ owner, portfolioId, amount (COLLATERAL6), txHash }` credits collateral (every network); `withdrawal_confirmed` `{ owner, withdrawalId, txHash }` is recorded; `relay_confirmed` / `relay_failed` `{ orderIds, txHash, reason? }` are recorded and shown in order reads as `relayTx`, `relayStatus`. Idempotent by `id`: a repeat answers 200 `{ duplicate: true }` and changes nothing, also after a restart. Bad or missing signature, stale timestamp: 401; unknown type: 400; without `WEBHOOK_SECRET` configured: 503 `unavailable`.',
-      body: Type.Object({
-        id: Type.String({ minLength: 1, maxLength: 200, description: "the provider's event id (idempotency key)", errorMessage: 'id must be a string of 1 to 200 characters' }),
-        type: Type.String({ maxLength: 64, description: `one of ${chainEventKinds.join(', ')}`, errorMessage: 'type is required' }),
-        data: Type.Object({}, { additionalProperties: true, description: 'fields of the type', errorMessage: 'data must be an object' }),
-      }),
+        'Headers `X-Webhook-Timestamp` (Unix ms, within 5 minutes of the venue\'s clock) and `X-Webhook-Signature: sha256=<hex HMAC-SHA256(WEBHOOK_SECRET, timestamp + "." + raw body)>`. Types: `deposit` `{ owner, portfolioId, amount (COLLATERAL6), txHash }` credits collateral (every network); `withdrawal_confirmed` `{ owner, withdrawalId, txHash }` is recorded; `relay_confirmed` / `relay_failed` `{ orderIds, txHash, reason? }` are recorded and shown in order reads as `relayTx`, `relayStatus`. Idempotent by `id`: a repeat answers 200 `{ duplicate: true }` and changes nothing, also after a restart. Checked in this order: without `WEBHOOK_SECRET` configured, 503 `unavailable`; a bad or missing signature or a stale timestamp, 401; then the body (a malformed body or an unknown type), 400.',
+      body: docsOnly(WebhookBody),
       responses: { 200: Type.Object({ id: Type.String(), duplicate: Type.Boolean() }) },
       examples: { body: { id: 'evt_1', type: 'deposit', data: { owner: '0x000000000000000000000000000000000000dEaD', portfolioId: 0, amount: '1000000', txHash: `0x${'ab'.repeat(32)}` } } },
-      handler: async ({ body, headers, rawBody, now }) => {
+      handler: async ({ body: rawJson, headers, rawBody, now }) => {
         if (secret === null) return errorReply('unavailable', 'webhooks are not configured (WEBHOOK_SECRET)');
         const timestamp = headers['x-webhook-timestamp'];
         const signature = headers['x-webhook-signature'];
@@ -96,6 +105,9 @@ export function webhookRoutes(s: Services) {
         const given = Buffer.from(signature);
         if (given.length !== expected.length || !timingSafeEqual(given, expected)) return unauthorized('invalid webhook signature');
         if (Math.abs(now - Number(timestamp)) > WEBHOOK_TOLERANCE_MS) return unauthorized('stale webhook timestamp');
+        const parsed = checkBody.parse(rawJson);
+        if (!parsed.ok) return errorReply('invalid_argument', parsed.error.message, { field: parsed.error.field, location: 'body' });
+        const body = parsed.value as Static<typeof WebhookBody>;
         const event = parseData(body.type, body.data as Record<string, unknown>);
         if ('error' in event) return event;
         const r = await s.pipeline.submit({ type: 'chain_event', id: body.id, event });

@@ -4,7 +4,8 @@
  * restarted on its DATA_DIR answers every read of those groups exactly as the killed one did,
  * - replaying the whole journal (no snapshot at all), and
  * - from an older snapshot (a clean close after a first round of fills) plus the journal of a
- *   second round after it.
+ *   second round after it;
+ * and in both, the chain webhook round 1 took is a duplicate when sent again (no second credit).
  */
 import t from 'tap';
 import { spawn } from 'node:child_process';
@@ -14,7 +15,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startTestApp, TEST_START_AT } from './support/testApp.ts';
 import { wallet } from './routes/ordersFixture.ts';
-import { allReads } from './routes/activityFixture.ts';
+import { allReads, chainDeposit, WEBHOOK_SECRET } from './routes/activityFixture.ts';
 
 const child = fileURLToPath(new URL('./support/activityCrashChild.ts', import.meta.url));
 const HOUR = 3_600_000;
@@ -50,14 +51,22 @@ function runChild(dir: string, startAt: number, round: 1 | 2, close: boolean): P
 
 const pair = { alice: { address: wallet('restart-alice').address }, bob: { address: wallet('restart-bob').address } } as const;
 
-async function readsAfterRestart(dir: string, now: number): Promise<Record<string, unknown>> {
-  const app = await startTestApp({ dataDir: dir, startAt: now });
+/** Every read of the restarted venue; then round 1's chain webhook sent again: its reply and whether alice's cash moved. */
+async function readsAfterRestart(dir: string, now: number): Promise<{ reads: Record<string, unknown>; repeat: unknown; cashMoved: boolean }> {
+  const app = await startTestApp({ dataDir: dir, startAt: now, env: { WEBHOOK_SECRET } });
   try {
-    return await allReads(app, pair as never, TEST_START_AT - 26 * HOUR, now);
+    const reads = await allReads(app, pair as never, TEST_START_AT - 26 * HOUR, now);
+    const cash = () => app.app.engine.state.accounts.portfolio(pair.alice.address, 1)?.deposit;
+    const before = cash();
+    if (before === undefined || before === 0n) throw new Error("alice's portfolio 1 holds no cash: the repeat would prove nothing");
+    const repeat = await chainDeposit(app, pair.alice.address, 1);
+    return { reads, repeat: [repeat.status, repeat.body], cashMoved: cash() !== before };
   } finally {
     await app.close();
   }
 }
+
+const DUPLICATE = [200, { id: 'evt-restart-deposit', duplicate: true }];
 
 t.test('killed after its fills: the restarted venue replays the journal and answers the same reads', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'activity-kill-'));
@@ -65,7 +74,9 @@ t.test('killed after its fills: the restarted venue replays the journal and answ
   const killed = await runChild(dir, TEST_START_AT, 1, false);
   const reads = killed.reads!;
   t.equal((reads['/api/leaderboard?metric=points&period=all'] as { body: { entries: unknown[] } }).body.entries.length, 2, 'the killed venue ranked both wallets');
-  t.same(await readsAfterRestart(dir, killed.now), reads, 'every read, the same after the restart');
+  const after = await readsAfterRestart(dir, killed.now);
+  t.same(after.reads, reads, 'every read, the same after the restart');
+  t.same([after.repeat, after.cashMoved], [DUPLICATE, false], "round 1's chain webhook sent again: a duplicate that credits nothing (its id is durable)");
 });
 
 t.test('restarted from an older snapshot plus the journal after it: the same reads', async (t) => {
@@ -76,5 +87,7 @@ t.test('restarted from an older snapshot plus the journal after it: the same rea
   const reads = killed.reads!;
   const history = reads['/api/user/me/analytics?interval=1h&from=' + String(TEST_START_AT - 26 * HOUR) + '&to=' + String(killed.now) + ' as alice'] as { body: { points: { trades: number }[] } };
   t.equal(history.body.points.reduce((n, p) => n + p.trades, 0), 4, 'both rounds are in the killed venue\'s history');
-  t.same(await readsAfterRestart(dir, killed.now), reads, 'every read, the same after the restart');
+  const after = await readsAfterRestart(dir, killed.now);
+  t.same(after.reads, reads, 'every read, the same after the restart');
+  t.same([after.repeat, after.cashMoved], [DUPLICATE, false], "round 1's chain webhook (in the snapshot) sent again: a duplicate");
 });

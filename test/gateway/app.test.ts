@@ -72,7 +72,9 @@ t.test('fuzz every route with malformed input', async (t) => {
     }
     const current = path.startsWith('/api/');
     const shapeOk = res.status < 400 || (parsed !== null && (current ? typeof parsed['code'] === 'string' && 'details' in parsed : typeof parsed['error'] === 'string') && typeof parsed['message'] === 'string');
-    if (res.status >= 500 || parsed === null && res.headers.get('content-type')?.includes('json') || !shapeOk || /at .*\.ts:\d+/.test(text)) {
+    // The chain webhook answers 503 unavailable before anything else here (no WEBHOOK_SECRET): documented, not a failure.
+    const unconfigured = res.status === 503 && op.path.endsWith('/webhooks/chain') && (parsed?.['code'] ?? parsed?.['error']) === 'unavailable';
+    if ((res.status >= 500 && !unconfigured) || parsed === null && res.headers.get('content-type')?.includes('json') || !shapeOk || /at .*\.ts:\d+/.test(text)) {
       failures.push(`${op.method} ${path}${query} -> ${res.status} ${text.slice(0, 200)}`);
     }
   }

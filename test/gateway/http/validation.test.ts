@@ -102,3 +102,28 @@ t.test('field names and query parsing', async (t) => {
   t.same({ ...parseQuery('') }, {});
   t.same({ ...parseQuery('x=%ZZ') }, { x: '%ZZ' }, 'bad escapes are kept, not thrown');
 });
+
+t.test('query parsing gives the entries URLSearchParams gives, on its fast path and off it', async (t) => {
+  const reference = (raw: string) => {
+    const out = Object.create(null) as Record<string, string | string[]>;
+    for (const [k, v] of new URLSearchParams(raw)) {
+      const prev = out[k];
+      out[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
+    }
+    return out;
+  };
+  const fixed = ['a', 'a=', '=a', '=', '&', '&&a=1&&', 'a=1&a=2&a=3', 'a==b', 'a=b=c&d', '?a=1', 'a=1?b', 'a=%41', 'a=b+c', 'é=ü', 'a=\ud800', 'a=\udc00x', '__proto__=1&constructor=2', 'metric=volume&period=24h&limit=20'];
+  const alphabet = ['a', 'b', '=', '&', '?', '%', '2', '0', '+', 'é', '\ud83d', '\ude00', '\ud800', '_'];
+  let seed = 7;
+  const rnd = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+  const generated = Array.from({ length: 3000 }, () => Array.from({ length: Math.floor(rnd() * 12) }, () => alphabet[Math.floor(rnd() * alphabet.length)]).join(''));
+  let differ = 0;
+  for (const raw of [...fixed, ...generated]) {
+    const got = { ...parseQuery(raw) };
+    if (JSON.stringify(got) !== JSON.stringify(reference(raw))) {
+      differ++;
+      t.same(got, reference(raw), JSON.stringify(raw));
+    }
+  }
+  t.equal(differ, 0, `${fixed.length + generated.length} query strings, the same entries in the same order`);
+});

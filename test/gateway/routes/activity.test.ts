@@ -133,6 +133,7 @@ t.test('refusals', async (t) => {
     ['/api/user/0x4444444444444444444444444444444444444449/stats', 404, 'not_found', 'Wallet not found: 0x4444444444444444444444444444444444444449'],
     [`/api/platform/volume?from=${start + 1}&to=${start}`, 400, 'invalid_argument', 'from must be before to'],
     [`/api/platform/volume?interval=1h&from=0&to=${start}`, 400, 'invalid_argument', 'at most 1000 points per reply: narrow from and to, or use interval 1d'],
+    [`/api/platform/volume?interval=1d&from=0&to=${start}`, 400, 'invalid_argument', 'at most 1000 points per reply: narrow from and to'],
     ['/api/platform/volume?interval=1w', 400, 'invalid_argument', 'interval must be one of 1h, 1d'],
     ['/api/platform/volume?from=yesterday', 400, 'invalid_argument', 'from must be a Unix time in milliseconds'],
   ];
@@ -148,4 +149,18 @@ t.test('refusals', async (t) => {
   }
   const analytics = await request(`${url}/api/user/me/analytics?from=${start + 1}&to=${start}`, { token });
   t.equal(analytics.status, 400);
+});
+
+t.test('a leaderboard read does no sorting: between clock commands it serves the ranking of the last one', async (t) => {
+  const read = async () => (await request(`${url}/api/leaderboard?metric=points&period=all`)).body;
+  const ranked = await read();
+  await trade(app, pair, '9000', '2'); // premium 18,000 USDC: alice (maker) +36 points, bob (taker) +18
+  const between = await read();
+  t.same(between, ranked, 'the fill is committed, the ranking (and its updatedAt) is still the last clock\'s');
+  const token = await app.session(bob.address);
+  t.same((await request(`${url}/api/leaderboard/me?metric=points&period=all`, { token })).body, { rank: 2, value: 2, participants: 2 }, 'so is the rank of /me');
+  await tick(app);
+  const after = await read();
+  t.same(after.entries.map((e: { address: string; value: number }) => [e.address, e.value]), [[alice.address, 40], [bob.address, 20]], 'ranked again at the clock');
+  t.equal(after.updatedAt, app.clock.now);
 });

@@ -2,10 +2,12 @@
  * Shared by the platform, leaderboard, points and user-analytics route tests and their restart
  * test: two funded wallets trade against each other through the real order routes (alice rests
  * a sell, bob takes it), the venue's clock command runs, and every read of those groups is
- * collected in one object so that two venues can be compared.
+ * collected in one object so that two venues can be compared; and a chain webhook deposit for
+ * the restart test (idempotent by its event id across a kill -9).
  */
 import { request, type TestApp } from '../support/testApp.ts';
-import { liveSeries, place, trader, type Trader } from './ordersFixture.ts';
+import { liveSeries, place, trader, usdc, type Trader } from './ordersFixture.ts';
+import { webhookSignature } from '../../../gateway/routes/webhooks.ts';
 
 export type Pair = { alice: Trader; bob: Trader };
 
@@ -49,4 +51,14 @@ export async function allReads(app: TestApp, { alice, bob }: Pair, from: number,
   await get(`/api/user/${alice.address}/stats`);
   await get(`/api/user/${bob.address}/stats`);
   return out;
+}
+
+export const WEBHOOK_SECRET = 'whsec_activity_restart';
+export const CHAIN_EVENT_ID = 'evt-restart-deposit';
+
+/** The chain provider's signed deposit of 250 USDC, event `CHAIN_EVENT_ID`, at the venue's clock (needs WEBHOOK_SECRET). */
+export function chainDeposit(app: TestApp, owner: string, portfolioId: number) {
+  const raw = JSON.stringify({ id: CHAIN_EVENT_ID, type: 'deposit', data: { owner, portfolioId, amount: usdc(250).toString(), txHash: `0x${'c4'.repeat(32)}` } });
+  const ts = String(app.clock.now);
+  return request(`${app.url}/api/webhooks/chain`, { method: 'POST', body: raw, headers: { 'x-webhook-timestamp': ts, 'x-webhook-signature': webhookSignature(WEBHOOK_SECRET, ts, raw) } });
 }

@@ -60,6 +60,8 @@ t.test('refusals, in both error shapes', async (t) => {
     ['bob', '/referral/apply', { code: 'ALICE2026' }, 400, 'failed_precondition', 'referral_already_applied'],
     ['carol', '/referral/apply', { code: 'NOSUCH1' }, 404, 'not_found', 'referral_unknown_code'],
     ['carol', '/referral/apply', {}, 400, 'invalid_argument', ''],
+    ['carol', '/referral/apply', { code: 'A'.repeat(65) }, 400, 'invalid_argument', ''],
+    ['carol', '/referral/apply', { code: 7 }, 400, 'invalid_argument', ''],
   ];
   for (const [who, path, body, status, code, reason] of cases) {
     const c = await current(`/api${path}`, who, body);
@@ -69,6 +71,8 @@ t.test('refusals, in both error shapes', async (t) => {
     t.equal(e.status, status, 'earlier form: same status');
     t.match(e.body, { error: String, message: c.body.message });
   }
+  const messages = await Promise.all([{}, { code: 'A'.repeat(65) }, { code: 7 }].map(async (body) => (await current('/api/referral/apply', 'carol', body)).body.message));
+  t.same(messages, ['code is required', 'code must be at most 64 characters long', 'code must be a string'], 'each malformed apply says what is wrong');
   t.equal((await request(`${app.url}/api/referral/me`)).status, 401, 'me needs credentials');
   t.equal((await request(`${app.url}/api/referral/apply`, { body: { code: 'ALICE2026' } })).status, 401);
   t.match((await current('/api/referral/me', 'alice')).body, { referees: 2 }, 'refusals changed nothing');
@@ -92,7 +96,10 @@ t.test("the referee's taker fill pays the referrer; apply after a trade is refus
   t.same((await earlier('/referral/me', 'alice')).body, me, 'the earlier form reads the same');
   t.equal(app.app.engine.state.accounts.portfolio(getAddress(alice.address), 0)!.deposit, rebate, "in the referrer's portfolio 0");
   const late = await current('/api/referral/apply', 'carol', { code: 'ALICE2026' });
-  t.match([late.status, late.body], [400, { code: 'failed_precondition', details: { reason: 'referral_after_trade' } }], 'after the first trade');
+  t.match([late.status, late.body], [400, { code: 'failed_precondition', message: 'a referral code can only be applied before the first trade', details: { reason: 'referral_after_trade' } }], 'after the first trade');
+  const lateEarlier = await earlier('/referral/apply', 'carol', { code: 'ALICE2026' });
+  t.match([lateEarlier.status, lateEarlier.body], [400, { error: 'failed_precondition', message: late.body.message, details: { reason: 'referral_after_trade' } }], 'the earlier form too');
+  t.match((await current('/api/referral/me', 'carol')).body, { referredBy: null }, 'carol has no referrer');
 
   await app.close();
   app = await startTestApp({ dataDir, env: { REFERRAL_REBATE_BPS: '2000' } });

@@ -39,6 +39,7 @@ t.test('templates, both forms', async (t) => {
   t.same((await request(`${app.url}/strategies/templates`, { headers: { cookie: `session=${cookie}` } })).body, r.body, 'earlier form');
   t.equal(strategyTemplates.length, 8);
   t.equal((await request(`${app.url}/api/strategies/templates`)).status, 401, 'auth required');
+  t.match(await request(`${app.url}/strategies/templates`).then((x) => [x.status, x.body]), [401, { error: 'unauthorized' }], 'the earlier form too, in its error shape');
 });
 
 t.test('a butterfly that can fill: legs, net premium over the levels, marks, Greeks, margin', async (t) => {
@@ -90,4 +91,5 @@ t.test('refusals, both forms', async (t) => {
     t.equal(e.body.message, c.body.message);
   }
   t.equal((await request(`${app.url}/api/strategies/quote`, { body: butterfly('1') })).status, 401);
+  t.match(await request(`${app.url}/strategies/quote`, { body: butterfly('1') }).then((x) => [x.status, x.body]), [401, { error: 'unauthorized' }], 'earlier form');
 });

@@ -2,13 +2,16 @@
  * `POST /api/strategies/execute` against the real server (extensions.md "Strategies"): two
  * phases like place-batch, one engine command; a butterfly that fills; one whose middle leg
  * lacks size and changes nothing (books, balances, nonces: the engine's state hash); legs
- * across two expiries; a margin refusal of the whole package; both forms; bad bodies.
+ * across two expiries; a cash and a margin refusal of the whole package (the margin one
+ * changes nothing, though a leg alone would fit); both forms; bad bodies.
  */
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { startTestApp, request, type JsonResponse } from '../support/testApp.ts';
 import { liveSeries, signServed, trader, wad, type Trader } from './ordersFixture.ts';
 import { placeDirect } from '../auth/venueOrders.ts';
 import { pairIdOf, Venue } from '../../../engine/index.ts';
+import { decodeFunctionData } from 'viem';
+import { orderBookAbi } from '../../../gateway/abi.ts';
 
 const app = await startTestApp({ memory: true });
 t.teardown(() => app.close());
@@ -33,6 +36,26 @@ async function run(who: Trader, legs: unknown[], form: 'current' | 'earlier' = '
   return { typed, relay: await execute(who, { portfolioId: who.portfolioId, legs: signed }, form) };
 }
 
+/**
+ * Phase one, every leg signed, then phase two refused 400; checks that the refusal changed
+ * nothing (the engine's state hash: books, balances, positions; every leg's nonce unused).
+ */
+async function refusedWhole(t: Test, who: Trader, legs: unknown[]): Promise<JsonResponse> {
+  const typed = await execute(who, { portfolioId: who.portfolioId, legs });
+  t.equal(typed.status, 200, 'phase one');
+  const signed = [];
+  for (const p of typed.body.placements) signed.push(await signServed(who.account, p.typedData));
+  const before = Venue.restore(engine.serialize());
+  const r = await execute(who, { portfolioId: who.portfolioId, legs: signed });
+  t.equal(r.status, 400, 'refused', { body: r.body });
+  // A refused command still moves seq and the clock: move a copy of the state before it the same way, and compare.
+  const after = Venue.restore(engine.serialize());
+  for (const v of [before, after]) v.apply({ type: 'clock', seq: engine.seq + 1, ts: engine.now });
+  t.equal(after.stateHash(), before.stateHash(), 'the state hash is as if the command had not been sent');
+  for (const s of signed) t.notOk(engine.orderNonceUsed(who.address, BigInt(s['nonce'] as string)), 'nonce unused');
+  return r;
+}
+
 const leg = (series: typeof low, isBuy: boolean, price: string, size: string) => ({ seriesId: series.spec.seriesId, isBuy, size, price });
 const butterfly = (size: number) => [leg(low, true, '3100', String(size)), leg(mid, false, '1400', String(2 * size)), leg(high, true, '600', String(size))];
 
@@ -49,25 +72,17 @@ t.test('a butterfly that fills: every leg in full, one strategy id, both phases'
   t.match(relay.body, { mode: 'relay', relay: { to: /^0x/ }, count: 3 });
   t.same(relay.body.orders.map((o: any) => [o.orderId, o.status, o.filled]), typed.body.placements.map((p: any, i: number) => [p.orderId, 'filled', wad(i === 1 ? 2 : 1).toString()]));
   t.same(relay.body.orders.map((o: any) => o.trades[0].price), [wad(3000), wad(1500), wad(500)].map(String), "at the makers' prices");
+  const call = decodeFunctionData({ abi: orderBookAbi, data: relay.body.relay.calldata });
+  t.equal(call.functionName, 'batchPlaceOrders', 'the relay calldata is batchPlaceOrders');
+  t.same((call.args![0] as readonly { seriesId: string }[]).map((o) => o.seriesId), [low, mid, high].map((x) => x.spec.seriesId), 'of the three legs in order');
 });
 
 t.test('a butterfly whose middle leg lacks size changes nothing: books, balances, nonces', async (t) => {
   await rest(low, false, 3000, 1);
   await rest(mid, true, 1500, 1);
   await rest(high, false, 500, 1);
-  const typed = await execute(taker, { portfolioId: taker.portfolioId, legs: butterfly(1) });
-  t.equal(typed.status, 200);
-  const signed = [];
-  for (const p of typed.body.placements) signed.push(await signServed(taker.account, p.typedData));
-  const before = Venue.restore(engine.serialize());
-  const r = await execute(taker, { portfolioId: taker.portfolioId, legs: signed });
-  t.equal(r.status, 400, 'refused', { body: r.body });
+  const r = await refusedWhole(t, taker, butterfly(1));
   t.match(r.body, { code: 'failed_precondition', details: { reason: 'strategy_not_fillable', leg: 1, seriesId: mid.spec.seriesId } });
-  // A refused command still moves seq and the clock: move a copy of the state before it the same way, and compare.
-  const after = Venue.restore(engine.serialize());
-  for (const v of [before, after]) v.apply({ type: 'clock', seq: engine.seq + 1, ts: engine.now });
-  t.equal(after.stateHash(), before.stateHash(), 'the state hash is as if the command had not been sent');
-  for (const s of signed) t.notOk(engine.orderNonceUsed(taker.address, BigInt(s['nonce'] as string)), 'nonce unused');
 });
 
 t.test('legs across two expiries (a calendar), the earlier form', async (t) => {
@@ -92,6 +107,18 @@ t.test('margin is checked once for the package: a refusal refuses every leg', as
   t.equal(engine.state.accounts.portfolio(poor.address, poor.portfolioId)!.positions.size, 0, 'no leg filled');
 });
 
+t.test('a package whose margin the portfolio cannot carry is refused whole, though its bought leg alone fits', async (t) => {
+  await rest(low, false, 3000, 1);
+  await rest(mid, true, 1500, 2);
+  // Cash pays the bought leg (3,000 USDC) but not the margin of the net short call the package leaves.
+  const thin = await trader(app, 'strategy exec thin', { deposit: 5_000 });
+  const r = await refusedWhole(t, thin, [leg(low, true, '3100', '1'), leg(mid, false, '1400', '2')]);
+  t.match(r.body, { code: 'failed_precondition', details: { reason: 'insufficient_margin' } });
+  const { relay } = await run(thin, [leg(low, true, '3100', '1')]);
+  t.equal(relay.status, 200, 'the bought leg alone fills', { body: relay.body });
+  t.same(relay.body.orders.map((o: any) => o.status), ['filled']);
+});
+
 t.test('bad bodies, both forms', async (t) => {
   const cases: [unknown, number, string, string][] = [
     [{ portfolioId: taker.portfolioId, legs: [] }, 400, 'invalid_argument', 'legs'],
@@ -111,4 +138,5 @@ t.test('bad bodies, both forms', async (t) => {
     t.equal(e.body.message, c.body.message);
   }
   t.equal((await request(`${app.url}/api/strategies/execute`, { body: { portfolioId: 1, legs: butterfly(1) } })).status, 401);
+  t.match(await request(`${app.url}/strategies/execute`, { body: { portfolioId: 1, legs: butterfly(1) } }).then((x) => [x.status, x.body]), [401, { error: 'unauthorized' }], 'earlier form');
 });

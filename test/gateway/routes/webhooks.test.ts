@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { startTestApp, request, type TestApp } from '../support/testApp.ts';
 import { webhookSignature } from '../../../gateway/routes/webhooks.ts';
 import { liveSeries, place, trader, usdc } from './ordersFixture.ts';
+import { Venue } from '../../../engine/index.ts';
 
 const SECRET = 'whsec_test_secret';
 const dataDir = mkdtempSync(join(tmpdir(), 'venue-webhooks-'));
@@ -39,13 +40,19 @@ t.test('a signed deposit credits collateral once; a repeat answers duplicate and
   const r = await send(deposit('evt-dep-1', usdc(250)));
   t.same([r.status, r.body], [200, { id: 'evt-dep-1', duplicate: false }]);
   t.equal(cash(alice.portfolioId), before + usdc(250), 'credited');
-  const seq = app.app.engine.seq;
+  const engine = app.app.engine;
+  const seq = engine.seq;
+  const state = Venue.restore(engine.serialize());
   for (const form of ['current', 'earlier'] as const) {
     const again = await send(deposit('evt-dep-1', usdc(250)), { form });
     t.same([again.status, again.body], [200, { id: 'evt-dep-1', duplicate: true }], `${form}: duplicate`);
   }
   t.equal(cash(alice.portfolioId), before + usdc(250), 'credited once');
-  t.equal(app.app.engine.seq, seq + 2, 'the repeats were refused commands');
+  t.equal(engine.seq, seq + 2, 'the repeats were refused commands');
+  // A refused command still moves seq and the clock: move the copy the same way, and compare.
+  const now = Venue.restore(engine.serialize());
+  for (const v of [state, now]) v.apply({ type: 'clock', seq: engine.seq + 1, ts: engine.now });
+  t.equal(now.stateHash(), state.stateHash(), 'the repeats changed nothing: the state hash is as before them');
   const portfolio0 = await send(deposit('evt-dep-0', usdc(5), 0), { form: 'earlier' });
   t.same([portfolio0.status, portfolio0.body], [200, { id: 'evt-dep-0', duplicate: false }], 'earlier form; portfolio 0');
   t.equal(cash(0), usdc(5));
@@ -67,6 +74,12 @@ t.test('refusals: 401 signature and timestamp, 400 type and data, in both forms;
     ['bad amount', send({ ...body, data: { ...body.data, amount: '-5' } }), 400, 'amount must be a positive numeric string'],
     ['bad owner', send({ ...body, data: { ...body.data, owner: 'nobody' } }), 400, 'Invalid wallet address'],
     ['no portfolio', send(deposit('evt-nope', usdc(1), 77)), 404, 'Portfolio not found'],
+    ['signed, no id', send({ type: 'deposit', data: body.data }), 400, 'id is required'],
+    ['signed, data not an object', send({ id: 'evt-y', type: 'deposit', data: 5 }), 400, 'data must be an object'],
+    ['signed, type not a string', send({ id: 'evt-y', type: 7, data: {} }), 400, 'type must be a string'],
+    ['signed, type too long', send({ id: 'evt-y', type: 'x'.repeat(65), data: {} }), 400, 'type must be at most 64 characters long'],
+    ['a malformed body is judged after the signature: missing', send({ type: 7 }, { signature: null }), 401, 'missing webhook signature'],
+    ['a malformed body is judged after the signature: wrong', send({}, { secret: 'other' }), 401, 'invalid webhook signature'],
   ];
   for (const [what, pending, status, message] of cases) {
     const r = await pending;
@@ -121,8 +134,10 @@ t.test('without WEBHOOK_SECRET the group answers 503 unavailable', async (t) => 
   const bare = await startTestApp({ memory: true });
   t.teardown(() => bare.close());
   for (const path of ['/api/webhooks/chain', '/webhooks/chain']) {
-    const r = await request(bare.url + path, { method: 'POST', body: deposit('evt-1', usdc(1)), headers: { 'x-webhook-timestamp': String(bare.clock.now), 'x-webhook-signature': 'sha256=00' } });
-    t.equal(r.status, 503, path);
-    t.equal(r.body.message, 'webhooks are not configured (WEBHOOK_SECRET)');
+    for (const body of [deposit('evt-1', usdc(1)), {}, { id: 5 }]) {
+      const r = await request(bare.url + path, { method: 'POST', body, headers: { 'x-webhook-timestamp': String(bare.clock.now), 'x-webhook-signature': 'sha256=00' } });
+      t.equal(r.status, 503, `${path} ${JSON.stringify(body).slice(0, 40)}`);
+      t.equal(r.body.message, 'webhooks are not configured (WEBHOOK_SECRET)');
+    }
   }
 });

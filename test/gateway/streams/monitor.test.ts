@@ -1,19 +1,29 @@
 /**
  * /ws/monitor against the real server: admission (an admin's login or its key with scope
  * admin; anyone else the 4003 error frame and close; bad credentials AUTH_FAILED 4001),
- * venue@health on each driven tick (no real time: the test calls the tick), venue@alerts
+ * venue@health on each driven tick (no real time: the test calls the tick; the app schedules
+ * it every 1,000 ms through its `every` option, whose ticks the test runs), venue@alerts
  * (recovery kept from the start, an alert raised through the bus, a rate-limit storm from real
  * 429s), frames checked against the served AsyncAPI document.
  */
 import t from 'tap';
 import { startTestApp, request } from '../support/testApp.ts';
+import type { Every } from '../../../gateway/app.ts';
 import { hmacHex } from '../../../gateway/auth/authenticator.ts';
 import { wsEnv, connect, wallet, asyncApiValidator, type Client } from './support.ts';
 
 wsEnv({ WS_MESSAGES_PER_MINUTE: '10000', WS_AUTH_TIMEOUT_MS: '1500', MONITOR_RATE_LIMIT_STORM: '5' });
 const admin = wallet(0xad);
 const someone = wallet(0x50e);
-const app = await startTestApp({ memory: true, env: { ADMIN_ADDRESSES: admin.toLowerCase(), RATE_LIMITS: JSON.stringify({ helpers: { anonymous: 2 } }) } });
+/** What the app scheduled through its `every` option: the period, the function, whether it was stopped. */
+type Scheduled = { ms: number; fn: () => void; stopped: boolean };
+const recorder = (into: Scheduled[]): Every => (ms, fn) => {
+  const entry = { ms, fn, stopped: false };
+  into.push(entry);
+  return () => (entry.stopped = true);
+};
+const scheduled: Scheduled[] = [];
+const app = await startTestApp({ memory: true, every: recorder(scheduled), env: { ADMIN_ADDRESSES: admin.toLowerCase(), RATE_LIMITS: JSON.stringify({ helpers: { anonymous: 2 } }) } });
 t.teardown(() => app.close());
 const api = await asyncApiValidator(app);
 const ADMIN_REQUIRED = 'Admin access required for monitoring stream';
@@ -53,6 +63,12 @@ t.test('anyone but an admin: the error frame and a close', async (t) => {
   const kf = await k.next((x) => x['error'] !== undefined || x['type'] !== undefined, 'answer to an admin key without scope admin');
   t.same(kf, { error: { code: 4003, msg: ADMIN_REQUIRED }, id: null }, "an admin's key without scope admin");
   t.equal((await k.closed).code, 4003);
+
+  const notAdmin = await putKey(someone, ['read', 'trade', 'admin']);
+  const n = await connect(app, '/ws/monitor');
+  n.send(keyAuth(notAdmin.keyId, notAdmin.secret));
+  t.same(await n.next((x) => x['error'] !== undefined || x['type'] !== undefined, 'answer to a key with scope admin of a wallet that is not an admin'), { error: { code: 4003, msg: ADMIN_REQUIRED }, id: null }, 'scope admin of a non-admin wallet');
+  t.equal((await n.closed).code, 4003);
 
   const adminKey = await putKey(admin, ['admin']);
   const ok = await connect(app, '/ws/monitor');
@@ -102,6 +118,23 @@ t.test('venue@health on each tick', async (t) => {
   const idle = app.app.monitor.tick();
   t.same([idle.commands, idle.journalCommitP99Ms], [0, null], 'nothing committed in the last second');
   c.close();
+});
+
+t.test('venue@health is scheduled every second: each scheduled run sends a frame; a close stops it', async (t) => {
+  t.same(scheduled.map((x) => [x.ms, x.stopped]), [[1000, false]], 'one schedule, every 1,000 ms');
+  const c = await monitor(['venue@health']);
+  for (let i = 0; i < 2; i++) {
+    app.clock.advance(1000);
+    scheduled[0]!.fn();
+    const f = await c.next((x) => x['channel'] === 'venue@health', `health after scheduled run ${i + 1}`);
+    t.equal(f['data'].timestamp, app.clock.now, 'sent by that run');
+  }
+  c.close();
+  const other: Scheduled[] = [];
+  const second = await startTestApp({ memory: true, every: recorder(other) });
+  t.same(other.map((x) => x.stopped), [false]);
+  await second.close();
+  t.same(other.map((x) => x.stopped), [true], 'closing the app stops it');
 });
 
 t.test('venue@alerts: kept alerts on subscribe, raised alerts, a rate-limit storm', async (t) => {

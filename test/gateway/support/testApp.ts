@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { getAddress } from 'viem';
 import { loadConfig } from '../../../gateway/config.ts';
-import { startApp, type App } from '../../../gateway/app.ts';
+import { startApp, type App, type Every } from '../../../gateway/app.ts';
 import { silentLogger, type Logger } from '../../../gateway/http/log.ts';
 import { hashToken } from '../../../persistence/stores.ts';
 import { json, readReply } from '../../../client/venueClient.ts';
@@ -42,6 +42,8 @@ export type TestAppOptions = {
   dataDir?: string;
   /** The venue clock's start (Unix ms); TEST_START_AT by default. Never derive it from the real clock. */
   startAt?: number;
+  /** The app's scheduler of venue@health (AppOptions.every); none by default (tests call app.monitor.tick()). */
+  every?: Every;
 };
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -56,7 +58,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       this.now += ms;
     },
   };
-  const app = await startApp(loaded.config, { log: options.log ?? silentLogger, clock: () => clock.now, inlineWorkers: true, drivers: false, memory: options.memory ?? false });
+  const app = await startApp(loaded.config, { log: options.log ?? silentLogger, clock: () => clock.now, inlineWorkers: true, drivers: false, memory: options.memory ?? false, ...(options.every !== undefined ? { every: options.every } : {}) });
   return {
     url: `http://127.0.0.1:${app.port}`,
     app,
