@@ -7,13 +7,13 @@ import { Venue as ReferenceVenue } from '../reference/engine/venue.ts';
 import { defaultVenueConfig as referenceConfig } from '../reference/engine/config.ts';
 import { makeOpStream } from '../../../bench/book.ts';
 import { prepare } from '../../../bench/lib/seriesActorSubject.ts';
-import { checkEnd, compare, stateDifference, wire, type Mismatch } from './support.ts';
+import { DIFF_SCALE, checkEnd, compare, stateDifference, wire, type Mismatch } from './support.ts';
 
 // Thousands of commands through two engines: minutes on a busy 2-core host (tap's default is 120 s).
-t.setTimeout(600_000);
+t.setTimeout(600_000 * DIFF_SCALE);
 
 t.test('the book benchmark stream (1,000 wallets, one series)', async (t) => {
-  const stream = makeOpStream(30_000, 7);
+  const stream = makeOpStream(30_000 * DIFF_SCALE, 7);
   const live = prepare(stream);
   // The reference follows the commands that set the live venue up (it cannot read the live engine's snapshot format).
   const reference = ReferenceVenue.create(referenceConfig);

@@ -7,12 +7,12 @@ import type { Command } from '../../../engine/commands.ts';
 import { Venue as ReferenceVenue } from '../reference/engine/venue.ts';
 import { defaultVenueConfig as referenceConfig } from '../reference/engine/config.ts';
 import { Harness, ALICE, usdc } from '../support/venueFixture.ts';
-import { compare, fullStreamDiff, stateDifference, wire } from './support.ts';
+import { compare, DIFF_SCALE, fullStreamDiff, stateDifference, wire } from './support.ts';
 
 // Thousands of commands through two engines: minutes on a busy 2-core host (tap's default is 120 s).
-t.setTimeout(600_000);
+t.setTimeout(600_000 * DIFF_SCALE);
 
-for (const seed of [1, 2]) t.test(`full stream, seed ${seed}`, async (t) => fullStreamDiff(t, seed, 2_500));
+for (const seed of [1, 2]) t.test(`full stream, seed ${seed}`, async (t) => fullStreamDiff(t, seed, 2_500 * DIFF_SCALE));
 
 t.test('the comparison sees a difference (so these tests can fail)', async (t) => {
   const h = new Harness();

@@ -3,9 +3,9 @@
  * (every command type), seeds 3 and 4. See support.ts.
  */
 import t from 'tap';
-import { fullStreamDiff } from './support.ts';
+import { DIFF_SCALE, fullStreamDiff } from './support.ts';
 
 // Thousands of commands through two engines: minutes on a busy 2-core host (tap's default is 120 s).
-t.setTimeout(600_000);
+t.setTimeout(600_000 * DIFF_SCALE);
 
-for (const seed of [3, 4]) t.test(`full stream, seed ${seed}`, async (t) => fullStreamDiff(t, seed, 2_500));
+for (const seed of [3, 4]) t.test(`full stream, seed ${seed}`, async (t) => fullStreamDiff(t, seed, 2_500 * DIFF_SCALE));

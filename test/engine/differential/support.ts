@@ -22,6 +22,13 @@ import { Harness } from '../support/venueFixture.ts';
 import { asFormat2 } from '../support/format2.ts';
 import { hashBytes } from '../../../engine/snapshot.ts';
 
+/**
+ * How many times longer than the suite's default the streams run: `DIFF_SCALE=20 npx tap --timeout 0
+ * 'test/engine/differential/*.test.ts'` (each file's own limit grows with it) is the long differential run (docs/book.md);
+ * the suite itself runs at 1.
+ */
+export const DIFF_SCALE = Math.max(1, Math.floor(Number(process.env['DIFF_SCALE'] ?? 1)) || 1);
+
 /** JSON with bigints as decimal strings, as the wire carries them. */
 export const wire = (x: unknown): string => JSON.stringify(x, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
 
