@@ -9,7 +9,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
 import { getAddress, isAddress } from 'viem';
-import { defineRoute } from '../http/route.ts';
+import { defineRoute, type TypedRoute } from '../http/route.ts';
 import { compileInput } from '../http/validation.ts';
 import { docsOnly } from '../orders/orderSchemas.ts';
 import { errorReply, type ErrorReply } from '../http/errors.ts';
@@ -37,6 +37,7 @@ const WebhookBody = Type.Object({
   data: Type.Object({}, { additionalProperties: true, description: 'fields of the type', errorMessage: 'data must be an object' }),
 });
 const checkBody = compileInput(WebhookBody, 'body', false);
+const WebhookReply = Type.Object({ id: Type.String(), duplicate: Type.Boolean() });
 const unauthorized = (message: string) => errorReply('unauthenticated', message);
 const bad = (field: string, message: string) => errorReply('invalid_argument', message, { field: `data.${field}`, location: 'body' });
 
@@ -93,7 +94,7 @@ export function webhookRoutes(s: Services) {
       description:
         'Headers `X-Webhook-Timestamp` (Unix ms, within 5 minutes of the venue\'s clock) and `X-Webhook-Signature: sha256=<hex HMAC-SHA256(WEBHOOK_SECRET, timestamp + "." + raw body)>`. Types: `deposit` `{ owner, portfolioId, amount (COLLATERAL6), txHash }` credits collateral (every network); `withdrawal_confirmed` `{ owner, withdrawalId, txHash }` is recorded; `relay_confirmed` / `relay_failed` `{ orderIds, txHash, reason? }` are recorded and shown in order reads as `relayTx`, `relayStatus`. Idempotent by `id`: a repeat answers 200 `{ duplicate: true }` and changes nothing, also after a restart. Checked in this order: without `WEBHOOK_SECRET` configured, 503 `unavailable`; a bad or missing signature or a stale timestamp, 401; then the body (a malformed body or an unknown type), 400.',
       body: docsOnly(WebhookBody),
-      responses: { 200: Type.Object({ id: Type.String(), duplicate: Type.Boolean() }) },
+      responses: { 200: WebhookReply },
       examples: { body: { id: 'evt_1', type: 'deposit', data: { owner: '0x000000000000000000000000000000000000dEaD', portfolioId: 0, amount: '1000000', txHash: `0x${'ab'.repeat(32)}` } } },
       handler: async ({ body: rawJson, headers, rawBody, now }) => {
         if (secret === null) return errorReply('unavailable', 'webhooks are not configured (WEBHOOK_SECRET)');
@@ -115,6 +116,7 @@ export function webhookRoutes(s: Services) {
         if (r.rejection.code === 'chain_event_duplicate') return { body: { id: body.id, duplicate: true } };
         return engineError(r.rejection);
       },
-    }),
+      // The body is checked in the handler rather than the framework (docsOnly): typed clients see it.
+    }) as TypedRoute<'POST', '/api/webhooks/chain', undefined, undefined, typeof WebhookBody, { 200: typeof WebhookReply }, 'none'>,
   ];
 }
