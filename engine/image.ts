@@ -13,6 +13,7 @@ import type { VenueEvent } from './events.ts';
 import type { VenueState } from './state.ts';
 import { markValues } from './flows/market.ts';
 import { mmpEvent } from './flows/mmp.ts';
+import { premiumOf, realizedOf } from './actors/position.ts';
 import { portfolioEvent, positionEventOf, type UnstampedEvent } from './flows/eventSink.ts';
 import { orderEventOf } from './flows/orders.ts';
 import { tickToPrice } from './domain/ticks.ts';
@@ -52,7 +53,7 @@ export function imageEvents(state: VenueState): VenueEvent[] {
     if (a.isMmm) at(now, { type: 'mmm', address: a.owner, isMmm: true });
     if (a.mmmNonce !== 0n) at(now, { type: 'mmm_nonce', address: a.owner, nonce: a.mmmNonce });
     for (const p of a.portfolios.values()) {
-      for (const pos of p.positions.values()) at(now, positionEventOf(p, pos.seriesId, pos.balance, pos.premium, pos.realized));
+      for (const pos of p.positions.values()) at(now, positionEventOf(p, pos.seriesId, pos.balance, premiumOf(pos), realizedOf(pos)));
       if (p.internalPair === null) at(now, portfolioEvent(state, p));
     }
   }

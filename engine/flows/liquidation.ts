@@ -31,7 +31,7 @@ import type { OrderRecord } from '../actors/orderRecord.ts';
 import type { Position } from '../actors/position.ts';
 import type { SeriesActor } from '../actors/series.ts';
 import type { Pair } from '../actors/registry.ts';
-import { collateralOf } from '../actors/position.ts';
+import { collateralOf, premiumOf } from '../actors/position.ts';
 import { INSURANCE_FUND_OWNER, INSURANCE_FUND_PORTFOLIO } from '../actors/insuranceFund.ts';
 import type { RiskQuote } from '../risk/riskQuote.ts';
 import { SCENARIOS } from '../risk/margin.ts';
@@ -339,7 +339,7 @@ export function liquidationSpotOf(state: VenueState, p: Portfolio, fills: readon
   for (const m of accounts.marginGroup(accounts.marginAnchor(p))) {
     cash += m.deposit;
     for (const pos of m.positions.values()) {
-      cash += pos.premium;
+      cash += premiumOf(pos);
       balances.set(pos.seriesId, (balances.get(pos.seriesId) ?? 0n) + pos.balance);
     }
   }

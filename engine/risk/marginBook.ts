@@ -24,7 +24,7 @@
  */
 import type { Hex } from '../domain/hex.ts';
 import { MARGIN_ROW, type OpenOrder, type Portfolio } from '../actors/portfolio.ts';
-import { collateralOf } from '../actors/position.ts';
+import { collateralOf, premiumOf } from '../actors/position.ts';
 import { SCENARIOS } from './margin.ts';
 import { ExposureRows, PairIndex, STRIDE, POS, ORD, FLOOR_POS, FLOOR_ORD, PREMIUM, OWED, MARK, RESERVE, grown, type CountedOrder } from './exposure.ts';
 import { AccountRows, type MarginAccount, type MutableRequirement, type Requirement } from './marginAccount.ts';
@@ -100,8 +100,11 @@ export function toC6(units: number): bigint {
 
 // The position sums of one series over an account's portfolios (positionSums), in scratch: no object per call.
 let sumBalance = 0n;
-let sumPremium = 0n;
-let sumOwed = 0n;
+let sumPremium = 0;
+let sumOwed = 0;
+
+/** The premium a position owes (its deferred premium when negative), NaN for a wide position's NaN. */
+const owedOf = (premium: number): number => (premium < 0 ? -premium : premium >= 0 ? 0 : NaN);
 
 /** Scenario PnL sums of positions (pos) and open orders' losses (ord) in risk units, and the short floors, as kept. */
 export type KeptSums = { readonly pos: Float64Array; readonly ord: Float64Array; readonly floorPos: number; readonly floorOrd: number };
@@ -442,8 +445,7 @@ export class MarginBook {
     for (let e = this.accounts.expHead[a]!; e !== -1; e = ex.aNext[e]!) {
       this.positionSums(acc, this.seriesIds[ex.series[e]!]!);
       const q = this.quoteOf(e);
-      c.premium += sumPremium;
-      c.owed += sumOwed;
+      this.positionCash(acc, this.seriesIds[ex.series[e]!]!, c);
       if (q !== null) c.markValue += collateralOf(sumBalance, q.markWad);
       for (let o: CountedOrder | null = ex.first[e]!; o !== null; o = o.eNext) if (o.isBuy) c.buyReserve += collateralOf(o.remaining, o.price);
     }
@@ -609,17 +611,21 @@ export class MarginBook {
     }
   }
 
-  /** The balance, deferred premium and owed premium on `seriesId` over the account's portfolios, into the module's scratch. */
+  /**
+   * The balance, deferred premium and owed premium on `seriesId` over the account's portfolios,
+   * into the module's scratch: the premiums in doubles, NaN when a position is wide or the sum
+   * leaves the exact range (engine/actors/position.ts), which marks the account wide.
+   */
   private positionSums(acc: MarginAccount, seriesId: Hex): void {
     sumBalance = 0n;
-    sumPremium = 0n;
-    sumOwed = 0n;
+    sumPremium = 0;
+    sumOwed = 0;
     if (acc.single) {
       const pos = acc.anchor.positions.get(seriesId);
       if (pos === undefined) return;
       sumBalance = pos.balance;
       sumPremium = pos.premium;
-      if (pos.premium < 0n) sumOwed = -pos.premium;
+      sumOwed = owedOf(pos.premium);
       return;
     }
     for (const m of this.members(acc.anchor)) {
@@ -627,7 +633,20 @@ export class MarginBook {
       if (pos === undefined) continue;
       sumBalance += pos.balance;
       sumPremium += pos.premium;
-      if (pos.premium < 0n) sumOwed -= pos.premium;
+      sumOwed += owedOf(pos.premium);
+    }
+    if (!exact(sumPremium)) sumPremium = NaN;
+    if (!exact(sumOwed)) sumOwed = NaN;
+  }
+
+  /** The deferred and owed premium on `seriesId` over the account's portfolios in bigint, added into `c`. */
+  private positionCash(acc: MarginAccount, seriesId: Hex, c: CashFigures): void {
+    for (const m of acc.single ? [acc.anchor] : this.members(acc.anchor)) {
+      const pos = m.positions.get(seriesId);
+      if (pos === undefined) continue;
+      const premium = premiumOf(pos);
+      c.premium += premium;
+      if (premium < 0n) c.owed -= premium;
     }
   }
 
@@ -640,8 +659,8 @@ export class MarginBook {
     const balance = sumBalance;
     const eb = e * STRIDE;
     const ab = a * STRIDE;
-    this.setCash(a, eb + PREMIUM, ab + PREMIUM, exactOf(sumPremium));
-    this.setCash(a, eb + OWED, ab + OWED, exactOf(sumOwed));
+    this.setCash(a, eb + PREMIUM, ab + PREMIUM, sumPremium);
+    this.setCash(a, eb + OWED, ab + OWED, sumOwed);
     this.setCash(a, eb + MARK, ab + MARK, q === null || balance === 0n ? 0 : exactOf(collateralOf(balance, q.markWad)));
     if ((ex.balance[e] === 0n) !== (balance === 0n)) accounts.positions[a]! += balance === 0n ? -1 : 1;
     ex.balance[e] = balance;

@@ -10,6 +10,7 @@
  * conserved but for recorded bad debt, and the engine's indexes consistent.
  */
 import t, { type Test } from 'tap';
+import { premiumOf } from '../../engine/actors/position.ts';
 import type { Hex } from '../../engine/domain/hex.ts';
 import { WAD } from '../../engine/domain/fixed.ts';
 import type { LiquidationEvent, OracleEvent, OrderEvent, VenueEvent, TradeEvent } from '../../engine/events.ts';
@@ -49,7 +50,7 @@ function money(h: Harness): bigint {
   let sum = 0n;
   for (const p of h.venue.state.accounts.allPortfolios()) {
     sum += p.deposit;
-    for (const pos of p.positions.values()) sum += pos.premium;
+    for (const pos of p.positions.values()) sum += premiumOf(pos);
   }
   return sum;
 }

@@ -7,6 +7,7 @@
  * oracle updates but for bad debt); the streams reach sales, bankruptcies and bad debt.
  */
 import t, { type Test } from 'tap';
+import { premiumOf } from '../../engine/actors/position.ts';
 import { Venue } from '../../engine/venue.ts';
 import { defaultVenueConfig } from '../../engine/config.ts';
 import type { Command } from '../../engine/commands.ts';
@@ -20,7 +21,7 @@ function money(v: Venue): bigint {
   let sum = 0n;
   for (const p of v.state.accounts.allPortfolios()) {
     sum += p.deposit;
-    for (const pos of p.positions.values()) sum += pos.premium;
+    for (const pos of p.positions.values()) sum += premiumOf(pos);
   }
   return sum;
 }

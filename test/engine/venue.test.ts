@@ -1,4 +1,5 @@
 import t from 'tap';
+import { premiumOf, realizedOf } from '../../engine/actors/position.ts';
 import { listedVenue, BTC, ETH, ALICE, BOB, CAROL, MM, usdc, wad, T0 } from './support/venueFixture.ts';
 import { listingExpiries } from '../../engine/domain/expiries.ts';
 import { WAD } from '../../engine/domain/fixed.ts';
@@ -58,8 +59,8 @@ t.test('matching: cross, partial fill, premium, fees, positions, open interest',
   t.equal(makerEvent.remaining, wad(0.6));
   const a = h.venue.state.accounts;
   t.equal(a.portfolio(BOB, 1)!.positions.get(call)!.balance, wad(0.4));
-  t.equal(a.portfolio(BOB, 1)!.positions.get(call)!.premium, -usdc(800), 'long owes the deferred premium');
-  t.equal(a.portfolio(ALICE, 1)!.positions.get(call)!.premium, usdc(800), 'short is owed it');
+  t.equal(a.portfolio(BOB, 1)!.positions.get(call)!.premium, Number(-usdc(800)), 'long owes the deferred premium');
+  t.equal(a.portfolio(ALICE, 1)!.positions.get(call)!.premium, Number(usdc(800)), 'short is owed it');
   t.equal(a.portfolio(BOB, 1)!.deposit, usdc(100_000) - usdc(12), 'only the fee moved cash');
   t.equal(h.venue.state.series.get(call)!.openInterest, wad(0.4));
   t.ok(r.events.some((e) => e.type === 'depth' && e.seriesId === call), 'depth change published');
@@ -193,8 +194,8 @@ t.test('closing realises PnL into cash', async (t) => {
   const bob = h.venue.state.accounts.portfolio(BOB, 1)!;
   const pos = bob.positions.get(call)!;
   t.equal(pos.balance, wad(0.5));
-  t.equal(pos.realized, usdc(50), 'sold half at 1100 bought at 1000: +50');
-  t.equal(pos.premium, -usdc(500), 'the rest of the premium stays deferred');
+  t.equal(realizedOf(pos), usdc(50), 'sold half at 1100 bought at 1000: +50');
+  t.equal(premiumOf(pos), -usdc(500), 'the rest of the premium stays deferred');
   const fee = sold.events.reduce((sum, e) => sum + (e.type === 'trade' ? e.takerFee : 0n), 0n);
   t.ok(fee > 0n);
   t.equal(bob.deposit, bobBefore + usdc(50) - fee, 'cash moved by the realised PnL less the new taker fee');

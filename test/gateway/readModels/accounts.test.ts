@@ -8,6 +8,7 @@
  * `serialize` -> `restore` and keeps folding to the same views.
  */
 import t from 'tap';
+import { isFlat, premiumOf, realizedOf } from '../../../engine/actors/position.ts';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Harness } from '../../engine/support/venueFixture.ts';
@@ -56,8 +57,8 @@ function differences(h: Harness, twin: HistoryTwin, reads: ReadModels): string[]
       const enginePositions = state.accounts
         .marginGroup(p)
         .flatMap((q) => [...q.positions.values()])
-        .filter((pos) => pos.balance !== 0n || pos.premium !== 0n)
-        .map((pos) => ({ seriesId: pos.seriesId, balance: pos.balance, premium: pos.premium, realized: pos.realized }))
+        .filter((pos) => !isFlat(pos))
+        .map((pos) => ({ seriesId: pos.seriesId, balance: pos.balance, premium: premiumOf(pos), realized: realizedOf(pos) }))
         .sort((x, y) => (x.seriesId < y.seriesId ? -1 : 1));
       const foldPositions = reads.accounts
         .positions(owner, p.id)

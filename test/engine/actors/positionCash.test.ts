@@ -1,0 +1,110 @@
+/**
+ * A position's premium and realised PnL in doubles (engine/actors/position.ts): the same
+ * results as the reference engine's bigint formula (test/engine/reference), to the unit, for
+ * seeded fills of every kind (open, add, partial close, full close, flip) at small and at
+ * bound-sized amounts; exact at 2^53 - 1, wide (bigint, never rounded) from 2^53, and back in
+ * doubles when a change brings both figures within the bound again.
+ */
+import t from 'tap';
+import type { Hex } from '../../../engine/domain/hex.ts';
+import { applyToPosition, isFlat, newPosition, premiumOf, realizedOf, setCash, type Position } from '../../../engine/actors/position.ts';
+import { applyToPosition as referenceApply, type Position as ReferencePosition } from '../reference/engine/actors/position.ts';
+
+const SAFE = 2n ** 53n - 1n;
+const WAD = 10n ** 18n;
+const SERIES = `0x${'1'.repeat(64)}` as Hex;
+
+/** A small seeded generator (mulberry32). */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let x = Math.imul(a ^ (a >>> 15), 1 | a);
+    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
+    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function check(t: Test, p: Position, ref: ReferencePosition, what: string): boolean {
+  const same = p.balance === ref.balance && premiumOf(p) === ref.premium && realizedOf(p) === ref.realized;
+  const canonical = (p.wide === null) === (premiumOf(p) <= SAFE && premiumOf(p) >= -SAFE && realizedOf(p) <= SAFE && realizedOf(p) >= -SAFE);
+  if (!same) t.fail(`${what}: ${p.balance}/${premiumOf(p)}/${realizedOf(p)} != reference ${ref.balance}/${ref.premium}/${ref.realized}`);
+  if (!canonical) t.fail(`${what}: wide is ${p.wide !== null} for ${premiumOf(p)}/${realizedOf(p)}`);
+  return same && canonical;
+}
+type Test = typeof t;
+
+for (const [seed, scale, label] of [
+  [1, 10n ** 9n, 'everyday amounts'],
+  [2, 10n ** 12n, 'large amounts'],
+  [3, SAFE / 3n, 'amounts near the bound (sums cross it)'],
+  [4, SAFE * 4n, 'amounts beyond the bound'],
+] as const) {
+  t.test(`seeded fills against the bigint formula: ${label}`, async (t) => {
+    const r = rng(seed);
+    const big = (max: bigint): bigint => (BigInt(Math.floor(r() * 2 ** 30)) * max) / 2n ** 30n;
+    let ok = 0;
+    let narrow = 0;
+    let wide = 0;
+    for (let run = 0; run < 40; run++) {
+      const p = newPosition(SERIES, 0n, 0n, 0n);
+      const ref: ReferencePosition = { seriesId: SERIES, balance: 0n, premium: 0n, realized: 0n };
+      for (let i = 0; i < 50; i++) {
+        // Sizes: whole multiples of 10^-3 contract, sometimes exactly the position (a full close) or twice it (a flip).
+        const k = r();
+        let qty = (BigInt(1 + Math.floor(r() * 5000)) * WAD) / 1000n;
+        if (k < 0.15 && p.balance !== 0n) qty = p.balance < 0n ? -p.balance : p.balance;
+        else if (k < 0.25 && p.balance !== 0n) qty = 2n * (p.balance < 0n ? -p.balance : p.balance) + 1n;
+        const buy = r() < 0.5;
+        const signed = buy ? qty : -qty;
+        const flow = buy ? -big(scale) : big(scale);
+        const got = applyToPosition(p, signed, flow);
+        const want = referenceApply(ref, signed, flow);
+        if (got.before !== want.before || got.after !== want.after || got.realized !== want.realized) t.fail(`run ${run} fill ${i}: change ${got.realized} != ${want.realized}`);
+        else if (check(t, p, ref, `run ${run} fill ${i}`)) ok++;
+        if (p.wide === null) narrow++;
+        else wide++;
+      }
+    }
+    t.equal(ok, 2000, 'every fill equal to the reference');
+    if (scale < 10n ** 13n) t.equal(wide, 0, 'all in doubles');
+    else t.ok(wide > 0 && (scale > SAFE || narrow > 0), `both sides of the bound visited (${narrow} in doubles, ${wide} wide)`);
+  });
+}
+
+t.test('premium at the bound: 2^53 - 1 in doubles, one unit more wide and exact', async (t) => {
+  const p = newPosition(SERIES, 0n, 0n, 0n);
+  applyToPosition(p, WAD, -SAFE);
+  t.equal(p.wide, null);
+  t.equal(p.premium, -(2 ** 53 - 1), 'the largest premium held in a double');
+  applyToPosition(p, WAD, -1n);
+  t.not(p.wide, null, 'one unit more: wide');
+  t.ok(Number.isNaN(p.premium), 'no rounded double is left to read');
+  t.equal(premiumOf(p), -SAFE - 1n);
+  applyToPosition(p, WAD, -1n);
+  t.equal(premiumOf(p), -SAFE - 2n, '2^53 + 1 (which no double holds): exact');
+  const change = applyToPosition(p, -WAD, 0n);
+  t.equal(change.realized, (-SAFE - 2n) / 3n, 'a third closed: the floor toward zero of the bigint formula');
+  t.equal(premiumOf(p), -SAFE - 2n - (-SAFE - 2n) / 3n);
+  t.equal(p.wide, null, 'both figures back within the bound: in doubles again');
+  t.equal(realizedOf(p), (-SAFE - 2n) / 3n);
+});
+
+t.test('realised PnL at the bound, a full close, and flat positions', async (t) => {
+  const p = newPosition(SERIES, WAD, 0n, SAFE - 10n);
+  t.equal(p.wide, null);
+  const c = applyToPosition(p, -WAD, 10n);
+  t.equal(c.realized, 10n, 'a full close realises the whole premium and fill (no division)');
+  t.equal(p.realized, 2 ** 53 - 1, 'realised PnL 2^53 - 1: in doubles');
+  t.ok(isFlat(p));
+  applyToPosition(p, WAD, -5n);
+  applyToPosition(p, -WAD, 6n);
+  t.not(p.wide, null, 'realised PnL 2^53: wide');
+  t.equal(realizedOf(p), SAFE + 1n);
+  t.equal(premiumOf(p), 0n);
+  t.ok(isFlat(p), 'flat although wide: a premium of 0 held in bigint');
+  setCash(p, 3n, SAFE + 1n);
+  t.notOk(isFlat(p));
+  t.same(newPosition(SERIES, 0n, -SAFE, SAFE), { seriesId: SERIES, balance: 0n, premium: -(2 ** 53 - 1), realized: 2 ** 53 - 1, wide: null });
+  t.same(newPosition(SERIES, 0n, 1n, -SAFE - 1n).wide, { premium: 1n, realized: -SAFE - 1n });
+});
