@@ -81,7 +81,7 @@ export type PositionChange = { readonly before: bigint; readonly after: bigint; 
  * part of the position, or flips it, divides WAD sizes (beyond doubles): that split is done in
  * bigint (`splitInBigint`, the formula as it always was), and so is every change of a wide
  * position or one whose sum leaves the bound. The results are the bigint formula's to the unit
- * (test/engine/actors/positionCash.test.ts).
+ * (test/engine/actors/accountCash.test.ts).
  */
 export function applyToPosition(p: Position, qty: bigint, premiumFlow: bigint): PositionChange {
   const before = p.balance;

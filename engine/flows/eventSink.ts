@@ -7,7 +7,7 @@
 import type { Hex } from '../domain/hex.ts';
 import { WAD_PER_C6 } from '../domain/fixed.ts';
 import type { VenueEvent } from '../events.ts';
-import type { Portfolio } from '../actors/portfolio.ts';
+import { depositOf, type Portfolio } from '../actors/portfolio.ts';
 import { premiumOf, realizedOf, type Position } from '../actors/position.ts';
 import type { VenueState } from '../state.ts';
 import type { SeriesActor } from '../actors/series.ts';
@@ -179,7 +179,8 @@ export function positionEventOf(p: Portfolio, seriesId: Hex, balance: bigint, pr
 export function portfolioEvent(state: VenueState, p: Portfolio): UnstampedEvent {
   const shown = p.internalPair !== null ? state.accounts.cashPortfolio(p.owner, state.now) : p;
   const r = state.accounts.risk(shown);
-  const own = shown.deposit > 0n ? shown.deposit : 0n;
+  const deposit = depositOf(shown);
+  const own = deposit > 0n ? deposit : 0n;
   return {
     type: 'portfolio',
     owner: shown.owner,

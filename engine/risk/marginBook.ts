@@ -23,7 +23,7 @@
  * cash recounted in bigint from its positions and orders instead (`wideCash`).
  */
 import type { Hex } from '../domain/hex.ts';
-import { MARGIN_ROW, type OpenOrder, type Portfolio } from '../actors/portfolio.ts';
+import { MARGIN_ROW, depositOf, type OpenOrder, type Portfolio } from '../actors/portfolio.ts';
 import { collateralOf, premiumOf } from '../actors/position.ts';
 import { SCENARIOS } from './margin.ts';
 import { ExposureRows, PairIndex, STRIDE, POS, ORD, FLOOR_POS, FLOOR_ORD, PREMIUM, OWED, MARK, RESERVE, grown, type CountedOrder } from './exposure.ts';
@@ -318,15 +318,20 @@ export class MarginBook {
     const a = this.row(p);
     const acc = this.accounts.objects[a]!;
     const members = acc.single ? null : this.members(acc.anchor);
-    let deposit = 0n;
-    if (members === null) deposit = acc.anchor.deposit;
-    else for (const q of members) deposit += q.deposit;
+    // The deposit in doubles (engine/actors/portfolio.ts), every partial sum checked: NaN when
+    // a portfolio's is wide or a sum leaves the bound, then counted in bigint.
+    let depositN = 0;
+    if (members === null) depositN = acc.anchor.deposit;
+    else for (const q of members) if (!exact((depositN += q.deposit))) depositN = NaN;
     // The figures as they stand (every portfolio event asks for them): no scenario deltas to
     // add, and asked again with nothing changed (the liquidation pass's check, then the
     // portfolio event), the same object.
     const plain = extra.length === 0 && exclude.length === 0;
     const memo = acc.plain;
-    if (plain && memo !== null && this.accounts.current[a] === 1 && memo.deposit === deposit) return memo;
+    if (plain && memo !== null && this.accounts.current[a] === 1 && acc.plainDeposit === depositN) return memo;
+    let deposit = 0n;
+    if (exact(depositN)) deposit = BigInt(depositN);
+    else for (const q of members ?? [acc.anchor]) deposit += depositOf(q);
     const num = this.accounts.num;
     const base = a * STRIDE;
     let floorOrd = num[base + FLOOR_ORD]!;
@@ -386,6 +391,7 @@ export class MarginBook {
     // The memo, rewritten in place (one object per account); its old view no longer applies.
     const r = memo ?? (acc.plain = { deposit, unrealizedPnl, equity, initialMargin, initialMarginWithOrders, cashNeeded, positionCount: 0 });
     r.deposit = deposit;
+    acc.plainDeposit = depositN;
     r.unrealizedPnl = unrealizedPnl;
     r.equity = equity;
     r.initialMargin = initialMargin;
@@ -632,10 +638,10 @@ export class MarginBook {
       const pos = m.positions.get(seriesId);
       if (pos === undefined) continue;
       sumBalance += pos.balance;
-      sumPremium += pos.premium;
+      // Each partial sum checked (a rounded one stays NaN): owed only grows, premium may not.
+      if (!exact((sumPremium += pos.premium))) sumPremium = NaN;
       sumOwed += owedOf(pos.premium);
     }
-    if (!exact(sumPremium)) sumPremium = NaN;
     if (!exact(sumOwed)) sumOwed = NaN;
   }
 

@@ -8,6 +8,7 @@
  * `serialize` -> `restore` and keeps folding to the same views.
  */
 import t from 'tap';
+import { depositOf } from '../../../engine/actors/portfolio.ts';
 import { isFlat, premiumOf, realizedOf } from '../../../engine/actors/position.ts';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -39,8 +40,8 @@ function differences(h: Harness, twin: HistoryTwin, reads: ReadModels): string[]
       const f = reads.accounts.portfolio(owner, p.id);
       if (!f) continue;
       const r = state.accounts.risk(p);
-      const own = p.deposit > 0n ? p.deposit : 0n;
-      check(`${owner}/${p.id} figures`, { ...r, maxWithdraw: r.maxWithdraw < own ? r.maxWithdraw : own, ownDeposit: p.deposit, createdAt: p.createdAt }, {
+      const own = depositOf(p) > 0n ? depositOf(p) : 0n;
+      check(`${owner}/${p.id} figures`, { ...r, maxWithdraw: r.maxWithdraw < own ? r.maxWithdraw : own, ownDeposit: depositOf(p), createdAt: p.createdAt }, {
         deposit: f.deposit,
         unrealizedPnl: f.unrealizedPnl,
         equity: f.equity,

@@ -1,18 +1,25 @@
 /**
- * A position's premium and realised PnL in doubles (engine/actors/position.ts): the same
+ * The account side's cash in doubles with a checked bigint fallback: a portfolio's deposit
+ * (engine/actors/portfolio.ts) and the margin book's deposit sum, and a position's premium and
+ * realised PnL (engine/actors/position.ts). A deposit is the bigint sum of its changes to the
+ * unit on both sides of 2^53 - 1. A position's figures are the
  * results as the reference engine's bigint formula (test/engine/reference), to the unit, for
  * seeded fills of every kind (open, add, partial close, full close, flip) at small and at
  * bound-sized amounts; exact at 2^53 - 1, wide (bigint, never rounded) from 2^53, and back in
  * doubles when a change brings both figures within the bound again.
  */
-import t from 'tap';
+import t, { type Test } from 'tap';
 import type { Hex } from '../../../engine/domain/hex.ts';
 import { applyToPosition, isFlat, newPosition, premiumOf, realizedOf, setCash, type Position } from '../../../engine/actors/position.ts';
+import { addDeposit, depositOf, newPortfolio, setDeposit } from '../../../engine/actors/portfolio.ts';
+import { MarginBook } from '../../../engine/risk/marginBook.ts';
+import { QuoteBoard } from '../../../engine/risk/riskQuote.ts';
 import { applyToPosition as referenceApply, type Position as ReferencePosition } from '../reference/engine/actors/position.ts';
 
 const SAFE = 2n ** 53n - 1n;
 const WAD = 10n ** 18n;
 const SERIES = `0x${'1'.repeat(64)}` as Hex;
+const series = (n: number): Hex => `0x${n.toString(16).padStart(64, '0')}` as Hex;
 
 /** A small seeded generator (mulberry32). */
 function rng(seed: number): () => number {
@@ -32,7 +39,6 @@ function check(t: Test, p: Position, ref: ReferencePosition, what: string): bool
   if (!canonical) t.fail(`${what}: wide is ${p.wide !== null} for ${premiumOf(p)}/${realizedOf(p)}`);
   return same && canonical;
 }
-type Test = typeof t;
 
 for (const [seed, scale, label] of [
   [1, 10n ** 9n, 'everyday amounts'],
@@ -107,4 +113,66 @@ t.test('realised PnL at the bound, a full close, and flat positions', async (t) 
   t.notOk(isFlat(p));
   t.same(newPosition(SERIES, 0n, -SAFE, SAFE), { seriesId: SERIES, balance: 0n, premium: -(2 ** 53 - 1), realized: 2 ** 53 - 1, wide: null });
   t.same(newPosition(SERIES, 0n, 1n, -SAFE - 1n).wide, { premium: 1n, realized: -SAFE - 1n });
+});
+
+t.test('a deposit at the bound: 2^53 - 1 in a double, 2^53 and 2^53 + 1 wide and exact, back in a double below', async (t) => {
+  const p = newPortfolio(`0x${'a'.repeat(40)}`, 1, 0);
+  addDeposit(p, SAFE);
+  t.same([p.deposit, p.wideDeposit], [2 ** 53 - 1, null], 'the largest deposit held in a double');
+  addDeposit(p, 1n);
+  t.ok(Number.isNaN(p.deposit), '2^53: wide, no rounded double left to read');
+  t.equal(depositOf(p), SAFE + 1n);
+  addDeposit(p, 1n);
+  t.equal(depositOf(p), SAFE + 2n, '2^53 + 1 (which no double holds): exact');
+  addDeposit(p, -3n);
+  t.same([p.deposit, p.wideDeposit], [2 ** 53 - 2, null], 'back within the bound: a double again');
+  addDeposit(p, SAFE * 1000n);
+  t.equal(depositOf(p), SAFE * 1001n - 1n, 'an amount beyond the bound: added in bigint');
+  setDeposit(p, -SAFE);
+  t.same([p.deposit, p.wideDeposit], [-(2 ** 53 - 1), null]);
+  addDeposit(p, -1n);
+  t.equal(depositOf(p), -SAFE - 1n, 'and on the negative side');
+});
+
+t.test('seeded deposit changes against their bigint sum, across the bound', async (t) => {
+  const r = rng(7);
+  const p = newPortfolio(`0x${'b'.repeat(40)}`, 1, 0);
+  let want = 0n;
+  let bad = 0;
+  let wide = 0;
+  for (let i = 0; i < 5000; i++) {
+    const scale = [10n ** 6n, 10n ** 12n, SAFE / 2n, SAFE * 3n][Math.floor(r() * 4)]!;
+    const amount = ((BigInt(Math.floor(r() * 2 ** 30)) * scale) / 2n ** 30n) * (r() < 0.5 ? -1n : 1n);
+    addDeposit(p, amount);
+    want += amount;
+    if (depositOf(p) !== want || (p.wideDeposit === null) !== (want <= SAFE && want >= -SAFE)) bad++;
+    if (p.wideDeposit !== null) wide++;
+  }
+  t.equal(bad, 0, 'every change equal to the bigint sum, in a double exactly when within the bound');
+  t.ok(wide > 0 && wide < 5000, `both sides visited (${wide} wide)`);
+});
+
+t.test("the margin book's deposit: one portfolio and a market maker's group, at the bound and beyond", async (t) => {
+  const p = newPortfolio(`0x${'c'.repeat(40)}`, 1, 0);
+  const single = new MarginBook(new QuoteBoard(), (x) => x, (x) => [x], 0.1);
+  setDeposit(p, SAFE);
+  t.equal(single.requirement(p).deposit, SAFE);
+  setDeposit(p, SAFE + 2n);
+  t.equal(single.requirement(p).deposit, SAFE + 2n, 'a wide deposit, exact (the memo not reused)');
+  setDeposit(p, SAFE + 4n);
+  t.equal(single.requirement(p).deposit, SAFE + 4n, 'another wide deposit: recomputed');
+  t.equal(single.requirement(p).equity, SAFE + 4n);
+
+  const owner = `0x${'d'.repeat(40)}`;
+  const cash = newPortfolio(owner, 0, 0);
+  const inner = newPortfolio(owner, -1, 0, series(9));
+  const group = new MarginBook(new QuoteBoard(), () => cash, () => [cash, inner], 0.1);
+  setDeposit(cash, 2n ** 52n);
+  setDeposit(inner, 2n ** 52n - 1n);
+  t.equal(group.requirement(inner).deposit, SAFE, 'the group sum 2^53 - 1: in doubles');
+  setDeposit(inner, 2n ** 52n + 1n);
+  t.equal(group.requirement(cash).deposit, SAFE + 2n, 'the sum 2^53 + 1: in bigint, to the unit');
+  setDeposit(cash, SAFE);
+  setDeposit(inner, -SAFE + 5n);
+  t.equal(group.requirement(cash).deposit, 5n, 'members at the bound summing back within it');
 });
