@@ -117,12 +117,12 @@ export class AccountActor {
     if (p.internalPair !== null) {
       const deposit = depositOf(p);
       const own = deposit > 0n ? (deposit < amount ? deposit : amount) : 0n;
-      addDeposit(p, -own);
+      addDeposit(p, own, -1);
       const rest = amount - own;
-      if (rest > 0n) addDeposit(this.cashPortfolio(p.owner, 0), -rest);
+      if (rest > 0n) addDeposit(this.cashPortfolio(p.owner, 0), rest, -1);
       return;
     }
-    addDeposit(p, -amount);
+    addDeposit(p, amount, -1);
   }
 
   /** Give cash: a market maker's credits always go to portfolio 0. */

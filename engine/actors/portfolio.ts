@@ -68,16 +68,20 @@ export function setDeposit(p: Portfolio, v: bigint): void {
   p.wideDeposit = exact(n) ? null : v;
 }
 
-/** Add `amount` (COLLATERAL6, signed) to the deposit: one checked sum in doubles, in bigint when it or the result is beyond the bound. */
-export function addDeposit(p: Portfolio, amount: bigint): void {
+/**
+ * Add `amount` (COLLATERAL6, signed) to the deposit, or take it away (`sign` -1: no negated
+ * bigint to allocate): one checked sum in doubles, in bigint when the amount or the result is
+ * beyond the bound.
+ */
+export function addDeposit(p: Portfolio, amount: bigint, sign: 1 | -1 = 1): void {
   if (p.wideDeposit === null) {
-    const sum = p.deposit + exactOf(amount);
+    const sum = p.deposit + sign * exactOf(amount);
     if (exact(sum)) {
       p.deposit = sum;
       return;
     }
   }
-  setDeposit(p, depositOf(p) + amount);
+  setDeposit(p, sign === 1 ? depositOf(p) + amount : depositOf(p) - amount);
 }
 
 /**

@@ -44,7 +44,7 @@ export function withdraw(state: VenueState, sink: EventSink, owner: string, port
   if (p === EMPTY_CASH) return reject('insufficient_funds', { maxWithdraw: '0' });
   const max = maxWithdraw(state, p);
   if (amount > max) return reject('insufficient_funds', { maxWithdraw: max.toString() });
-  addDeposit(p, -amount);
+  addDeposit(p, amount, -1);
   sink.portfolio(p);
   return null;
 }
@@ -61,7 +61,7 @@ export function transfer(state: VenueState, sink: EventSink, owner: string, from
   const over = overBound(found, amount);
   if (over) return over;
   const dst = found === EMPTY_CASH ? state.accounts.cashPortfolio(owner, state.now) : found;
-  addDeposit(src, -amount);
+  addDeposit(src, amount, -1);
   addDeposit(dst, amount);
   sink.portfolio(src);
   sink.portfolio(dst);

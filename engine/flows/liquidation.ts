@@ -205,7 +205,7 @@ function liquidateIfDue(state: VenueState, sink: EventSink, anchor: Portfolio): 
     const cash = fundCash > 0n ? fundCash : 0n;
     fundPaid = deficit < cash ? deficit : cash;
     badDebt = deficit - fundPaid;
-    addDeposit(fund, -fundPaid);
+    addDeposit(fund, fundPaid, -1);
     accounts.credit(anchor, deficit);
     state.insurance.badDebt += badDebt;
   }

@@ -124,7 +124,7 @@ t.test('a deposit at the bound: 2^53 - 1 in a double, 2^53 and 2^53 + 1 wide and
   t.equal(depositOf(p), SAFE + 1n);
   addDeposit(p, 1n);
   t.equal(depositOf(p), SAFE + 2n, '2^53 + 1 (which no double holds): exact');
-  addDeposit(p, -3n);
+  addDeposit(p, 3n, -1);
   t.same([p.deposit, p.wideDeposit], [2 ** 53 - 2, null], 'back within the bound: a double again');
   addDeposit(p, SAFE * 1000n);
   t.equal(depositOf(p), SAFE * 1001n - 1n, 'an amount beyond the bound: added in bigint');
@@ -132,6 +132,10 @@ t.test('a deposit at the bound: 2^53 - 1 in a double, 2^53 and 2^53 + 1 wide and
   t.same([p.deposit, p.wideDeposit], [-(2 ** 53 - 1), null]);
   addDeposit(p, -1n);
   t.equal(depositOf(p), -SAFE - 1n, 'and on the negative side');
+  addDeposit(p, 1n, -1);
+  t.equal(depositOf(p), -SAFE - 2n, 'taken away beyond the bound: in bigint');
+  addDeposit(p, -SAFE - 2n, -1);
+  t.same([p.deposit, p.wideDeposit], [0, null], 'taking away a negative amount beyond the bound');
 });
 
 t.test('seeded deposit changes against their bigint sum, across the bound', async (t) => {
@@ -143,7 +147,8 @@ t.test('seeded deposit changes against their bigint sum, across the bound', asyn
   for (let i = 0; i < 5000; i++) {
     const scale = [10n ** 6n, 10n ** 12n, SAFE / 2n, SAFE * 3n][Math.floor(r() * 4)]!;
     const amount = ((BigInt(Math.floor(r() * 2 ** 30)) * scale) / 2n ** 30n) * (r() < 0.5 ? -1n : 1n);
-    addDeposit(p, amount);
+    if (r() < 0.5) addDeposit(p, amount);
+    else addDeposit(p, -amount, -1);
     want += amount;
     if (depositOf(p) !== want || (p.wideDeposit === null) !== (want <= SAFE && want >= -SAFE)) bad++;
     if (p.wideDeposit !== null) wide++;
