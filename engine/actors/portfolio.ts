@@ -20,7 +20,7 @@ import type { CountedOrder } from '../risk/exposure.ts';
 import type { OrderRecord } from './orderRecord.ts';
 import type { Position } from './position.ts';
 import type { OrderInstructions } from '../domain/instructions.ts';
-import { exact, exactOf } from '../risk/exactCash.ts';
+import { MAX_EXACT, exact, exactOf } from '../risk/exactCash.ts';
 
 /**
  * The key of a portfolio's margin handle: the row of the margin account it anchors in the venue's
@@ -68,6 +68,9 @@ export function setDeposit(p: Portfolio, v: bigint): void {
   p.wideDeposit = exact(n) ? null : v;
 }
 
+const MAX_EXACT_BIG = BigInt(MAX_EXACT);
+const MIN_EXACT_BIG = -MAX_EXACT_BIG;
+
 /**
  * Add `amount` (COLLATERAL6, signed) to the deposit, or take it away (`sign` -1: no negated
  * bigint to allocate): one checked sum in doubles, in bigint when the amount or the result is
@@ -81,8 +84,14 @@ export function addDeposit(p: Portfolio, amount: bigint, sign: 1 | -1 = 1): void
       return;
     }
   }
-  setDeposit(p, sign === 1 ? depositOf(p) + amount : depositOf(p) - amount);
+  const v = sign === 1 ? depositOf(p) + amount : depositOf(p) - amount;
+  // Wide and staying wide (bigint compares only): the bigint as it is, no conversion.
+  if (v > MAX_EXACT_BIG || v < MIN_EXACT_BIG) {
+    p.deposit = NaN;
+    p.wideDeposit = v;
+  } else setDeposit(p, v);
 }
+
 
 /**
  * An open order: what the margin book counts (orderId, seriesId, isBuy, remaining, price,

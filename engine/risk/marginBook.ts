@@ -319,19 +319,29 @@ export class MarginBook {
     const acc = this.accounts.objects[a]!;
     const members = acc.single ? null : this.members(acc.anchor);
     // The deposit in doubles (engine/actors/portfolio.ts), every partial sum checked: NaN when
-    // a portfolio's is wide or a sum leaves the bound, then counted in bigint.
+    // a portfolio's is wide or a sum leaves the bound, then counted in bigint. Its bigint is
+    // made once per change of the double.
     let depositN = 0;
     if (members === null) depositN = acc.anchor.deposit;
     else for (const q of members) if (!exact((depositN += q.deposit))) depositN = NaN;
+    let deposit: bigint;
+    if (exact(depositN)) {
+      if (depositN !== acc.depositN) {
+        acc.depositBig = BigInt(depositN);
+        acc.depositN = depositN;
+      }
+      deposit = acc.depositBig;
+    } else if (members === null) deposit = depositOf(acc.anchor);
+    else {
+      deposit = 0n;
+      for (const q of members) deposit += depositOf(q);
+    }
     // The figures as they stand (every portfolio event asks for them): no scenario deltas to
     // add, and asked again with nothing changed (the liquidation pass's check, then the
     // portfolio event), the same object.
     const plain = extra.length === 0 && exclude.length === 0;
     const memo = acc.plain;
-    if (plain && memo !== null && this.accounts.current[a] === 1 && acc.plainDeposit === depositN) return memo;
-    let deposit = 0n;
-    if (exact(depositN)) deposit = BigInt(depositN);
-    else for (const q of members ?? [acc.anchor]) deposit += depositOf(q);
+    if (plain && memo !== null && this.accounts.current[a] === 1 && memo.deposit === deposit) return memo;
     const num = this.accounts.num;
     const base = a * STRIDE;
     let floorOrd = num[base + FLOOR_ORD]!;
@@ -391,7 +401,6 @@ export class MarginBook {
     // The memo, rewritten in place (one object per account); its old view no longer applies.
     const r = memo ?? (acc.plain = { deposit, unrealizedPnl, equity, initialMargin, initialMarginWithOrders, cashNeeded, positionCount: 0 });
     r.deposit = deposit;
-    acc.plainDeposit = depositN;
     r.unrealizedPnl = unrealizedPnl;
     r.equity = equity;
     r.initialMargin = initialMargin;
