@@ -12,6 +12,8 @@ import t, { type Test } from 'tap';
 import type { Hex } from '../../../engine/domain/hex.ts';
 import { applyToPosition, isFlat, newPosition, premiumOf, realizedOf, setCash, type Position } from '../../../engine/actors/position.ts';
 import { addDeposit, depositOf, newPortfolio, setDeposit } from '../../../engine/actors/portfolio.ts';
+import { Venue } from '../../../engine/venue.ts';
+import { listedVenue } from '../support/venueFixture.ts';
 import { MarginBook } from '../../../engine/risk/marginBook.ts';
 import { QuoteBoard } from '../../../engine/risk/riskQuote.ts';
 import { applyToPosition as referenceApply, type Position as ReferencePosition } from '../reference/engine/actors/position.ts';
@@ -180,4 +182,27 @@ t.test("the margin book's deposit: one portfolio and a market maker's group, at 
   setDeposit(cash, SAFE);
   setDeposit(inner, -SAFE + 5n);
   t.equal(group.requirement(cash).deposit, 5n, 'members at the bound summing back within it');
+});
+
+t.test('a snapshot holds wide and narrow figures in bigint, and restores them to the same bytes', async (t) => {
+  const h = listedVenue();
+  const rich = `0x${'e'.repeat(40)}`;
+  const plain = `0x${'f'.repeat(40)}`;
+  h.fund(rich, SAFE * 5n);
+  h.fund(plain, 1_000_000n);
+  const a = h.venue.state.accounts;
+  t.not(a.portfolio(rich, 1)!.wideDeposit, null, 'a deposit of 5 x (2^53 - 1): wide');
+  t.equal(a.portfolio(plain, 1)!.wideDeposit, null);
+  const p = a.portfolio(plain, 1)!;
+  p.positions.set(SERIES, newPosition(SERIES, WAD, -SAFE - 3n, 7n));
+  const bytes = h.venue.serialize();
+  const dump = JSON.parse(new TextDecoder().decode(bytes)) as { accounts: { owner: string; portfolios: { id: number; deposit: { $b: string }; positions: object[] }[] }[] };
+  const rows = dump.accounts.flatMap((x) => x.portfolios.filter((q) => q.id === 1).map((q) => ({ owner: x.owner, q })));
+  t.same(rows.find((r) => r.owner === rich)!.q.deposit, { $b: (SAFE * 5n).toString() }, 'the wide deposit as its bigint');
+  t.same(rows.find((r) => r.owner === plain)!.q.positions, [{ seriesId: SERIES, balance: { $b: WAD.toString() }, premium: { $b: (-SAFE - 3n).toString() }, realized: { $b: '7' } }], 'a position: its fields in the old order, in bigint');
+  const restored = Venue.restore(bytes);
+  t.same(restored.serialize(), bytes, 'restored and serialized again: the same bytes');
+  const back = restored.state.accounts.portfolio(plain, 1)!.positions.get(SERIES)!;
+  t.same([premiumOf(back), realizedOf(back), back.wide !== null], [-SAFE - 3n, 7n, true]);
+  t.equal(depositOf(restored.state.accounts.portfolio(rich, 1)!), SAFE * 5n);
 });
