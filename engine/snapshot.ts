@@ -19,8 +19,13 @@ import { instructionsOf } from './domain/instructions.ts';
 import { SeriesActor, type SeriesSpec } from './actors/series.ts';
 import type { OrderRecord } from './actors/orderRecord.ts';
 import type { Account } from './actors/accounts.ts';
-import { OpenOrders, openOrder, type OpenOrder, type Portfolio } from './actors/portfolio.ts';
-import type { Position } from './actors/position.ts';
+import { OpenOrders, depositOf, openOrder, setDeposit, type OpenOrder, type Portfolio } from './actors/portfolio.ts';
+import { newPosition, premiumOf, realizedOf, type Position } from './actors/position.ts';
+
+/** A position as a snapshot holds it: its figures in bigint (engine/actors/position.ts keeps them in doubles where exact). */
+type PositionDump = { seriesId: Hex; balance: bigint; premium: bigint; realized: bigint };
+
+const positionDump = (x: Position): PositionDump => ({ seriesId: x.seriesId, balance: x.balance, premium: premiumOf(x), realized: realizedOf(x) });
 import type { Pair, OracleState } from './actors/registry.ts';
 import type { RfqRequest, QuoteRecord } from './actors/rfq.ts';
 import type { SeriesMarks } from './commands.ts';
@@ -42,7 +47,7 @@ type SeriesDump = {
   openInterest: bigint;
 };
 type OpenOrderDump = Pick<OpenOrder, 'orderId' | 'seriesId' | 'isBuy' | 'remaining' | 'price'>;
-type PortfolioDump = Omit<Portfolio, 'positions' | 'openOrders'> & { positions: Position[]; openOrders: OpenOrderDump[] };
+type PortfolioDump = Omit<Portfolio, 'deposit' | 'wideDeposit' | 'positions' | 'openOrders'> & { deposit: bigint; positions: PositionDump[]; openOrders: OpenOrderDump[] };
 type AccountDump = Omit<Account, 'portfolios' | 'nonces' | 'hasTraded'> & {
   portfolios: PortfolioDump[];
   nonceBase: bigint;
@@ -109,7 +114,15 @@ export function serializeState(s: VenueState): Uint8Array {
     accounts: [...s.accounts.accounts.values()].map((a) => ({
       owner: a.owner,
       nextPortfolioId: a.nextPortfolioId,
-      portfolios: [...a.portfolios.values()].map((p) => ({ ...p, positions: [...p.positions.values()], openOrders: [...p.openOrders.values()].map(openOrderDump) })),
+      portfolios: [...a.portfolios.values()].map((p) => ({
+        owner: p.owner,
+        id: p.id,
+        deposit: depositOf(p),
+        positions: [...p.positions.values()].map(positionDump),
+        openOrders: [...p.openOrders.values()].map(openOrderDump),
+        createdAt: p.createdAt,
+        internalPair: p.internalPair,
+      })),
       isMmm: a.isMmm,
       mmmNonce: a.mmmNonce,
       nonceBase: a.nonces.base,
@@ -237,12 +250,14 @@ function fromDump(dump: Dump): VenueState {
       const portfolio: Portfolio = {
         owner: p.owner,
         id: p.id,
-        deposit: p.deposit,
-        positions: new Map(p.positions.map((x) => [x.seriesId, x])),
+        deposit: 0,
+        wideDeposit: null,
+        positions: new Map(p.positions.map((x) => [x.seriesId, newPosition(x.seriesId, x.balance, x.premium, x.realized)])),
         openOrders: new OpenOrders(),
         createdAt: p.createdAt,
         internalPair: p.internalPair,
       };
+      setDeposit(portfolio, p.deposit);
       a.portfolios.set(p.id, portfolio);
       for (const x of p.openOrders) {
         const record = records.get(x.orderId);

@@ -11,7 +11,7 @@ import type { VenueConfig } from '../config.ts';
 import { MarginBook, NO_PROSPECTIVE, type ProspectiveOrder, type Requirement } from '../risk/marginBook.ts';
 import type { RiskView } from '../risk/marginAccount.ts';
 import type { QuoteBoard } from '../risk/riskQuote.ts';
-import { newPortfolio, type OpenOrder, type Portfolio } from './portfolio.ts';
+import { addDeposit, depositOf, newPortfolio, type OpenOrder, type Portfolio } from './portfolio.ts';
 import { NonceWindow } from './nonceWindow.ts';
 
 export type Account = {
@@ -115,20 +115,20 @@ export class AccountActor {
   debit(p: Portfolio, amount: bigint): void {
     if (amount <= 0n) return this.credit(p, -amount);
     if (p.internalPair !== null) {
-      const own = p.deposit > 0n ? (p.deposit < amount ? p.deposit : amount) : 0n;
-      p.deposit -= own;
+      const deposit = depositOf(p);
+      const own = deposit > 0n ? (deposit < amount ? deposit : amount) : 0n;
+      addDeposit(p, own, -1);
       const rest = amount - own;
-      if (rest > 0n) this.cashPortfolio(p.owner, 0).deposit -= rest;
+      if (rest > 0n) addDeposit(this.cashPortfolio(p.owner, 0), rest, -1);
       return;
     }
-    p.deposit -= amount;
+    addDeposit(p, amount, -1);
   }
 
   /** Give cash: a market maker's credits always go to portfolio 0. */
   credit(p: Portfolio, amount: bigint): void {
     if (amount < 0n) return this.debit(p, -amount);
-    if (p.internalPair !== null) this.cashPortfolio(p.owner, 0).deposit += amount;
-    else p.deposit += amount;
+    addDeposit(p.internalPair !== null ? this.cashPortfolio(p.owner, 0) : p, amount);
   }
 
   /**

@@ -20,6 +20,7 @@ import type { CountedOrder } from '../risk/exposure.ts';
 import type { OrderRecord } from './orderRecord.ts';
 import type { Position } from './position.ts';
 import type { OrderInstructions } from '../domain/instructions.ts';
+import { MAX_EXACT, exact, exactOf } from '../risk/exactCash.ts';
 
 /**
  * The key of a portfolio's margin handle: the row of the margin account it anchors in the venue's
@@ -33,7 +34,14 @@ export type Portfolio = {
   readonly owner: string;
   /** 0 = cash portfolio; 1, 2, ... trading portfolios; negative = a market maker's internal trading portfolio. */
   readonly id: number;
-  deposit: bigint; // COLLATERAL6
+  /**
+   * COLLATERAL6: an integer in a double while |deposit| <= 2^53 - 1 (engine/risk/exactCash.ts),
+   * checked at every change; NaN beyond, where `wideDeposit` holds it. Read it exactly with
+   * `depositOf`, change it with `addDeposit`.
+   */
+  deposit: number;
+  /** The deposit in bigint while it is beyond the doubles' bound; null otherwise. */
+  wideDeposit: bigint | null;
   readonly positions: Map<Hex, Position>;
   /** Its open orders' reservations, oldest first. */
   readonly openOrders: OpenOrders;
@@ -45,8 +53,45 @@ export type Portfolio = {
 };
 
 export function newPortfolio(owner: string, id: number, createdAt: number, internalPair: Hex | null = null): Portfolio {
-  return { owner, id, deposit: 0n, positions: new Map(), openOrders: new OpenOrders(), createdAt, internalPair, [MARGIN_ROW]: -1 };
+  return { owner, id, deposit: 0, wideDeposit: null, positions: new Map(), openOrders: new OpenOrders(), createdAt, internalPair, [MARGIN_ROW]: -1 };
 }
+
+/** The deposit, exact (COLLATERAL6). */
+export function depositOf(p: Portfolio): bigint {
+  return p.wideDeposit === null ? BigInt(p.deposit) : p.wideDeposit;
+}
+
+/** Set the deposit: in a double when within the bound, else wide. */
+export function setDeposit(p: Portfolio, v: bigint): void {
+  const n = exactOf(v);
+  p.deposit = n;
+  p.wideDeposit = exact(n) ? null : v;
+}
+
+const MAX_EXACT_BIG = BigInt(MAX_EXACT);
+const MIN_EXACT_BIG = -MAX_EXACT_BIG;
+
+/**
+ * Add `amount` (COLLATERAL6, signed) to the deposit, or take it away (`sign` -1: no negated
+ * bigint to allocate): one checked sum in doubles, in bigint when the amount or the result is
+ * beyond the bound.
+ */
+export function addDeposit(p: Portfolio, amount: bigint, sign: 1 | -1 = 1): void {
+  if (p.wideDeposit === null) {
+    const sum = p.deposit + sign * exactOf(amount);
+    if (exact(sum)) {
+      p.deposit = sum;
+      return;
+    }
+  }
+  const v = sign === 1 ? depositOf(p) + amount : depositOf(p) - amount;
+  // Wide and staying wide (bigint compares only): the bigint as it is, no conversion.
+  if (v > MAX_EXACT_BIG || v < MIN_EXACT_BIG) {
+    p.deposit = NaN;
+    p.wideDeposit = v;
+  } else setDeposit(p, v);
+}
+
 
 /**
  * An open order: what the margin book counts (orderId, seriesId, isBuy, remaining, price,

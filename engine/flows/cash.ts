@@ -1,13 +1,13 @@
 /** Portfolios and cash: create, deposit, withdraw, transfer (api.md). */
 import { reject, type Rejection } from '../codes.ts';
 import type { VenueState } from '../state.ts';
-import { newPortfolio, type Portfolio } from '../actors/portfolio.ts';
+import { addDeposit, depositOf, newPortfolio, type Portfolio } from '../actors/portfolio.ts';
 import type { EventSink } from './eventSink.ts';
 import { UINT128_MAX } from '../domain/fixed.ts';
 
 /** A portfolio's deposit stays within uint128, as the settlement contract stores it: null when `amount` fits. */
 function overBound(p: Portfolio, amount: bigint): Rejection | null {
-  const room = UINT128_MAX - p.deposit;
+  const room = UINT128_MAX - depositOf(p);
   return amount > room ? reject('deposit_limit', { portfolioId: p.id, maxDeposit: (room > 0n ? room : 0n).toString() }) : null;
 }
 
@@ -32,7 +32,7 @@ export function deposit(state: VenueState, sink: EventSink, owner: string, portf
   if (!p) return reject('unknown_portfolio', { portfolioId });
   const over = overBound(p, amount);
   if (over) return over;
-  p.deposit += amount;
+  addDeposit(p, amount);
   sink.portfolio(p);
   return null;
 }
@@ -44,7 +44,7 @@ export function withdraw(state: VenueState, sink: EventSink, owner: string, port
   if (p === EMPTY_CASH) return reject('insufficient_funds', { maxWithdraw: '0' });
   const max = maxWithdraw(state, p);
   if (amount > max) return reject('insufficient_funds', { maxWithdraw: max.toString() });
-  p.deposit -= amount;
+  addDeposit(p, amount, -1);
   sink.portfolio(p);
   return null;
 }
@@ -61,8 +61,8 @@ export function transfer(state: VenueState, sink: EventSink, owner: string, from
   const over = overBound(found, amount);
   if (over) return over;
   const dst = found === EMPTY_CASH ? state.accounts.cashPortfolio(owner, state.now) : found;
-  src.deposit -= amount;
-  dst.deposit += amount;
+  addDeposit(src, amount, -1);
+  addDeposit(dst, amount);
   sink.portfolio(src);
   sink.portfolio(dst);
   return null;
@@ -71,5 +71,6 @@ export function transfer(state: VenueState, sink: EventSink, owner: string, from
 /** What may leave a portfolio: free equity over margin (counting open orders), capped at its own deposit. */
 export function maxWithdraw(state: VenueState, p: Portfolio): bigint {
   const r = state.accounts.risk(p);
-  return r.maxWithdraw < p.deposit ? r.maxWithdraw : p.deposit > 0n ? p.deposit : 0n;
+  const deposit = depositOf(p);
+  return r.maxWithdraw < deposit ? r.maxWithdraw : deposit > 0n ? deposit : 0n;
 }

@@ -7,8 +7,8 @@
 import type { Hex } from '../domain/hex.ts';
 import { WAD_PER_C6 } from '../domain/fixed.ts';
 import type { VenueEvent } from '../events.ts';
-import type { Portfolio } from '../actors/portfolio.ts';
-import type { Position } from '../actors/position.ts';
+import { depositOf, type Portfolio } from '../actors/portfolio.ts';
+import { premiumOf, realizedOf, type Position } from '../actors/position.ts';
 import type { VenueState } from '../state.ts';
 import type { SeriesActor } from '../actors/series.ts';
 
@@ -26,7 +26,7 @@ const abs = (x: bigint): bigint => (x < 0n ? -x : x);
 const AVERAGE_PRICE_SCALE = WAD_PER_C6 * 10n ** 18n;
 
 /** A flat position's event: what is left of a position that closed. */
-const FLAT: Pick<Position, 'balance' | 'premium' | 'realized'> = { balance: 0n, premium: 0n, realized: 0n };
+const FLAT: Position = { seriesId: '0x', balance: 0n, premium: 0, realized: 0, wide: null };
 
 /** Touched positions and portfolios up to which a linear scan finds them (above it, a map). */
 const LINEAR = 64;
@@ -154,7 +154,7 @@ export class EventSink {
       const live = portfolio.positions.get(seriesId);
       const pos = live ?? this.positionObjects[i] ?? FLAT;
       // A closed position keeps its realised PnL in the event; its balance and premium are 0.
-      this.push(positionEventOf(portfolio, seriesId, live === undefined ? 0n : pos.balance, live === undefined ? 0n : pos.premium, pos.realized));
+      this.push(positionEventOf(portfolio, seriesId, live === undefined ? 0n : pos.balance, live === undefined ? 0n : premiumOf(pos), realizedOf(pos)));
     }
     for (let i = 0; i < this.portfolioCount; i++) this.push(portfolioEvent(state, this.portfolios[i]!));
     return this.events;
@@ -179,7 +179,8 @@ export function positionEventOf(p: Portfolio, seriesId: Hex, balance: bigint, pr
 export function portfolioEvent(state: VenueState, p: Portfolio): UnstampedEvent {
   const shown = p.internalPair !== null ? state.accounts.cashPortfolio(p.owner, state.now) : p;
   const r = state.accounts.risk(shown);
-  const own = shown.deposit > 0n ? shown.deposit : 0n;
+  const deposit = depositOf(shown);
+  const own = deposit > 0n ? deposit : 0n;
   return {
     type: 'portfolio',
     owner: shown.owner,

@@ -6,7 +6,7 @@ import type { Hex } from '../domain/hex.ts';
 import { makerFeeInBigint, takerFeeInBigint, type FillMoney } from '../domain/fees.ts';
 import type { VenueState } from '../state.ts';
 import type { Portfolio } from '../actors/portfolio.ts';
-import { applyToPosition, longPart, collateralOf } from '../actors/position.ts';
+import { applyToPosition, isFlat, longPart, collateralOf } from '../actors/position.ts';
 import type { EventSink } from './eventSink.ts';
 import { publicPortfolioId } from './eventSink.ts';
 import { referralRebate } from './referrals.ts';
@@ -107,10 +107,10 @@ export function applyFill(state: VenueState, sink: EventSink, f: FillParams): st
 /** Move one side's position by a fill of `qty` for `flow` premium; returns the change in its long open interest. */
 function move(state: VenueState, sink: EventSink, p: Portfolio, seriesId: Hex, qty: bigint, flow: bigint): bigint {
   let pos = p.positions.get(seriesId);
-  if (!pos) p.positions.set(seriesId, (pos = { seriesId, balance: 0n, premium: 0n, realized: 0n }));
+  if (!pos) p.positions.set(seriesId, (pos = { seriesId, balance: 0n, premium: 0, realized: 0, wide: null }));
   const change = applyToPosition(pos, qty, flow);
   if (change.realized !== 0n) state.accounts.credit(p, change.realized);
-  if (pos.balance === 0n && pos.premium === 0n) p.positions.delete(seriesId);
+  if (isFlat(pos)) p.positions.delete(seriesId);
   state.accounts.margin.positionChanged(p, seriesId);
   sink.position(p, seriesId, pos);
   return longPart(change.after) - longPart(change.before);

@@ -5,7 +5,7 @@
  * marked settled and stays readable with its settlement price.
  */
 import type { SeriesActor } from '../actors/series.ts';
-import { collateralOf } from '../actors/position.ts';
+import { collateralOf, premiumOf, realizedOf, setCash } from '../actors/position.ts';
 import { twap } from '../actors/registry.ts';
 import type { VenueState } from '../state.ts';
 import type { EventSink } from './eventSink.ts';
@@ -33,11 +33,10 @@ function settle(state: VenueState, sink: EventSink, s: SeriesActor): void {
     for (const p of account.portfolios.values()) {
       const pos = p.positions.get(s.spec.seriesId);
       if (!pos) continue;
-      const payout = collateralOf(pos.balance, value) + pos.premium;
+      const payout = collateralOf(pos.balance, value) + premiumOf(pos);
       state.accounts.credit(p, payout);
-      pos.realized += payout;
+      setCash(pos, 0n, realizedOf(pos) + payout);
       pos.balance = 0n;
-      pos.premium = 0n;
       p.positions.delete(s.spec.seriesId);
       state.accounts.margin.positionChanged(p, s.spec.seriesId);
       sink.position(p, s.spec.seriesId, pos);

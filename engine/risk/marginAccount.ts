@@ -49,6 +49,9 @@ export class MarginAccount {
    * snapshots leave it out.
    */
   plain: MutableRequirement | null = null;
+  /** The last deposit counted in doubles and its bigint: a check with unchanged cash makes no new bigint. */
+  depositN = NaN;
+  depositBig = 0n;
   /** The account actor's view of a requirement (`plainViewOf`), made once for it (AccountActor.risk); cleared whenever the memo is rewritten. Derived. */
   plainView: RiskView | null = null;
   plainViewOf: Requirement | null = null;

@@ -23,8 +23,8 @@
  * cash recounted in bigint from its positions and orders instead (`wideCash`).
  */
 import type { Hex } from '../domain/hex.ts';
-import { MARGIN_ROW, type OpenOrder, type Portfolio } from '../actors/portfolio.ts';
-import { collateralOf } from '../actors/position.ts';
+import { MARGIN_ROW, depositOf, type OpenOrder, type Portfolio } from '../actors/portfolio.ts';
+import { collateralOf, premiumOf } from '../actors/position.ts';
 import { SCENARIOS } from './margin.ts';
 import { ExposureRows, PairIndex, STRIDE, POS, ORD, FLOOR_POS, FLOOR_ORD, PREMIUM, OWED, MARK, RESERVE, grown, type CountedOrder } from './exposure.ts';
 import { AccountRows, type MarginAccount, type MutableRequirement, type Requirement } from './marginAccount.ts';
@@ -100,8 +100,11 @@ export function toC6(units: number): bigint {
 
 // The position sums of one series over an account's portfolios (positionSums), in scratch: no object per call.
 let sumBalance = 0n;
-let sumPremium = 0n;
-let sumOwed = 0n;
+let sumPremium = 0;
+let sumOwed = 0;
+
+/** The premium a position owes (its deferred premium when negative), NaN for a wide position's NaN. */
+const owedOf = (premium: number): number => (premium < 0 ? -premium : premium >= 0 ? 0 : NaN);
 
 /** Scenario PnL sums of positions (pos) and open orders' losses (ord) in risk units, and the short floors, as kept. */
 export type KeptSums = { readonly pos: Float64Array; readonly ord: Float64Array; readonly floorPos: number; readonly floorOrd: number };
@@ -315,9 +318,24 @@ export class MarginBook {
     const a = this.row(p);
     const acc = this.accounts.objects[a]!;
     const members = acc.single ? null : this.members(acc.anchor);
-    let deposit = 0n;
-    if (members === null) deposit = acc.anchor.deposit;
-    else for (const q of members) deposit += q.deposit;
+    // The deposit in doubles (engine/actors/portfolio.ts), every partial sum checked: NaN when
+    // a portfolio's is wide or a sum leaves the bound, then counted in bigint. Its bigint is
+    // made once per change of the double.
+    let depositN = 0;
+    if (members === null) depositN = acc.anchor.deposit;
+    else for (const q of members) if (!exact((depositN += q.deposit))) depositN = NaN;
+    let deposit: bigint;
+    if (exact(depositN)) {
+      if (depositN !== acc.depositN) {
+        acc.depositBig = BigInt(depositN);
+        acc.depositN = depositN;
+      }
+      deposit = acc.depositBig;
+    } else if (members === null) deposit = depositOf(acc.anchor);
+    else {
+      deposit = 0n;
+      for (const q of members) deposit += depositOf(q);
+    }
     // The figures as they stand (every portfolio event asks for them): no scenario deltas to
     // add, and asked again with nothing changed (the liquidation pass's check, then the
     // portfolio event), the same object.
@@ -442,8 +460,7 @@ export class MarginBook {
     for (let e = this.accounts.expHead[a]!; e !== -1; e = ex.aNext[e]!) {
       this.positionSums(acc, this.seriesIds[ex.series[e]!]!);
       const q = this.quoteOf(e);
-      c.premium += sumPremium;
-      c.owed += sumOwed;
+      this.positionCash(acc, this.seriesIds[ex.series[e]!]!, c);
       if (q !== null) c.markValue += collateralOf(sumBalance, q.markWad);
       for (let o: CountedOrder | null = ex.first[e]!; o !== null; o = o.eNext) if (o.isBuy) c.buyReserve += collateralOf(o.remaining, o.price);
     }
@@ -609,25 +626,42 @@ export class MarginBook {
     }
   }
 
-  /** The balance, deferred premium and owed premium on `seriesId` over the account's portfolios, into the module's scratch. */
+  /**
+   * The balance, deferred premium and owed premium on `seriesId` over the account's portfolios,
+   * into the module's scratch: the premiums in doubles, NaN when a position is wide or the sum
+   * leaves the exact range (engine/actors/position.ts), which marks the account wide.
+   */
   private positionSums(acc: MarginAccount, seriesId: Hex): void {
     sumBalance = 0n;
-    sumPremium = 0n;
-    sumOwed = 0n;
+    sumPremium = 0;
+    sumOwed = 0;
     if (acc.single) {
       const pos = acc.anchor.positions.get(seriesId);
       if (pos === undefined) return;
       sumBalance = pos.balance;
       sumPremium = pos.premium;
-      if (pos.premium < 0n) sumOwed = -pos.premium;
+      sumOwed = owedOf(pos.premium);
       return;
     }
     for (const m of this.members(acc.anchor)) {
       const pos = m.positions.get(seriesId);
       if (pos === undefined) continue;
       sumBalance += pos.balance;
-      sumPremium += pos.premium;
-      if (pos.premium < 0n) sumOwed -= pos.premium;
+      // Each partial sum checked (a rounded one stays NaN): owed only grows, premium may not.
+      if (!exact((sumPremium += pos.premium))) sumPremium = NaN;
+      sumOwed += owedOf(pos.premium);
+    }
+    if (!exact(sumOwed)) sumOwed = NaN;
+  }
+
+  /** The deferred and owed premium on `seriesId` over the account's portfolios in bigint, added into `c`. */
+  private positionCash(acc: MarginAccount, seriesId: Hex, c: CashFigures): void {
+    for (const m of acc.single ? [acc.anchor] : this.members(acc.anchor)) {
+      const pos = m.positions.get(seriesId);
+      if (pos === undefined) continue;
+      const premium = premiumOf(pos);
+      c.premium += premium;
+      if (premium < 0n) c.owed -= premium;
     }
   }
 
@@ -640,8 +674,8 @@ export class MarginBook {
     const balance = sumBalance;
     const eb = e * STRIDE;
     const ab = a * STRIDE;
-    this.setCash(a, eb + PREMIUM, ab + PREMIUM, exactOf(sumPremium));
-    this.setCash(a, eb + OWED, ab + OWED, exactOf(sumOwed));
+    this.setCash(a, eb + PREMIUM, ab + PREMIUM, sumPremium);
+    this.setCash(a, eb + OWED, ab + OWED, sumOwed);
     this.setCash(a, eb + MARK, ab + MARK, q === null || balance === 0n ? 0 : exactOf(collateralOf(balance, q.markWad)));
     if ((ex.balance[e] === 0n) !== (balance === 0n)) accounts.positions[a]! += balance === 0n ? -1 : 1;
     ex.balance[e] = balance;

@@ -3,6 +3,7 @@
  * reduce-only, client order ids, the cancel reasons, the pre-check, snapshots and replay.
  */
 import t from 'tap';
+import { depositOf } from '../../engine/actors/portfolio.ts';
 import { listedVenue, BTC, ALICE, BOB, CAROL, usdc, wad, Harness } from './support/venueFixture.ts';
 import { randomBodies } from './support/randomStream.ts';
 import type { OrderEvent } from '../../engine/events.ts';
@@ -61,7 +62,7 @@ t.test('FOK that cannot fill changes nothing but its nonce (cancelReason fok)', 
   const ask = h.order(ALICE, call, false, 2000, 1);
   h.ok({ type: 'place', orders: [ask] });
   const state = h.venue.state;
-  const before = { refs: state.nextRef, depth: state.series.get(call)!.book.depth(false, 10), deposit: state.accounts.portfolio(BOB, 1)!.deposit };
+  const before = { refs: state.nextRef, depth: state.series.get(call)!.book.depth(false, 10), deposit: depositOf(state.accounts.portfolio(BOB, 1)!) };
   const fok = h.order(BOB, call, true, 2100, 1.5, ins({ timeInForce: 'FOK', clientOrderId: 'f' }));
   const r = h.ok({ type: 'place', orders: [fok] });
   t.match(r.value, { outcomes: [{ status: 'cancelled', filled: 0n, remaining: 0n, trades: [] }] });
@@ -69,7 +70,7 @@ t.test('FOK that cannot fill changes nothing but its nonce (cancelReason fok)', 
   t.equal(r.events.filter((e) => e.type === 'trade' || e.type === 'depth').length, 0, 'no trade, no depth change');
   t.equal(state.nextRef, before.refs, 'no book ref used');
   t.same(state.series.get(call)!.book.depth(false, 10), before.depth, 'the book is as it was');
-  t.equal(state.accounts.portfolio(BOB, 1)!.deposit, before.deposit);
+  t.equal(depositOf(state.accounts.portfolio(BOB, 1)!), before.deposit);
   t.equal(state.accounts.portfolio(BOB, 1)!.positions.get(call)?.balance ?? 0n, 0n);
   t.ok(state.orderIndex.has(ask.orderId));
   t.notOk(state.orderIndex.has(fok.orderId));

@@ -10,6 +10,8 @@
  * conserved but for recorded bad debt, and the engine's indexes consistent.
  */
 import t, { type Test } from 'tap';
+import { depositOf } from '../../engine/actors/portfolio.ts';
+import { premiumOf } from '../../engine/actors/position.ts';
 import type { Hex } from '../../engine/domain/hex.ts';
 import { WAD } from '../../engine/domain/fixed.ts';
 import type { LiquidationEvent, OracleEvent, OrderEvent, VenueEvent, TradeEvent } from '../../engine/events.ts';
@@ -48,8 +50,8 @@ const portfolioOf = (h: Harness, owner: string, id = 1): Portfolio => h.venue.st
 function money(h: Harness): bigint {
   let sum = 0n;
   for (const p of h.venue.state.accounts.allPortfolios()) {
-    sum += p.deposit;
-    for (const pos of p.positions.values()) sum += pos.premium;
+    sum += depositOf(p);
+    for (const pos of p.positions.values()) sum += premiumOf(pos);
   }
   return sum;
 }
@@ -215,7 +217,7 @@ t.test('a healthy portfolio is left alone, and so is the fund', async (t) => {
   t.equal(bad.ok ? null : bad.rejection.code, 'bad_amount', 'a deposit of 0 is refused');
   const ok = h.ok({ type: 'insurance_fund_deposit', amount: usdc(5), reason: 'deposit' });
   t.match(ok.events.find((e) => e.type === 'insurance_fund'), { reason: 'deposit', amount: usdc(5), balance: usdc(1005), badDebt: 0n });
-  t.equal(portfolioOf(h, INSURANCE_FUND_OWNER).deposit, usdc(1005), 'the fund is portfolio 1 of its wallet');
+  t.equal(depositOf(portfolioOf(h, INSURANCE_FUND_OWNER)), usdc(1005), 'the fund is portfolio 1 of its wallet');
 });
 
 /** Partial closes: the equity just below maintenance margin, one step closes enough. */
@@ -314,7 +316,7 @@ t.test('bankruptcy beyond the fund: bad debt and an alert', async (t) => {
   t.equal(r.liq!.badDebt, r.liq!.deficit - usdc(1_000), 'the rest is bad debt');
   t.match(r.events.find((e) => e.type === 'bad_debt'), { liquidationId: r.liq!.liquidationId, owner: ALICE, amount: r.liq!.badDebt, totalBadDebt: r.liq!.badDebt });
   t.equal(r.h.venue.state.insurance.badDebt, r.liq!.badDebt, 'recorded in the engine state');
-  t.equal(portfolioOf(r.h, INSURANCE_FUND_OWNER).deposit, 0n, 'the fund is empty');
+  t.equal(depositOf(portfolioOf(r.h, INSURANCE_FUND_OWNER)), 0n, 'the fund is empty');
   const restored = Venue.restore(r.h.venue.serialize());
   t.equal(restored.state.insurance.badDebt, r.liq!.badDebt, 'bad debt survives a snapshot');
 });

@@ -7,6 +7,8 @@
  * oracle updates but for bad debt); the streams reach sales, bankruptcies and bad debt.
  */
 import t, { type Test } from 'tap';
+import { depositOf } from '../../engine/actors/portfolio.ts';
+import { premiumOf } from '../../engine/actors/position.ts';
 import { Venue } from '../../engine/venue.ts';
 import { defaultVenueConfig } from '../../engine/config.ts';
 import type { Command } from '../../engine/commands.ts';
@@ -19,8 +21,8 @@ import type { LiquidationEvent } from '../../engine/events.ts';
 function money(v: Venue): bigint {
   let sum = 0n;
   for (const p of v.state.accounts.allPortfolios()) {
-    sum += p.deposit;
-    for (const pos of p.positions.values()) sum += pos.premium;
+    sum += depositOf(p);
+    for (const pos of p.positions.values()) sum += premiumOf(pos);
   }
   return sum;
 }

@@ -13,6 +13,7 @@ import { QuoteBoard, type RiskQuote } from '../../../engine/risk/riskQuote.ts';
 import { SCENARIOS } from '../../../engine/risk/margin.ts';
 import { newPortfolio, openOrder, type Portfolio } from '../../../engine/actors/portfolio.ts';
 import type { OrderRecord } from '../../../engine/actors/orderRecord.ts';
+import { newPosition } from '../../../engine/actors/position.ts';
 import { DEFAULT_INSTRUCTIONS } from '../../../engine/domain/instructions.ts';
 
 const SAFE = 2n ** 53n - 1n; // Number.MAX_SAFE_INTEGER
@@ -32,7 +33,7 @@ function flatQuote(): RiskQuote {
 }
 
 function setPosition(margin: MarginBook, p: Portfolio, seriesId: Hex, balance: bigint, premium: bigint): void {
-  p.positions.set(seriesId, { seriesId, balance, premium, realized: 0n });
+  p.positions.set(seriesId, newPosition(seriesId, balance, premium, 0n));
   margin.positionChanged(p, seriesId);
 }
 

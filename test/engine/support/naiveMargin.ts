@@ -6,8 +6,8 @@
  */
 import type { Hex } from '../../../engine/domain/hex.ts';
 import type { VenueState } from '../../../engine/state.ts';
-import type { Portfolio } from '../../../engine/actors/portfolio.ts';
-import { collateralOf } from '../../../engine/actors/position.ts';
+import { depositOf, type Portfolio } from '../../../engine/actors/portfolio.ts';
+import { collateralOf, premiumOf } from '../../../engine/actors/position.ts';
 import { portfolioRisk, marginToCollateral } from '../../../engine/risk/margin.ts';
 
 export type NaiveMargin = { equity: bigint; initialMargin: bigint; initialMarginWithOrders: bigint; cashNeeded: bigint; terms: number };
@@ -29,10 +29,11 @@ export function naiveMargin(state: VenueState, p: Portfolio): NaiveMargin {
     return e;
   };
   for (const q of group) {
-    deposit += q.deposit;
+    deposit += depositOf(q);
     for (const pos of q.positions.values()) {
-      unrealized += pos.premium;
-      if (pos.premium < 0n) cashNeeded -= pos.premium;
+      const premium = premiumOf(pos);
+      unrealized += premium;
+      if (premium < 0n) cashNeeded -= premium;
       if (pos.balance === 0n) continue;
       const quote = state.marks.quote(pos.seriesId);
       if (quote === null) continue;

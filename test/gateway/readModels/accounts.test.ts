@@ -8,6 +8,8 @@
  * `serialize` -> `restore` and keeps folding to the same views.
  */
 import t from 'tap';
+import { depositOf } from '../../../engine/actors/portfolio.ts';
+import { isFlat, premiumOf, realizedOf } from '../../../engine/actors/position.ts';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Harness } from '../../engine/support/venueFixture.ts';
@@ -38,8 +40,8 @@ function differences(h: Harness, twin: HistoryTwin, reads: ReadModels): string[]
       const f = reads.accounts.portfolio(owner, p.id);
       if (!f) continue;
       const r = state.accounts.risk(p);
-      const own = p.deposit > 0n ? p.deposit : 0n;
-      check(`${owner}/${p.id} figures`, { ...r, maxWithdraw: r.maxWithdraw < own ? r.maxWithdraw : own, ownDeposit: p.deposit, createdAt: p.createdAt }, {
+      const own = depositOf(p) > 0n ? depositOf(p) : 0n;
+      check(`${owner}/${p.id} figures`, { ...r, maxWithdraw: r.maxWithdraw < own ? r.maxWithdraw : own, ownDeposit: depositOf(p), createdAt: p.createdAt }, {
         deposit: f.deposit,
         unrealizedPnl: f.unrealizedPnl,
         equity: f.equity,
@@ -56,8 +58,8 @@ function differences(h: Harness, twin: HistoryTwin, reads: ReadModels): string[]
       const enginePositions = state.accounts
         .marginGroup(p)
         .flatMap((q) => [...q.positions.values()])
-        .filter((pos) => pos.balance !== 0n || pos.premium !== 0n)
-        .map((pos) => ({ seriesId: pos.seriesId, balance: pos.balance, premium: pos.premium, realized: pos.realized }))
+        .filter((pos) => !isFlat(pos))
+        .map((pos) => ({ seriesId: pos.seriesId, balance: pos.balance, premium: premiumOf(pos), realized: realizedOf(pos) }))
         .sort((x, y) => (x.seriesId < y.seriesId ? -1 : 1));
       const foldPositions = reads.accounts
         .positions(owner, p.id)

@@ -1,0 +1,208 @@
+/**
+ * The account side's cash in doubles with a checked bigint fallback: a portfolio's deposit
+ * (engine/actors/portfolio.ts) and the margin book's deposit sum, and a position's premium and
+ * realised PnL (engine/actors/position.ts). A deposit is the bigint sum of its changes to the
+ * unit on both sides of 2^53 - 1. A position's figures are the
+ * results as the reference engine's bigint formula (test/engine/reference), to the unit, for
+ * seeded fills of every kind (open, add, partial close, full close, flip) at small and at
+ * bound-sized amounts; exact at 2^53 - 1, wide (bigint, never rounded) from 2^53, and back in
+ * doubles when a change brings both figures within the bound again.
+ */
+import t, { type Test } from 'tap';
+import type { Hex } from '../../../engine/domain/hex.ts';
+import { applyToPosition, isFlat, newPosition, premiumOf, realizedOf, setCash, type Position } from '../../../engine/actors/position.ts';
+import { addDeposit, depositOf, newPortfolio, setDeposit } from '../../../engine/actors/portfolio.ts';
+import { Venue } from '../../../engine/venue.ts';
+import { listedVenue } from '../support/venueFixture.ts';
+import { MarginBook } from '../../../engine/risk/marginBook.ts';
+import { QuoteBoard } from '../../../engine/risk/riskQuote.ts';
+import { applyToPosition as referenceApply, type Position as ReferencePosition } from '../reference/engine/actors/position.ts';
+
+const SAFE = 2n ** 53n - 1n;
+const WAD = 10n ** 18n;
+const SERIES = `0x${'1'.repeat(64)}` as Hex;
+const series = (n: number): Hex => `0x${n.toString(16).padStart(64, '0')}` as Hex;
+
+/** A small seeded generator (mulberry32). */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let x = Math.imul(a ^ (a >>> 15), 1 | a);
+    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
+    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function check(t: Test, p: Position, ref: ReferencePosition, what: string): boolean {
+  const same = p.balance === ref.balance && premiumOf(p) === ref.premium && realizedOf(p) === ref.realized;
+  const canonical = (p.wide === null) === (premiumOf(p) <= SAFE && premiumOf(p) >= -SAFE && realizedOf(p) <= SAFE && realizedOf(p) >= -SAFE);
+  if (!same) t.fail(`${what}: ${p.balance}/${premiumOf(p)}/${realizedOf(p)} != reference ${ref.balance}/${ref.premium}/${ref.realized}`);
+  if (!canonical) t.fail(`${what}: wide is ${p.wide !== null} for ${premiumOf(p)}/${realizedOf(p)}`);
+  return same && canonical;
+}
+
+for (const [seed, scale, label] of [
+  [1, 10n ** 9n, 'everyday amounts'],
+  [2, 10n ** 12n, 'large amounts'],
+  [3, SAFE / 3n, 'amounts near the bound (sums cross it)'],
+  [4, SAFE * 4n, 'amounts beyond the bound'],
+] as const) {
+  t.test(`seeded fills against the bigint formula: ${label}`, async (t) => {
+    const r = rng(seed);
+    const big = (max: bigint): bigint => (BigInt(Math.floor(r() * 2 ** 30)) * max) / 2n ** 30n;
+    let ok = 0;
+    let narrow = 0;
+    let wide = 0;
+    for (let run = 0; run < 40; run++) {
+      const p = newPosition(SERIES, 0n, 0n, 0n);
+      const ref: ReferencePosition = { seriesId: SERIES, balance: 0n, premium: 0n, realized: 0n };
+      for (let i = 0; i < 50; i++) {
+        // Sizes: whole multiples of 10^-3 contract, sometimes exactly the position (a full close) or twice it (a flip).
+        const k = r();
+        let qty = (BigInt(1 + Math.floor(r() * 5000)) * WAD) / 1000n;
+        if (k < 0.15 && p.balance !== 0n) qty = p.balance < 0n ? -p.balance : p.balance;
+        else if (k < 0.25 && p.balance !== 0n) qty = 2n * (p.balance < 0n ? -p.balance : p.balance) + 1n;
+        const buy = r() < 0.5;
+        const signed = buy ? qty : -qty;
+        const flow = buy ? -big(scale) : big(scale);
+        const got = applyToPosition(p, signed, flow);
+        const want = referenceApply(ref, signed, flow);
+        if (got.before !== want.before || got.after !== want.after || got.realized !== want.realized) t.fail(`run ${run} fill ${i}: change ${got.realized} != ${want.realized}`);
+        else if (check(t, p, ref, `run ${run} fill ${i}`)) ok++;
+        if (p.wide === null) narrow++;
+        else wide++;
+      }
+    }
+    t.equal(ok, 2000, 'every fill equal to the reference');
+    if (scale < 10n ** 13n) t.equal(wide, 0, 'all in doubles');
+    else t.ok(wide > 0 && (scale > SAFE || narrow > 0), `both sides of the bound visited (${narrow} in doubles, ${wide} wide)`);
+  });
+}
+
+t.test('premium at the bound: 2^53 - 1 in doubles, one unit more wide and exact', async (t) => {
+  const p = newPosition(SERIES, 0n, 0n, 0n);
+  applyToPosition(p, WAD, -SAFE);
+  t.equal(p.wide, null);
+  t.equal(p.premium, -(2 ** 53 - 1), 'the largest premium held in a double');
+  applyToPosition(p, WAD, -1n);
+  t.not(p.wide, null, 'one unit more: wide');
+  t.ok(Number.isNaN(p.premium), 'no rounded double is left to read');
+  t.equal(premiumOf(p), -SAFE - 1n);
+  applyToPosition(p, WAD, -1n);
+  t.equal(premiumOf(p), -SAFE - 2n, '2^53 + 1 (which no double holds): exact');
+  const change = applyToPosition(p, -WAD, 0n);
+  t.equal(change.realized, (-SAFE - 2n) / 3n, 'a third closed: the floor toward zero of the bigint formula');
+  t.equal(premiumOf(p), -SAFE - 2n - (-SAFE - 2n) / 3n);
+  t.equal(p.wide, null, 'both figures back within the bound: in doubles again');
+  t.equal(realizedOf(p), (-SAFE - 2n) / 3n);
+});
+
+t.test('realised PnL at the bound, a full close, and flat positions', async (t) => {
+  const p = newPosition(SERIES, WAD, 0n, SAFE - 10n);
+  t.equal(p.wide, null);
+  const c = applyToPosition(p, -WAD, 10n);
+  t.equal(c.realized, 10n, 'a full close realises the whole premium and fill (no division)');
+  t.equal(p.realized, 2 ** 53 - 1, 'realised PnL 2^53 - 1: in doubles');
+  t.ok(isFlat(p));
+  applyToPosition(p, WAD, -5n);
+  applyToPosition(p, -WAD, 6n);
+  t.not(p.wide, null, 'realised PnL 2^53: wide');
+  t.equal(realizedOf(p), SAFE + 1n);
+  t.equal(premiumOf(p), 0n);
+  t.ok(isFlat(p), 'flat although wide: a premium of 0 held in bigint');
+  setCash(p, 3n, SAFE + 1n);
+  t.notOk(isFlat(p));
+  t.same(newPosition(SERIES, 0n, -SAFE, SAFE), { seriesId: SERIES, balance: 0n, premium: -(2 ** 53 - 1), realized: 2 ** 53 - 1, wide: null });
+  t.same(newPosition(SERIES, 0n, 1n, -SAFE - 1n).wide, { premium: 1n, realized: -SAFE - 1n });
+});
+
+t.test('a deposit at the bound: 2^53 - 1 in a double, 2^53 and 2^53 + 1 wide and exact, back in a double below', async (t) => {
+  const p = newPortfolio(`0x${'a'.repeat(40)}`, 1, 0);
+  addDeposit(p, SAFE);
+  t.same([p.deposit, p.wideDeposit], [2 ** 53 - 1, null], 'the largest deposit held in a double');
+  addDeposit(p, 1n);
+  t.ok(Number.isNaN(p.deposit), '2^53: wide, no rounded double left to read');
+  t.equal(depositOf(p), SAFE + 1n);
+  addDeposit(p, 1n);
+  t.equal(depositOf(p), SAFE + 2n, '2^53 + 1 (which no double holds): exact');
+  addDeposit(p, 3n, -1);
+  t.same([p.deposit, p.wideDeposit], [2 ** 53 - 2, null], 'back within the bound: a double again');
+  addDeposit(p, SAFE * 1000n);
+  t.equal(depositOf(p), SAFE * 1001n - 1n, 'an amount beyond the bound: added in bigint');
+  setDeposit(p, -SAFE);
+  t.same([p.deposit, p.wideDeposit], [-(2 ** 53 - 1), null]);
+  addDeposit(p, -1n);
+  t.equal(depositOf(p), -SAFE - 1n, 'and on the negative side');
+  addDeposit(p, 1n, -1);
+  t.equal(depositOf(p), -SAFE - 2n, 'taken away beyond the bound: in bigint');
+  addDeposit(p, -SAFE - 2n, -1);
+  t.same([p.deposit, p.wideDeposit], [0, null], 'taking away a negative amount beyond the bound');
+});
+
+t.test('seeded deposit changes against their bigint sum, across the bound', async (t) => {
+  const r = rng(7);
+  const p = newPortfolio(`0x${'b'.repeat(40)}`, 1, 0);
+  let want = 0n;
+  let bad = 0;
+  let wide = 0;
+  for (let i = 0; i < 5000; i++) {
+    const scale = [10n ** 6n, 10n ** 12n, SAFE / 2n, SAFE * 3n][Math.floor(r() * 4)]!;
+    const amount = ((BigInt(Math.floor(r() * 2 ** 30)) * scale) / 2n ** 30n) * (r() < 0.5 ? -1n : 1n);
+    if (r() < 0.5) addDeposit(p, amount);
+    else addDeposit(p, -amount, -1);
+    want += amount;
+    if (depositOf(p) !== want || (p.wideDeposit === null) !== (want <= SAFE && want >= -SAFE)) bad++;
+    if (p.wideDeposit !== null) wide++;
+  }
+  t.equal(bad, 0, 'every change equal to the bigint sum, in a double exactly when within the bound');
+  t.ok(wide > 0 && wide < 5000, `both sides visited (${wide} wide)`);
+});
+
+t.test("the margin book's deposit: one portfolio and a market maker's group, at the bound and beyond", async (t) => {
+  const p = newPortfolio(`0x${'c'.repeat(40)}`, 1, 0);
+  const single = new MarginBook(new QuoteBoard(), (x) => x, (x) => [x], 0.1);
+  setDeposit(p, SAFE);
+  t.equal(single.requirement(p).deposit, SAFE);
+  setDeposit(p, SAFE + 2n);
+  t.equal(single.requirement(p).deposit, SAFE + 2n, 'a wide deposit, exact (the memo not reused)');
+  setDeposit(p, SAFE + 4n);
+  t.equal(single.requirement(p).deposit, SAFE + 4n, 'another wide deposit: recomputed');
+  t.equal(single.requirement(p).equity, SAFE + 4n);
+
+  const owner = `0x${'d'.repeat(40)}`;
+  const cash = newPortfolio(owner, 0, 0);
+  const inner = newPortfolio(owner, -1, 0, series(9));
+  const group = new MarginBook(new QuoteBoard(), () => cash, () => [cash, inner], 0.1);
+  setDeposit(cash, 2n ** 52n);
+  setDeposit(inner, 2n ** 52n - 1n);
+  t.equal(group.requirement(inner).deposit, SAFE, 'the group sum 2^53 - 1: in doubles');
+  setDeposit(inner, 2n ** 52n + 1n);
+  t.equal(group.requirement(cash).deposit, SAFE + 2n, 'the sum 2^53 + 1: in bigint, to the unit');
+  setDeposit(cash, SAFE);
+  setDeposit(inner, -SAFE + 5n);
+  t.equal(group.requirement(cash).deposit, 5n, 'members at the bound summing back within it');
+});
+
+t.test('a snapshot holds wide and narrow figures in bigint, and restores them to the same bytes', async (t) => {
+  const h = listedVenue();
+  const rich = `0x${'e'.repeat(40)}`;
+  const plain = `0x${'f'.repeat(40)}`;
+  h.fund(rich, SAFE * 5n);
+  h.fund(plain, 1_000_000n);
+  const a = h.venue.state.accounts;
+  t.not(a.portfolio(rich, 1)!.wideDeposit, null, 'a deposit of 5 x (2^53 - 1): wide');
+  t.equal(a.portfolio(plain, 1)!.wideDeposit, null);
+  const p = a.portfolio(plain, 1)!;
+  p.positions.set(SERIES, newPosition(SERIES, WAD, -SAFE - 3n, 7n));
+  const bytes = h.venue.serialize();
+  const dump = JSON.parse(new TextDecoder().decode(bytes)) as { accounts: { owner: string; portfolios: { id: number; deposit: { $b: string }; positions: object[] }[] }[] };
+  const rows = dump.accounts.flatMap((x) => x.portfolios.filter((q) => q.id === 1).map((q) => ({ owner: x.owner, q })));
+  t.same(rows.find((r) => r.owner === rich)!.q.deposit, { $b: (SAFE * 5n).toString() }, 'the wide deposit as its bigint');
+  t.same(rows.find((r) => r.owner === plain)!.q.positions, [{ seriesId: SERIES, balance: { $b: WAD.toString() }, premium: { $b: (-SAFE - 3n).toString() }, realized: { $b: '7' } }], 'a position: its fields in the old order, in bigint');
+  const restored = Venue.restore(bytes);
+  t.same(restored.serialize(), bytes, 'restored and serialized again: the same bytes');
+  const back = restored.state.accounts.portfolio(plain, 1)!.positions.get(SERIES)!;
+  t.same([premiumOf(back), realizedOf(back), back.wide !== null], [-SAFE - 3n, 7n, true]);
+  t.equal(depositOf(restored.state.accounts.portfolio(rich, 1)!), SAFE * 5n);
+});
