@@ -250,6 +250,17 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
     // The stream is shared by the standby and every edge: its retention is the operator's (docs/persistence.md).
     pruneJournal: !nats,
   });
+  // A venue's first start records the state it was created with as a snapshot at seq 0: its
+  // config (fees, referral rebate, liquidation band and fee) is then fixed by the data, so a
+  // crash before the first periodic snapshot never replays the journal under the rules of
+  // another environment (docs/persistence.md "Recovery").
+  if (!nats && recovered.lastSeq === 0 && storage.snapshots.seqs().length === 0) {
+    const first = await snapshotter.takeNow(0);
+    if (!first.ok) {
+      await storage.close();
+      throw new Error(`the first snapshot (the state as created, seq 0) could not be written: ${first.error}`);
+    }
+  }
   // The read models fold every committed command first: what listeners after them read is at its seq.
   pipeline.onEvents((events, command) => {
     controls.onEvents(events);

@@ -11,6 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestApp, request } from '../support/testApp.ts';
+import { Venue } from '../../../engine/venue.ts';
 
 async function fundOf(env: Record<string, string>, dataDir?: string): Promise<{ balance: string; badDebt: string }> {
   const app = await startTestApp({ ...(dataDir === undefined ? { memory: true } : { dataDir }), env });
@@ -56,4 +57,21 @@ t.test('LIQUIDATION_BAND_BPS and LIQUIDATION_FEE_BPS: the engine rules, fixed at
   t.same(await rules({ LIQUIDATION_BAND_BPS: '500', LIQUIDATION_FEE_BPS: '20' }), [500, 20], 'from the environment');
   t.same(await rules({ LIQUIDATION_BAND_BPS: '900', LIQUIDATION_FEE_BPS: '70' }), [500, 20], 'a restart keeps the rules the state was created with');
   await t.rejects(startTestApp({ memory: true, env: { LIQUIDATION_BAND_BPS: '0' } }), /LIQUIDATION_BAND_BPS/, 'a band of 0 is refused');
+});
+
+t.test('the first start snapshots the state as created (seq 0), so a crash before any other snapshot keeps its rules', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'venue-first-snapshot-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const app = await startTestApp({ dataDir: dir, env: { LIQUIDATION_BAND_BPS: '600', LIQUIDATION_FEE_BPS: '30' } });
+  try {
+    // Before any close (which takes the final snapshot): what a kill -9 now would leave.
+    const snapshots = app.app.storage.snapshots;
+    t.same(snapshots.seqs(), [0], 'a snapshot at seq 0 exists while the venue runs');
+    const first = snapshots.latestValid();
+    t.equal(first?.seq, 0);
+    const restored = Venue.restore(first!.state);
+    t.same([restored.state.config.liquidationBandBps, restored.state.config.liquidationFeeBps], [600, 30], 'it holds the rules of the first start');
+  } finally {
+    await app.close();
+  }
 });
