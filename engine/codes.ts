@@ -21,6 +21,7 @@ export const ResultCodes = {
   below_min_size: { kind: 'invalid', message: 'size is below the minimum size' },
   size_too_large: { kind: 'invalid', message: 'size exceeds the maximum order size' },
   zero_price: { kind: 'invalid', message: 'price must be greater than zero' },
+  tick_too_large: { kind: 'invalid', message: 'price is too large: its tick exceeds the order tick range (uint32)' },
   batch_too_large: { kind: 'invalid', message: 'batch exceeds the maximum batch size' },
   batch_empty: { kind: 'invalid', message: 'batch is empty' },
   strategy_duplicate_leg: { kind: 'invalid', message: 'two legs of a strategy name the same series' },

@@ -37,6 +37,7 @@ import type { RiskQuote } from '../risk/riskQuote.ts';
 import { SCENARIOS } from '../risk/margin.ts';
 import { instructionsOf } from '../domain/instructions.ts';
 import { priceToTick, tickToPrice } from '../domain/ticks.ts';
+import { MAX_TICK } from '../book/assertArgs.ts';
 import type { LiquidationClose } from '../events.ts';
 import { publicPortfolioId, type EventSink } from './eventSink.ts';
 import { applyFill } from './fill.ts';
@@ -292,6 +293,10 @@ function closingOrderId(id: string, n: number): Hex {
 function closeStep(state: VenueState, sink: EventSink, id: string, n: number, member: Portfolio, seriesId: Hex, series: SeriesActor, pair: Pair, isBuy: boolean, size: bigint, closes: LiquidationClose[]): bigint {
   const lots = Number(size / pair.sizeStep);
   const edge = bandEdge(state, series, pair, isBuy);
+  // An edge past the book's tick range (a pair with many tick decimals and a high mark): a
+  // purchase may take every ask (all lie below it), so it meets the book at the range's top; a
+  // sale could meet no bid, so the book is skipped. The fund's price stays the edge's.
+  const inRange = edge.tick <= MAX_TICK;
   const record: OrderRecord = {
     orderId: closingOrderId(id, n),
     seriesId,
@@ -301,7 +306,7 @@ function closeStep(state: VenueState, sink: EventSink, id: string, n: number, me
     portfolioId: publicPortfolioId(member),
     routedPortfolioId: member.id,
     isBuy,
-    tick: edge.tick,
+    tick: inRange ? edge.tick : MAX_TICK,
     lots,
     filledLots: 0,
     status: 'open',
@@ -311,8 +316,10 @@ function closeStep(state: VenueState, sink: EventSink, id: string, n: number, me
   };
   const side = isBuy ? 'buy' : 'sell';
   const guard = MmpGuard.of(state, series, pair.sizeStep);
-  const outcome = series.match(record, false, guard);
-  for (const t of settleMatch(state, sink, outcome, pair, record, member, guard, true)) closes.push({ seriesId, side, size: t.size, price: t.price, counterparty: 'book' });
+  if (inRange || isBuy) {
+    const outcome = series.match(record, false, guard);
+    for (const t of settleMatch(state, sink, outcome, pair, record, member, guard, true)) closes.push({ seriesId, side, size: t.size, price: t.price, counterparty: 'book' });
+  }
   const restLots = lots - record.filledLots;
   if (restLots > 0) {
     const rest = BigInt(restLots) * pair.sizeStep;

@@ -10,6 +10,7 @@
  */
 import type { Hex } from '../domain/hex.ts';
 import { tickToPrice } from '../domain/ticks.ts';
+import { MAX_TICK } from '../book/assertArgs.ts';
 import type { CancelOrder, PlaceOrder } from '../commands.ts';
 import { reject, type Rejection } from '../codes.ts';
 import type { VenueState } from '../state.ts';
@@ -26,6 +27,8 @@ export function placeRules<T extends PlaceDraft>(state: VenueState, o: T, nowSec
   if (series.settled) return reject('series_settled', { seriesId: o.seriesId });
   if (series.spec.expiry <= nowSec) return reject('series_expired', { seriesId: o.seriesId });
   if (o.tick <= 0) return reject('zero_price', { field: 'tick' });
+  // The gateway refuses such a price already (exactTick); the engine's own rule keeps any other entry (a command in the journal, a test) from reaching the book with it.
+  if (!(o.tick <= MAX_TICK)) return reject('tick_too_large', { field: 'tick', maxTick: MAX_TICK });
   if (o.size % pair.sizeStep !== 0n) return reject('off_size_step', { field: 'size', sizeStep: pair.sizeStep.toString() });
   if (o.size < pair.minSize) return reject('below_min_size', { field: 'size', minSize: pair.minSize.toString() });
   const lots = o.size / pair.sizeStep;

@@ -31,6 +31,10 @@ export function placeRefusal(r: Rejection, at: PlaceAt): ErrorReply {
       const f = field(at.signed ? 'tick' : 'price');
       return orderValidation(`${f} must be greater than 0`, { field: f, reason: 'zero_price' });
     }
+    case 'tick_too_large': {
+      const f = field(at.signed ? 'tick' : 'price');
+      return orderValidation(`${f} is too large: its tick exceeds uint32`, { field: f, reason: 'off_tick_grid' });
+    }
     case 'off_size_step': {
       const sizeStep = detail(r, 'sizeStep');
       return orderValidation(`${field('size')} must be a multiple of the size step ${formatHuman(sizeStep, 18)}`, { field: field('size'), reason: 'off_size_step', sizeStep: sizeStep.toString() });
