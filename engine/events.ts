@@ -344,3 +344,114 @@ export type EventBatch = {
   readonly ts: number; // ms
   readonly events: readonly VenueEvent[];
 };
+
+// ---------------------------------------------------------------------------------------------
+// The engine's compact form (docs/events.md "The engine's compact form"): what `Venue.apply` and
+// `Venue.imageEvents` return. The trade, order, depth, position and portfolio events carry sizes
+// in lots, prices in ticks and COLLATERAL6 cash as integers in doubles, so the engine's turn
+// makes no bigint for them; `WireEvents` (engine/wire.ts) turns them into the `VenueEvent`s
+// above (the wire form every reader folds), learning each pair's tick decimals and lot size
+// from the pair_listed and series_listed events it has converted. Every other event is the
+// same object in both forms.
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * COLLATERAL6 cash in a compact event: an integer in a double while |v| <= 2^53 - 1
+ * (`Number.MAX_SAFE_INTEGER`, ~9 x 10^9 USDC, where a double holds it exactly), else the bigint
+ * itself (never a rounded double).
+ */
+export type Cash = number | bigint;
+
+/** A trade: `tick` and `lots` on the pair's grid (a book fill); an RFQ or fund fill carries its WAD `priceWad` and `sizeWad` instead (tick and lots -1). */
+export type EngineTradeEvent = Stamp & {
+  readonly type: 'trade';
+  readonly tradeId: string;
+  readonly seriesId: Hex;
+  readonly tick: number;
+  readonly lots: number;
+  readonly priceWad: bigint | null;
+  readonly sizeWad: bigint | null;
+  readonly premium: Cash;
+  readonly notional: Cash;
+  readonly takerSide: 'buy' | 'sell';
+  readonly maker: string;
+  readonly taker: string;
+  readonly makerOrderId: Hex | null;
+  readonly takerOrderId: Hex | null;
+  readonly makerPortfolioId: number;
+  readonly takerPortfolioId: number;
+  readonly makerFee: Cash;
+  readonly takerFee: Cash;
+  readonly openInterest: bigint; // WAD
+  readonly source: 'book' | 'rfq' | 'liquidation';
+};
+
+/** An order: its price as `tick` only, its size, filled and remaining in lots. */
+export type EngineOrderEvent = Stamp & {
+  readonly type: 'order';
+  readonly orderId: Hex;
+  readonly owner: string;
+  readonly portfolioId: number;
+  readonly seriesId: Hex;
+  readonly side: 'buy' | 'sell';
+  readonly tick: number;
+  readonly lots: number;
+  readonly expiry: number;
+  readonly nonce: bigint | null;
+  readonly createdAt: number;
+  readonly instructions: OrderInstructions;
+  readonly status: OrderStatus;
+  readonly filledLots: number;
+  readonly remainingLots: number;
+  readonly reason: string | null;
+  readonly cancelReason: CancelReason | null;
+};
+
+/** One price level: [tick, lots, order count]; lots 0 removes it. */
+export type EngineDepthLevel = readonly [number, number, number];
+
+export type EngineDepthEvent = Stamp & {
+  readonly type: 'depth';
+  readonly seriesId: Hex;
+  readonly bookSeq: number;
+  readonly prevBookSeq: number;
+  readonly bids: readonly EngineDepthLevel[];
+  readonly asks: readonly EngineDepthLevel[];
+};
+
+/** A position: the balance as today (WAD), premium and realised PnL as Cash; the average price is the converter's. */
+export type EnginePositionEvent = Stamp & {
+  readonly type: 'position';
+  readonly owner: string;
+  readonly portfolioId: number;
+  readonly seriesId: Hex;
+  readonly balance: bigint; // WAD signed
+  readonly premium: Cash;
+  readonly realizedPnl: Cash;
+};
+
+/** A portfolio's figures as Cash; the health ratio (equity x WAD / maintenance margin) is the converter's. */
+export type EnginePortfolioEvent = Stamp & {
+  readonly type: 'portfolio';
+  readonly owner: string;
+  readonly portfolioId: number;
+  readonly createdAt: number;
+  readonly deposit: Cash;
+  readonly unrealizedPnl: Cash;
+  readonly equity: Cash;
+  readonly initialMargin: Cash;
+  readonly initialMarginWithOrders: Cash;
+  readonly maintenanceMargin: Cash;
+  readonly isHealthy: boolean;
+  readonly maxWithdraw: Cash;
+  readonly positionCount: number;
+};
+
+/** The events the engine returns: the compact five and every other event in its wire form. */
+export type EngineEvent =
+  | Exclude<VenueEvent, TradeEvent | OrderEvent | DepthEvent | PositionEvent | PortfolioEvent>
+  | EngineTradeEvent
+  | EngineOrderEvent
+  | EngineDepthEvent
+  | EnginePositionEvent
+  | EnginePortfolioEvent;

@@ -9,22 +9,21 @@
  * Every event carries the snapshot's `seq`; its `ts` is the venue time, or the time the
  * state recorded for the thing it describes (an RFQ request's creation, a quote's arrival).
  */
-import type { VenueEvent } from './events.ts';
+import type { EngineEvent } from './events.ts';
 import type { VenueState } from './state.ts';
 import { markValues } from './flows/market.ts';
 import { mmpEvent } from './flows/mmp.ts';
-import { premiumOf, realizedOf } from './actors/position.ts';
 import { depositOf } from './actors/portfolio.ts';
-import { portfolioEvent, positionEventOf, type UnstampedEvent } from './flows/eventSink.ts';
+import { portfolioEvent, positionEventOf, premiumCash, realizedCash, type UnstampedEvent } from './flows/eventSink.ts';
 import { orderEventOf } from './flows/orders.ts';
-import { tickToPrice } from './domain/ticks.ts';
 import { INSURANCE_FUND_OWNER, INSURANCE_FUND_PORTFOLIO } from './actors/insuranceFund.ts';
 
 
-export function imageEvents(state: VenueState): VenueEvent[] {
+/** The image in the engine's compact form (events.ts `EngineEvent`; engine/wire.ts converts it like any command's events). */
+export function imageEvents(state: VenueState): EngineEvent[] {
   const seq = state.seq;
-  const out: VenueEvent[] = [];
-  const at = (ts: number, e: UnstampedEvent): void => void out.push({ ...e, seq, ts } as VenueEvent);
+  const out: EngineEvent[] = [];
+  const at = (ts: number, e: UnstampedEvent): void => void out.push({ ...e, seq, ts } as EngineEvent);
   const now = state.now;
   for (const p of state.pairs.values()) {
     at(now, { type: 'pair_listed', pairId: p.pairId, symbol: p.symbol, underlying: p.underlying, quote: p.quote, tickDecimals: p.tickDecimals, minSize: p.minSize, sizeStep: p.sizeStep, maxCallOI: p.maxCallOI, maxPutOI: p.maxPutOI });
@@ -43,7 +42,7 @@ export function imageEvents(state: VenueState): VenueEvent[] {
   for (const s of state.series.values()) {
     const pair = state.pairs.get(s.spec.pairId);
     if (!pair) continue; // every book, empty ones too: the depth stream goes on from its sequence
-    const side = (isBid: boolean) => s.book.depth(isBid, Number.MAX_SAFE_INTEGER).map((l) => [tickToPrice(l.tick, pair.tickDecimals), BigInt(l.qty) * pair.sizeStep, l.count] as const);
+    const side = (isBid: boolean) => s.book.depth(isBid, Number.MAX_SAFE_INTEGER).map((l) => [l.tick, l.qty, l.count] as const);
     at(now, { type: 'depth', seriesId: s.spec.seriesId, bookSeq: s.bookSeq, prevBookSeq: 0, bids: side(true), asks: side(false) });
   }
   for (const [owner, cancelAt] of state.cancelAfter) at(now, { type: 'dead_man', owner, cancelAt });
@@ -54,17 +53,14 @@ export function imageEvents(state: VenueState): VenueEvent[] {
     if (a.isMmm) at(now, { type: 'mmm', address: a.owner, isMmm: true });
     if (a.mmmNonce !== 0n) at(now, { type: 'mmm_nonce', address: a.owner, nonce: a.mmmNonce });
     for (const p of a.portfolios.values()) {
-      for (const pos of p.positions.values()) at(now, positionEventOf(p, pos.seriesId, pos.balance, premiumOf(pos), realizedOf(pos)));
+      for (const pos of p.positions.values()) at(now, positionEventOf(p, pos.seriesId, pos.balance, premiumCash(pos), realizedCash(pos)));
       if (p.internalPair === null) at(now, portfolioEvent(state, p));
     }
   }
   for (const s of state.series.values()) {
     const pair = state.pairs.get(s.spec.pairId);
     if (!pair) continue;
-    for (const r of s.openOrders()) {
-      const filled = BigInt(r.filledLots) * pair.sizeStep;
-      at(r.createdAt, orderEventOf(r, pair, filled, BigInt(r.lots) * pair.sizeStep - filled, null, null));
-    }
+    for (const r of s.openOrders()) at(r.createdAt, orderEventOf(r, r.filledLots, r.lots - r.filledLots, null, null));
   }
   for (const r of state.rfq.requests.values()) {
     at(r.createdAt, { type: 'rfq_created', requestId: r.requestId, taker: r.taker, portfolioId: r.portfolioId, pairId: r.pairId, seriesId: r.seriesId, size: r.size, takerIsBuying: r.takerIsBuying, expiresAt: r.expiresAt });

@@ -3,7 +3,9 @@
  * and nothing else. The gateway imports only this file (a test holds it).
  *
  * - Commands in, events out: `Venue.apply(command)` returns a result and the events the
- *   command produced; events are the only output, and every reader folds them (rule 6).
+ *   command produced; events are the only output, and every reader folds them (rule 6). The
+ *   engine gives them in its compact form (`EngineEvent`: lots, ticks, cash in doubles);
+ *   `WireEvents` turns them into the wire form (`VenueEvent`) that readers fold.
  * - The pure pre-check the engine itself applies first (`Venue.precheck`,
  *   `Venue.precheckEntries`): one set of order rules, run early at the edge.
  * - Read-only queries that are checks, not views (`Venue.nextOrderNonce`, `Venue.orderNonceUsed`).
@@ -15,6 +17,7 @@ export type { OrderOutcome } from './flows/orders.ts';
 export type { WhatIf, WhatIfOrder, RiskFigures } from './flows/whatIf.ts';
 export type * from './commands.ts';
 export type * from './events.ts';
+export { WireEvents, cashBig, healthRatioOf } from './wire.ts';
 export { ResultCodes, reject, messageOf, type Rejection, type ResultCode, type ResultKind } from './codes.ts';
 export type { CancelDraft, PlaceDraft } from './precheck.ts';
 export { precheckDistinct } from './precheck.ts';

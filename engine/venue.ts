@@ -5,7 +5,7 @@
  */
 import type { Hex } from './domain/hex.ts';
 import type { Command } from './commands.ts';
-import type { VenueEvent } from './events.ts';
+import type { EngineEvent, VenueEvent } from './events.ts';
 import { reject, type Rejection } from './codes.ts';
 import { defaultVenueConfig, type VenueConfig } from './config.ts';
 import { VenueState } from './state.ts';
@@ -42,9 +42,14 @@ export type CommandValue =
   | { readonly referralCode: string }
   | { readonly referrer: string };
 
-export type ApplyResult =
-  | { readonly ok: true; readonly value: CommandValue; readonly events: readonly VenueEvent[] }
-  | { readonly ok: false; readonly rejection: Rejection; readonly events: readonly VenueEvent[] };
+/**
+ * What a command did: its result and its events. `Venue.apply` gives them in the engine's
+ * compact form (`EngineEvent`, engine/events.ts); `WireEvents.result` (engine/wire.ts) turns them
+ * into the wire form (`VenueEvent`, the default), which is what the gateway hands on.
+ */
+export type ApplyResult<E = VenueEvent> =
+  | { readonly ok: true; readonly value: CommandValue; readonly events: readonly E[] }
+  | { readonly ok: false; readonly rejection: Rejection; readonly events: readonly E[] };
 
 export class Venue {
   /** One sink, reset for every command: its bookkeeping is reused (apply never re-enters). */
@@ -77,7 +82,7 @@ export class Venue {
     return this.migratedHash ?? this.stateHash();
   }
 
-  apply(cmd: Command): ApplyResult {
+  apply(cmd: Command): ApplyResult<EngineEvent> {
     const state = this.state;
     state.seq = cmd.seq;
     if (cmd.ts > state.now) state.now = cmd.ts;
@@ -209,8 +214,8 @@ export class Venue {
     return whatIf(this.state, p, orders);
   }
 
-  /** Events describing the state as it stands, to seed read models that have no earlier events (engine/image.ts). */
-  imageEvents(): VenueEvent[] {
+  /** Events describing the state as it stands, in the compact form, to seed read models that have no earlier events (engine/image.ts) and the converter (engine/wire.ts). */
+  imageEvents(): EngineEvent[] {
     return imageEvents(this.state);
   }
 

@@ -16,6 +16,7 @@ import { createPoolVerifier, createInlineVerifier } from '../workers/signatureVe
 import { createPoolMarkComputer, createInlineMarkComputer } from '../workers/markComputer.ts';
 import { venueConfigOf, type AppConfig } from './config.ts';
 import { CommandPipeline } from './commandPipeline.ts';
+import { wireVenueOf } from './wireVenue.ts';
 import { createMetrics } from './http/metrics.ts';
 import { createHttpServer } from './http/server.ts';
 import { systemRoutes } from './http/systemRoutes.ts';
@@ -140,11 +141,13 @@ async function withNatsJournal(storage: Storage, config: AppConfig, log: Logger,
  */
 export function replayable(venue: Venue, reads: ReadModels = new ReadModels()) {
   let last: { seq: number; bytes: Uint8Array } | null = null;
+  // Events in wire form (gateway/wireVenue.ts); the same converter goes on in the command pipeline.
+  const wired = wireVenueOf(venue);
   return {
     venue,
     reads,
     apply: (c: StoredCommand) => {
-      const result = venue.apply(c as unknown as Command);
+      const result = wired.apply(c as unknown as Command);
       reads.apply(venue.seq, venue.now, result.events);
     },
     serialize: () => {
@@ -176,7 +179,7 @@ function readsFor(venue: Venue, read: Uint8Array | null, log: Logger): ReadModel
     }
   }
   const reads = new ReadModels();
-  reads.apply(venue.seq, venue.now, venue.imageEvents());
+  reads.apply(venue.seq, venue.now, wireVenueOf(venue).imageEvents());
   return reads;
 }
 

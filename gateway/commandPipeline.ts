@@ -18,6 +18,7 @@ import type { Journal } from '../persistence/types.ts';
 import type { Metrics } from './http/metrics.ts';
 import type { SlotCounter, SlotFamily, SlotHistogram } from './http/slotMetrics.ts';
 import { noteUsedNonces, type NonceSink } from './orders/usedNonces.ts';
+import { wireVenueOf, type WireVenue } from './wireVenue.ts';
 
 /**
  * A write this node cannot take: it is a standby or a deposed leader (JOURNAL=nats), or its
@@ -49,6 +50,8 @@ export class CommandPipeline {
   private refusal: string | null = null;
   /** An edge (JOURNAL=nats, EDGE=1): where writes go instead (the leader, gateway/cluster/edge.ts). */
   private forward: ((body: CommandBody) => Promise<ApplyResult>) | null = null;
+  /** The venue with its events converted to wire form (gateway/wireVenue.ts): every command is applied through it. */
+  private readonly wired: WireVenue;
 
   constructor(
     private readonly venue: Venue,
@@ -59,6 +62,7 @@ export class CommandPipeline {
     private readonly usedNonces: NonceSink | null = null,
   ) {
     this.lastTs = venue.now;
+    this.wired = wireVenueOf(venue);
     this.applied = metrics.slotCounter({ name: 'engine_commands_total', help: 'Commands applied, by type and outcome.', labelNames: ['type', 'outcome'] as const });
     this.applySeconds = metrics.slotHistogram({ name: 'engine_command_apply_seconds', help: 'Time the engine spent applying one command.', labelNames: ['type'] as const, buckets: [0.000005, 0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.001, 0.005, 0.025, 0.1] });
     this.commitSeconds = metrics.slotHistogram({ name: 'journal_commit_seconds', help: 'Time from journal append to durable commit.', buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5] }).child({});
@@ -121,7 +125,7 @@ export class CommandPipeline {
    */
   follow(command: Command): ApplyResult {
     this.lastTs = Math.max(this.lastTs, command.ts);
-    const result = this.venue.apply(command);
+    const result = this.wired.apply(command);
     this.appliedOf(command.type, result.ok ? 'ok' : result.rejection.code).inc();
     for (const l of this.listeners) l(result.events, command, result);
     return result;
@@ -138,8 +142,8 @@ export class CommandPipeline {
     const started = performance.now();
     if (this.usedNonces !== null) noteUsedNonces(command, this.usedNonces);
     const durable = this.journal.append(command);
-    // 3. apply
-    const result = this.venue.apply(command);
+    // 3. apply (and the events' conversion to wire form, gateway/wireVenue.ts)
+    const result = this.wired.apply(command);
     for (const l of this.appliedListeners) l(command);
     this.applySecondsOf(command.type).observe((performance.now() - started) / 1000);
     this.appliedOf(command.type, result.ok ? 'ok' : result.rejection.code).inc();

@@ -39,7 +39,7 @@ function applyAlone(state: VenueState, sink: EventSink, cmd: Command): number {
     const record = series.removeRef(v.open.ref, 'cancelled');
     state.orderIndex.delete(record.orderId);
     sink.book(series);
-    orderEvent(sink, record, state.pairs.get(series.spec.pairId)!, 'cancelled_by_owner', 'user');
+    orderEvent(sink, record, 'cancelled_by_owner', 'user');
   } else if (cmd.type === 'place' && cmd.orders.length === 1) {
     const o = cmd.orders[0]!;
     const checked = validatePlace(state, o);
@@ -54,12 +54,12 @@ function applyAlone(state: VenueState, sink: EventSink, cmd: Command): number {
       const maker = outcome.fillMaker[i]!;
       if (maker.status === 'filled') state.orderIndex.delete(maker.orderId);
       else state.orderIndex.get(maker.orderId)!.remaining -= BigInt(outcome.fillLots[i]!) * pair.sizeStep;
-      orderEvent(sink, maker, pair, null, null);
+      orderEvent(sink, maker, null, null);
     }
     for (let i = 0; i < outcome.selfTradeCount; i++) {
       const m = outcome.selfTradeCancels[i]!;
       state.orderIndex.delete(m.orderId);
-      orderEvent(sink, m, pair, 'self_trade_prevention', 'self_trade');
+      orderEvent(sink, m, 'self_trade_prevention', 'self_trade');
     }
     const filled = BigInt(record.filledLots) * pair.sizeStep;
     const remaining = o.size - filled;
@@ -68,7 +68,7 @@ function applyAlone(state: VenueState, sink: EventSink, cmd: Command): number {
       if (record.expiry < series.spec.expiry) state.trackGoodTill(record.expiry, o.orderId);
     }
     sink.book(series);
-    pushOrderEvent(sink, record, pair, filled, outcome.restingLots > 0 ? remaining : 0n, null, null);
+    pushOrderEvent(sink, record, record.filledLots, outcome.restingLots > 0 ? record.lots - record.filledLots : 0, null, null);
   } else throw new Error(`the series-alone subject applies single place and cancel commands, not this ${cmd.type}`);
   return sink.finish(state).length;
 }

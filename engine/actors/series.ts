@@ -5,11 +5,10 @@
  */
 import type { Hex } from '../domain/hex.ts';
 import type { OrderBook, MatchSink } from '../book/types.ts';
-import type { DepthLevel } from '../events.ts';
+import type { EngineDepthLevel } from '../events.ts';
 import type { SeriesMarks } from '../commands.ts';
 import type { RiskQuote } from '../risk/riskQuote.ts';
 import type { OrderRecord } from './orderRecord.ts';
-import { tickToPrice } from '../domain/ticks.ts';
 import { fillableLots, wouldTake, type OwnResting } from '../book/instructions.ts';
 
 export type SeriesSpec = {
@@ -341,19 +340,19 @@ export class SeriesActor {
   }
 
   /**
-   * Levels touched since the last call, best first, as [price, size, order count] at their current
-   * aggregate on the pair's grid (`tickDecimals`, `lot` WAD per book lot); clears them. Null
-   * when none was touched.
+   * Levels touched since the last call, best first, as [tick, lots, order count] at their current
+   * aggregate; clears them. Null when none was touched.
    */
-  drainTouched(tickDecimals: number, lot: bigint): { bids: DepthLevel[]; asks: DepthLevel[] } | null {
+  drainTouched(): { bids: EngineDepthLevel[]; asks: EngineDepthLevel[] } | null {
     if (this.touchedBids.size === 0 && this.touchedAsks.size === 0) return null;
-    return { bids: this.levels(this.touchedBids, true, tickDecimals, lot), asks: this.levels(this.touchedAsks, false, tickDecimals, lot) };
+    return { bids: this.levels(this.touchedBids, true), asks: this.levels(this.touchedAsks, false) };
   }
 
-  private levels(touched: TouchedTicks, isBid: boolean, tickDecimals: number, lot: bigint): DepthLevel[] {
+  /** The touched levels of one side as [tick, lots, count] (the compact depth event's; engine/wire.ts makes them WAD). */
+  private levels(touched: TouchedTicks, isBid: boolean): EngineDepthLevel[] {
     const ticks = touched.drain(isBid);
-    const out: DepthLevel[] = new Array(ticks.length);
-    for (let i = 0; i < ticks.length; i++) out[i] = [tickToPrice(ticks[i]!, tickDecimals), BigInt(this.book.levelQty(isBid, ticks[i]!)) * lot, this.book.levelCount(isBid, ticks[i]!)];
+    const out: EngineDepthLevel[] = new Array(ticks.length);
+    for (let i = 0; i < ticks.length; i++) out[i] = [ticks[i]!, this.book.levelQty(isBid, ticks[i]!), this.book.levelCount(isBid, ticks[i]!)];
     return out;
   }
 

@@ -135,7 +135,8 @@ export function makerFeeInBigint(rates: FeeRates, notional: bigint): bigint {
 }
 
 /** What a fill moves in COLLATERAL6, as bigints for the events and the accounts. */
-export type FillMoney = { premium: bigint; notional: bigint; takerFee: bigint; makerFee: bigint };
+/** A fill's money in bigint, and each figure in doubles when exact (-1: only the bigint is; the compact trade event takes the double then, engine/events.ts `Cash`). */
+export type FillMoney = { premium: bigint; notional: bigint; takerFee: bigint; makerFee: bigint; premiumN: number; notionalN: number; takerFeeN: number; makerFeeN: number };
 
 /**
  * The money of a fill of `lots` lots at `tick` on a pair (lot `sizeStep`, `tickDecimals`) at
@@ -145,16 +146,22 @@ export type FillMoney = { premium: bigint; notional: bigint; takerFee: bigint; m
 export function fillMoneyOf(out: FillMoney, lots: number, tick: number, sizeStep: bigint, tickDecimals: number, spot: bigint, rates: FeeRates, feeFree: boolean): FillMoney {
   const premiumN = premiumInDoubles(lots, tick, premiumPerLotTick(sizeStep, tickDecimals));
   const notionalN = notionalInDoubles(lots, spot, sizeStep);
+  out.premiumN = premiumN;
+  out.notionalN = notionalN;
   out.premium = premiumN >= 0 ? BigInt(premiumN) : premiumInBigint(lots, tick, sizeStep, tickDecimals);
   out.notional = notionalN >= 0 ? BigInt(notionalN) : notionalInBigint(lots, spot, sizeStep);
   if (feeFree) {
     out.takerFee = 0n;
     out.makerFee = 0n;
+    out.takerFeeN = 0;
+    out.makerFeeN = 0;
     return out;
   }
   const takerN = takerFeeInDoubles(notionalN, premiumN, rates.takerFeeRate, rates.takerFeeCapRate);
+  out.takerFeeN = takerN;
   out.takerFee = takerN >= 0 ? BigInt(takerN) : takerFeeInBigint(rates, out.notional, out.premium);
   const makerN = feeInDoubles(notionalN, rates.makerFeeRate);
+  out.makerFeeN = makerN;
   out.makerFee = makerN >= 0 ? BigInt(makerN) : makerFeeInBigint(rates, out.notional);
   return out;
 }

@@ -5,25 +5,20 @@
  * the figures as they stand after it: a reader folding the events needs nothing else.
  */
 import type { Hex } from '../domain/hex.ts';
-import { WAD_PER_C6 } from '../domain/fixed.ts';
-import type { VenueEvent } from '../events.ts';
-import { depositOf, type Portfolio } from '../actors/portfolio.ts';
-import { premiumOf, realizedOf, type Position } from '../actors/position.ts';
+import type { Cash, EngineEvent } from '../events.ts';
+import type { Portfolio } from '../actors/portfolio.ts';
+import type { Position } from '../actors/position.ts';
 import type { VenueState } from '../state.ts';
 import type { SeriesActor } from '../actors/series.ts';
+import { portfolioFigures, type PortfolioFigures } from '../risk/portfolioFigures.ts';
 
 /** The id a client sees: a market maker's internal portfolios are shown as its portfolio 0. */
 export function publicPortfolioId(p: Portfolio): number {
   return p.internalPair !== null ? 0 : p.id;
 }
 
-/** An event as a flow builds it; the sink adds the command's `seq` and `ts`. */
-export type UnstampedEvent = VenueEvent extends infer E ? (E extends VenueEvent ? Omit<E, 'seq' | 'ts'> : never) : never;
-
-const abs = (x: bigint): bigint => (x < 0n ? -x : x);
-
-/** A position's average price: |premium| (C6) x this / |balance| (WAD) is WAD per contract. */
-const AVERAGE_PRICE_SCALE = WAD_PER_C6 * 10n ** 18n;
+/** An event as a flow builds it (the engine's compact form, events.ts); the sink adds the command's `seq` and `ts`. */
+export type UnstampedEvent = EngineEvent extends infer E ? (E extends EngineEvent ? Omit<E, 'seq' | 'ts'> : never) : never;
 
 /** A flat position's event: what is left of a position that closed. */
 const FLAT: Position = { seriesId: '0x', balance: 0n, premium: 0, realized: 0, wide: null };
@@ -38,7 +33,7 @@ function indexPosition(index: Map<Portfolio, Map<Hex, number>>, p: Portfolio, se
 }
 
 export class EventSink {
-  events: VenueEvent[] = [];
+  events: EngineEvent[] = [];
   seq = 0;
   ts = 0;
   // What the command touched: few entries, so parallel arrays with a linear scan (no keys to
@@ -74,7 +69,7 @@ export class EventSink {
     const stamped = e as { seq?: number; ts?: number };
     stamped.seq = this.seq;
     stamped.ts = this.ts;
-    this.events.push(e as VenueEvent);
+    this.events.push(e as EngineEvent);
   }
 
   /** A position of `p` on `seriesId` changed; `pos` is its object (kept even when it has just closed). */
@@ -137,12 +132,12 @@ export class EventSink {
   }
 
   /** Append the deduplicated depth, position and portfolio events; returns all events. */
-  finish(state: VenueState): VenueEvent[] {
+  finish(state: VenueState): EngineEvent[] {
     for (let i = 0; i < this.bookCount; i++) {
       const s = this.books[i]!;
       const pair = state.pairs.get(s.spec.pairId);
       if (!pair) continue;
-      const touched = s.drainTouched(pair.tickDecimals, pair.sizeStep);
+      const touched = s.drainTouched();
       if (!touched) continue;
       const prevBookSeq = s.bookSeq;
       s.bookSeq++;
@@ -154,47 +149,52 @@ export class EventSink {
       const live = portfolio.positions.get(seriesId);
       const pos = live ?? this.positionObjects[i] ?? FLAT;
       // A closed position keeps its realised PnL in the event; its balance and premium are 0.
-      this.push(positionEventOf(portfolio, seriesId, live === undefined ? 0n : pos.balance, live === undefined ? 0n : premiumOf(pos), realizedOf(pos)));
+      this.push(positionEventOf(portfolio, seriesId, live === undefined ? 0n : pos.balance, live === undefined ? 0 : premiumCash(pos), realizedCash(pos)));
     }
     for (let i = 0; i < this.portfolioCount; i++) this.push(portfolioEvent(state, this.portfolios[i]!));
     return this.events;
   }
 }
 
-/** A position event of `p` (its public id) on `seriesId`: balance WAD, deferred premium and realised PnL C6; the average price follows. */
-export function positionEventOf(p: Portfolio, seriesId: Hex, balance: bigint, premium: bigint, realizedPnl: bigint): UnstampedEvent {
-  return {
-    type: 'position',
-    owner: p.owner,
-    portfolioId: publicPortfolioId(p),
-    seriesId,
-    balance,
-    premium,
-    averagePrice: balance === 0n ? null : (abs(premium) * AVERAGE_PRICE_SCALE) / abs(balance),
-    realizedPnl,
-  };
+/** A position's deferred premium as Cash: its double, or its bigint while wide. */
+export function premiumCash(p: Position): Cash {
+  return p.wide === null ? p.premium : p.wide.premium;
 }
 
-/** The figures of `p`'s margin account now, as the portfolio event carries them (the public portfolio's view). */
+/** A position's realised PnL as Cash. */
+export function realizedCash(p: Position): Cash {
+  return p.wide === null ? p.realized : p.wide.realized;
+}
+
+/** A position event of `p` (its public id) on `seriesId`: balance WAD, deferred premium and realised PnL C6 (the converter adds the average price). */
+export function positionEventOf(p: Portfolio, seriesId: Hex, balance: bigint, premium: Cash, realizedPnl: Cash): UnstampedEvent {
+  return { type: 'position', owner: p.owner, portfolioId: publicPortfolioId(p), seriesId, balance, premium, realizedPnl };
+}
+
+/** The figures of a portfolio event, written here and copied into the event at once. */
+const FIGURES: PortfolioFigures = { deposit: 0, unrealizedPnl: 0, equity: 0, initialMargin: 0, initialMarginWithOrders: 0, maintenanceMargin: 0, isHealthy: true, maxWithdraw: 0, positionCount: 0 };
+
+/**
+ * The figures of `p`'s margin account now, as the portfolio event carries them (the public
+ * portfolio's view), in doubles where exact (risk/portfolioFigures.ts); the converter adds
+ * the health ratio.
+ */
 export function portfolioEvent(state: VenueState, p: Portfolio): UnstampedEvent {
   const shown = p.internalPair !== null ? state.accounts.cashPortfolio(p.owner, state.now) : p;
-  const r = state.accounts.risk(shown);
-  const deposit = depositOf(shown);
-  const own = deposit > 0n ? deposit : 0n;
+  const f = portfolioFigures(FIGURES, state.accounts.margin.requirement(shown), state.config.maintenanceRate, shown.deposit, shown.wideDeposit);
   return {
     type: 'portfolio',
     owner: shown.owner,
     portfolioId: shown.id,
     createdAt: shown.createdAt,
-    deposit: r.deposit,
-    unrealizedPnl: r.unrealizedPnl,
-    equity: r.equity,
-    initialMargin: r.initialMargin,
-    initialMarginWithOrders: r.initialMarginWithOrders,
-    maintenanceMargin: r.maintenanceMargin,
-    healthRatio: r.healthRatio,
-    isHealthy: r.isHealthy,
-    maxWithdraw: r.maxWithdraw < own ? r.maxWithdraw : own,
-    positionCount: r.positionCount,
+    deposit: f.deposit,
+    unrealizedPnl: f.unrealizedPnl,
+    equity: f.equity,
+    initialMargin: f.initialMargin,
+    initialMarginWithOrders: f.initialMarginWithOrders,
+    maintenanceMargin: f.maintenanceMargin,
+    isHealthy: f.isHealthy,
+    maxWithdraw: f.maxWithdraw,
+    positionCount: f.positionCount,
   };
 }

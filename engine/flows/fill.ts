@@ -19,6 +19,9 @@ export type FillParams = {
   readonly seriesHandle?: number;
   readonly price: bigint; // WAD premium per contract
   readonly size: bigint; // WAD
+  /** The price in ticks and the size in lots when the caller has them (a book fill): the compact trade event carries them instead of the WAD values. */
+  readonly tick?: number;
+  readonly lots?: number;
   readonly maker: FillSide;
   readonly taker: FillSide;
   readonly takerIsBuy: boolean;
@@ -48,7 +51,7 @@ export function worstFeeOf(state: VenueState, notional: bigint, premium: bigint)
 }
 
 /** The money of a fill given by size and price (RFQ, the insurance fund's take-over), in bigint; written into one scratch value read at once. */
-const OTHER_MONEY: FillMoney = { premium: 0n, notional: 0n, takerFee: 0n, makerFee: 0n };
+const OTHER_MONEY: FillMoney = { premium: 0n, notional: 0n, takerFee: 0n, makerFee: 0n, premiumN: -1, notionalN: -1, takerFeeN: -1, makerFeeN: -1 };
 function moneyOf(state: VenueState, pairId: Hex, f: FillParams): FillMoney {
   const m = OTHER_MONEY;
   m.premium = collateralOf(f.size, f.price);
@@ -80,14 +83,19 @@ export function applyFill(state: VenueState, sink: EventSink, f: FillParams): st
   const tradeId = String(state.nextTradeId++);
   record(state, f.maker.portfolio);
   record(state, f.taker.portfolio);
+  // The compact trade event (engine/events.ts): ticks and lots for a book fill, else the WAD
+  // values; each money figure as its double when exact, else its bigint.
+  const onGrid = f.tick !== undefined && f.lots !== undefined && f.tick >= 0;
   sink.push({
     type: 'trade',
     tradeId,
     seriesId: f.seriesId,
-    price: f.price,
-    size: f.size,
-    premium,
-    notional,
+    tick: onGrid ? f.tick! : -1,
+    lots: onGrid ? f.lots! : -1,
+    priceWad: onGrid ? null : f.price,
+    sizeWad: onGrid ? null : f.size,
+    premium: m.premiumN >= 0 ? m.premiumN : premium,
+    notional: m.notionalN >= 0 ? m.notionalN : notional,
     takerSide: f.takerIsBuy ? 'buy' : 'sell',
     maker: f.maker.portfolio.owner,
     taker: f.taker.portfolio.owner,
@@ -95,8 +103,8 @@ export function applyFill(state: VenueState, sink: EventSink, f: FillParams): st
     takerOrderId: f.taker.orderId,
     makerPortfolioId: publicPortfolioId(f.maker.portfolio),
     takerPortfolioId: publicPortfolioId(f.taker.portfolio),
-    makerFee: makerFeeC6,
-    takerFee: takerFeeC6,
+    makerFee: m.makerFeeN >= 0 ? m.makerFeeN : makerFeeC6,
+    takerFee: m.takerFeeN >= 0 ? m.takerFeeN : takerFeeC6,
     openInterest: series.openInterest,
     source: f.source,
   });

@@ -148,7 +148,8 @@ function seenIncludes(anchor: Portfolio): boolean {
 
 /** Whether a margin account is due: equity below the maintenance margin of its positions and open orders. */
 function trigger(state: VenueState, anchor: Portfolio): { equity: bigint; maintenanceMargin: bigint } | null {
-  const r = state.accounts.risk(anchor);
+  // The requirement itself (the risk view's maintenance margin, health and withdrawable are not needed here).
+  const r = state.accounts.margin.requirement(anchor);
   const mm = maintenanceOf(state, r.initialMarginWithOrders);
   return r.equity < mm ? { equity: r.equity, maintenanceMargin: mm } : null;
 }
@@ -331,7 +332,7 @@ function closeStep(state: VenueState, sink: EventSink, id: string, n: number, me
   }
   sink.portfolio(member);
   sink.book(series);
-  pushOrderEvent(sink, record, pair, size, 0n, null, null);
+  pushOrderEvent(sink, record, lots, 0, null, null);
   guard?.events(sink);
   return collateralOf(state.oracles.get(pair.pairId)!.spot, size);
 }

@@ -188,7 +188,7 @@ function executePlace(state: VenueState, sink: EventSink, v: ValidPlace): OrderO
   sink.portfolio(v.portfolio);
   sink.book(series);
   const killed: CancelReason | null = record.status !== 'cancelled' ? null : stopped ? 'mmp' : tif === 'IOC' ? 'ioc' : 'fok';
-  pushOrderEvent(sink, record, pair, filled, outcome.restingLots > 0 ? remaining : 0n, killed === null ? null : killed === 'mmp' ? 'mmp_tripped' : `${killed}_remainder`, killed);
+  pushOrderEvent(sink, record, record.filledLots, outcome.restingLots > 0 ? record.lots - record.filledLots : 0, killed === null ? null : killed === 'mmp' ? 'mmp_tripped' : `${killed}_remainder`, killed);
   guard?.events(sink);
   return { orderId: o.orderId, status: record.status, filled, remaining: outcome.restingLots > 0 ? remaining : 0n, trades, instructions: record.instructions, cancelReason: killed };
 }
@@ -201,8 +201,8 @@ const NO_TRADES: readonly Trade[] = Object.freeze([]);
 // reads them during its call only and keeps none): no object per fill.
 const BOOK_MAKER: Writable<FillSide> = { portfolio: null as unknown as Portfolio, orderId: null };
 const BOOK_TAKER: Writable<FillSide> = { portfolio: null as unknown as Portfolio, orderId: null };
-const BOOK_MONEY: FillMoney = { premium: 0n, notional: 0n, takerFee: 0n, makerFee: 0n };
-const BOOK_FILL: Writable<FillParams> = { seriesId: '0x', seriesHandle: -1, price: 0n, size: 0n, maker: BOOK_MAKER, taker: BOOK_TAKER, takerIsBuy: false, source: 'book', feeFree: false, money: BOOK_MONEY };
+const BOOK_MONEY: FillMoney = { premium: 0n, notional: 0n, takerFee: 0n, makerFee: 0n, premiumN: -1, notionalN: -1, takerFeeN: -1, makerFeeN: -1 };
+const BOOK_FILL: Writable<FillParams> = { seriesId: '0x', seriesHandle: -1, price: 0n, size: 0n, tick: -1, lots: -1, maker: BOOK_MAKER, taker: BOOK_TAKER, takerIsBuy: false, source: 'book', feeFree: false, money: BOOK_MONEY };
 
 /**
  * Settle what a match did (flows shared by order entry and the liquidation pass): each fill
@@ -237,13 +237,15 @@ export function settleMatch(state: VenueState, sink: EventSink, outcome: MatchOu
       }
       f.price = price;
       f.size = size;
+      f.tick = outcome.fillTick[i]!;
+      f.lots = lots;
       BOOK_MAKER.portfolio = makerPortfolio;
       BOOK_MAKER.orderId = maker.orderId;
       // Premium, notional and fees from lots and the maker's tick, in doubles while exact (domain/fees.ts).
       fillMoneyOf(BOOK_MONEY, lots, outcome.fillTick[i]!, pair.sizeStep, pair.tickDecimals, spot, state.config, feeFree);
       const tradeId = applyFill(state, sink, f);
       (trades as Trade[])[i] = { tradeId, price, size };
-      orderEvent(sink, maker, pair, null, null);
+      orderEvent(sink, maker, null, null);
     }
   }
   for (let i = 0; i < outcome.selfTradeCount; i++) {
@@ -251,7 +253,7 @@ export function settleMatch(state: VenueState, sink: EventSink, outcome: MatchOu
     const resting = state.orderIndex.get(m.orderId)!;
     state.accounts.margin.dropOrder(resting.portfolio, resting);
     state.orderIndex.delete(m.orderId);
-    orderEvent(sink, m, pair, 'self_trade_prevention', 'self_trade');
+    orderEvent(sink, m, 'self_trade_prevention', 'self_trade');
   }
   for (let i = 0; i < outcome.mmpCount; i++) {
     const m = outcome.mmpCancels[i]!;
@@ -260,7 +262,7 @@ export function settleMatch(state: VenueState, sink: EventSink, outcome: MatchOu
     state.accounts.margin.dropOrder(resting.portfolio, resting);
     state.orderIndex.delete(m.orderId);
     sink.portfolio(resting.portfolio);
-    orderEvent(sink, m, pair, 'mmp_tripped', 'mmp');
+    orderEvent(sink, m, 'mmp_tripped', 'mmp');
   }
   if (guard !== null) for (const e of guard.tripped) cancelMmpOrders(state, sink, e);
   return trades;
@@ -302,16 +304,15 @@ function killEarly(state: VenueState, sink: EventSink, v: ValidPlace, cancelReas
     portfolioId: o.portfolioId,
     seriesId: o.seriesId,
     side: o.isBuy ? 'buy' : 'sell',
-    price: v.price,
     tick: o.tick,
-    size: o.size,
+    lots: v.lots,
     expiry: Math.min(o.expiry, state.series.at(v.seriesHandle).spec.expiry),
     nonce: o.nonce,
     createdAt: state.now,
     instructions,
     status: 'cancelled',
-    filled: 0n,
-    remaining: 0n,
+    filledLots: 0,
+    remainingLots: 0,
     reason,
     cancelReason,
   });
@@ -329,23 +330,22 @@ export function removeOrder(state: VenueState, sink: EventSink, open: OpenOrder,
   state.orderIndex.delete(record.orderId);
   sink.portfolio(portfolio);
   sink.book(series);
-  orderEvent(sink, record, pair, reason, cancelReason);
+  orderEvent(sink, record, reason, cancelReason);
 }
 
 /** The order event of `r` as it stands (a maker after a fill, a removed order). */
-export function orderEvent(sink: EventSink, r: OrderRecord, pair: Pair, reason: string | null, cancelReason: CancelReason | null): void {
-  const filled = BigInt(r.filledLots) * pair.sizeStep;
+export function orderEvent(sink: EventSink, r: OrderRecord, reason: string | null, cancelReason: CancelReason | null): void {
   const open = r.status === 'open' || r.status === 'partial';
-  pushOrderEvent(sink, r, pair, filled, open ? BigInt(r.lots) * pair.sizeStep - filled : 0n, reason, cancelReason);
+  pushOrderEvent(sink, r, r.filledLots, open ? r.lots - r.filledLots : 0, reason, cancelReason);
 }
 
-/** An order event: the order's static fields from its record, and its state after the command. */
-export function pushOrderEvent(sink: EventSink, r: OrderRecord, pair: Pair, filled: bigint, remaining: bigint, reason: string | null, cancelReason: CancelReason | null): void {
-  sink.push(orderEventOf(r, pair, filled, remaining, reason, cancelReason));
+/** An order event: the order's static fields from its record, and its state after the command (filled and remaining in lots). */
+export function pushOrderEvent(sink: EventSink, r: OrderRecord, filledLots: number, remainingLots: number, reason: string | null, cancelReason: CancelReason | null): void {
+  sink.push(orderEventOf(r, filledLots, remainingLots, reason, cancelReason));
 }
 
-/** The order event of a record (its static fields) in a given state; the sink or the image stamps it. */
-export function orderEventOf(r: OrderRecord, pair: Pair, filled: bigint, remaining: bigint, reason: string | null, cancelReason: CancelReason | null): UnstampedEvent {
+/** The order event of a record (its static fields) in a given state, compact (tick, lots); the sink or the image stamps it. */
+export function orderEventOf(r: OrderRecord, filledLots: number, remainingLots: number, reason: string | null, cancelReason: CancelReason | null): UnstampedEvent {
   return {
     type: 'order',
     orderId: r.orderId,
@@ -353,16 +353,15 @@ export function orderEventOf(r: OrderRecord, pair: Pair, filled: bigint, remaini
     portfolioId: r.portfolioId,
     seriesId: r.seriesId,
     side: r.isBuy ? 'buy' : 'sell',
-    price: tickToPrice(r.tick, pair.tickDecimals),
     tick: r.tick,
-    size: BigInt(r.lots) * pair.sizeStep,
+    lots: r.lots,
     expiry: r.expiry,
     nonce: r.nonce ?? null,
     createdAt: r.createdAt,
     instructions: r.instructions,
     status: r.status,
-    filled,
-    remaining,
+    filledLots,
+    remainingLots,
     reason,
     cancelReason,
   };

@@ -7,6 +7,7 @@
 import t from 'tap';
 import { Venue, type Hex, type OrderEvent, type VenueEvent } from '../../engine/index.ts';
 import { listedVenue, ALICE, BOB, BTC, ETH, usdc, type Harness } from './support/venueFixture.ts';
+import { WireEvents } from '../../engine/wire.ts';
 
 function setup(): { h: Harness; btcCall: Hex; btcPut: Hex; ethCall: Hex; ids: Record<string, Hex> } {
   const h = listedVenue();
@@ -130,7 +131,9 @@ t.test('the deadline is engine state: a restart keeps it, and a deadline passed 
   const restored = Venue.restore(bytes);
   t.equal(restored.stateHash(), hash, 'the snapshot restores to the same hash');
   // The venue was down for ten minutes: the first clock after the start is far past the deadline.
-  const r = restored.apply({ type: 'clock', seq: h.seq + 1, ts: h.ts + 600_000 });
+  const conv = new WireEvents();
+  conv.learn(restored.imageEvents());
+  const r = conv.result(restored.apply({ type: 'clock', seq: h.seq + 1, ts: h.ts + 600_000 }));
   t.equal(cancelled(r.events).length, 5, 'every open order is cancelled at the first clock');
   t.notOk(new Set(restored.imageEvents().map((e) => e.type)).has('dead_man'), 'and the switch is gone from the state');
   t.ok(ids['bob']);

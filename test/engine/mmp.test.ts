@@ -272,7 +272,7 @@ t.test('a venue with no MMP config snapshots without it (old snapshots restore w
   t.equal(restored.state.mmp.entries.size, 0);
   setMmp(h, MAKER, { qtyLimit: wad(1) });
   t.ok('mmp' in JSON.parse(new TextDecoder().decode(h.venue.serialize())));
-  t.match(mmpEvents(h.venue.imageEvents()), [{ owner: MAKER, pairId: BTC, frozen: false }], 'the image seeds read models with the configs');
+  t.match(mmpEvents(h.wire.events(h.venue.imageEvents())), [{ owner: MAKER, pairId: BTC, frozen: false }], 'the image seeds read models with the configs');
 });
 
 t.test('a trip on a partial fill cancels the rest of that quote; a later mmp entry of the same command is cancelled at once', async (t) => {

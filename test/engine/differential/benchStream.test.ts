@@ -8,6 +8,7 @@ import { defaultVenueConfig as referenceConfig } from '../reference/engine/confi
 import { makeOpStream } from '../../../bench/book.ts';
 import { prepare } from '../../../bench/lib/seriesActorSubject.ts';
 import { DIFF_SCALE, checkEnd, compare, stateDifference, wire, type Mismatch } from './support.ts';
+import { WireEvents } from '../../../engine/wire.ts';
 
 // Thousands of commands through two engines: minutes on a busy 2-core host (tap's default is 120 s).
 t.setTimeout(600_000 * DIFF_SCALE);
@@ -21,9 +22,12 @@ t.test('the book benchmark stream (1,000 wallets, one series)', async (t) => {
   t.equal(stateDifference(live.venue, reference), null, 'the reference starts from the same state');
   let first: Mismatch | null = null;
   let fills = 0;
+  // The converter starts from the live engine's image, as the gateway's does after a restore.
+  const conv = new WireEvents();
+  conv.learn(live.venue.imageEvents());
   for (let i = 0; i < live.commands.length; i++) {
     const cmd = live.commands[i]!;
-    const r = live.venue.apply(cmd);
+    const r = conv.result(live.venue.apply(cmd));
     for (const e of r.events) if (e.type === 'trade') fills++;
     const m = compare(reference, cmd, i, wire(r));
     if (m !== null && first === null) first = m;

@@ -132,5 +132,5 @@ t.test('seeded: a fill\'s money equal to the bigint formulas on pairs, spots and
 });
 
 function scratch(): FillMoney {
-  return { premium: 0n, notional: 0n, takerFee: 0n, makerFee: 0n };
+  return { premium: 0n, notional: 0n, takerFee: 0n, makerFee: 0n, premiumN: -1, notionalN: -1, takerFeeN: -1, makerFeeN: -1 };
 }

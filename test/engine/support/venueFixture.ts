@@ -9,6 +9,7 @@ import type { Hex } from '../../../engine/domain/hex.ts';
 import { WAD } from '../../../engine/domain/fixed.ts';
 import { pairIdOf } from '../../../engine/domain/ids.ts';
 import { defaultVenueConfig, type VenueConfig } from '../../../engine/config.ts';
+import { WireEvents } from '../../../engine/wire.ts';
 
 /** Monday 2026-01-05 00:00:00 UTC. */
 export const T0 = Date.UTC(2026, 0, 5, 0, 0, 0);
@@ -29,18 +30,20 @@ export class Harness {
   private orderCounter = 0;
   private nonces = new Map<string, bigint>();
   readonly log: Command[] = [];
+  /** The venue's events in wire form (engine/wire.ts), as the gateway converts them: what the tests read. */
+  readonly wire = new WireEvents();
 
   constructor(config: Partial<VenueConfig> = {}, start = T0) {
     this.venue = Venue.create({ ...defaultVenueConfig, ...config });
     this.ts = start;
   }
 
-  /** Apply a command `advanceMs` after the previous one. */
+  /** Apply a command `advanceMs` after the previous one; its events in wire form. */
   run(body: CommandBody, advanceMs = 1): ApplyResult {
     this.ts += advanceMs;
     const cmd = { ...body, seq: ++this.seq, ts: this.ts } as Command;
     this.log.push(cmd);
-    return this.venue.apply(cmd);
+    return this.wire.result(this.venue.apply(cmd));
   }
 
   ok(body: CommandBody, advanceMs = 1): ApplyResult & { ok: true } {

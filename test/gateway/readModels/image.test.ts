@@ -10,6 +10,7 @@ import t from 'tap';
 import { Venue } from '../../../engine/index.ts';
 import { ReadModels } from '../../../gateway/readModels/readModels.ts';
 import { runFullStream } from './support/fullStream.ts';
+import { wireVenueOf } from '../../../gateway/wireVenue.ts';
 
 t.test('read models seeded from the image show the state that folding every event shows', async (t) => {
   const h = runFullStream(5, 2000, () => {});
@@ -17,12 +18,12 @@ t.test('read models seeded from the image show the state that folding every even
   const live = new ReadModels();
   const replay = Venue.create(h.venue.state.config);
   for (const c of h.log) {
-    const res = replay.apply(c);
+    const res = wireVenueOf(replay).apply(c);
     live.apply(replay.seq, replay.now, res.events);
   }
   t.equal(replay.stateHash(), h.venue.stateHash(), 'the replayed venue is the venue');
   const seeded = new ReadModels();
-  seeded.apply(h.venue.seq, h.venue.now, h.venue.imageEvents());
+  seeded.apply(h.venue.seq, h.venue.now, wireVenueOf(h.venue).imageEvents());
 
   const a = live.catalog;
   const b = seeded.catalog;

@@ -141,7 +141,7 @@ t.test('the fold of the events equals the engine: books, trades, 24-hour statist
 
     // The engine's image seeds the books (their levels and sequences) on empty read models.
     const image = new ReadModels();
-    image.apply(h.venue.seq, h.venue.now, h.venue.imageEvents());
+    image.apply(h.venue.seq, h.venue.now, h.wire.events(h.venue.imageEvents()));
     let books = 0;
     let emptyWithSeq = 0;
     for (const s of h.venue.state.series.values()) {

@@ -144,7 +144,7 @@ t.test('folding the engine image gives the same requests and quotes', async (t) 
   const reads = new ReadModels();
   for (const { body, advance } of fullBodies(h, 5, 500)) reads.apply(h.seq, h.ts, h.run(body, advance).events);
   const seeded = new ReadModels();
-  seeded.apply(h.venue.seq, h.venue.now, h.venue.imageEvents());
+  seeded.apply(h.venue.seq, h.venue.now, h.wire.events(h.venue.imageEvents()));
   // The image resolves requests in creation order, not in the order they were resolved.
   t.equal(compare(t, h.venue, seeded, 'image', { resolvedOrder: false }), 0);
   t.same([...seeded.rfq.resolvedIds()].sort(), [...h.venue.state.rfq.resolved].sort());

@@ -1,0 +1,98 @@
+/**
+ * A portfolio event's figures (docs/events.md "The engine's compact form"): the account actor's
+ * risk view of a margin account's requirement (maintenance margin, health, what may be
+ * withdrawn), as COLLATERAL6 `Cash`, computed in doubles while every figure is provably exact,
+ * else by the bigint formulas (`AccountActor.view`'s), whose results are then given as Cash.
+ * Equal to the unit either way (test/engine/risk/portfolioFigures.test.ts).
+ *
+ * In doubles: each input is an integer of at most 2^53 - 1 in magnitude (exactCash.ts `exactOf`,
+ * NaN otherwise); the maintenance margin ceil(im x rate / WAD) is fees.ts's exact truncated
+ * `im x num / den` (the rate in lowest terms) plus one when it left a remainder; equity minus
+ * the margin with orders is checked against the bound (exactCash.ts `exact`); the rest are
+ * compares. Healthy means a health ratio of at least 1: floor(equity x WAD / mm) >= WAD exactly
+ * when equity >= mm (mm > 0), and with no margin needed when equity >= 0. The health ratio
+ * itself (WAD, mostly beyond 2^53) is left to the converter (engine/wire.ts `healthRatioOf`).
+ */
+import type { Cash } from '../events.ts';
+import { WAD } from '../domain/fixed.ts';
+import { mulDivInDoubles, rateRatio } from '../domain/fees.ts';
+import type { Requirement } from './marginAccount.ts';
+import { exact, exactOf } from './exactCash.ts';
+
+export type PortfolioFigures = {
+  deposit: Cash;
+  unrealizedPnl: Cash;
+  equity: Cash;
+  initialMargin: Cash;
+  initialMarginWithOrders: Cash;
+  maintenanceMargin: Cash;
+  isHealthy: boolean;
+  maxWithdraw: Cash;
+  positionCount: number;
+};
+
+/** A bigint as Cash: a double when exact, else the bigint. */
+export function cashOf(v: bigint): Cash {
+  const n = exactOf(v);
+  return n === n ? n : v;
+}
+
+/** ceil(x x rate / WAD) for x >= 0 in doubles, or -1 when not provably exact. */
+export function ceilRateInDoubles(x: number, rate: bigint): number {
+  const r = rateRatio(rate);
+  const q = mulDivInDoubles(x, r);
+  if (q < 0) return -1;
+  return q * r.den === x * r.num ? q : q + 1;
+}
+
+/**
+ * The figures of requirement `r` at maintenance rate `rate` (WAD), what may be withdrawn capped
+ * at `own`, the shown portfolio's own deposit (a double, NaN when wide: then `ownWide` holds it).
+ * Written into `out` (a command's scratch, read at once by the event it fills).
+ */
+export function portfolioFigures(out: PortfolioFigures, r: Requirement, rate: bigint, own: number, ownWide: bigint | null): PortfolioFigures {
+  const deposit = exactOf(r.deposit);
+  const upnl = exactOf(r.unrealizedPnl);
+  const equity = exactOf(r.equity);
+  const im = exactOf(r.initialMargin);
+  const imo = exactOf(r.initialMarginWithOrders);
+  const mm = im >= 0 ? ceilRateInDoubles(im, rate) : -1;
+  const free = equity - imo;
+  // NaN (a figure beyond the bound) fails every compare below, so one check covers all.
+  if (mm >= 0 && exact(free) && exact(deposit) && exact(upnl) && exact(own)) {
+    const mw = free <= 0 ? 0 : free < deposit ? free : deposit > 0 ? deposit : 0;
+    const ownPos = own > 0 ? own : 0;
+    out.deposit = deposit;
+    out.unrealizedPnl = upnl;
+    out.equity = equity;
+    out.initialMargin = im;
+    out.initialMarginWithOrders = imo;
+    out.maintenanceMargin = mm;
+    out.isHealthy = mm === 0 ? equity >= 0 : equity >= mm;
+    out.maxWithdraw = mw < ownPos ? mw : ownPos;
+    out.positionCount = r.positionCount;
+    return out;
+  }
+  return portfolioFiguresInBigint(out, r, rate, ownWide ?? BigInt(own));
+}
+
+/** The same figures by the bigint formulas (the account actor's view), each given as Cash. */
+export function portfolioFiguresInBigint(out: PortfolioFigures, r: Requirement, rate: bigint, own: bigint): PortfolioFigures {
+  const { deposit, equity } = r;
+  const im = r.initialMargin;
+  const mm = (im * rate + WAD - 1n) / WAD;
+  const healthy = mm === 0n ? equity >= 0n : (equity * WAD) / mm >= WAD;
+  const free = equity - r.initialMarginWithOrders;
+  const mw = free <= 0n ? 0n : free < deposit ? free : deposit > 0n ? deposit : 0n;
+  const ownPos = own > 0n ? own : 0n;
+  out.deposit = cashOf(deposit);
+  out.unrealizedPnl = cashOf(r.unrealizedPnl);
+  out.equity = cashOf(equity);
+  out.initialMargin = cashOf(im);
+  out.initialMarginWithOrders = cashOf(r.initialMarginWithOrders);
+  out.maintenanceMargin = cashOf(mm);
+  out.isHealthy = healthy;
+  out.maxWithdraw = cashOf(mw < ownPos ? mw : ownPos);
+  out.positionCount = r.positionCount;
+  return out;
+}
