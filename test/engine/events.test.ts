@@ -11,16 +11,37 @@
 import t from 'tap';
 import type { PortfolioEvent, PositionEvent, VenueEvent } from '../../engine/index.ts';
 import type { VenueState } from '../../engine/state.ts';
-import { portfolioEvent } from '../../engine/flows/eventSink.ts';
+import { depositOf } from '../../engine/actors/portfolio.ts';
 import { runFullStream } from '../gateway/readModels/support/fullStream.ts';
 
-/** Every public portfolio's figures as the engine computes them now (key owner|id). */
+/**
+ * Every public portfolio's figures as the account actor's risk view computes them now, in
+ * bigint (key owner|id), in the wire event's form: the engine's event computes them in doubles
+ * (engine/risk/portfolioFigures.ts) and the converter adds the health ratio (engine/wire.ts).
+ */
 function figures(state: VenueState): Map<string, string> {
   const out = new Map<string, string>();
   for (const a of state.accounts.accounts.values()) {
     for (const p of a.portfolios.values()) {
       if (p.internalPair !== null) continue;
-      const { seq: _s, ts: _t, ...f } = { seq: 0, ts: 0, ...(portfolioEvent(state, p) as Omit<PortfolioEvent, 'seq' | 'ts'>) };
+      const r = state.accounts.risk(p);
+      const own = depositOf(p) > 0n ? depositOf(p) : 0n;
+      const f: Omit<PortfolioEvent, 'seq' | 'ts'> = {
+        type: 'portfolio',
+        owner: p.owner,
+        portfolioId: p.id,
+        createdAt: p.createdAt,
+        deposit: r.deposit,
+        unrealizedPnl: r.unrealizedPnl,
+        equity: r.equity,
+        initialMargin: r.initialMargin,
+        initialMarginWithOrders: r.initialMarginWithOrders,
+        maintenanceMargin: r.maintenanceMargin,
+        healthRatio: r.healthRatio,
+        isHealthy: r.isHealthy,
+        maxWithdraw: r.maxWithdraw < own ? r.maxWithdraw : own,
+        positionCount: r.positionCount,
+      };
       out.set(`${p.owner}|${p.id}`, JSON.stringify(f, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)));
     }
   }

@@ -14,6 +14,7 @@ import { WAD } from '../../engine/domain/fixed.ts';
 import { Venue } from '../../engine/venue.ts';
 import { precheck } from '../../engine/precheck.ts';
 import type { Hex } from '../../engine/domain/hex.ts';
+import { WireEvents } from '../../engine/wire.ts';
 
 const MAKER = ALICE;
 const TAKER = BOB;
@@ -253,7 +254,9 @@ t.test('a restart in the middle of a window: same state hash and the same trip',
   const rest: CommandBody[] = [{ type: 'place', orders: [h.order(TAKER, call, true, 2100, 2)] }, { type: 'clock' }];
   const mark = h.log.length;
   const live = rest.map((b) => h.ok(b, 500));
-  const replayed = h.log.slice(mark).map((c) => restored.apply(c));
+  const conv = new WireEvents();
+  conv.learn(restored.imageEvents());
+  const replayed = h.log.slice(mark).map((c) => conv.result(restored.apply(c)));
   t.same(replayed, live, 'the same results and events');
   t.match(mmpEvents(live[0]!.events), [{ frozen: true, reason: 'qty' }]);
   t.equal(restored.stateHash(), h.venue.stateHash(), 'the same state after the trip');

@@ -6,7 +6,7 @@
  */
 import t from 'tap';
 import { Venue, type PortfolioEvent } from '../../engine/index.ts';
-import { listedVenue, ALICE, BOB, BTC, usdc, wad } from './support/venueFixture.ts';
+import { listedVenue, wireApply, ALICE, BOB, BTC, usdc, wad } from './support/venueFixture.ts';
 
 t.test('before and after: the engine figures now, and after the fill really happens', async (t) => {
   const h = listedVenue();
@@ -27,7 +27,7 @@ t.test('before and after: the engine figures now, and after the fill really happ
 
   // `before` is what the portfolio event says now.
   const copy = Venue.restore(h.venue.serialize());
-  const noop = copy.apply({ type: 'deposit', owner: ALICE, portfolioId: 1, amount: 1n, seq: h.seq + 1, ts: h.ts + 1 });
+  const noop = wireApply(copy)({ type: 'deposit', owner: ALICE, portfolioId: 1, amount: 1n, seq: h.seq + 1, ts: h.ts + 1 });
   const ev = noop.events.find((e): e is PortfolioEvent => e.type === 'portfolio')!;
   t.equal(w.before.equity + 1n, ev.equity, 'before: equity (one micro unit deposited since)');
   t.equal(w.before.initialMargin, ev.initialMargin, 'before: initial margin');
@@ -35,7 +35,7 @@ t.test('before and after: the engine figures now, and after the fill really happ
 
   // `after` is what the engine shows once Alice's order really fills at that price.
   const real = Venue.restore(h.venue.serialize());
-  const fill = real.apply({ type: 'place', orders: [{ ...h.order(ALICE, call, true, price, 0.5) }], seq: h.seq + 1, ts: h.ts });
+  const fill = wireApply(real)({ type: 'place', orders: [{ ...h.order(ALICE, call, true, price, 0.5) }], seq: h.seq + 1, ts: h.ts });
   t.ok(fill.ok && fill.events.some((e) => e.type === 'trade'), 'the order fills against the ask');
   const after = fill.events.find((e): e is PortfolioEvent => e.type === 'portfolio' && e.owner === ALICE)!;
   t.equal(w.after.equity, after.equity, 'after: equity as the engine has it');

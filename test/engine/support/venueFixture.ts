@@ -117,3 +117,10 @@ export function listedVenue(config: Partial<VenueConfig> = {}): Harness {
   h.ok({ type: 'clock' });
   return h;
 }
+
+/** Apply commands to `venue` with their events in wire form, the converter seeded by its image (as the gateway does after a restore). */
+export function wireApply(venue: Venue): (c: Command) => ApplyResult {
+  const w = new WireEvents();
+  w.learn(venue.imageEvents());
+  return (c) => w.result(venue.apply(c));
+}
