@@ -44,6 +44,8 @@ import { applyFill } from './fill.ts';
 import { pushOrderEvent, removeOrder, settleMatch } from './orders.ts';
 import { MmpGuard } from './mmp.ts';
 import { liquidationSpot, type SpotPosition } from '../risk/liquidationSpot.ts';
+import { exactOf } from '../risk/exactCash.ts';
+import { ceilRateInDoubles } from '../risk/portfolioFigures.ts';
 
 /** The venue's closing orders: immediate-or-cancel, reduce-only. */
 const LIQUIDATION_ORDER = instructionsOf({ timeInForce: 'IOC', reduceOnly: true });
@@ -148,8 +150,13 @@ function seenIncludes(anchor: Portfolio): boolean {
 
 /** Whether a margin account is due: equity below the maintenance margin of its positions and open orders. */
 function trigger(state: VenueState, anchor: Portfolio): { equity: bigint; maintenanceMargin: bigint } | null {
-  // The requirement itself (the risk view's maintenance margin, health and withdrawable are not needed here).
+  // The requirement itself (the risk view's maintenance margin, health and withdrawable are not
+  // needed here); the maintenance margin in doubles while exact (risk/portfolioFigures.ts), else in bigint.
   const r = state.accounts.margin.requirement(anchor);
+  const equity = exactOf(r.equity);
+  const withOrders = exactOf(r.initialMarginWithOrders);
+  const mmN = withOrders >= 0 && equity === equity ? ceilRateInDoubles(withOrders, state.config.maintenanceRate) : -1;
+  if (mmN >= 0) return equity < mmN ? { equity: r.equity, maintenanceMargin: BigInt(mmN) } : null;
   const mm = maintenanceOf(state, r.initialMarginWithOrders);
   return r.equity < mm ? { equity: r.equity, maintenanceMargin: mm } : null;
 }
