@@ -363,48 +363,22 @@ export type EventBatch = {
 export type Cash = number | bigint;
 
 /** A trade: `tick` and `lots` on the pair's grid (a book fill); an RFQ or fund fill carries its WAD `priceWad` and `sizeWad` instead (tick and lots -1). */
-export type EngineTradeEvent = Stamp & {
-  readonly type: 'trade';
-  readonly tradeId: string;
-  readonly seriesId: Hex;
+export type EngineTradeEvent = Omit<TradeEvent, 'price' | 'size' | 'premium' | 'notional' | 'makerFee' | 'takerFee'> & {
   readonly tick: number;
   readonly lots: number;
   readonly priceWad: bigint | null;
   readonly sizeWad: bigint | null;
   readonly premium: Cash;
   readonly notional: Cash;
-  readonly takerSide: 'buy' | 'sell';
-  readonly maker: string;
-  readonly taker: string;
-  readonly makerOrderId: Hex | null;
-  readonly takerOrderId: Hex | null;
-  readonly makerPortfolioId: number;
-  readonly takerPortfolioId: number;
   readonly makerFee: Cash;
   readonly takerFee: Cash;
-  readonly openInterest: bigint; // WAD
-  readonly source: 'book' | 'rfq' | 'liquidation';
 };
 
 /** An order: its price as `tick` only, its size, filled and remaining in lots. */
-export type EngineOrderEvent = Stamp & {
-  readonly type: 'order';
-  readonly orderId: Hex;
-  readonly owner: string;
-  readonly portfolioId: number;
-  readonly seriesId: Hex;
-  readonly side: 'buy' | 'sell';
-  readonly tick: number;
+export type EngineOrderEvent = Omit<OrderEvent, 'price' | 'size' | 'filled' | 'remaining'> & {
   readonly lots: number;
-  readonly expiry: number;
-  readonly nonce: bigint | null;
-  readonly createdAt: number;
-  readonly instructions: OrderInstructions;
-  readonly status: OrderStatus;
   readonly filledLots: number;
   readonly remainingLots: number;
-  readonly reason: string | null;
-  readonly cancelReason: CancelReason | null;
 };
 
 /** One price level: [tick, lots, order count]; lots 0 removes it. */
@@ -420,32 +394,11 @@ export type EngineDepthEvent = Stamp & {
 };
 
 /** A position: the balance as today (WAD), premium and realised PnL as Cash; the average price is the converter's. */
-export type EnginePositionEvent = Stamp & {
-  readonly type: 'position';
-  readonly owner: string;
-  readonly portfolioId: number;
-  readonly seriesId: Hex;
-  readonly balance: bigint; // WAD signed
-  readonly premium: Cash;
-  readonly realizedPnl: Cash;
-};
+export type EnginePositionEvent = Omit<PositionEvent, 'premium' | 'averagePrice' | 'realizedPnl'> & { readonly premium: Cash; readonly realizedPnl: Cash };
 
+type PortfolioCash = 'deposit' | 'unrealizedPnl' | 'equity' | 'initialMargin' | 'initialMarginWithOrders' | 'maintenanceMargin' | 'maxWithdraw';
 /** A portfolio's figures as Cash; the health ratio (equity x WAD / maintenance margin) is the converter's. */
-export type EnginePortfolioEvent = Stamp & {
-  readonly type: 'portfolio';
-  readonly owner: string;
-  readonly portfolioId: number;
-  readonly createdAt: number;
-  readonly deposit: Cash;
-  readonly unrealizedPnl: Cash;
-  readonly equity: Cash;
-  readonly initialMargin: Cash;
-  readonly initialMarginWithOrders: Cash;
-  readonly maintenanceMargin: Cash;
-  readonly isHealthy: boolean;
-  readonly maxWithdraw: Cash;
-  readonly positionCount: number;
-};
+export type EnginePortfolioEvent = Omit<PortfolioEvent, PortfolioCash | 'healthRatio'> & { readonly [K in PortfolioCash]: Cash };
 
 /** The events the engine returns: the compact five and every other event in its wire form. */
 export type EngineEvent =

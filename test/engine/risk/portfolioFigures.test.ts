@@ -11,6 +11,7 @@ import type { Requirement } from '../../../engine/risk/marginAccount.ts';
 import { cashOf, ceilRateInDoubles, portfolioFigures, portfolioFiguresInBigint, type PortfolioFigures } from '../../../engine/risk/portfolioFigures.ts';
 import { cashBig, healthRatioOf } from '../../../engine/wire.ts';
 import { UINT256_MAX } from '../../../engine/domain/fixed.ts';
+import { rng } from '../../persistence/fixtures/rng.ts';
 
 const WAD = 10n ** 18n;
 const SAFE = 2n ** 53n - 1n;
@@ -109,19 +110,8 @@ t.test('each bound: 2^53 - 1 in doubles, 2^53 in bigint, both equal to the bigin
   }
 });
 
-/** A small seeded generator (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let x = Math.imul(a ^ (a >>> 15), 1 | a);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 t.test('seeded requirements from small to beyond 2^53: equal to the bigint view, both paths taken', async (t) => {
-  const next = rng(19);
+  const next = rng(19).next;
   /** A non-negative bigint below 2^bits, sometimes exactly at a bound. */
   const upTo = (bits: number): bigint => {
     const u = next();
