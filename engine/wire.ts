@@ -36,7 +36,7 @@ export function cashBig(v: Cash): bigint {
 
 const abs = (x: bigint): bigint => (x < 0n ? -x : x);
 
-/** A listing's grid, learned from the events; one fold per process (or per replica), fed every event in order. */
+/** The converter: one per engine (and per replica), fed every event in order; it learns the grids from them. */
 export class WireEvents {
   private readonly pairs = new Map<Hex, Grid>();
   private readonly series = new Map<Hex, Grid>();
