@@ -97,7 +97,7 @@ type Writable<T> = { -readonly [K in keyof T]: T[K] };
 const CHECK: Writable<ProspectiveOrder>[] = [];
 
 function scratchEntry(i: number): Writable<ProspectiveOrder> {
-  while (CHECK.length <= i) CHECK.push({ seriesId: '0x', isBuy: false, size: 0n, price: 0n, worstFee: 0n, premium: 0n });
+  while (CHECK.length <= i) CHECK.push({ seriesId: '0x', isBuy: false, size: 0n, price: 0n, worstFee: 0n, premium: 0n, premiumN: 0.5, worstFeeN: 0.5 });
   return CHECK[i]!;
 }
 
@@ -107,24 +107,43 @@ function prospective(state: VenueState, v: ValidPlace, into: Writable<Prospectiv
   const spot = state.oracles.get(v.pair.pairId)!.spot;
   // Premium, notional and the worst fee in doubles while exact (domain/premium.ts, domain/fees.ts), else in bigint.
   const premiumN = premiumInDoubles(v.lots, v.o.tick, premiumPerLotTick(sizeStep, tickDecimals));
-  const premium = premiumN >= 0 ? BigInt(premiumN) : premiumInBigint(v.lots, v.o.tick, sizeStep, tickDecimals);
   const worstN = worstFeeInDoubles(notionalInDoubles(v.lots, spot, sizeStep), premiumN, state.config);
   into.seriesId = v.o.seriesId;
   into.isBuy = v.o.isBuy;
   into.size = v.o.size;
   into.price = v.price;
-  into.premium = premium;
-  into.worstFee = worstN >= 0 ? BigInt(worstN) : worstFeeOf(state, collateralOf(spot, v.o.size), premium);
+  // The doubles for a check decided in doubles (MarginBook.fitsInDoubles); the bigints now only
+  // when a double is not exact, else made by inBigint if the check needs them.
+  into.premiumN = premiumN;
+  into.worstFeeN = worstN;
+  if (premiumN < 0 || worstN < 0) {
+    into.premium = premiumN >= 0 ? BigInt(premiumN) : premiumInBigint(v.lots, v.o.tick, sizeStep, tickDecimals);
+    into.worstFee = worstN >= 0 ? BigInt(worstN) : worstFeeOf(state, collateralOf(spot, v.o.size), into.premium);
+  }
+}
+
+/** The first `count` scratch entries with their bigints (those prospective left to their doubles). */
+function inBigint(count: number): void {
+  for (let i = 0; i < count; i++) {
+    const e = CHECK[i]!;
+    if (e.premiumN! >= 0 && e.worstFeeN! >= 0) {
+      e.premium = BigInt(e.premiumN!);
+      e.worstFee = BigInt(e.worstFeeN!);
+    }
+  }
 }
 
 /** The account of `portfolio` with the first `count` scratch entries (CHECK) added and the cancels taken away. */
 function checkAccount(state: VenueState, portfolio: Portfolio, count: number, cancelled: readonly OpenOrder[], cancelledCount: number): Rejection | null {
   const margin = state.accounts.margin;
+  let buys = false;
+  for (let i = 0; i < count; i++) buys ||= CHECK[i]!.isBuy;
+  // The usual check passes in doubles, no bigint made; a refusal, or figures beyond the doubles' bound, in bigint.
+  if (margin.fitsInDoubles(portfolio, buys, CHECK, cancelled, count, cancelledCount)) return null;
+  inBigint(count);
   // The check's figures are a scratch object that the second check below rewrites: read them first.
   const after = margin.requirement(portfolio, CHECK, cancelled, count, cancelledCount);
   const { deposit, cashNeeded, equity, initialMarginWithOrders } = after;
-  let buys = false;
-  for (let i = 0; i < count; i++) buys ||= CHECK[i]!.isBuy;
   if (buys && deposit < cashNeeded) {
     return reject('insufficient_cash', { deposit: deposit.toString(), required: cashNeeded.toString() });
   }

@@ -50,6 +50,9 @@ export type ProspectiveOrder = {
   readonly worstFee: bigint;
   /** size x price in COLLATERAL6, when the caller has it already. */
   readonly premium?: bigint;
+  /** The premium and the worst fee as integers in doubles, when the caller has them exact (a check then may be decided in doubles: MarginBook.fitsInDoubles). */
+  readonly premiumN?: number;
+  readonly worstFeeN?: number;
 };
 
 export type { Requirement } from './marginAccount.ts';
@@ -64,6 +67,12 @@ export const NO_PROSPECTIVE: readonly ProspectiveOrder[] = [];
 const sellSeries: Hex[] = [];
 const sellWads: bigint[] = [];
 let sellCount = 0;
+// What orderDeltas counted for a check: the short floor's change, fees and cash needed (bigint, or doubles).
+let chkFloorOrd = 0;
+let chkFees = 0n;
+let chkCash = 0n;
+let chkFeesN = 0;
+let chkCashN = 0;
 /** The figures of a check (with prospective orders or exclusions): one object, rewritten by every check. */
 const CHECKED: MutableRequirement = { deposit: 0n, unrealizedPnl: 0n, equity: 0n, initialMargin: 0n, initialMarginWithOrders: 0n, cashNeeded: 0n, positionCount: 0 };
 
@@ -297,37 +306,12 @@ export class MarginBook extends MarginRows {
       cashNeeded = c.owed + c.buyReserve;
       unrealizedPnl = c.premium + c.markValue;
     }
-    let fees = 0n;
-    if (!plain) delta.fill(0);
-    sellCount = 0;
-    for (let i = 0; i < extraCount; i++) {
-      const o = extra[i]!;
-      fees += o.worstFee;
-      if (o.isBuy) cashNeeded += (o.premium ?? collateralOf(o.size, o.price)) + o.worstFee;
-      const q = this.quotes.quote(o.seriesId);
-      if (q === null) continue; // a settled series carries no risk
-      addOrderLoss(delta, 1, o.isBuy, o.size, o.price, q);
-      if (!o.isBuy) addSell(o.seriesId, o.size);
-    }
-    for (let i = 0; i < excludeCount; i++) {
-      // Only an order resting in one of the account's portfolios (its own list: `portfolio`).
-      const ref = exclude[i]!;
-      const q = ref.portfolio;
-      if (!q.openOrders.has(ref) || (members === null ? q !== acc.anchor : !members.includes(q))) continue;
-      if (ref.isBuy) cashNeeded -= collateralOf(ref.remaining, ref.price);
-      const quote = this.quotes.quote(ref.seriesId);
-      if (quote === null) continue;
-      addOrderLoss(delta, -1, ref.isBuy, ref.remaining, ref.price, quote);
-      if (!ref.isBuy) addSell(ref.seriesId, -ref.remaining);
-    }
-    const ex = this.exposures;
-    for (let i = 0; i < sellCount; i++) {
-      const seriesId = sellSeries[i]!;
-      const e = this.findExposure(a, seriesId);
-      const q = this.quotes.quote(seriesId)!;
-      const short = Number((e === -1 ? 0n : ex.sellWad[e]! - ex.balance[e]!) + sellWads[i]!) / 1e18;
-      floorOrd += floorUnits(this.floorRate, q.spot, short) - (e === -1 ? 0 : ex.num[e * STRIDE + FLOOR_ORD]!);
-    }
+    if (!plain) {
+      this.orderDeltas(a, acc, members, extra, extraCount, exclude, excludeCount, cashNeeded);
+      cashNeeded = chkCash;
+    } else chkFloorOrd = 0;
+    const fees = plain ? 0n : chkFees;
+    floorOrd += chkFloorOrd;
     let worst = 0;
     let worstWithOrders = 0;
     for (let s = 0; s < SCENARIOS; s++) {
@@ -352,6 +336,104 @@ export class MarginBook extends MarginRows {
     acc.viewCurrent = false;
     this.accounts.current[a] = 1;
     return r;
+  }
+
+  /**
+   * Whether the pre-trade check of the first `extraCount` orders of `extra` (with the first
+   * `excludeCount` of `exclude` taken away) surely passes, decided in doubles with no bigint:
+   * cash (when `buys`) and margin with orders, as `requirement` counts them. Every figure and sum
+   * is an integer checked against 2^53 - 1 (exactCash.ts), and the margin in risk units
+   * converts exactly while `toC6` would take its double path, so a true answer is the bigint
+   * check's. False when it fails or cannot be decided exactly (an account or order beyond the
+   * bound, an order without its doubles): then ask `requirement`.
+   */
+  fitsInDoubles(p: Portfolio, buys: boolean, extra: readonly ProspectiveOrder[], exclude: readonly OpenOrder[], extraCount: number, excludeCount: number): boolean {
+    const a = this.row(p);
+    if (this.accounts.wide[a] !== 0) return false;
+    const acc = this.accounts.objects[a]!;
+    const members = acc.single ? null : this.members(acc.anchor);
+    let depositN = 0;
+    if (members === null) depositN = acc.anchor.deposit;
+    else for (const q of members) if (!exact((depositN += q.deposit))) return false;
+    if (!exact(depositN)) return false;
+    if (!this.orderDeltas(a, acc, members, extra, extraCount, exclude, excludeCount, null)) return false;
+    const num = this.accounts.num;
+    const base = a * STRIDE;
+    if (buys) {
+      const needed = num[base + OWED]! + num[base + RESERVE]! + chkCashN;
+      if (!exact(num[base + OWED]! + num[base + RESERVE]!) || !exact(needed) || depositN < needed) return false;
+    }
+    let worstWithOrders = 0;
+    for (let s = 0; s < SCENARIOS; s++) {
+      const all = num[base + POS + s]! + num[base + ORD + s]! + delta[s]!;
+      if (all < worstWithOrders) worstWithOrders = all;
+    }
+    const units = Math.max(num[base + FLOOR_ORD]! + chkFloorOrd, -worstWithOrders);
+    if (!(units <= MAX_EXACT_UNITS)) return false;
+    const imWithOrders = (units <= 0 ? 0 : units * 100) + chkFeesN;
+    const unrealized = num[base + PREMIUM]! + num[base + MARK]!;
+    const equity = depositN + unrealized;
+    return exact(imWithOrders) && exact(unrealized) && exact(equity) && equity >= imWithOrders;
+  }
+
+  /**
+   * The prospective orders' and the excluded orders' effect on a check, into the module's
+   * scratch: scenario deltas (`delta`), the change of the short floor with orders
+   * (`chkFloorOrd`), and the fees and cash needed, in bigint (given `cashBase`, the cash needed
+   * before: `chkFees`, `chkCash` from it) or in doubles (`chkFeesN`, `chkCashN` from 0; false when
+   * one is not an exact integer, and then the rest is not counted).
+   */
+  private orderDeltas(a: number, acc: MarginAccount, members: readonly Portfolio[] | null, extra: readonly ProspectiveOrder[], extraCount: number, exclude: readonly OpenOrder[], excludeCount: number, cashBase: bigint | null): boolean {
+    const big = cashBase !== null;
+    delta.fill(0);
+    sellCount = 0;
+    chkFees = 0n;
+    chkCash = cashBase ?? 0n;
+    chkFeesN = 0;
+    chkCashN = 0;
+    for (let i = 0; i < extraCount; i++) {
+      const o = extra[i]!;
+      if (big) {
+        chkFees += o.worstFee;
+        if (o.isBuy) chkCash += (o.premium ?? collateralOf(o.size, o.price)) + o.worstFee;
+      } else {
+        // Each partial sum checked (one beyond the bound may round).
+        const fee = o.worstFeeN!;
+        if (!(fee >= 0) || (o.isBuy && !(o.premiumN! >= 0))) return false;
+        if (!exact((chkFeesN += fee))) return false;
+        if (o.isBuy && !(exact(o.premiumN! + fee) && exact((chkCashN += o.premiumN! + fee)))) return false;
+      }
+      const q = this.quotes.quote(o.seriesId);
+      if (q === null) continue; // a settled series carries no risk
+      addOrderLoss(delta, 1, o.isBuy, o.size, o.price, q);
+      if (!o.isBuy) addSell(o.seriesId, o.size);
+    }
+    for (let i = 0; i < excludeCount; i++) {
+      // Only an order resting in one of the account's portfolios (its own list: `portfolio`).
+      const ref = exclude[i]!;
+      const q = ref.portfolio;
+      if (!q.openOrders.has(ref) || (members === null ? q !== acc.anchor : !members.includes(q))) continue;
+      if (ref.isBuy) {
+        // Its reserve as the book counted it: collateralOf(remaining, price) while it is linked.
+        if (big) chkCash -= collateralOf(ref.remaining, ref.price);
+        else if (ref.exposure === -1) return false;
+        else if (!exact((chkCashN -= ref.reserve))) return false;
+      }
+      const quote = this.quotes.quote(ref.seriesId);
+      if (quote === null) continue;
+      addOrderLoss(delta, -1, ref.isBuy, ref.remaining, ref.price, quote);
+      if (!ref.isBuy) addSell(ref.seriesId, -ref.remaining);
+    }
+    chkFloorOrd = 0;
+    const ex = this.exposures;
+    for (let i = 0; i < sellCount; i++) {
+      const seriesId = sellSeries[i]!;
+      const e = this.findExposure(a, seriesId);
+      const q = this.quotes.quote(seriesId)!;
+      const short = Number((e === -1 ? 0n : ex.sellWad[e]! - ex.balance[e]!) + sellWads[i]!) / 1e18;
+      chkFloorOrd += floorUnits(this.floorRate, q.spot, short) - (e === -1 ? 0 : ex.num[e * STRIDE + FLOOR_ORD]!);
+    }
+    return true;
   }
 
   /** The kept scenario sums and floors of the account of `p` (copies: a read-only query's, flows/whatIf.ts). */
