@@ -26,6 +26,10 @@
  * `makeOpStream` is exported so that another bench file can reuse the same stream (this file
  * only runs its main when executed directly).
  *
+ * After the rounds, the whole engine's bytes allocated per op of the timed loop (1,000 wallets,
+ * warmed; lib/allocation.ts, docs/book.md "Allocation per op"), in `extra` as
+ * `allocatedBytesPerOp` with `collectionsPer1000Ops`.
+ *
  * `--instructions` (`npm run bench -- book --instructions`) also counts the whole engine's
  * instructions per op with valgrind's cachegrind, after the timed rounds (lib/instructions.ts,
  * docs/book.md "Instructions per op"), reported in `extra` as `instructionsPerOp` with W, M
@@ -38,7 +42,7 @@ import type { MatchSink } from '../engine/book/types.ts';
 import { report } from './lib/report.ts';
 import { instructionsExtra, instructionsSettings, measureInstructions, parseBookArgs } from './lib/instructions.ts';
 import { percentile } from './lib/stats.ts';
-import { prepare as prepareSeriesActor, runSeriesActor, runSeriesActorMarketMakers } from './lib/seriesActorSubject.ts';
+import { prepare as prepareSeriesActor, runSeriesActor, seriesActorAllocation, runSeriesActorMarketMakers } from './lib/seriesActorSubject.ts';
 import { checkSeriesAlone, prepareSeriesAlone, runSeriesAlone } from './lib/seriesAloneSubject.ts';
 
 export const OP_PLACE = 0;
@@ -348,6 +352,11 @@ async function main(): Promise<void> {
     peer_cpu_ops_per_s: Math.round(bestCpu.get('nodejs-order-book')!),
   };
   for (const subject of alsoMeasured) extra[`${subject.name}_ops_per_s`] = Math.round(best.get(subject.name)!);
+  // Warmed by the rounds: bytes allocated on V8's heap per op of the whole engine's timed loop (docs/book.md "Allocation per op").
+  const allocation = seriesActorAllocation(stream);
+  console.log(`# whole engine (1,000 wallets): ${allocation.bytesPerOp.toLocaleString('en')} bytes allocated per op, ${allocation.collectionsPer1000} collections per 1,000 ops`);
+  extra['allocatedBytesPerOp'] = allocation.bytesPerOp;
+  extra['collectionsPer1000Ops'] = allocation.collectionsPer1000;
   const ours = best.get('fast book')!;
   const peerRate = best.get('nodejs-order-book')!;
 

@@ -13,6 +13,7 @@ import { WAD } from '../../engine/domain/fixed.ts';
 import { Venue } from '../../engine/venue.ts';
 import { listedVenue, BTC, usdc } from '../../test/engine/support/venueFixture.ts';
 import type { OpStream } from '../book.ts';
+import { measureAllocation } from './allocation.ts';
 
 const OP_CANCEL = 2;
 
@@ -79,4 +80,20 @@ function runPrepared(p: Prepared): number {
   for (let i = p.prefill; i < p.commands.length; i++) p.venue.apply(p.commands[i]!);
   const secs = Number(process.hrtime.bigint() - start) / 1e9;
   return (p.commands.length - p.prefill) / secs;
+}
+
+/**
+ * Bytes allocated per op of the timed loop through Venue.apply (1,000 wallets), and collections
+ * per 1,000 ops (lib/allocation.ts). Run it warmed (after the timed rounds): the loop is the
+ * same as runSeriesActor's, on a fresh venue with the prefill applied outside the measure.
+ */
+export function seriesActorAllocation(s: OpStream): { bytesPerOp: number; collectionsPer1000: number } {
+  const p = prepare(s);
+  for (let i = 0; i < p.prefill; i++) p.venue.apply(p.commands[i]!);
+  const { venue, commands } = p;
+  const r = measureAllocation(() => {
+    for (let i = p.prefill; i < commands.length; i++) venue.apply(commands[i]!);
+  });
+  const ops = commands.length - p.prefill;
+  return { bytesPerOp: Math.round(r.bytes / ops), collectionsPer1000: Math.round((r.collections / ops) * 1e5) / 100 };
 }

@@ -9,7 +9,7 @@ import type { Hex } from '../domain/hex.ts';
 import { WAD, UINT256_MAX } from '../domain/fixed.ts';
 import type { VenueConfig } from '../config.ts';
 import { MarginBook, NO_PROSPECTIVE, type ProspectiveOrder, type Requirement } from '../risk/marginBook.ts';
-import type { RiskView } from '../risk/marginAccount.ts';
+import type { MutableRiskView, RiskView } from '../risk/marginAccount.ts';
 import type { QuoteBoard } from '../risk/riskQuote.ts';
 import { addDeposit, depositOf, newPortfolio, type OpenOrder, type Portfolio } from './portfolio.ts';
 import { NonceWindow } from './nonceWindow.ts';
@@ -26,6 +26,10 @@ export type Account = {
 };
 
 export type { RiskView } from '../risk/marginAccount.ts';
+
+const NO_OPEN_ORDERS: readonly OpenOrder[] = [];
+/** A check's view (AccountActor.risk with orders added or taken away), rewritten by every check. */
+const CHECK_VIEW: MutableRiskView = { deposit: 0n, unrealizedPnl: 0n, equity: 0n, initialMargin: 0n, initialMarginWithOrders: 0n, maintenanceMargin: 0n, healthRatio: 0n, isHealthy: true, maxWithdraw: 0n, positionCount: 0 };
 
 export class AccountActor {
   readonly accounts = new Map<string, Account>();
@@ -134,41 +138,37 @@ export class AccountActor {
   /**
    * Equity, margin and health of the margin account of `p`, with `extra` orders added and
    * the open orders in `exclude` taken away (a pre-trade check's question), from the
-   * incrementally kept margin book.
+   * incrementally kept margin book. Allocates no object: the figures as they stand are one view
+   * per account, rewritten in place when its requirement changed (a command's liquidation
+   * check and its portfolio event read the same one); a check's view is one scratch object,
+   * valid until the next check.
    */
-  risk(p: Portfolio, extra: readonly ProspectiveOrder[] = NO_PROSPECTIVE, exclude?: readonly OpenOrder[]): RiskView {
+  risk(p: Portfolio, extra: readonly ProspectiveOrder[] = NO_PROSPECTIVE, exclude: readonly OpenOrder[] = NO_OPEN_ORDERS): RiskView {
     const r = this.margin.requirement(p, extra, exclude);
-    const plain = extra.length === 0 && (exclude === undefined || exclude.length === 0);
-    if (!plain) return this.view(r);
-    // The figures as they stand: the margin book hands out the same requirement until the
-    // account's figures change, and its view is made once beside it (a command's liquidation
-    // check and its portfolio event read the same figures).
+    if (extra.length !== 0 || exclude.length !== 0) return this.view(r, CHECK_VIEW);
     const a = this.margin.account(p);
-    if (a.plainViewOf !== r || a.plainView === null) {
-      a.plainView = this.view(r);
-      a.plainViewOf = r;
-    }
-    return a.plainView;
+    if (a.viewCurrent && a.plainView !== null) return a.plainView;
+    a.viewCurrent = true;
+    return (a.plainView = this.view(r, a.plainView ?? { ...CHECK_VIEW }));
   }
 
-  private view(r: Requirement): RiskView {
+  /** `r` as a view, written into `v`. */
+  private view(r: Requirement, v: MutableRiskView): RiskView {
     const { deposit, equity } = r;
     const im = r.initialMargin;
     const mm = (im * this.config.maintenanceRate + WAD - 1n) / WAD;
     const healthRatio = mm === 0n ? (equity >= 0n ? UINT256_MAX : 0n) : (equity * WAD) / mm;
     const free = equity - r.initialMarginWithOrders;
-    const maxWithdraw = free <= 0n ? 0n : free < deposit ? free : deposit > 0n ? deposit : 0n;
-    return {
-      deposit,
-      unrealizedPnl: r.unrealizedPnl,
-      equity,
-      initialMargin: im,
-      initialMarginWithOrders: r.initialMarginWithOrders,
-      maintenanceMargin: mm,
-      healthRatio,
-      isHealthy: healthRatio >= WAD,
-      maxWithdraw,
-      positionCount: r.positionCount,
-    };
+    v.deposit = deposit;
+    v.unrealizedPnl = r.unrealizedPnl;
+    v.equity = equity;
+    v.initialMargin = im;
+    v.initialMarginWithOrders = r.initialMarginWithOrders;
+    v.maintenanceMargin = mm;
+    v.healthRatio = healthRatio;
+    v.isHealthy = healthRatio >= WAD;
+    v.maxWithdraw = free <= 0n ? 0n : free < deposit ? free : deposit > 0n ? deposit : 0n;
+    v.positionCount = r.positionCount;
+    return v;
   }
 }

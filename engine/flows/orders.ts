@@ -65,23 +65,27 @@ function checkOpenInterest(state: VenueState, places: readonly ValidPlace[]): Re
 }
 
 
-/** Margin and cash for every margin account the command touches, counting every order's worst case (the command's cancels taken away). */
-function checkRisk(state: VenueState, places: readonly ValidPlace[], cancelled: readonly OpenOrder[]): Rejection | null {
+/**
+ * Margin and cash for every margin account the command touches, counting every order's worst
+ * case (the first `cancelledCount` of `cancelled`, the command's cancels, taken away). Allocates
+ * nothing: the orders of one account at a time are written into scratch entries (CHECK), in
+ * the order of the places, accounts in the order of their first place.
+ */
+function checkRisk(state: VenueState, places: readonly ValidPlace[], cancelled: readonly OpenOrder[], cancelledCount: number): Rejection | null {
   if (places.length === 1) {
-    // The usual command, one order: its check in scratch (read during the check only), nothing allocated.
-    ONE[0] = prospective(state, places[0]!, SCRATCH);
-    return checkAccount(state, places[0]!.portfolio, ONE, cancelled);
+    // The usual command, one order.
+    prospective(state, places[0]!, scratchEntry(0));
+    return checkAccount(state, places[0]!.portfolio, 1, cancelled, cancelledCount);
   }
   const margin = state.accounts.margin;
-  const groups = new Map<object, { portfolio: Portfolio; orders: ProspectiveOrder[] }>();
-  for (const v of places) {
-    const key = margin.account(v.portfolio);
-    let g = groups.get(key);
-    if (!g) groups.set(key, (g = { portfolio: v.portfolio, orders: [] }));
-    g.orders.push(prospective(state, v));
-  }
-  for (const { portfolio, orders } of groups.values()) {
-    const refused = checkAccount(state, portfolio, orders, cancelled);
+  for (let i = 0; i < places.length; i++) {
+    const account = margin.account(places[i]!.portfolio);
+    let earlier = false;
+    for (let j = 0; j < i && !earlier; j++) earlier = margin.account(places[j]!.portfolio) === account;
+    if (earlier) continue; // checked with the first place of its account
+    let n = 0;
+    for (let j = i; j < places.length; j++) if (margin.account(places[j]!.portfolio) === account) prospective(state, places[j]!, scratchEntry(n++));
+    const refused = checkAccount(state, places[i]!.portfolio, n, cancelled, cancelledCount);
     if (refused) return refused;
   }
   return null;
@@ -89,40 +93,65 @@ function checkRisk(state: VenueState, places: readonly ValidPlace[], cancelled: 
 
 type Writable<T> = { -readonly [K in keyof T]: T[K] };
 
-/** The single order's prospective entry and its one-element list (checkRisk never re-enters). */
-const SCRATCH: Writable<ProspectiveOrder> = { seriesId: '0x', isBuy: false, size: 0n, price: 0n, worstFee: 0n, premium: 0n };
-const ONE: ProspectiveOrder[] = [SCRATCH];
+/** The prospective orders of one account's check, rewritten by every check (checkRisk never re-enters); grown to the largest batch. */
+const CHECK: Writable<ProspectiveOrder>[] = [];
 
-/** The new order as a check counts it, written into `into` (a fresh object unless given). */
-function prospective(state: VenueState, v: ValidPlace, into: Writable<ProspectiveOrder> = { ...SCRATCH }): ProspectiveOrder {
+function scratchEntry(i: number): Writable<ProspectiveOrder> {
+  while (CHECK.length <= i) CHECK.push({ seriesId: '0x', isBuy: false, size: 0n, price: 0n, worstFee: 0n, premium: 0n, premiumN: 0.5, worstFeeN: 0.5 });
+  return CHECK[i]!;
+}
+
+/** The new order as a check counts it, written into `into`. */
+function prospective(state: VenueState, v: ValidPlace, into: Writable<ProspectiveOrder>): void {
   const { sizeStep, tickDecimals } = v.pair;
   const spot = state.oracles.get(v.pair.pairId)!.spot;
   // Premium, notional and the worst fee in doubles while exact (domain/premium.ts, domain/fees.ts), else in bigint.
   const premiumN = premiumInDoubles(v.lots, v.o.tick, premiumPerLotTick(sizeStep, tickDecimals));
-  const premium = premiumN >= 0 ? BigInt(premiumN) : premiumInBigint(v.lots, v.o.tick, sizeStep, tickDecimals);
   const worstN = worstFeeInDoubles(notionalInDoubles(v.lots, spot, sizeStep), premiumN, state.config);
   into.seriesId = v.o.seriesId;
   into.isBuy = v.o.isBuy;
   into.size = v.o.size;
   into.price = v.price;
-  into.premium = premium;
-  into.worstFee = worstN >= 0 ? BigInt(worstN) : worstFeeOf(state, collateralOf(spot, v.o.size), premium);
-  return into;
+  // The doubles for a check decided in doubles (MarginBook.fitsInDoubles); the bigints now only
+  // when a double is not exact, else made by inBigint if the check needs them.
+  into.premiumN = premiumN;
+  into.worstFeeN = worstN;
+  if (premiumN < 0 || worstN < 0) {
+    into.premium = premiumN >= 0 ? BigInt(premiumN) : premiumInBigint(v.lots, v.o.tick, sizeStep, tickDecimals);
+    into.worstFee = worstN >= 0 ? BigInt(worstN) : worstFeeOf(state, collateralOf(spot, v.o.size), into.premium);
+  }
 }
 
-function checkAccount(state: VenueState, portfolio: Portfolio, orders: readonly ProspectiveOrder[], cancelled: readonly OpenOrder[]): Rejection | null {
-  const margin = state.accounts.margin;
-  const after = margin.requirement(portfolio, orders, cancelled);
-  let buys = false;
-  for (let i = 0; i < orders.length; i++) buys ||= orders[i]!.isBuy;
-  if (buys && after.deposit < after.cashNeeded) {
-    return reject('insufficient_cash', { deposit: after.deposit.toString(), required: after.cashNeeded.toString() });
+/** The first `count` scratch entries with their bigints (those prospective left to their doubles). */
+function inBigint(count: number): void {
+  for (let i = 0; i < count; i++) {
+    const e = CHECK[i]!;
+    if (e.premiumN! >= 0 && e.worstFeeN! >= 0) {
+      e.premium = BigInt(e.premiumN!);
+      e.worstFee = BigInt(e.worstFeeN!);
+    }
   }
-  if (after.equity < after.initialMarginWithOrders) {
+}
+
+/** The account of `portfolio` with the first `count` scratch entries (CHECK) added and the cancels taken away. */
+function checkAccount(state: VenueState, portfolio: Portfolio, count: number, cancelled: readonly OpenOrder[], cancelledCount: number): Rejection | null {
+  const margin = state.accounts.margin;
+  let buys = false;
+  for (let i = 0; i < count; i++) buys ||= CHECK[i]!.isBuy;
+  // The usual check passes in doubles, no bigint made; a refusal, or figures beyond the doubles' bound, in bigint.
+  if (margin.fitsInDoubles(portfolio, buys, CHECK, cancelled, count, cancelledCount)) return null;
+  inBigint(count);
+  // The check's figures are a scratch object that the second check below rewrites: read them first.
+  const after = margin.requirement(portfolio, CHECK, cancelled, count, cancelledCount);
+  const { deposit, cashNeeded, equity, initialMarginWithOrders } = after;
+  if (buys && deposit < cashNeeded) {
+    return reject('insufficient_cash', { deposit: deposit.toString(), required: cashNeeded.toString() });
+  }
+  if (equity < initialMarginWithOrders) {
     // An account already under water may still reduce its requirement.
-    const before = margin.requirement(portfolio, [], cancelled);
-    if (after.initialMarginWithOrders > before.initialMarginWithOrders) {
-      return reject('insufficient_margin', { equity: after.equity.toString(), required: after.initialMarginWithOrders.toString() });
+    const before = margin.requirement(portfolio, CHECK, cancelled, 0, cancelledCount);
+    if (initialMarginWithOrders > before.initialMarginWithOrders) {
+      return reject('insufficient_margin', { equity: equity.toString(), required: initialMarginWithOrders.toString() });
     }
   }
   return null;
@@ -367,7 +396,8 @@ export function orderEventOf(r: OrderRecord, filledLots: number, remainingLots: 
   };
 }
 
-const NONE: readonly OpenOrder[] = [];
+/** The open orders a command's cancels take away, for its risk check (rewritten by every command; kept with a count). */
+const CANCELLED: OpenOrder[] = [];
 
 export type OrdersValue = { readonly outcomes: readonly OrderOutcome[] };
 
@@ -398,8 +428,8 @@ export function enterOrders(
   if (validPlaces.length > 0) {
     const oi = checkOpenInterest(state, validPlaces);
     if (oi) return oi;
-    const cancelled = validCancels.length === 0 ? NONE : validCancels.map((c) => c.open);
-    const risk = checkRisk(state, validPlaces, cancelled);
+    for (let i = 0; i < validCancels.length; i++) CANCELLED[i] = validCancels[i]!.open;
+    const risk = checkRisk(state, validPlaces, CANCELLED, validCancels.length);
     if (risk) return risk;
   }
   for (const v of validCancels) {

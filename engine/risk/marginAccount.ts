@@ -40,6 +40,9 @@ export type RiskView = {
   readonly positionCount: number;
 };
 
+/** A view as the account actor writes it (in place). */
+export type MutableRiskView = { -readonly [K in keyof RiskView]: RiskView[K] };
+
 /** A margin account's fields that are not numbers; its numbers are in its row of `AccountRows`. */
 export class MarginAccount {
   /**
@@ -52,9 +55,13 @@ export class MarginAccount {
   /** The last deposit counted in doubles and its bigint: a check with unchanged cash makes no new bigint. */
   depositN = NaN;
   depositBig = 0n;
-  /** The account actor's view of a requirement (`plainViewOf`), made once for it (AccountActor.risk); cleared whenever the memo is rewritten. Derived. */
-  plainView: RiskView | null = null;
-  plainViewOf: Requirement | null = null;
+  /**
+   * The account actor's view of the memo (AccountActor.risk): one object per account, rewritten
+   * in place from the memo when `viewCurrent` is false (the margin book clears it whenever it
+   * rewrites the memo). Derived.
+   */
+  plainView: MutableRiskView | null = null;
+  viewCurrent = false;
   /** An ordinary portfolio is its own margin account; a market maker's portfolio 0 shares its with the internal ones. */
   readonly single: boolean;
   constructor(

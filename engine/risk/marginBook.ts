@@ -14,7 +14,8 @@
  * the additions. A snapshot therefore stores none of it: restore rebuilds it from positions
  * and orders and gets the same numbers as the run that never stopped.
  *
- * The data is dense (docs/engine.md "Margin"): accounts and exposures are integer rows whose
+ * The data is dense (docs/engine.md "Margin"): accounts and exposures are integer rows (the
+ * rows and their reads: marginRows.ts, which this book extends; its audit: marginAudit.ts) whose
  * numbers live in Float64Array slabs (marginAccount.ts, exposure.ts), an account's row is kept
  * on its anchor portfolio, an account's exposure to a series is found through a table of
  * typed arrays, and the exposures of a series are a list through the rows. The cash figures
@@ -24,20 +25,21 @@
  */
 import type { Hex } from '../domain/hex.ts';
 import { MARGIN_ROW, depositOf, type OpenOrder, type Portfolio } from '../actors/portfolio.ts';
-import { collateralOf, premiumOf } from '../actors/position.ts';
+import { collateralOf } from '../actors/position.ts';
 import { SCENARIOS } from './margin.ts';
-import { ExposureRows, PairIndex, STRIDE, POS, ORD, FLOOR_POS, FLOOR_ORD, PREMIUM, OWED, MARK, RESERVE, grown, type CountedOrder } from './exposure.ts';
-import { AccountRows, type MarginAccount, type MutableRequirement, type Requirement } from './marginAccount.ts';
-import type { QuoteBoard, QuoteCell, RiskQuote } from './riskQuote.ts';
+import { STRIDE, POS, ORD, FLOOR_POS, FLOOR_ORD, PREMIUM, OWED, MARK, RESERVE, type CountedOrder } from './exposure.ts';
+import type { MarginAccount, MutableRequirement, Requirement } from './marginAccount.ts';
+import type { RiskQuote } from './riskQuote.ts';
 import { bigSum, exact, exactOf } from './exactCash.ts';
+import { MarginRows, type KeptExposure, type KeptSums, type CashFigures } from './marginRows.ts';
+import { verifyRows } from './marginAudit.ts';
 
 /** Risk units per unit of quote currency, and COLLATERAL6 per risk unit. */
 export const RISK_UNITS = 10_000;
 const C6_PER_UNIT = 100n;
 const MAX_EXACT_UNITS = Math.floor(Number.MAX_SAFE_INTEGER / 100);
 
-/** The portfolios that share a margin account with `p` (p itself for an ordinary portfolio). */
-export type MemberSource = (anchor: Portfolio) => readonly Portfolio[];
+export type { MemberSource, KeptSums, KeptExposure, CashFigures } from './marginRows.ts';
 
 /** A prospective order of a pre-trade check. */
 export type ProspectiveOrder = {
@@ -48,6 +50,9 @@ export type ProspectiveOrder = {
   readonly worstFee: bigint;
   /** size x price in COLLATERAL6, when the caller has it already. */
   readonly premium?: bigint;
+  /** The premium and the worst fee as integers in doubles, when the caller has them exact (a check then may be decided in doubles: MarginBook.fitsInDoubles). */
+  readonly premiumN?: number;
+  readonly worstFeeN?: number;
 };
 
 export type { Requirement } from './marginAccount.ts';
@@ -62,6 +67,14 @@ export const NO_PROSPECTIVE: readonly ProspectiveOrder[] = [];
 const sellSeries: Hex[] = [];
 const sellWads: bigint[] = [];
 let sellCount = 0;
+// What orderDeltas counted for a check: the short floor's change, fees and cash needed (bigint, or doubles).
+let chkFloorOrd = 0;
+let chkFees = 0n;
+let chkCash = 0n;
+let chkFeesN = 0;
+let chkCashN = 0;
+/** The figures of a check (with prospective orders or exclusions): one object, rewritten by every check. */
+const CHECKED: MutableRequirement = { deposit: 0n, unrealizedPnl: 0n, equity: 0n, initialMargin: 0n, initialMarginWithOrders: 0n, cashNeeded: 0n, positionCount: 0 };
 
 function addSell(seriesId: Hex, wad: bigint): void {
   for (let i = 0; i < sellCount; i++) {
@@ -98,49 +111,14 @@ export function toC6(units: number): bigint {
 }
 
 
-// The position sums of one series over an account's portfolios (positionSums), in scratch: no object per call.
-let sumBalance = 0n;
-let sumPremium = 0;
-let sumOwed = 0;
-
-/** The premium a position owes (its deferred premium when negative), NaN for a wide position's NaN. */
-const owedOf = (premium: number): number => (premium < 0 ? -premium : premium >= 0 ? 0 : NaN);
-
-/** Scenario PnL sums of positions (pos) and open orders' losses (ord) in risk units, and the short floors, as kept. */
-export type KeptSums = { readonly pos: Float64Array; readonly ord: Float64Array; readonly floorPos: number; readonly floorOrd: number };
-/** An exposure's kept sums, with its balance and open sells (WAD). */
-export type KeptExposure = KeptSums & { readonly balance: bigint; readonly sellWad: bigint };
-
-/** An account's cash figures in bigint (verify, and the fallback of an account beyond the exact range). */
-export type CashFigures = { premium: bigint; owed: bigint; markValue: bigint; buyReserve: bigint };
-
-export class MarginBook {
-  /** The exposures' rows and order lists (exposure.ts). */
-  readonly exposures = new ExposureRows();
-  private readonly accounts = new AccountRows();
-  /** Account row by anchor: the slow path behind the handle kept on the anchor (MARGIN_ROW). */
-  private readonly byAnchor = new Map<Portfolio, number>();
-  /** Exposure row by (account row, series row). */
-  private readonly pairs = new PairIndex();
-  /** Series rows: interned ids (kept across rebuilds), the board's cell of each, and the list of exposures on each. */
-  private readonly seriesRow = new Map<Hex, number>();
-  private readonly seriesIds: Hex[] = [];
-  private readonly cells: QuoteCell[] = [];
-  private seriesHead = new Int32Array(16);
-  private seriesTail = new Int32Array(16);
-  private lastSeriesId: Hex | null = null;
-  private lastSeriesRow = -1;
-
-  constructor(
-    /** The risk quotes as the quote messages left them (marksChanged). */
-    readonly quotes: QuoteBoard,
-    private readonly anchorOf: (p: Portfolio) => Portfolio,
-    private readonly members: MemberSource,
-    /** Short-option floor as a fraction of spot x short contracts. */
-    private readonly floorRate: number,
-    /** Keep each account's row on its anchor portfolio (false for verify's scratch book over the same portfolios). */
-    private readonly stamp = true,
-  ) {}
+export class MarginBook extends MarginRows {
+  /** Compare with a rebuild from scratch; the first difference, or null. For tests and audits (marginAudit.ts). */
+  verify(portfolios: Iterable<Portfolio>): string | null {
+    for (let a = 0; a < this.accounts.count; a++) if (this.accounts.staleHead[a] !== -1) this.refresh(a);
+    const fresh = new MarginBook(this.quotes, this.anchorOf, this.members, this.floorRate, false);
+    fresh.rebuild(portfolios, true);
+    return verifyRows(this, fresh);
+  }
 
   /** The margin account of `p`, its stale exposures revalued first (see marksChanged). */
   account(p: Portfolio): MarginAccount {
@@ -169,37 +147,6 @@ export class MarginBook {
       ex.stale[e] = 0;
       this.revalue(a, e);
     }
-  }
-
-  /** The row of a series (interned on first use). */
-  private series(seriesId: Hex): number {
-    if (seriesId === this.lastSeriesId) return this.lastSeriesRow;
-    let s = this.seriesRow.get(seriesId);
-    if (s === undefined) {
-      s = this.seriesIds.length;
-      this.seriesIds.push(seriesId);
-      this.cells.push(this.quotes.cell(seriesId));
-      if (s === this.seriesHead.length) {
-        this.seriesHead = grown(this.seriesHead, s + 1);
-        this.seriesTail = grown(this.seriesTail, s + 1);
-      }
-      this.seriesHead[s] = -1;
-      this.seriesTail[s] = -1;
-      this.seriesRow.set(seriesId, s);
-    }
-    this.lastSeriesId = seriesId;
-    this.lastSeriesRow = s;
-    return s;
-  }
-
-  /** The account's exposure to a series, or -1 (interning nothing). */
-  private findExposure(a: number, seriesId: Hex): number {
-    const s = seriesId === this.lastSeriesId ? this.lastSeriesRow : this.seriesRow.get(seriesId);
-    return s === undefined ? -1 : this.pairs.get(a, s);
-  }
-
-  private quoteOf(e: number): RiskQuote | null {
-    return this.cells[this.exposures.series[e]!]!.quote;
   }
 
   /** Rest an order: reserve it in its portfolio and count it. */
@@ -311,10 +258,14 @@ export class MarginBook {
   }
 
   /**
-   * What the margin account of `p` needs with `extra` orders added and the open orders in
-   * `exclude` taken away (a replace's cancels; those of other accounts are ignored).
+   * What the margin account of `p` needs with the first `extraCount` of `extra` orders added and
+   * the first `excludeCount` open orders of `exclude` taken away (a replace's cancels; those of
+   * other accounts are ignored). Allocates no object: the figures as they stand (nothing added
+   * or taken away) are the account's memo, rewritten in place when they change; a check's
+   * figures are one scratch object shared by every check, valid until the next check (read
+   * what you keep before asking again).
    */
-  requirement(p: Portfolio, extra: readonly ProspectiveOrder[] = NO_PROSPECTIVE, exclude: readonly OpenOrder[] = NO_ORDERS): Requirement {
+  requirement(p: Portfolio, extra: readonly ProspectiveOrder[] = NO_PROSPECTIVE, exclude: readonly OpenOrder[] = NO_ORDERS, extraCount = extra.length, excludeCount = exclude.length): Requirement {
     const a = this.row(p);
     const acc = this.accounts.objects[a]!;
     const members = acc.single ? null : this.members(acc.anchor);
@@ -339,7 +290,7 @@ export class MarginBook {
     // The figures as they stand (every portfolio event asks for them): no scenario deltas to
     // add, and asked again with nothing changed (the liquidation pass's check, then the
     // portfolio event), the same object.
-    const plain = extra.length === 0 && exclude.length === 0;
+    const plain = extraCount === 0 && excludeCount === 0;
     const memo = acc.plain;
     if (plain && memo !== null && this.accounts.current[a] === 1 && memo.deposit === deposit) return memo;
     const num = this.accounts.num;
@@ -355,37 +306,12 @@ export class MarginBook {
       cashNeeded = c.owed + c.buyReserve;
       unrealizedPnl = c.premium + c.markValue;
     }
-    let fees = 0n;
-    if (!plain) delta.fill(0);
-    sellCount = 0;
-    for (const o of extra) {
-      fees += o.worstFee;
-      if (o.isBuy) cashNeeded += (o.premium ?? collateralOf(o.size, o.price)) + o.worstFee;
-      const q = this.quotes.quote(o.seriesId);
-      if (q === null) continue; // a settled series carries no risk
-      addOrderLoss(delta, 1, o.isBuy, o.size, o.price, q);
-      if (!o.isBuy) addSell(o.seriesId, o.size);
-    }
-    if (exclude.length > 0) {
-      for (const q of members ?? [acc.anchor]) {
-        for (const ref of exclude) {
-          if (!q.openOrders.has(ref)) continue;
-          if (ref.isBuy) cashNeeded -= collateralOf(ref.remaining, ref.price);
-          const quote = this.quotes.quote(ref.seriesId);
-          if (quote === null) continue;
-          addOrderLoss(delta, -1, ref.isBuy, ref.remaining, ref.price, quote);
-          if (!ref.isBuy) addSell(ref.seriesId, -ref.remaining);
-        }
-      }
-    }
-    const ex = this.exposures;
-    for (let i = 0; i < sellCount; i++) {
-      const seriesId = sellSeries[i]!;
-      const e = this.findExposure(a, seriesId);
-      const q = this.quotes.quote(seriesId)!;
-      const short = Number((e === -1 ? 0n : ex.sellWad[e]! - ex.balance[e]!) + sellWads[i]!) / 1e18;
-      floorOrd += floorUnits(this.floorRate, q.spot, short) - (e === -1 ? 0 : ex.num[e * STRIDE + FLOOR_ORD]!);
-    }
+    if (!plain) {
+      this.orderDeltas(a, acc, members, extra, extraCount, exclude, excludeCount, cashNeeded);
+      cashNeeded = chkCash;
+    } else chkFloorOrd = 0;
+    const fees = plain ? 0n : chkFees;
+    floorOrd += chkFloorOrd;
     let worst = 0;
     let worstWithOrders = 0;
     for (let s = 0; s < SCENARIOS; s++) {
@@ -397,9 +323,8 @@ export class MarginBook {
     const initialMargin = toC6(Math.max(num[base + FLOOR_POS]!, -worst));
     const initialMarginWithOrders = toC6(Math.max(floorOrd, -worstWithOrders)) + fees;
     const equity = deposit + unrealizedPnl;
-    if (!plain) return { deposit, unrealizedPnl, equity, initialMargin, initialMarginWithOrders, cashNeeded, positionCount: this.accounts.positions[a]! };
-    // The memo, rewritten in place (one object per account); its old view no longer applies.
-    const r = memo ?? (acc.plain = { deposit, unrealizedPnl, equity, initialMargin, initialMarginWithOrders, cashNeeded, positionCount: 0 });
+    // The memo, rewritten in place (one object per account; its view no longer applies), or the checks' scratch.
+    const r = !plain ? CHECKED : (memo ?? (acc.plain = { deposit, unrealizedPnl, equity, initialMargin, initialMarginWithOrders, cashNeeded, positionCount: 0 }));
     r.deposit = deposit;
     r.unrealizedPnl = unrealizedPnl;
     r.equity = equity;
@@ -407,10 +332,108 @@ export class MarginBook {
     r.initialMarginWithOrders = initialMarginWithOrders;
     r.cashNeeded = cashNeeded;
     r.positionCount = this.accounts.positions[a]!;
-    acc.plainView = null;
-    acc.plainViewOf = null;
+    if (!plain) return r;
+    acc.viewCurrent = false;
     this.accounts.current[a] = 1;
     return r;
+  }
+
+  /**
+   * Whether the pre-trade check of the first `extraCount` orders of `extra` (with the first
+   * `excludeCount` of `exclude` taken away) surely passes, decided in doubles with no bigint:
+   * cash (when `buys`) and margin with orders, as `requirement` counts them. Every figure and sum
+   * is an integer checked against 2^53 - 1 (exactCash.ts), and the margin in risk units
+   * converts exactly while `toC6` would take its double path, so a true answer is the bigint
+   * check's. False when it fails or cannot be decided exactly (an account or order beyond the
+   * bound, an order without its doubles): then ask `requirement`.
+   */
+  fitsInDoubles(p: Portfolio, buys: boolean, extra: readonly ProspectiveOrder[], exclude: readonly OpenOrder[], extraCount: number, excludeCount: number): boolean {
+    const a = this.row(p);
+    if (this.accounts.wide[a] !== 0) return false;
+    const acc = this.accounts.objects[a]!;
+    const members = acc.single ? null : this.members(acc.anchor);
+    let depositN = 0;
+    if (members === null) depositN = acc.anchor.deposit;
+    else for (const q of members) if (!exact((depositN += q.deposit))) return false;
+    if (!exact(depositN)) return false;
+    if (!this.orderDeltas(a, acc, members, extra, extraCount, exclude, excludeCount, null)) return false;
+    const num = this.accounts.num;
+    const base = a * STRIDE;
+    if (buys) {
+      const needed = num[base + OWED]! + num[base + RESERVE]! + chkCashN;
+      if (!exact(num[base + OWED]! + num[base + RESERVE]!) || !exact(needed) || depositN < needed) return false;
+    }
+    let worstWithOrders = 0;
+    for (let s = 0; s < SCENARIOS; s++) {
+      const all = num[base + POS + s]! + num[base + ORD + s]! + delta[s]!;
+      if (all < worstWithOrders) worstWithOrders = all;
+    }
+    const units = Math.max(num[base + FLOOR_ORD]! + chkFloorOrd, -worstWithOrders);
+    if (!(units <= MAX_EXACT_UNITS)) return false;
+    const imWithOrders = (units <= 0 ? 0 : units * 100) + chkFeesN;
+    const unrealized = num[base + PREMIUM]! + num[base + MARK]!;
+    const equity = depositN + unrealized;
+    return exact(imWithOrders) && exact(unrealized) && exact(equity) && equity >= imWithOrders;
+  }
+
+  /**
+   * The prospective orders' and the excluded orders' effect on a check, into the module's
+   * scratch: scenario deltas (`delta`), the change of the short floor with orders
+   * (`chkFloorOrd`), and the fees and cash needed, in bigint (given `cashBase`, the cash needed
+   * before: `chkFees`, `chkCash` from it) or in doubles (`chkFeesN`, `chkCashN` from 0; false when
+   * one is not an exact integer, and then the rest is not counted).
+   */
+  private orderDeltas(a: number, acc: MarginAccount, members: readonly Portfolio[] | null, extra: readonly ProspectiveOrder[], extraCount: number, exclude: readonly OpenOrder[], excludeCount: number, cashBase: bigint | null): boolean {
+    const big = cashBase !== null;
+    delta.fill(0);
+    sellCount = 0;
+    chkFees = 0n;
+    chkCash = cashBase ?? 0n;
+    chkFeesN = 0;
+    chkCashN = 0;
+    for (let i = 0; i < extraCount; i++) {
+      const o = extra[i]!;
+      if (big) {
+        chkFees += o.worstFee;
+        if (o.isBuy) chkCash += (o.premium ?? collateralOf(o.size, o.price)) + o.worstFee;
+      } else {
+        // Each partial sum checked (one beyond the bound may round).
+        const fee = o.worstFeeN!;
+        if (!(fee >= 0) || (o.isBuy && !(o.premiumN! >= 0))) return false;
+        if (!exact((chkFeesN += fee))) return false;
+        if (o.isBuy && !(exact(o.premiumN! + fee) && exact((chkCashN += o.premiumN! + fee)))) return false;
+      }
+      const q = this.quotes.quote(o.seriesId);
+      if (q === null) continue; // a settled series carries no risk
+      addOrderLoss(delta, 1, o.isBuy, o.size, o.price, q);
+      if (!o.isBuy) addSell(o.seriesId, o.size);
+    }
+    for (let i = 0; i < excludeCount; i++) {
+      // Only an order resting in one of the account's portfolios (its own list: `portfolio`).
+      const ref = exclude[i]!;
+      const q = ref.portfolio;
+      if (!q.openOrders.has(ref) || (members === null ? q !== acc.anchor : !members.includes(q))) continue;
+      if (ref.isBuy) {
+        // Its reserve as the book counted it: collateralOf(remaining, price) while it is linked.
+        if (big) chkCash -= collateralOf(ref.remaining, ref.price);
+        else if (ref.exposure === -1) return false;
+        else if (!exact((chkCashN -= ref.reserve))) return false;
+      }
+      const quote = this.quotes.quote(ref.seriesId);
+      if (quote === null) continue;
+      addOrderLoss(delta, -1, ref.isBuy, ref.remaining, ref.price, quote);
+      if (!ref.isBuy) addSell(ref.seriesId, -ref.remaining);
+    }
+    chkFloorOrd = 0;
+    const ex = this.exposures;
+    for (let i = 0; i < sellCount; i++) {
+      const seriesId = sellSeries[i]!;
+      const e = this.findExposure(a, seriesId);
+      const q = this.quotes.quote(seriesId)!;
+      const short = Number((e === -1 ? 0n : ex.sellWad[e]! - ex.balance[e]!) + sellWads[i]!) / 1e18;
+      chkFloorOrd += floorUnits(this.floorRate, q.spot, short) - (e === -1 ? 0 : ex.num[e * STRIDE + FLOOR_ORD]!);
+    }
+    return true;
   }
 
   /** The kept scenario sums and floors of the account of `p` (copies: a read-only query's, flows/whatIf.ts). */
@@ -425,11 +448,6 @@ export class MarginBook {
     return { ...this.keptSums(this.exposures.num, e), balance: this.exposures.balance[e]!, sellWad: this.exposures.sellWad[e]! };
   }
 
-  private keptSums(num: Float64Array, row: number): KeptSums {
-    const base = row * STRIDE;
-    return { pos: num.slice(base + POS, base + POS + SCENARIOS), ord: num.slice(base + ORD, base + ORD + SCENARIOS), floorPos: num[base + FLOOR_POS]!, floorOrd: num[base + FLOOR_ORD]! };
-  }
-
   /** The cash figures of the account of `p` in bigint (whichever way they are kept). */
   cash(p: Portfolio): CashFigures {
     return this.cashOf(this.row(p));
@@ -438,96 +456,6 @@ export class MarginBook {
   /** Whether the account of `p` keeps its cash figures in doubles (false once one left the exact range: exactCash.ts). */
   cashInDoubles(p: Portfolio): boolean {
     return this.accounts.wide[this.row(p)] === 0;
-  }
-
-  private cashOf(a: number): CashFigures {
-    if (this.accounts.wide[a] !== 0) return this.wideCash(a);
-    const num = this.accounts.num;
-    const base = a * STRIDE;
-    return { premium: BigInt(num[base + PREMIUM]!), owed: BigInt(num[base + OWED]!), markValue: BigInt(num[base + MARK]!), buyReserve: BigInt(num[base + RESERVE]!) };
-  }
-
-  /**
-   * The cash figures of an account beyond the exact range of doubles, recounted in bigint from
-   * its positions and open orders with the quotes its exposures were last valued with (the
-   * current ones: stale exposures are revalued before any read). O(its exposures and orders),
-   * for accounts above ~9 x 10^9 USDC only.
-   */
-  private wideCash(a: number): CashFigures {
-    const ex = this.exposures;
-    const acc = this.accounts.objects[a]!;
-    const c: CashFigures = { premium: 0n, owed: 0n, markValue: 0n, buyReserve: 0n };
-    for (let e = this.accounts.expHead[a]!; e !== -1; e = ex.aNext[e]!) {
-      this.positionSums(acc, this.seriesIds[ex.series[e]!]!);
-      const q = this.quoteOf(e);
-      this.positionCash(acc, this.seriesIds[ex.series[e]!]!, c);
-      if (q !== null) c.markValue += collateralOf(sumBalance, q.markWad);
-      for (let o: CountedOrder | null = ex.first[e]!; o !== null; o = o.eNext) if (o.isBuy) c.buyReserve += collateralOf(o.remaining, o.price);
-    }
-    return c;
-  }
-
-  /** Compare with a rebuild from scratch; the first difference, or null. For tests and audits. */
-  verify(portfolios: Iterable<Portfolio>): string | null {
-    for (let a = 0; a < this.accounts.count; a++) if (this.accounts.staleHead[a] !== -1) this.refresh(a);
-    const fresh = new MarginBook(this.quotes, this.anchorOf, this.members, this.floorRate, false);
-    fresh.rebuild(portfolios, true);
-    for (const anchor of new Set([...this.byAnchor.keys(), ...fresh.byAnchor.keys()])) {
-      const k = this.figures(this.byAnchor.get(anchor) ?? -1);
-      const f = fresh.figures(fresh.byAnchor.get(anchor) ?? -1);
-      const who = `${anchor.owner}/${anchor.id}`;
-      for (let s = 0; s < SCENARIOS; s++) if (k.pos[s] !== f.pos[s] || k.ord[s] !== f.ord[s]) return `${who}: scenario ${s} differs (${k.pos[s]}/${k.ord[s]} kept, ${f.pos[s]}/${f.ord[s]} rebuilt)`;
-      for (const field of ['floorPos', 'floorOrd', 'premium', 'owed', 'markValue', 'buyReserve', 'positions'] as const) {
-        if (k[field] !== f[field]) return `${who}: ${field} ${k[field]} kept, ${f[field]} rebuilt`;
-      }
-      if (k.exposures !== f.exposures) return `${who}: ${k.exposures} exposures kept, ${f.exposures} rebuilt`;
-      const a = this.byAnchor.get(anchor);
-      const linked = a === undefined ? null : this.verifyLinks(a);
-      if (linked !== null) return `${who}: ${linked}`;
-    }
-    return null;
-  }
-
-  /** An account's kept figures as plain values (zeros for none), for verify. */
-  private figures(a: number) {
-    const num = this.accounts.num;
-    const base = a * STRIDE;
-    const none = a === -1;
-    return {
-      pos: Array.from({ length: SCENARIOS }, (_, s) => (none ? 0 : num[base + POS + s]!)),
-      ord: Array.from({ length: SCENARIOS }, (_, s) => (none ? 0 : num[base + ORD + s]!)),
-      floorPos: none ? 0 : num[base + FLOOR_POS]!,
-      floorOrd: none ? 0 : num[base + FLOOR_ORD]!,
-      ...(none ? { premium: 0n, owed: 0n, markValue: 0n, buyReserve: 0n } : this.cashOf(a)),
-      positions: none ? 0 : this.accounts.positions[a]!,
-      exposures: none ? 0 : this.accounts.expCount[a]!,
-    };
-  }
-
-  /** Each open order of the account's portfolios is in the list of its series' exposure there, and nothing else (no order outside them) is. */
-  private verifyLinks(a: number): string | null {
-    const acc = this.accounts.objects[a]!;
-    const ex = this.exposures;
-    const listed = new Set<CountedOrder>();
-    for (const q of acc.single ? [acc.anchor] : this.members(acc.anchor)) {
-      for (const ref of q.openOrders.values()) {
-        listed.add(ref);
-        if (ref.exposure === -1 || this.pairs.get(a, this.series(ref.seriesId)) !== ref.exposure) return `order ${ref.orderId} is not in its exposure's list`;
-      }
-    }
-    let counted = 0;
-    for (let e = this.accounts.expHead[a]!; e !== -1; e = ex.aNext[e]!) {
-      const seriesId = this.seriesIds[ex.series[e]!]!;
-      if (ex.account[e] !== a || this.pairs.get(a, ex.series[e]!) !== e) return `exposure ${seriesId} is not indexed`;
-      let n = 0;
-      for (let ref: CountedOrder | null = ex.first[e]!; ref !== null; ref = ref.eNext) {
-        n++;
-        if (ref.exposure !== e || ref.seriesId !== seriesId || !listed.has(ref)) return `exposure ${seriesId} lists order ${ref.orderId} wrongly`;
-      }
-      if (n !== ex.orderCount[e]) return `exposure ${seriesId} counts ${ex.orderCount[e]} orders and lists ${n}`;
-      counted += n;
-    }
-    return counted === listed.size ? null : `${listed.size} open orders in the portfolios, ${counted} in the exposures`;
   }
 
   /** The account's exposure to a series, made (and listed on the account and the series) on first use. */
@@ -626,56 +554,17 @@ export class MarginBook {
     }
   }
 
-  /**
-   * The balance, deferred premium and owed premium on `seriesId` over the account's portfolios,
-   * into the module's scratch: the premiums in doubles, NaN when a position is wide or the sum
-   * leaves the exact range (engine/actors/position.ts), which marks the account wide.
-   */
-  private positionSums(acc: MarginAccount, seriesId: Hex): void {
-    sumBalance = 0n;
-    sumPremium = 0;
-    sumOwed = 0;
-    if (acc.single) {
-      const pos = acc.anchor.positions.get(seriesId);
-      if (pos === undefined) return;
-      sumBalance = pos.balance;
-      sumPremium = pos.premium;
-      sumOwed = owedOf(pos.premium);
-      return;
-    }
-    for (const m of this.members(acc.anchor)) {
-      const pos = m.positions.get(seriesId);
-      if (pos === undefined) continue;
-      sumBalance += pos.balance;
-      // Each partial sum checked (a rounded one stays NaN): owed only grows, premium may not.
-      if (!exact((sumPremium += pos.premium))) sumPremium = NaN;
-      sumOwed += owedOf(pos.premium);
-    }
-    if (!exact(sumOwed)) sumOwed = NaN;
-  }
-
-  /** The deferred and owed premium on `seriesId` over the account's portfolios in bigint, added into `c`. */
-  private positionCash(acc: MarginAccount, seriesId: Hex, c: CashFigures): void {
-    for (const m of acc.single ? [acc.anchor] : this.members(acc.anchor)) {
-      const pos = m.positions.get(seriesId);
-      if (pos === undefined) continue;
-      const premium = premiumOf(pos);
-      c.premium += premium;
-      if (premium < 0n) c.owed -= premium;
-    }
-  }
-
   /** Recount the positions the account holds on the exposure's series. */
   private countPosition(a: number, e: number, q: RiskQuote | null): void {
     const accounts = this.accounts;
     accounts.current[a] = 0;
     const ex = this.exposures;
     this.positionSums(accounts.objects[a]!, this.seriesIds[ex.series[e]!]!);
-    const balance = sumBalance;
+    const balance = this.sumBalance;
     const eb = e * STRIDE;
     const ab = a * STRIDE;
-    this.setCash(a, eb + PREMIUM, ab + PREMIUM, sumPremium);
-    this.setCash(a, eb + OWED, ab + OWED, sumOwed);
+    this.setCash(a, eb + PREMIUM, ab + PREMIUM, this.sumPremium);
+    this.setCash(a, eb + OWED, ab + OWED, this.sumOwed);
     this.setCash(a, eb + MARK, ab + MARK, q === null || balance === 0n ? 0 : exactOf(collateralOf(balance, q.markWad)));
     if ((ex.balance[e] === 0n) !== (balance === 0n)) accounts.positions[a]! += balance === 0n ? -1 : 1;
     ex.balance[e] = balance;

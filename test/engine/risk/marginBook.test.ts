@@ -172,7 +172,7 @@ function twoWallets(): { h: Harness; alice: string; bob: string; series: Hex } {
   return { h, alice, bob, series: h.atm(BTC, true) };
 }
 
-t.test('the figures as they stand: one requirement per account, rewritten in place when they change, and a fresh view', async (t) => {
+t.test('the figures as they stand: one requirement and one view per account, rewritten in place when they change; checks in one scratch', async (t) => {
   const { h, alice, bob, series } = twoWallets();
   const accounts = h.venue.state.accounts;
   const p = accounts.portfolio(alice, 1)!;
@@ -184,6 +184,13 @@ t.test('the figures as they stand: one requirement per account, rewritten in pla
   const check = accounts.margin.requirement(p, [{ seriesId: series, isBuy: true, size: WAD, price: WAD, worstFee: 0n }]);
   t.not(check, r0, 'a check with an order is not the memo');
   t.ok(check.cashNeeded > r0.cashNeeded, 'and counts the order');
+  const cashNeeded = check.cashNeeded;
+  const check2 = accounts.margin.requirement(p, [{ seriesId: series, isBuy: true, size: 2n * WAD, price: WAD, worstFee: 0n }]);
+  t.equal(check2, check, 'every check writes the same scratch object (nothing allocated per check)');
+  t.ok(check2.cashNeeded > cashNeeded, 'rewritten with the second check');
+  const checkView = accounts.risk(p, [{ seriesId: series, isBuy: true, size: WAD, price: WAD, worstFee: 0n }]);
+  t.not(checkView, v0, "a check's view is not the account's");
+  t.equal(checkView.initialMarginWithOrders, accounts.margin.requirement(p, [{ seriesId: series, isBuy: true, size: WAD, price: WAD, worstFee: 0n }]).initialMarginWithOrders);
   t.same({ ...accounts.margin.requirement(p) }, figures0, '... and leaves it');
   t.equal(accounts.risk(p), v0, '... and its view');
 
@@ -192,23 +199,23 @@ t.test('the figures as they stand: one requirement per account, rewritten in pla
   t.equal(r1, r0, 'a deposit: the same object, rewritten');
   t.equal(r1.deposit, figures0.deposit + usdc(1));
   const v1 = accounts.risk(p);
-  t.not(v1, v0, 'and a fresh view');
-  t.equal(v0.deposit, figures0.deposit, 'the old view keeps its figures');
+  t.equal(v1, v0, 'and the same view, rewritten');
   t.equal(v1.deposit, r1.deposit);
+  t.equal(v1.maxWithdraw, figures0.deposit + usdc(1), 'with the figures derived from the new requirement');
 
   const im1 = r1.initialMarginWithOrders;
   h.ok({ type: 'place', orders: [h.order(alice, series, false, 1000, 1)] });
   const r2 = accounts.margin.requirement(p);
   t.ok(r2.initialMarginWithOrders > im1, 'an open order: counted');
   const v2 = accounts.risk(p);
-  t.not(v2, v1, 'a fresh view');
-  t.equal(v2.initialMarginWithOrders, r2.initialMarginWithOrders);
+  t.equal(v2.initialMarginWithOrders, r2.initialMarginWithOrders, 'the view rewritten');
+  t.ok(v2.maxWithdraw < figures0.deposit + usdc(1), 'its free cash less the order');
 
   h.ok({ type: 'place', orders: [h.order(bob, series, true, 1000, 1)] });
   const r3 = accounts.margin.requirement(p);
   t.equal(r3.positionCount, 1, 'a fill: with the position');
-  t.equal(accounts.risk(p).positionCount, 1);
-  t.not(accounts.risk(p), v2, 'a fresh view');
+  t.equal(accounts.risk(p).positionCount, 1, 'the view rewritten');
+  t.equal(accounts.risk(p), v0, 'still the one view object');
   t.equal(accounts.margin.verify(accounts.allPortfolios()), null, 'the kept figures equal a rebuild');
 });
 
