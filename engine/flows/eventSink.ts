@@ -7,7 +7,7 @@
 import type { Hex } from '../domain/hex.ts';
 import { WAD_PER_C6 } from '../domain/fixed.ts';
 import type { VenueEvent } from '../events.ts';
-import { depositOf, type Portfolio } from '../actors/portfolio.ts';
+import type { Portfolio } from '../actors/portfolio.ts';
 import { premiumOf, realizedOf, type Position } from '../actors/position.ts';
 import type { VenueState } from '../state.ts';
 import type { SeriesActor } from '../actors/series.ts';
@@ -177,9 +177,9 @@ export function positionEventOf(p: Portfolio, seriesId: Hex, balance: bigint, pr
 
 /** The figures of `p`'s margin account now, as the portfolio event carries them (the public portfolio's view). */
 export function portfolioEvent(state: VenueState, p: Portfolio): UnstampedEvent {
-  const shown = p.internalPair !== null ? state.accounts.cashPortfolio(p.owner, state.now) : p;
+  const shown = p.internalPair !== null ? state.accounts.cashOfWallet(p.wallet, state.now) : p;
   const r = state.accounts.risk(shown);
-  const deposit = depositOf(shown);
+  const deposit = state.accounts.depositOf(shown);
   const own = deposit > 0n ? deposit : 0n;
   return {
     type: 'portfolio',

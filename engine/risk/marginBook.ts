@@ -23,7 +23,8 @@
  * cash recounted in bigint from its positions and orders instead (`wideCash`).
  */
 import type { Hex } from '../domain/hex.ts';
-import { MARGIN_ROW, depositOf, type OpenOrder, type Portfolio } from '../actors/portfolio.ts';
+import { MARGIN_ROW, type OpenOrder, type Portfolio } from '../actors/portfolio.ts';
+import type { CashRows } from '../actors/cashRows.ts';
 import { collateralOf, premiumOf } from '../actors/position.ts';
 import { SCENARIOS } from './margin.ts';
 import { ExposureRows, PairIndex, STRIDE, POS, ORD, FLOOR_POS, FLOOR_ORD, PREMIUM, OWED, MARK, RESERVE, grown, type CountedOrder } from './exposure.ts';
@@ -134,6 +135,8 @@ export class MarginBook {
   constructor(
     /** The risk quotes as the quote messages left them (marksChanged). */
     readonly quotes: QuoteBoard,
+    /** The account actor's deposits, by portfolio handle (read only). */
+    private readonly deposits: CashRows,
     private readonly anchorOf: (p: Portfolio) => Portfolio,
     private readonly members: MemberSource,
     /** Short-option floor as a fraction of spot x short contracts. */
@@ -322,8 +325,9 @@ export class MarginBook {
     // a portfolio's is wide or a sum leaves the bound, then counted in bigint. Its bigint is
     // made once per change of the double.
     let depositN = 0;
-    if (members === null) depositN = acc.anchor.deposit;
-    else for (const q of members) if (!exact((depositN += q.deposit))) depositN = NaN;
+    const rows = this.deposits.deposit;
+    if (members === null) depositN = rows[acc.anchor.handle]!;
+    else for (const q of members) if (!exact((depositN += rows[q.handle]!))) depositN = NaN;
     let deposit: bigint;
     if (exact(depositN)) {
       if (depositN !== acc.depositN) {
@@ -331,10 +335,10 @@ export class MarginBook {
         acc.depositN = depositN;
       }
       deposit = acc.depositBig;
-    } else if (members === null) deposit = depositOf(acc.anchor);
+    } else if (members === null) deposit = this.deposits.of(acc.anchor.handle);
     else {
       deposit = 0n;
-      for (const q of members) deposit += depositOf(q);
+      for (const q of members) deposit += this.deposits.of(q.handle);
     }
     // The figures as they stand (every portfolio event asks for them): no scenario deltas to
     // add, and asked again with nothing changed (the liquidation pass's check, then the
@@ -470,7 +474,7 @@ export class MarginBook {
   /** Compare with a rebuild from scratch; the first difference, or null. For tests and audits. */
   verify(portfolios: Iterable<Portfolio>): string | null {
     for (let a = 0; a < this.accounts.count; a++) if (this.accounts.staleHead[a] !== -1) this.refresh(a);
-    const fresh = new MarginBook(this.quotes, this.anchorOf, this.members, this.floorRate, false);
+    const fresh = new MarginBook(this.quotes, this.deposits, this.anchorOf, this.members, this.floorRate, false);
     fresh.rebuild(portfolios, true);
     for (const anchor of new Set([...this.byAnchor.keys(), ...fresh.byAnchor.keys()])) {
       const k = this.figures(this.byAnchor.get(anchor) ?? -1);
