@@ -15,16 +15,10 @@ import { newPortfolio, type OpenOrder, type Portfolio } from './portfolio.ts';
 import type { Position } from './position.ts';
 import { NonceWindow } from './nonceWindow.ts';
 import { CashRows } from './cashRows.ts';
+import { grown } from '../risk/exposure.ts';
 
 export type { RiskView } from '../risk/marginAccount.ts';
 
-/** A typed row grown to hold index `i` (its contents kept, the new room zero). */
-function grown<T extends Uint8Array | Int32Array | Float64Array>(row: T, i: number, make: (n: number) => T): T {
-  if (i < row.length) return row;
-  const next = make(row.length * 2 > i ? row.length * 2 : i + 1);
-  next.set(row);
-  return next;
-}
 
 /**
  * Wallets and portfolios behind dense integer handles (docs/engine.md "Accounts: handles and
@@ -85,10 +79,12 @@ export class AccountActor {
     const w = this.owners.length;
     this.walletIds.set(owner, w);
     this.owners.push(owner);
-    this.isMmm = grown(this.isMmm, w, (n) => new Uint8Array(n));
-    this.hasTraded = grown(this.hasTraded, w, (n) => new Uint8Array(n));
-    this.nextPortfolioId = grown(this.nextPortfolioId, w, (n) => new Float64Array(n));
-    this.cashOf = grown(this.cashOf, w, (n) => new Int32Array(n));
+    if (w === this.cashOf.length) {
+      this.isMmm = grown(this.isMmm, w + 1);
+      this.hasTraded = grown(this.hasTraded, w + 1);
+      this.nextPortfolioId = grown(this.nextPortfolioId, w + 1);
+      this.cashOf = grown(this.cashOf, w + 1);
+    }
     this.nextPortfolioId[w] = 1;
     this.cashOf[w] = -1;
     this.mmmNonce.push(0n);

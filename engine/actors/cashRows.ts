@@ -10,6 +10,7 @@
  * on NaN.
  */
 import { MAX_EXACT, exact, exactOf } from '../risk/exactCash.ts';
+import { grown } from '../risk/exposure.ts';
 
 const MAX_EXACT_BIG = BigInt(MAX_EXACT);
 const MIN_EXACT_BIG = -MAX_EXACT_BIG;
@@ -22,12 +23,7 @@ export class CashRows {
 
   /** Room for handle `h` (a new portfolio's row, 0). */
   ensure(h: number): void {
-    if (h < this.deposit.length) return;
-    let n = this.deposit.length * 2;
-    while (n <= h) n *= 2;
-    const grown = new Float64Array(n);
-    grown.set(this.deposit);
-    this.deposit = grown;
+    if (h >= this.deposit.length) this.deposit = grown(this.deposit, h + 1);
   }
 
   /** The deposit, exact; 0 for no portfolio (handle -1: a wallet's portfolio 0 before it exists). */
