@@ -5,7 +5,7 @@
  *
  * A deposit is an integer in a double while |deposit| <= 2^53 - 1 (engine/risk/exactCash.ts),
  * checked at every change; beyond the bound the row holds NaN and the exact bigint is kept
- * beside it (`wide`), never a rounded double. Read a deposit exactly with `of`, change it with
+ * beside it (`wide`, an array by the same handle: a read, not a hash), never a rounded double. Read a deposit exactly with `of`, change it with
  * `add` or `set`; the margin book reads the double row (`deposit[h]`) and falls back to `of`
  * on NaN.
  */
@@ -18,32 +18,33 @@ const MIN_EXACT_BIG = -MAX_EXACT_BIG;
 export class CashRows {
   /** The deposit of portfolio handle h in a double (NaN while wide). Replaced when it grows: read it through the rows, never keep it. */
   deposit = new Float64Array(64);
-  /** The deposits beyond the doubles' bound, by handle (absent within it). */
-  private readonly wide = new Map<number, bigint>();
+  /** The deposits beyond the doubles' bound, by handle (null within it). */
+  private readonly wide: (bigint | null)[] = [];
 
   /** Room for handle `h` (a new portfolio's row, 0). */
   ensure(h: number): void {
     if (h >= this.deposit.length) this.deposit = grown(this.deposit, h + 1);
+    while (this.wide.length <= h) this.wide.push(null);
   }
 
   /** The deposit, exact; 0 for no portfolio (handle -1: a wallet's portfolio 0 before it exists). */
   of(h: number): bigint {
     if (h < 0) return 0n;
     const n = this.deposit[h]!;
-    return n === n ? BigInt(n) : this.wide.get(h)!;
+    return n === n ? BigInt(n) : this.wide[h]!;
   }
 
   /** The wide deposit of handle h, or null while it is held in the double row. */
   wideOf(h: number): bigint | null {
-    return this.wide.get(h) ?? null;
+    return this.wide[h] ?? null;
   }
 
   /** Set the deposit: in the double row when within the bound, else wide. */
   set(h: number, v: bigint): void {
+    this.ensure(h);
     const n = exactOf(v);
     this.deposit[h] = n;
-    if (exact(n)) this.wide.delete(h);
-    else this.wide.set(h, v);
+    this.wide[h] = exact(n) ? null : v;
   }
 
   /**
@@ -64,7 +65,7 @@ export class CashRows {
     // Wide and staying wide (bigint compares only): the bigint as it is, no conversion.
     if (v > MAX_EXACT_BIG || v < MIN_EXACT_BIG) {
       this.deposit[h] = NaN;
-      this.wide.set(h, v);
+      this.wide[h] = v;
     } else this.set(h, v);
   }
 }
