@@ -13,7 +13,6 @@ import type { EngineEvent } from './events.ts';
 import type { VenueState } from './state.ts';
 import { markValues } from './flows/market.ts';
 import { mmpEvent } from './flows/mmp.ts';
-import { depositOf } from './actors/portfolio.ts';
 import { portfolioEvent, positionEventOf, premiumCash, realizedCash, type UnstampedEvent } from './flows/eventSink.ts';
 import { orderEventOf } from './flows/orders.ts';
 import { INSURANCE_FUND_OWNER, INSURANCE_FUND_PORTFOLIO } from './actors/insuranceFund.ts';
@@ -48,11 +47,13 @@ export function imageEvents(state: VenueState): EngineEvent[] {
   for (const [owner, cancelAt] of state.cancelAfter) at(now, { type: 'dead_man', owner, cancelAt });
   // The insurance fund's cash and bad debt (its liquidations are history, not state).
   const fund = state.accounts.portfolio(INSURANCE_FUND_OWNER, INSURANCE_FUND_PORTFOLIO);
-  if (fund !== undefined || state.insurance.badDebt !== 0n) at(now, { type: 'insurance_fund', reason: 'deposit', amount: 0n, balance: fund === undefined ? 0n : depositOf(fund), badDebt: state.insurance.badDebt });
-  for (const a of state.accounts.accounts.values()) {
-    if (a.isMmm) at(now, { type: 'mmm', address: a.owner, isMmm: true });
-    if (a.mmmNonce !== 0n) at(now, { type: 'mmm_nonce', address: a.owner, nonce: a.mmmNonce });
-    for (const p of a.portfolios.values()) {
+  if (fund !== undefined || state.insurance.badDebt !== 0n) at(now, { type: 'insurance_fund', reason: 'deposit', amount: 0n, balance: fund === undefined ? 0n : state.accounts.depositOf(fund), badDebt: state.insurance.badDebt });
+  const accounts = state.accounts;
+  for (let w = 0; w < accounts.walletCount; w++) {
+    const owner = accounts.owners[w]!;
+    if (accounts.isMmm[w] === 1) at(now, { type: 'mmm', address: owner, isMmm: true });
+    if (accounts.mmmNonce[w] !== 0n) at(now, { type: 'mmm_nonce', address: owner, nonce: accounts.mmmNonce[w]! });
+    for (const p of accounts.walletPortfolios(w)) {
       for (const pos of p.positions.values()) at(now, positionEventOf(p, pos.seriesId, pos.balance, premiumCash(pos), realizedCash(pos)));
       if (p.internalPair === null) at(now, portfolioEvent(state, p));
     }

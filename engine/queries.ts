@@ -8,10 +8,12 @@ import type { VenueState } from './state.ts';
 
 /** A wallet's next order nonce above every one it has used (order, cancel and RFQ-fill nonces share one space); 0 for a new wallet. */
 export function nextOrderNonce(state: VenueState, owner: string): bigint {
-  return state.accounts.accounts.get(owner)?.nonces.next() ?? 0n;
+  const w = state.accounts.walletOf(owner);
+  return w < 0 ? 0n : state.accounts.nonces[w]!.next();
 }
 
 /** Whether a wallet has used `nonce` (or it lies below the window the engine still remembers). */
 export function orderNonceUsed(state: VenueState, owner: string, nonce: bigint): boolean {
-  return state.accounts.accounts.get(owner)?.nonces.isUsed(nonce) === true;
+  const w = state.accounts.walletOf(owner);
+  return w >= 0 && state.accounts.nonces[w]!.isUsed(nonce);
 }

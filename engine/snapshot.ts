@@ -18,8 +18,7 @@ import { VenueState } from './state.ts';
 import { instructionsOf } from './domain/instructions.ts';
 import { SeriesActor, type SeriesSpec } from './actors/series.ts';
 import type { OrderRecord } from './actors/orderRecord.ts';
-import type { Account } from './actors/accounts.ts';
-import { OpenOrders, depositOf, openOrder, setDeposit, type OpenOrder, type Portfolio } from './actors/portfolio.ts';
+import { openOrder, type OpenOrder, type Portfolio } from './actors/portfolio.ts';
 import { newPosition, premiumOf, realizedOf, type Position } from './actors/position.ts';
 
 /** A position as a snapshot holds it: its figures in bigint (engine/actors/position.ts keeps them in doubles where exact). */
@@ -47,9 +46,13 @@ type SeriesDump = {
   openInterest: bigint;
 };
 type OpenOrderDump = Pick<OpenOrder, 'orderId' | 'seriesId' | 'isBuy' | 'remaining' | 'price'>;
-type PortfolioDump = Omit<Portfolio, 'deposit' | 'wideDeposit' | 'positions' | 'openOrders'> & { deposit: bigint; positions: PositionDump[]; openOrders: OpenOrderDump[] };
-type AccountDump = Omit<Account, 'portfolios' | 'nonces' | 'hasTraded'> & {
+type PortfolioDump = Pick<Portfolio, 'owner' | 'id' | 'createdAt' | 'internalPair'> & { deposit: bigint; positions: PositionDump[]; openOrders: OpenOrderDump[] };
+type AccountDump = {
+  owner: string;
+  nextPortfolioId: number;
   portfolios: PortfolioDump[];
+  isMmm: boolean;
+  mmmNonce: bigint;
   nonceBase: bigint;
   nonceUsed: bigint[];
   hasTraded: boolean;
@@ -87,6 +90,33 @@ type Dump = {
   insurance?: { badDebt: bigint; nextLiquidationId: number };
 };
 
+/** The wallets in order of first use (their handles' order), each one's portfolios in order of creation. */
+function accountDumps(s: VenueState): AccountDump[] {
+  const a = s.accounts;
+  const out = new Array<AccountDump>(a.walletCount);
+  for (let w = 0; w < a.walletCount; w++) {
+    out[w] = {
+      owner: a.owners[w]!,
+      nextPortfolioId: a.nextPortfolioId[w]!,
+      portfolios: [...a.walletPortfolios(w)].map((p) => ({
+        owner: p.owner,
+        id: p.id,
+        deposit: a.depositOf(p),
+        positions: [...p.positions.values()].map(positionDump),
+        openOrders: [...p.openOrders.values()].map(openOrderDump),
+        createdAt: p.createdAt,
+        internalPair: p.internalPair,
+      })),
+      isMmm: a.isMmm[w] === 1,
+      mmmNonce: a.mmmNonce[w]!,
+      nonceBase: a.nonces[w]!.base,
+      nonceUsed: a.nonces[w]!.remembered(),
+      hasTraded: a.hasTraded[w] === 1,
+    };
+  }
+  return out;
+}
+
 export function serializeState(s: VenueState): Uint8Array {
   const dump: Dump = {
     format: FORMAT,
@@ -111,24 +141,7 @@ export function serializeState(s: VenueState): Uint8Array {
       marks: a.marks,
       openInterest: a.openInterest,
     })),
-    accounts: [...s.accounts.accounts.values()].map((a) => ({
-      owner: a.owner,
-      nextPortfolioId: a.nextPortfolioId,
-      portfolios: [...a.portfolios.values()].map((p) => ({
-        owner: p.owner,
-        id: p.id,
-        deposit: depositOf(p),
-        positions: [...p.positions.values()].map(positionDump),
-        openOrders: [...p.openOrders.values()].map(openOrderDump),
-        createdAt: p.createdAt,
-        internalPair: p.internalPair,
-      })),
-      isMmm: a.isMmm,
-      mmmNonce: a.mmmNonce,
-      nonceBase: a.nonces.base,
-      nonceUsed: a.nonces.remembered(),
-      hasTraded: a.hasTraded,
-    })),
+    accounts: accountDumps(s),
     rfq: [...s.rfq.requests.values()].map((r) => ({ ...r, quotes: [...r.quotes.values()] })),
     rfqResolved: s.rfq.resolved,
     ...(s.cancelAfter.size > 0 ? { cancelAfter: [...s.cancelAfter] } : {}),
@@ -240,25 +253,15 @@ function fromDump(dump: Dump): VenueState {
   }
   const opened = new Map<Hex, OpenOrder>(); // every portfolio's open orders, for the order index
   for (const d of dump.accounts) {
-    const a = s.accounts.account(d.owner);
-    a.nextPortfolioId = d.nextPortfolioId;
-    a.isMmm = d.isMmm;
-    a.mmmNonce = d.mmmNonce;
-    a.nonces.restore(d.nonceBase, d.nonceUsed);
-    a.hasTraded = d.hasTraded;
+    const w = s.accounts.wallet(d.owner);
+    s.accounts.nextPortfolioId[w] = d.nextPortfolioId;
+    s.accounts.setMmm(w, d.isMmm);
+    s.accounts.mmmNonce[w] = d.mmmNonce;
+    s.accounts.nonces[w]!.restore(d.nonceBase, d.nonceUsed);
+    s.accounts.hasTraded[w] = d.hasTraded ? 1 : 0;
     for (const p of d.portfolios) {
-      const portfolio: Portfolio = {
-        owner: p.owner,
-        id: p.id,
-        deposit: 0,
-        wideDeposit: null,
-        positions: new Map(p.positions.map((x) => [x.seriesId, newPosition(x.seriesId, x.balance, x.premium, x.realized)])),
-        openOrders: new OpenOrders(),
-        createdAt: p.createdAt,
-        internalPair: p.internalPair,
-      };
-      setDeposit(portfolio, p.deposit);
-      a.portfolios.set(p.id, portfolio);
+      const positions = new Map(p.positions.map((x) => [x.seriesId, newPosition(x.seriesId, x.balance, x.premium, x.realized)]));
+      const portfolio = s.accounts.restorePortfolio(w, p.id, p.createdAt, p.internalPair, positions, p.deposit);
       for (const x of p.openOrders) {
         const record = records.get(x.orderId);
         const series = s.series.get(x.seriesId);

@@ -113,7 +113,7 @@ export class Venue {
         return null;
       }
       case 'set_mmm': {
-        s.accounts.account(cmd.address).isMmm = cmd.isMmm;
+        s.accounts.setMmm(s.accounts.wallet(cmd.address), cmd.isMmm);
         sink.push({ type: 'mmm', address: cmd.address, isMmm: cmd.isMmm });
         return null;
       }
@@ -148,9 +148,9 @@ export class Venue {
       case 'cancel_after':
         return setCancelAfter(s, sink, cmd.owner, cmd.timeoutMs);
       case 'mmm_nonce_increment': {
-        const account = s.accounts.account(cmd.mmm);
-        account.mmmNonce++;
-        sink.push({ type: 'mmm_nonce', address: cmd.mmm, nonce: account.mmmNonce });
+        const w = s.accounts.wallet(cmd.mmm);
+        const nonce = ++s.accounts.mmmNonce[w]!;
+        sink.push({ type: 'mmm_nonce', address: cmd.mmm, nonce });
         return null;
       }
       case 'set_mmp':

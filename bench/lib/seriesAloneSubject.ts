@@ -34,7 +34,7 @@ function applyAlone(state: VenueState, sink: EventSink, cmd: Command): number {
     const c = cmd.cancels[0]!;
     const v = validateCancel(state, c);
     if ('code' in v) return 0;
-    v.account.nonces.use(c.nonce);
+    state.accounts.nonces[v.wallet]!.use(c.nonce);
     const series = state.series.get(v.open.seriesId)!;
     const record = series.removeRef(v.open.ref, 'cancelled');
     state.orderIndex.delete(record.orderId);
@@ -47,7 +47,7 @@ function applyAlone(state: VenueState, sink: EventSink, cmd: Command): number {
     const v = withPortfolio(state, checked);
     const { pair } = v;
     const series = state.series.at(v.seriesHandle);
-    v.account.nonces.use(o.nonce);
+    state.accounts.nonces[v.wallet]!.use(o.nonce);
     const record = newRecord(state, v);
     const outcome = series.match(record);
     for (let i = 0; i < outcome.fillCount; i++) {

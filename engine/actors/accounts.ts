@@ -11,19 +11,11 @@ import type { VenueConfig } from '../config.ts';
 import { MarginBook, NO_PROSPECTIVE, type ProspectiveOrder, type Requirement } from '../risk/marginBook.ts';
 import type { MutableRiskView, RiskView } from '../risk/marginAccount.ts';
 import type { QuoteBoard } from '../risk/riskQuote.ts';
-import { addDeposit, depositOf, newPortfolio, type OpenOrder, type Portfolio } from './portfolio.ts';
+import { newPortfolio, type OpenOrder, type Portfolio } from './portfolio.ts';
+import type { Position } from './position.ts';
 import { NonceWindow } from './nonceWindow.ts';
-
-export type Account = {
-  readonly owner: string;
-  nextPortfolioId: number;
-  readonly portfolios: Map<number, Portfolio>;
-  isMmm: boolean;
-  mmmNonce: bigint;
-  readonly nonces: NonceWindow;
-  /** Whether the wallet has been a side of a fill: a referral code applies only before its first (flows/referrals.ts). */
-  hasTraded: boolean;
-};
+import { CashRows } from './cashRows.ts';
+import { grown } from '../risk/exposure.ts';
 
 export type { RiskView } from '../risk/marginAccount.ts';
 
@@ -31,8 +23,42 @@ const NO_OPEN_ORDERS: readonly OpenOrder[] = [];
 /** A check's view (AccountActor.risk with orders added or taken away), rewritten by every check. */
 const CHECK_VIEW: MutableRiskView = { deposit: 0n, unrealizedPnl: 0n, equity: 0n, initialMargin: 0n, initialMarginWithOrders: 0n, maintenanceMargin: 0n, healthRatio: 0n, isHealthy: true, maxWithdraw: 0n, positionCount: 0 };
 
+/**
+ * Wallets and portfolios behind dense integer handles (docs/engine.md "Accounts: handles and
+ * rows"). A command interns its owner once (`walletOf`: the one string lookup) and reaches the
+ * wallet's fields by handle: a market maker's flag, whether it has traded, its next portfolio
+ * id and its portfolio 0 in typed rows, its nonce window and its portfolios by id in arrays.
+ * Every portfolio has a handle too: its deposit is a row of `cash`. Handles are given in order
+ * of first use and never reused, so walking them in order is the order the wallets and
+ * portfolios were made in: the snapshot's.
+ */
 export class AccountActor {
-  readonly accounts = new Map<string, Account>();
+  /** Wallet handle by owner address (a wallet gets one at its first use; never removed). */
+  private readonly walletIds = new Map<string, number>();
+  /** By wallet handle: its owner's address. */
+  readonly owners: string[] = [];
+  /** By wallet handle: 1 for a market maker (set_mmm). Replaced when it grows: read it through the actor, never keep it. */
+  isMmm = new Uint8Array(64);
+  /** By wallet handle: 1 once it has been a side of a fill (a referral code applies only before: flows/referrals.ts). */
+  hasTraded = new Uint8Array(64);
+  /** By wallet handle: the id its next trading portfolio gets (from 1). */
+  nextPortfolioId = new Float64Array(64);
+  /** By wallet handle: the handle of its portfolio 0, -1 before it exists. */
+  cashOf = new Int32Array(64);
+  /** By wallet handle: the quote nonce of a market maker (bumped to cancel its quotes). */
+  readonly mmmNonce: bigint[] = [];
+  /** By wallet handle: its order nonce window. */
+  readonly nonces: NonceWindow[] = [];
+  /** By wallet handle: its portfolios' handles by portfolio id, in order of creation. */
+  readonly portfolioIds: Map<number, number>[] = [];
+  /** By wallet handle: its margin group (portfolio 0, then its internal portfolios in order of creation), kept; empty before portfolio 0. */
+  private readonly groups: Portfolio[][] = [];
+  /** By portfolio handle: the portfolio. */
+  readonly portfolios: Portfolio[] = [];
+  /** By portfolio handle: the deposit (COLLATERAL6, checked; wide beyond 2^53 - 1). */
+  readonly cash = new CashRows();
+  /** By portfolio handle: the one-member group of a portfolio that anchors its own margin account (made on first ask). */
+  private readonly singles: (readonly Portfolio[] | undefined)[] = [];
 
   /** Margin per margin account, kept up to date by every fill, order and mark (risk/marginBook.ts). */
   readonly margin: MarginBook;
@@ -41,98 +67,181 @@ export class AccountActor {
     private readonly config: VenueConfig,
     quotes: QuoteBoard,
   ) {
-    this.margin = new MarginBook(quotes, (p) => this.marginAnchor(p), (anchor) => this.marginGroup(anchor), Number(config.shortFloorRate) / 1e18);
+    this.margin = new MarginBook(quotes, this.cash, (p) => this.marginAnchor(p), (anchor) => this.marginGroup(anchor), Number(config.shortFloorRate) / 1e18);
+  }
+
+  /** The wallet's handle, -1 when the wallet was never used (nothing is made). */
+  walletOf(owner: string): number {
+    return this.walletIds.get(owner) ?? -1;
+  }
+
+  /** The wallet's handle, made on first use. */
+  wallet(owner: string): number {
+    const known = this.walletIds.get(owner);
+    if (known !== undefined) return known;
+    const w = this.owners.length;
+    this.walletIds.set(owner, w);
+    this.owners.push(owner);
+    if (w === this.cashOf.length) {
+      this.isMmm = grown(this.isMmm, w + 1);
+      this.hasTraded = grown(this.hasTraded, w + 1);
+      this.nextPortfolioId = grown(this.nextPortfolioId, w + 1);
+      this.cashOf = grown(this.cashOf, w + 1);
+    }
+    this.nextPortfolioId[w] = 1;
+    this.cashOf[w] = -1;
+    this.mmmNonce.push(0n);
+    this.nonces.push(new NonceWindow(this.config.nonceWindow));
+    this.portfolioIds.push(new Map());
+    this.groups.push([]);
+    return w;
+  }
+
+  /** How many wallets have a handle (handles are 0 .. walletCount - 1, in order of first use). */
+  get walletCount(): number {
+    return this.owners.length;
+  }
+
+  /** A new portfolio of wallet `w` with id `id` (created at `createdAt`, Unix seconds), its deposit 0. */
+  private add(w: number, id: number, createdAt: number, internalPair: Hex | null, positions?: Map<Hex, Position>): Portfolio {
+    const h = this.portfolios.length;
+    const p = newPortfolio(this.owners[w]!, w, h, id, createdAt, internalPair, positions);
+    this.portfolios.push(p);
+    this.cash.ensure(h);
+    this.portfolioIds[w]!.set(id, h);
+    if (id === 0) {
+      this.cashOf[w] = h;
+      this.groups[w]!.unshift(p);
+    } else if (internalPair !== null) this.groups[w]!.push(p);
+    return p;
+  }
+
+  /** A portfolio as a snapshot holds it (engine/snapshot.ts), in the snapshot's order. */
+  restorePortfolio(w: number, id: number, createdAt: number, internalPair: Hex | null, positions: Map<Hex, Position>, deposit: bigint): Portfolio {
+    const p = this.add(w, id, createdAt, internalPair, positions);
+    this.cash.set(p.handle, deposit);
+    return p;
   }
 
   /** The portfolio that names a margin account: a market maker's cash portfolio for it and its internal ones, else the portfolio itself. */
   marginAnchor(p: Portfolio): Portfolio {
-    return p.internalPair !== null ? (this.accounts.get(p.owner)?.portfolios.get(0) ?? p) : p;
+    if (p.internalPair === null || p.wallet < 0) return p;
+    const h = this.cashOf[p.wallet]!;
+    return h < 0 ? p : this.portfolios[h]!;
   }
 
-  /** Every portfolio, for a rebuild of the margin book. */
+  /** Every portfolio, wallet by wallet in order of first use, each wallet's in order of creation (a rebuild of the margin book, a snapshot). */
   *allPortfolios(): IterableIterator<Portfolio> {
-    for (const a of this.accounts.values()) yield* a.portfolios.values();
+    for (let w = 0; w < this.owners.length; w++) yield* this.walletPortfolios(w);
   }
 
-  account(owner: string): Account {
-    let a = this.accounts.get(owner);
-    if (!a) {
-      a = {
-        owner,
-        nextPortfolioId: 1,
-        portfolios: new Map(),
-        isMmm: false,
-        mmmNonce: 0n,
-        nonces: new NonceWindow(this.config.nonceWindow),
-        hasTraded: false,
-      };
-      this.accounts.set(owner, a);
-    }
-    return a;
+  /** The portfolios of wallet `w` in order of creation (none for -1). */
+  *walletPortfolios(w: number): IterableIterator<Portfolio> {
+    if (w < 0) return;
+    for (const h of this.portfolioIds[w]!.values()) yield this.portfolios[h]!;
   }
 
-  /** Portfolio 0 exists for every wallet from its first use. */
+  /** Portfolio 0 of wallet `w`, made on first use (portfolio 0 exists for every wallet from its first use). */
+  cashOfWallet(w: number, tsMs: number): Portfolio {
+    const h = this.cashOf[w]!;
+    return h >= 0 ? this.portfolios[h]! : this.add(w, 0, Math.floor(tsMs / 1000), null);
+  }
+
+  /** Portfolio 0 of `owner`, its wallet and it made on first use. */
   cashPortfolio(owner: string, tsMs: number): Portfolio {
-    const a = this.account(owner);
-    let p = a.portfolios.get(0);
-    if (!p) {
-      p = newPortfolio(owner, 0, Math.floor(tsMs / 1000));
-      a.portfolios.set(0, p);
-    }
-    return p;
+    return this.cashOfWallet(this.wallet(owner), tsMs);
+  }
+
+  /** Portfolio `id` of wallet `w` (-1: none), if it exists. */
+  portfolioOf(w: number, id: number): Portfolio | undefined {
+    if (w < 0) return undefined;
+    const h = this.portfolioIds[w]!.get(id);
+    return h === undefined ? undefined : this.portfolios[h];
   }
 
   portfolio(owner: string, id: number): Portfolio | undefined {
-    return this.accounts.get(owner)?.portfolios.get(id);
+    return this.portfolioOf(this.walletOf(owner), id);
   }
 
   createPortfolio(owner: string, tsMs: number): number {
-    const a = this.account(owner);
-    this.cashPortfolio(owner, tsMs);
-    const id = a.nextPortfolioId++;
-    a.portfolios.set(id, newPortfolio(owner, id, Math.floor(tsMs / 1000)));
+    const w = this.wallet(owner);
+    this.cashOfWallet(w, tsMs);
+    const id = this.nextPortfolioId[w]!;
+    this.nextPortfolioId[w] = id + 1;
+    this.add(w, id, Math.floor(tsMs / 1000), null);
     return id;
   }
 
-  /** A market maker's internal trading portfolio for a pair (ids -1, -2, ... in order of first use). */
-  internalPortfolio(owner: string, pairId: Hex, tsMs: number): Portfolio {
-    const a = this.account(owner);
-    this.cashPortfolio(owner, tsMs);
-    for (const p of a.portfolios.values()) if (p.internalPair === pairId) return p;
-    let id = -1;
-    while (a.portfolios.has(id)) id--;
-    const p = newPortfolio(owner, id, Math.floor(tsMs / 1000), pairId);
-    a.portfolios.set(id, p);
-    return p;
+  /** Wallet `w`'s internal trading portfolio for a pair if it was ever used (never made here). */
+  internalOf(w: number, pairId: Hex): Portfolio | null {
+    if (w < 0) return null;
+    const group = this.groups[w]!;
+    for (let i = 1; i < group.length; i++) if (group[i]!.internalPair === pairId) return group[i]!;
+    return null;
   }
 
-  /** Portfolios that share one margin account: a market maker's cash portfolio and its internal ones. */
-  marginGroup(p: Portfolio): Portfolio[] {
-    const a = this.accounts.get(p.owner);
-    if (!a || !(p.id === 0 || p.internalPair !== null)) return [p];
-    const group: Portfolio[] = [];
-    for (const q of a.portfolios.values()) if (q.id === 0 || q.internalPair !== null) group.push(q);
-    return group;
+  /** A market maker's internal trading portfolio for a pair (ids -1, -2, ... in order of first use), made with portfolio 0 on first use. */
+  internalPortfolioOf(w: number, pairId: Hex, tsMs: number): Portfolio {
+    this.cashOfWallet(w, tsMs);
+    const found = this.internalOf(w, pairId);
+    if (found !== null) return found;
+    const ids = this.portfolioIds[w]!;
+    let id = -1;
+    while (ids.has(id)) id--;
+    return this.add(w, id, Math.floor(tsMs / 1000), pairId);
+  }
+
+  internalPortfolio(owner: string, pairId: Hex, tsMs: number): Portfolio {
+    return this.internalPortfolioOf(this.wallet(owner), pairId, tsMs);
+  }
+
+  /** Portfolios that share one margin account: a market maker's cash portfolio and its internal ones (a kept list: never change it). */
+  marginGroup(p: Portfolio): readonly Portfolio[] {
+    if (p.wallet >= 0 && (p.id === 0 || p.internalPair !== null)) {
+      const group = this.groups[p.wallet]!;
+      if (group.length > 0) return group;
+    }
+    return p.handle < 0 ? [p] : (this.singles[p.handle] ??= [p]);
+  }
+
+  /** The deposit of `p`, exact (COLLATERAL6). */
+  depositOf(p: Portfolio): bigint {
+    return this.cash.of(p.handle);
+  }
+
+  /** Add `amount` to the deposit of `p`, or take it away (`sign` -1): checked (cashRows.ts). */
+  addDeposit(p: Portfolio, amount: bigint, sign: 1 | -1 = 1): void {
+    this.cash.add(p.handle, amount, sign);
+  }
+
+  /** Set or clear a wallet's market maker flag. */
+  setMmm(w: number, isMmm: boolean): void {
+    this.isMmm[w] = isMmm ? 1 : 0;
+  }
+
+  /** The wallet of `p` has been a side of a fill. */
+  traded(p: Portfolio): void {
+    this.hasTraded[p.wallet] = 1;
   }
 
   /** Take cash: a market maker's internal portfolio pays first from itself, then from portfolio 0. */
   debit(p: Portfolio, amount: bigint): void {
     if (amount <= 0n) return this.credit(p, -amount);
     if (p.internalPair !== null) {
-      const deposit = depositOf(p);
+      const deposit = this.cash.of(p.handle);
       const own = deposit > 0n ? (deposit < amount ? deposit : amount) : 0n;
-      addDeposit(p, own, -1);
+      this.cash.add(p.handle, own, -1);
       const rest = amount - own;
-      if (rest > 0n) addDeposit(this.cashPortfolio(p.owner, 0), rest, -1);
+      if (rest > 0n) this.cash.add(this.cashOfWallet(p.wallet, 0).handle, rest, -1);
       return;
     }
-    addDeposit(p, amount, -1);
+    this.cash.add(p.handle, amount, -1);
   }
 
   /** Give cash: a market maker's credits always go to portfolio 0. */
   credit(p: Portfolio, amount: bigint): void {
     if (amount < 0n) return this.debit(p, -amount);
-    addDeposit(p.internalPair !== null ? this.cashPortfolio(p.owner, 0) : p, amount);
+    this.cash.add((p.internalPair !== null ? this.cashOfWallet(p.wallet, 0) : p).handle, amount);
   }
 
   /**

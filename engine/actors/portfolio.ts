@@ -20,7 +20,6 @@ import type { CountedOrder } from '../risk/exposure.ts';
 import type { OrderRecord } from './orderRecord.ts';
 import type { Position } from './position.ts';
 import type { OrderInstructions } from '../domain/instructions.ts';
-import { MAX_EXACT, exact, exactOf } from '../risk/exactCash.ts';
 
 /**
  * The key of a portfolio's margin handle: the row of the margin account it anchors in the venue's
@@ -32,16 +31,12 @@ export const MARGIN_ROW: unique symbol = Symbol('marginRow');
 
 export type Portfolio = {
   readonly owner: string;
+  /** Its wallet's handle in the account actor (accounts.ts: the wallet rows). */
+  readonly wallet: number;
+  /** Its own handle: its row in the account actor's portfolio rows (its deposit: cashRows.ts). */
+  readonly handle: number;
   /** 0 = cash portfolio; 1, 2, ... trading portfolios; negative = a market maker's internal trading portfolio. */
   readonly id: number;
-  /**
-   * COLLATERAL6: an integer in a double while |deposit| <= 2^53 - 1 (engine/risk/exactCash.ts),
-   * checked at every change; NaN beyond, where `wideDeposit` holds it. Read it exactly with
-   * `depositOf`, change it with `addDeposit`.
-   */
-  deposit: number;
-  /** The deposit in bigint while it is beyond the doubles' bound; null otherwise. */
-  wideDeposit: bigint | null;
   readonly positions: Map<Hex, Position>;
   /** Its open orders' reservations, oldest first. */
   readonly openOrders: OpenOrders;
@@ -52,46 +47,13 @@ export type Portfolio = {
   [MARGIN_ROW]?: number;
 };
 
-export function newPortfolio(owner: string, id: number, createdAt: number, internalPair: Hex | null = null): Portfolio {
-  return { owner, id, deposit: 0, wideDeposit: null, positions: new Map(), openOrders: new OpenOrders(), createdAt, internalPair, [MARGIN_ROW]: -1 };
-}
-
-/** The deposit, exact (COLLATERAL6). */
-export function depositOf(p: Portfolio): bigint {
-  return p.wideDeposit === null ? BigInt(p.deposit) : p.wideDeposit;
-}
-
-/** Set the deposit: in a double when within the bound, else wide. */
-export function setDeposit(p: Portfolio, v: bigint): void {
-  const n = exactOf(v);
-  p.deposit = n;
-  p.wideDeposit = exact(n) ? null : v;
-}
-
-const MAX_EXACT_BIG = BigInt(MAX_EXACT);
-const MIN_EXACT_BIG = -MAX_EXACT_BIG;
-
 /**
- * Add `amount` (COLLATERAL6, signed) to the deposit, or take it away (`sign` -1: no negated
- * bigint to allocate): one checked sum in doubles, in bigint when the amount or the result is
- * beyond the bound.
+ * A portfolio record with handle `handle` of wallet `wallet` (the account actor makes them:
+ * accounts.ts; its deposit is the row `handle` of the actor's cash rows).
  */
-export function addDeposit(p: Portfolio, amount: bigint, sign: 1 | -1 = 1): void {
-  if (p.wideDeposit === null) {
-    const sum = p.deposit + sign * exactOf(amount);
-    if (exact(sum)) {
-      p.deposit = sum;
-      return;
-    }
-  }
-  const v = sign === 1 ? depositOf(p) + amount : depositOf(p) - amount;
-  // Wide and staying wide (bigint compares only): the bigint as it is, no conversion.
-  if (v > MAX_EXACT_BIG || v < MIN_EXACT_BIG) {
-    p.deposit = NaN;
-    p.wideDeposit = v;
-  } else setDeposit(p, v);
+export function newPortfolio(owner: string, wallet: number, handle: number, id: number, createdAt: number, internalPair: Hex | null = null, positions: Map<Hex, Position> = new Map()): Portfolio {
+  return { owner, wallet, handle, id, positions, openOrders: new OpenOrders(), createdAt, internalPair, [MARGIN_ROW]: -1 };
 }
-
 
 /**
  * An open order: what the margin book counts (orderId, seriesId, isBuy, remaining, price,

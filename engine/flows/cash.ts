@@ -1,13 +1,13 @@
 /** Portfolios and cash: create, deposit, withdraw, transfer (api.md). */
 import { reject, type Rejection } from '../codes.ts';
 import type { VenueState } from '../state.ts';
-import { addDeposit, depositOf, newPortfolio, type Portfolio } from '../actors/portfolio.ts';
+import { newPortfolio, type Portfolio } from '../actors/portfolio.ts';
 import type { EventSink } from './eventSink.ts';
 import { UINT128_MAX } from '../domain/fixed.ts';
 
 /** A portfolio's deposit stays within uint128, as the settlement contract stores it: null when `amount` fits. */
-function overBound(p: Portfolio, amount: bigint): Rejection | null {
-  const room = UINT128_MAX - depositOf(p);
+function overBound(state: VenueState, p: Portfolio, amount: bigint): Rejection | null {
+  const room = UINT128_MAX - state.accounts.depositOf(p);
   return amount > room ? reject('deposit_limit', { portfolioId: p.id, maxDeposit: (room > 0n ? room : 0n).toString() }) : null;
 }
 
@@ -22,7 +22,7 @@ function find(state: VenueState, owner: string, id: number, create = true): Port
 }
 
 /** A wallet's portfolio 0 before it exists: nothing in it, nothing to take out. */
-const EMPTY_CASH = newPortfolio('', 0, 0);
+const EMPTY_CASH = newPortfolio('', -1, -1, 0, 0);
 
 export function deposit(state: VenueState, sink: EventSink, owner: string, portfolioId: number, amount: bigint): Rejection | null {
   if (amount <= 0n) return reject('bad_amount', { field: 'amount' });
@@ -30,9 +30,9 @@ export function deposit(state: VenueState, sink: EventSink, owner: string, portf
   if (amount > UINT128_MAX) return reject('deposit_limit', { portfolioId, maxDeposit: UINT128_MAX.toString() });
   const p = find(state, owner, portfolioId);
   if (!p) return reject('unknown_portfolio', { portfolioId });
-  const over = overBound(p, amount);
+  const over = overBound(state, p, amount);
   if (over) return over;
-  addDeposit(p, amount);
+  state.accounts.addDeposit(p, amount);
   sink.portfolio(p);
   return null;
 }
@@ -44,7 +44,7 @@ export function withdraw(state: VenueState, sink: EventSink, owner: string, port
   if (p === EMPTY_CASH) return reject('insufficient_funds', { maxWithdraw: '0' });
   const max = maxWithdraw(state, p);
   if (amount > max) return reject('insufficient_funds', { maxWithdraw: max.toString() });
-  addDeposit(p, amount, -1);
+  state.accounts.addDeposit(p, amount, -1);
   sink.portfolio(p);
   return null;
 }
@@ -58,11 +58,11 @@ export function transfer(state: VenueState, sink: EventSink, owner: string, from
   if (!found) return reject('unknown_portfolio', { portfolioId: to });
   const max = src === EMPTY_CASH ? 0n : maxWithdraw(state, src);
   if (amount > max) return reject('insufficient_funds', { maxWithdraw: max.toString() });
-  const over = overBound(found, amount);
+  const over = overBound(state, found, amount);
   if (over) return over;
   const dst = found === EMPTY_CASH ? state.accounts.cashPortfolio(owner, state.now) : found;
-  addDeposit(src, amount, -1);
-  addDeposit(dst, amount);
+  state.accounts.addDeposit(src, amount, -1);
+  state.accounts.addDeposit(dst, amount);
   sink.portfolio(src);
   sink.portfolio(dst);
   return null;
@@ -71,6 +71,6 @@ export function transfer(state: VenueState, sink: EventSink, owner: string, from
 /** What may leave a portfolio: free equity over margin (counting open orders), capped at its own deposit. */
 export function maxWithdraw(state: VenueState, p: Portfolio): bigint {
   const r = state.accounts.risk(p);
-  const deposit = depositOf(p);
+  const deposit = state.accounts.depositOf(p);
   return r.maxWithdraw < deposit ? r.maxWithdraw : deposit > 0n ? deposit : 0n;
 }

@@ -180,8 +180,9 @@ const FIGURES: PortfolioFigures = { deposit: 0, unrealizedPnl: 0, equity: 0, ini
  * the health ratio.
  */
 export function portfolioEvent(state: VenueState, p: Portfolio): UnstampedEvent {
-  const shown = p.internalPair !== null ? state.accounts.cashPortfolio(p.owner, state.now) : p;
-  const f = portfolioFigures(FIGURES, state.accounts.margin.requirement(shown), state.config.maintenanceRate, shown.deposit, shown.wideDeposit);
+  const shown = p.internalPair !== null ? state.accounts.cashOfWallet(p.wallet, state.now) : p;
+  const cash = state.accounts.cash;
+  const f = portfolioFigures(FIGURES, state.accounts.margin.requirement(shown), state.config.maintenanceRate, cash.deposit[shown.handle]!, cash.wideOf(shown.handle));
   return {
     type: 'portfolio',
     owner: shown.owner,

@@ -130,6 +130,5 @@ function move(state: VenueState, sink: EventSink, p: Portfolio, seriesId: Hex, q
  * (gateway/readModels/accounts.ts, marketData.ts).
  */
 function record(state: VenueState, p: Portfolio): void {
-  const account = state.accounts.account(p.owner);
-  if (!account.hasTraded) account.hasTraded = true;
+  state.accounts.traded(p);
 }

@@ -53,11 +53,9 @@ function uniqueClientOrderId(state: VenueState, owner: string, id: string, place
     const p = places[j]!;
     if (p.owner === owner && p.instructions?.clientOrderId === id) return refused();
   }
-  const account = state.accounts.accounts.get(owner);
-  if (!account) return null;
   // A walk of the wallet's open orders: only orders that name a client order id pay it
   // (an index by id is the account actor's dense-data work, issue 3/8).
-  for (const portfolio of account.portfolios.values()) {
+  for (const portfolio of state.accounts.walletPortfolios(state.accounts.walletOf(owner))) {
     for (let r = portfolio.openOrders.head; r !== null; r = r.pNext) {
       if (r.instructions.clientOrderId === id && !isCancelled(cancels, r.orderId)) return refused();
     }

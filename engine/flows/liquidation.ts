@@ -26,7 +26,7 @@ import type { Hex } from '../domain/hex.ts';
 import { WAD, UINT128_MAX } from '../domain/fixed.ts';
 import { reject, type Rejection } from '../codes.ts';
 import type { VenueState } from '../state.ts';
-import { addDeposit, depositOf, type OpenOrder, type Portfolio } from '../actors/portfolio.ts';
+import type { OpenOrder, Portfolio } from '../actors/portfolio.ts';
 import type { OrderRecord } from '../actors/orderRecord.ts';
 import type { Position } from '../actors/position.ts';
 import type { SeriesActor } from '../actors/series.ts';
@@ -67,12 +67,12 @@ export function fundPortfolio(state: VenueState, sink: EventSink): Portfolio {
 export function depositToFund(state: VenueState, sink: EventSink, amount: bigint, reason: 'seed' | 'deposit'): Rejection | null {
   if (amount <= 0n) return reject('bad_amount', { field: 'amount' });
   const held = state.accounts.portfolio(INSURANCE_FUND_OWNER, INSURANCE_FUND_PORTFOLIO);
-  const current = held === undefined ? 0n : depositOf(held);
+  const current = held === undefined ? 0n : state.accounts.depositOf(held);
   if (amount > UINT128_MAX - current) return reject('deposit_limit', { portfolioId: INSURANCE_FUND_PORTFOLIO, maxDeposit: (UINT128_MAX - current).toString() });
   const fund = fundPortfolio(state, sink);
-  addDeposit(fund, amount);
+  state.accounts.addDeposit(fund, amount);
   sink.portfolio(fund);
-  sink.push({ type: 'insurance_fund', reason, amount, balance: depositOf(fund), badDebt: state.insurance.badDebt });
+  sink.push({ type: 'insurance_fund', reason, amount, balance: state.accounts.depositOf(fund), badDebt: state.insurance.badDebt });
   return null;
 }
 
@@ -200,7 +200,7 @@ function liquidateIfDue(state: VenueState, sink: EventSink, anchor: Portfolio): 
   const fee = left <= 0n ? 0n : full < left ? full : left;
   if (fee > 0n) {
     accounts.debit(anchor, fee);
-    addDeposit(fund, fee);
+    state.accounts.addDeposit(fund, fee);
   }
 
   // 4. A deficit: the fund pays what its cash covers, the rest is bad debt.
@@ -210,11 +210,11 @@ function liquidateIfDue(state: VenueState, sink: EventSink, anchor: Portfolio): 
   let badDebt = 0n;
   if (equity < 0n) {
     deficit = -equity;
-    const fundCash = depositOf(fund);
+    const fundCash = state.accounts.depositOf(fund);
     const cash = fundCash > 0n ? fundCash : 0n;
     fundPaid = deficit < cash ? deficit : cash;
     badDebt = deficit - fundPaid;
-    addDeposit(fund, fundPaid, -1);
+    state.accounts.addDeposit(fund, fundPaid, -1);
     accounts.credit(anchor, deficit);
     state.insurance.badDebt += badDebt;
   }
@@ -222,7 +222,7 @@ function liquidateIfDue(state: VenueState, sink: EventSink, anchor: Portfolio): 
   sink.portfolio(fund);
   const portfolioId = publicPortfolioId(anchor);
   sink.push({ type: 'liquidation', liquidationId: id, owner: anchor.owner, portfolioId, startedAt: state.nowSec, endedAt: state.nowSec, trigger: due, cancelledOrders: doomed.map((o) => o.orderId), closes, fee, deficit, fundPaid, badDebt });
-  if (fee !== 0n || deficit !== 0n) sink.push({ type: 'insurance_fund', reason: 'liquidation', amount: fee - fundPaid, balance: depositOf(fund), badDebt: state.insurance.badDebt });
+  if (fee !== 0n || deficit !== 0n) sink.push({ type: 'insurance_fund', reason: 'liquidation', amount: fee - fundPaid, balance: state.accounts.depositOf(fund), badDebt: state.insurance.badDebt });
   if (badDebt !== 0n) sink.push({ type: 'bad_debt', liquidationId: id, owner: anchor.owner, portfolioId, amount: badDebt, totalBadDebt: state.insurance.badDebt });
 }
 
@@ -354,7 +354,7 @@ export function liquidationSpotOf(state: VenueState, p: Portfolio, fills: readon
   let cash = cashChange;
   const balances = new Map<Hex, bigint>();
   for (const m of accounts.marginGroup(accounts.marginAnchor(p))) {
-    cash += depositOf(m);
+    cash += state.accounts.depositOf(m);
     for (const pos of m.positions.values()) {
       cash += premiumOf(pos);
       balances.set(pos.seriesId, (balances.get(pos.seriesId) ?? 0n) + pos.balance);

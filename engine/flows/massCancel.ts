@@ -36,11 +36,11 @@ function matches(state: VenueState, o: OpenOrder, scope: CancelScope, listed: Re
 
 /** Cancel the wallet's open orders in `scope`, oldest first per portfolio; returns their ids. */
 export function cancelAll(state: VenueState, sink: EventSink, owner: string, scope: CancelScope, reason: 'mass_cancel' | 'disconnect' | 'dead_man'): { orderIds: Hex[] } {
-  const account = state.accounts.accounts.get(owner);
-  if (account === undefined) return { orderIds: [] };
+  const wallet = state.accounts.walletOf(owner);
+  if (wallet < 0) return { orderIds: [] };
   const listed = scope.orderIds === undefined ? null : new Set(scope.orderIds);
   const taken: OpenOrder[] = [];
-  for (const p of account.portfolios.values()) for (const o of p.openOrders.values()) if (matches(state, o, scope, listed)) taken.push(o);
+  for (const p of state.accounts.walletPortfolios(wallet)) for (const o of p.openOrders.values()) if (matches(state, o, scope, listed)) taken.push(o);
   const cancelReason: CancelReason = reason;
   for (const o of taken) removeOrder(state, sink, o, 'cancelled', DETAIL[reason], cancelReason);
   return { orderIds: taken.map((o) => o.orderId) };

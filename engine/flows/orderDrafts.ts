@@ -8,7 +8,6 @@ import type { Hex } from '../domain/hex.ts';
 import type { CancelOrder, PlaceOrder } from '../commands.ts';
 import type { Pair } from '../actors/registry.ts';
 import type { OpenOrder, Portfolio } from '../actors/portfolio.ts';
-import type { Account } from '../actors/accounts.ts';
 
 /**
  * A place entry as the rules see it. Before its signature is recovered an entry may not
@@ -25,7 +24,8 @@ export type CancelDraft = Omit<CancelOrder, 'nonce'> & { readonly nonce: bigint 
  */
 export type CheckedPlace = {
   readonly o: PlaceOrder;
-  readonly account: Account;
+  /** The owner's wallet handle (the account actor's: accounts.ts). */
+  readonly wallet: number;
   readonly seriesHandle: number;
   readonly pair: Pair;
   readonly portfolio: Portfolio | null;
@@ -34,7 +34,7 @@ export type CheckedPlace = {
 };
 /** A place ready to apply: its portfolio exists. */
 export type ValidPlace = CheckedPlace & { readonly portfolio: Portfolio };
-export type ValidCancel = { readonly c: CancelOrder; readonly account: Account; readonly open: OpenOrder };
+export type ValidCancel = { readonly c: CancelOrder; readonly wallet: number; readonly open: OpenOrder };
 
 /** What the rules found for an entry `o` (an order, or a draft of one). */
 export type PlaceFacts<T extends PlaceDraft> = Omit<CheckedPlace, 'o'> & { readonly o: T };

@@ -15,7 +15,6 @@ import type { CancelOrder, PlaceOrder } from '../commands.ts';
 import { reject, type Rejection } from '../codes.ts';
 import type { VenueState } from '../state.ts';
 import type { OpenOrder, Portfolio } from '../actors/portfolio.ts';
-import type { Account } from '../actors/accounts.ts';
 import type { CancelDraft, CheckedPlace, PlaceDraft, PlaceFacts, ValidCancel, ValidPlace } from './orderDrafts.ts';
 import { instructionRules } from './instructionRules.ts';
 
@@ -35,25 +34,21 @@ export function placeRules<T extends PlaceDraft>(state: VenueState, o: T, nowSec
   if (lots > state.maxOrderLots) return reject('size_too_large', { field: 'size' });
   if (o.deadline < nowSec) return reject('deadline_passed', { deadline: o.deadline });
   if (o.expiry <= nowSec) return reject('order_expiry_passed', { expiry: o.expiry });
-  const account = state.accounts.accounts.get(o.owner);
-  if (o.nonce !== null && account?.nonces.isUsed(o.nonce)) return reject('nonce_used', { nonce: o.nonce.toString() });
+  // The owner interned once (its wallet handle, -1 when never used): the rest is read by handle.
+  const accounts = state.accounts;
+  const wallet = accounts.walletOf(o.owner);
+  if (o.nonce !== null && wallet >= 0 && accounts.nonces[wallet]!.isUsed(o.nonce)) return reject('nonce_used', { nonce: o.nonce.toString() });
   if (o.orderId !== null && state.orderIndex.has(o.orderId)) return reject('duplicate_order', { orderId: o.orderId });
   let portfolio: Portfolio | null;
   if (o.portfolioId === 0) {
-    if (!account?.isMmm) return reject('portfolio_reserved', { portfolioId: 0 });
-    portfolio = existingInternal(account, pair.pairId);
+    if (wallet < 0 || accounts.isMmm[wallet] !== 1) return reject('portfolio_reserved', { portfolioId: 0 });
+    portfolio = accounts.internalOf(wallet, pair.pairId);
   } else {
-    portfolio = account?.portfolios.get(o.portfolioId) ?? null;
-    if (!account || !portfolio || portfolio.id < 0) return reject('unknown_portfolio', { portfolioId: o.portfolioId });
+    portfolio = accounts.portfolioOf(wallet, o.portfolioId) ?? null;
+    if (!portfolio || portfolio.id < 0) return reject('unknown_portfolio', { portfolioId: o.portfolioId });
   }
   if (!series.marks || !state.oracles.has(pair.pairId)) return reject('no_oracle_price', { pairId: pair.pairId });
-  return { o, account, seriesHandle: series.handle, pair, portfolio, lots: Number(lots), price: tickToPrice(o.tick, pair.tickDecimals) };
-}
-
-/** A market maker's internal portfolio for a pair, if it was ever used (never created here). */
-function existingInternal(account: Account, pairId: Hex): Portfolio | null {
-  for (const p of account.portfolios.values()) if (p.internalPair === pairId) return p;
-  return null;
+  return { o, wallet, seriesHandle: series.handle, pair, portfolio, lots: Number(lots), price: tickToPrice(o.tick, pair.tickDecimals) };
 }
 
 /** The checks of one order that need neither the rest of its command nor a risk figure (those follow in enterOrders). */
@@ -62,16 +57,15 @@ export function validatePlace(state: VenueState, o: PlaceOrder, nowSec: number =
 }
 
 /** The rules of one cancel entry (`c`, an order's cancel or a draft of one). */
-export function cancelRules<T extends CancelDraft>(state: VenueState, c: T, nowSec: number): { readonly c: T; readonly account: Account; readonly open: OpenOrder } | Rejection {
+export function cancelRules<T extends CancelDraft>(state: VenueState, c: T, nowSec: number): { readonly c: T; readonly wallet: number; readonly open: OpenOrder } | Rejection {
   const open = state.orderIndex.get(c.orderId);
   if (!open) return reject('unknown_order', { orderId: c.orderId });
   if (open.owner !== c.owner) return reject('not_owner', { orderId: c.orderId });
   if (c.deadline < nowSec) return reject('deadline_passed', { deadline: c.deadline });
-  // The order's owner placed it, so the account exists; looked up, never created.
-  const account = state.accounts.accounts.get(c.owner);
-  if (!account) return reject('unknown_order', { orderId: c.orderId });
-  if (c.nonce !== null && account.nonces.isUsed(c.nonce)) return reject('nonce_used', { nonce: c.nonce.toString() });
-  return { c, account, open };
+  // The order's owner placed it, so its wallet exists: the handle its portfolio carries, no lookup.
+  const wallet = open.portfolio.wallet;
+  if (c.nonce !== null && state.accounts.nonces[wallet]!.isUsed(c.nonce)) return reject('nonce_used', { nonce: c.nonce.toString() });
+  return { c, wallet, open };
 }
 
 export function validateCancel(state: VenueState, c: CancelOrder, nowSec: number = state.nowSec): ValidCancel | Rejection {
@@ -81,7 +75,7 @@ export function validateCancel(state: VenueState, c: CancelOrder, nowSec: number
 /** The place as the apply step needs it: a market maker's internal portfolio is created on first use. */
 export function withPortfolio(state: VenueState, v: CheckedPlace): ValidPlace {
   if (v.portfolio !== null) return v as ValidPlace;
-  return { ...v, portfolio: state.accounts.internalPortfolio(v.o.owner, v.pair.pairId, state.now) };
+  return { ...v, portfolio: state.accounts.internalPortfolioOf(v.wallet, v.pair.pairId, state.now) };
 }
 
 /** What uniqueness within a command looks at: the wallet and the nonce (null: not chosen yet). */

@@ -184,7 +184,7 @@ function executePlace(state: VenueState, sink: EventSink, v: ValidPlace): OrderO
   const { o, pair } = v;
   // The series by its handle: an array read, no lookup by id.
   const series = state.series.at(v.seriesHandle);
-  v.account.nonces.use(o.nonce);
+  state.accounts.nonces[v.wallet]!.use(o.nonce);
   const tif = o.instructions?.timeInForce ?? 'GTC';
   // Market maker protection: an mmp order of a wallet that an earlier entry of this command
   // froze on the pair is cancelled at once (the rules passed before the trip). Only the nonce is used.
@@ -302,10 +302,8 @@ export function settleMatch(state: VenueState, sink: EventSink, outcome: MatchOu
  * (`cancelReason: mmp`), oldest first per portfolio.
  */
 function cancelMmpOrders(state: VenueState, sink: EventSink, e: MmpEntry): void {
-  const account = state.accounts.accounts.get(e.owner);
-  if (account === undefined) return;
   const doomed: OpenOrder[] = [];
-  for (const portfolio of account.portfolios.values()) {
+  for (const portfolio of state.accounts.walletPortfolios(state.accounts.walletOf(e.owner))) {
     for (let r = portfolio.openOrders.head; r !== null; r = r.pNext) {
       if (r.instructions.mmp && r.pairId === e.pairId) doomed.push(r);
     }
@@ -433,7 +431,7 @@ export function enterOrders(
     if (risk) return risk;
   }
   for (const v of validCancels) {
-    v.account.nonces.use(v.c.nonce);
+    state.accounts.nonces[v.wallet]!.use(v.c.nonce);
     removeOrder(state, sink, v.open, 'cancelled', 'cancelled_by_owner', cancelReason);
   }
   const outcomes = new Array<OrderOutcome>(validPlaces.length);

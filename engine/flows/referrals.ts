@@ -27,7 +27,8 @@ export function applyReferralCode(state: VenueState, sink: EventSink, owner: str
   if (referrer === owner) return reject('referral_own_code', { code });
   const before = r.links.get(owner);
   if (before !== undefined) return reject('referral_already_applied', { code: before.code });
-  if (state.accounts.accounts.get(owner)?.hasTraded === true) return reject('referral_after_trade');
+  const wallet = state.accounts.walletOf(owner);
+  if (wallet >= 0 && state.accounts.hasTraded[wallet] === 1) return reject('referral_after_trade');
   r.link(owner, referrer, code);
   sink.push({ type: 'referral_applied', owner, referrer, code });
   return { referrer };

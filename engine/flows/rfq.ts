@@ -52,9 +52,10 @@ export function submitQuote(state: VenueState, sink: EventSink, requestId: Hex, 
   const request = state.rfq.requests.get(requestId);
   if (!request) return reject('unknown_rfq', { requestId });
   if (request.status !== 'open' || request.expiresAt <= state.nowSec) return reject('rfq_closed', { requestId });
-  const mmm = state.accounts.accounts.get(q.mmm);
-  if (!mmm?.isMmm) return reject('not_mmm');
-  if (q.nonce !== mmm.mmmNonce) return reject('quote_invalid_nonce', { expected: mmm.mmmNonce.toString() });
+  const mmm = state.accounts.walletOf(q.mmm);
+  if (mmm < 0 || state.accounts.isMmm[mmm] !== 1) return reject('not_mmm');
+  const mmmNonce = state.accounts.mmmNonce[mmm]!;
+  if (q.nonce !== mmmNonce) return reject('quote_invalid_nonce', { expected: mmmNonce.toString() });
   if (q.quoteExpiry <= state.nowSec || q.quoteExpiry > state.nowSec + state.config.quoteMaxLifetimeSec) return reject('quote_expired', { quoteExpiry: q.quoteExpiry });
   const takerOk = q.taker === ZERO_ADDRESS || q.taker === request.taker;
   if (q.seriesId !== request.seriesId || q.takerIsBuying !== request.takerIsBuying || q.size > request.size || q.size <= 0n || !takerOk) {
@@ -91,23 +92,25 @@ export function fillQuote(state: VenueState, sink: EventSink, f: RfqFillInput): 
   const { request, quote } = found;
   if (request.taker !== f.taker) return reject('not_owner', { requestId: f.requestId });
   if (request.status !== 'open') return reject('rfq_closed', { requestId: f.requestId });
-  const mmm = state.accounts.account(quote.mmm);
-  const status = quoteStatus(quote, mmm.mmmNonce, state.nowSec);
+  const accounts = state.accounts;
+  const mmm = accounts.wallet(quote.mmm);
+  const status = quoteStatus(quote, accounts.mmmNonce[mmm]!, state.nowSec);
   if (status === 'cancelled') return reject('quote_invalid_nonce');
   if (status === 'expired') return reject('quote_expired', { quoteExpiry: quote.quoteExpiry });
   if (status === 'filled' || f.fillSize > quote.size - quote.filled) return reject('quote_exhausted');
-  if (!mmm.isMmm) return reject('not_mmm');
+  if (accounts.isMmm[mmm] !== 1) return reject('not_mmm');
   if (f.deadline < state.nowSec) return reject('deadline_passed', { deadline: f.deadline });
-  const takerAccount = state.accounts.account(f.taker);
-  if (takerAccount.nonces.isUsed(f.nonce)) return reject('nonce_used', { nonce: f.nonce.toString() });
+  const taker = accounts.wallet(f.taker);
+  if (accounts.nonces[taker]!.isUsed(f.nonce)) return reject('nonce_used', { nonce: f.nonce.toString() });
   const series = state.series.get(request.seriesId)!;
   const pair = state.pairs.get(series.spec.pairId)!;
   if (f.fillSize <= 0n || f.fillSize % pair.sizeStep !== 0n) return reject('off_size_step', { field: 'fillSize', sizeStep: pair.sizeStep.toString() });
   if (series.settled || series.spec.expiry <= state.nowSec) return reject('series_settled', { seriesId: request.seriesId });
 
-  const takerPortfolio = f.portfolioId === 0 && takerAccount.isMmm ? state.accounts.internalPortfolio(f.taker, pair.pairId, state.now) : state.accounts.portfolio(f.taker, f.portfolioId);
-  if (!takerPortfolio || (f.portfolioId === 0 && !takerAccount.isMmm)) return reject(f.portfolioId === 0 ? 'portfolio_reserved' : 'unknown_portfolio', { portfolioId: f.portfolioId });
-  const makerPortfolio = state.accounts.internalPortfolio(quote.mmm, pair.pairId, state.now);
+  const takerIsMmm = accounts.isMmm[taker] === 1;
+  const takerPortfolio = f.portfolioId === 0 && takerIsMmm ? accounts.internalPortfolioOf(taker, pair.pairId, state.now) : accounts.portfolioOf(taker, f.portfolioId);
+  if (!takerPortfolio || (f.portfolioId === 0 && !takerIsMmm)) return reject(f.portfolioId === 0 ? 'portfolio_reserved' : 'unknown_portfolio', { portfolioId: f.portfolioId });
+  const makerPortfolio = accounts.internalPortfolioOf(mmm, pair.pairId, state.now);
 
   const cap = series.spec.isCall ? pair.maxCallOI : pair.maxPutOI;
   if (cap > 0n && state.pairOpenInterest(pair.pairId, series.spec.isCall) + f.fillSize > cap) return reject('oi_cap', { pairId: pair.pairId, cap: cap.toString() });
@@ -122,7 +125,7 @@ export function fillQuote(state: VenueState, sink: EventSink, f: RfqFillInput): 
     if (isBuy && after.deposit < after.cashNeeded) return reject('insufficient_cash', { account: portfolio.owner, required: after.cashNeeded.toString() });
     if (after.equity < after.initialMarginWithOrders) return reject('insufficient_margin', { account: portfolio.owner, required: after.initialMarginWithOrders.toString() });
   }
-  takerAccount.nonces.use(f.nonce);
+  accounts.nonces[taker]!.use(f.nonce);
   quote.filled += f.fillSize;
   const tradeId = applyFill(state, sink, {
     seriesId: request.seriesId,

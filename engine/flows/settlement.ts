@@ -29,18 +29,16 @@ function settle(state: VenueState, sink: EventSink, s: SeriesActor): void {
   const price = twap(oracle.history, endMs - state.config.settlementWindowSec * 1000, endMs, oracle.spot);
   for (const order of [...s.openOrders()]) removeOrder(state, sink, state.orderIndex.get(order.orderId)!, 'expired', 'series_expired', 'settlement');
   const value = intrinsic(s.spec.isCall, s.spec.strike, price);
-  for (const account of state.accounts.accounts.values()) {
-    for (const p of account.portfolios.values()) {
-      const pos = p.positions.get(s.spec.seriesId);
-      if (!pos) continue;
-      const payout = collateralOf(pos.balance, value) + premiumOf(pos);
-      state.accounts.credit(p, payout);
-      setCash(pos, 0n, realizedOf(pos) + payout);
-      pos.balance = 0n;
-      p.positions.delete(s.spec.seriesId);
-      state.accounts.margin.positionChanged(p, s.spec.seriesId);
-      sink.position(p, s.spec.seriesId, pos);
-    }
+  for (const p of state.accounts.allPortfolios()) {
+    const pos = p.positions.get(s.spec.seriesId);
+    if (!pos) continue;
+    const payout = collateralOf(pos.balance, value) + premiumOf(pos);
+    state.accounts.credit(p, payout);
+    setCash(pos, 0n, realizedOf(pos) + payout);
+    pos.balance = 0n;
+    p.positions.delete(s.spec.seriesId);
+    state.accounts.margin.positionChanged(p, s.spec.seriesId);
+    sink.position(p, s.spec.seriesId, pos);
   }
   s.settled = true;
   s.settlementPrice = price;

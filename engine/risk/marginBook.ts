@@ -24,7 +24,7 @@
  * cash recounted in bigint from its positions and orders instead (`wideCash`).
  */
 import type { Hex } from '../domain/hex.ts';
-import { MARGIN_ROW, depositOf, type OpenOrder, type Portfolio } from '../actors/portfolio.ts';
+import { MARGIN_ROW, type OpenOrder, type Portfolio } from '../actors/portfolio.ts';
 import { collateralOf } from '../actors/position.ts';
 import { SCENARIOS } from './margin.ts';
 import { STRIDE, POS, ORD, FLOOR_POS, FLOOR_ORD, PREMIUM, OWED, MARK, RESERVE, type CountedOrder } from './exposure.ts';
@@ -115,7 +115,7 @@ export class MarginBook extends MarginRows {
   /** Compare with a rebuild from scratch; the first difference, or null. For tests and audits (marginAudit.ts). */
   verify(portfolios: Iterable<Portfolio>): string | null {
     for (let a = 0; a < this.accounts.count; a++) if (this.accounts.staleHead[a] !== -1) this.refresh(a);
-    const fresh = new MarginBook(this.quotes, this.anchorOf, this.members, this.floorRate, false);
+    const fresh = new MarginBook(this.quotes, this.deposits, this.anchorOf, this.members, this.floorRate, false);
     fresh.rebuild(portfolios, true);
     return verifyRows(this, fresh);
   }
@@ -273,8 +273,9 @@ export class MarginBook extends MarginRows {
     // a portfolio's is wide or a sum leaves the bound, then counted in bigint. Its bigint is
     // made once per change of the double.
     let depositN = 0;
-    if (members === null) depositN = acc.anchor.deposit;
-    else for (const q of members) if (!exact((depositN += q.deposit))) depositN = NaN;
+    const rows = this.deposits.deposit;
+    if (members === null) depositN = rows[acc.anchor.handle]!;
+    else for (const q of members) if (!exact((depositN += rows[q.handle]!))) depositN = NaN;
     let deposit: bigint;
     if (exact(depositN)) {
       if (depositN !== acc.depositN) {
@@ -282,10 +283,10 @@ export class MarginBook extends MarginRows {
         acc.depositN = depositN;
       }
       deposit = acc.depositBig;
-    } else if (members === null) deposit = depositOf(acc.anchor);
+    } else if (members === null) deposit = this.deposits.of(acc.anchor.handle);
     else {
       deposit = 0n;
-      for (const q of members) deposit += depositOf(q);
+      for (const q of members) deposit += this.deposits.of(q.handle);
     }
     // The figures as they stand (every portfolio event asks for them): no scenario deltas to
     // add, and asked again with nothing changed (the liquidation pass's check, then the
@@ -353,8 +354,9 @@ export class MarginBook extends MarginRows {
     const acc = this.accounts.objects[a]!;
     const members = acc.single ? null : this.members(acc.anchor);
     let depositN = 0;
-    if (members === null) depositN = acc.anchor.deposit;
-    else for (const q of members) if (!exact((depositN += q.deposit))) return false;
+    const rows = this.deposits.deposit;
+    if (members === null) depositN = rows[acc.anchor.handle]!;
+    else for (const q of members) if (!exact((depositN += rows[q.handle]!))) return false;
     if (!exact(depositN)) return false;
     if (!this.orderDeltas(a, acc, members, extra, extraCount, exclude, excludeCount, null)) return false;
     const num = this.accounts.num;

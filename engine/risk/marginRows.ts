@@ -11,6 +11,7 @@ import { collateralOf, premiumOf } from '../actors/position.ts';
 import { SCENARIOS } from './margin.ts';
 import { ExposureRows, PairIndex, STRIDE, POS, ORD, FLOOR_POS, FLOOR_ORD, PREMIUM, OWED, MARK, RESERVE, grown, type CountedOrder } from './exposure.ts';
 import { AccountRows, type MarginAccount } from './marginAccount.ts';
+import type { CashRows } from '../actors/cashRows.ts';
 import type { QuoteBoard, QuoteCell, RiskQuote } from './riskQuote.ts';
 import { exact } from './exactCash.ts';
 
@@ -53,6 +54,8 @@ export class MarginRows {
   constructor(
     /** The risk quotes as the quote messages left them (marksChanged). */
     readonly quotes: QuoteBoard,
+    /** The account actor's deposits, by portfolio handle (read only). */
+    readonly deposits: CashRows,
     readonly anchorOf: (p: Portfolio) => Portfolio,
     readonly members: MemberSource,
     /** Short-option floor as a fraction of spot x short contracts. */

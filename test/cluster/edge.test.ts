@@ -73,7 +73,7 @@ t.test('an edge follows the leader, serves reads and streams, forwards writes', 
 
   // A trader set up and an order placed, all through the edge.
   const alice: Trader = await trader(edge, 'edge-alice', { deposit: 1_000_000 });
-  t.equal(leader.app.engine.state.accounts.accounts.get(alice.address)?.portfolios.has(alice.portfolioId), true, 'the forwarded commands are in the leader state');
+  t.equal(leader.app.engine.state.accounts.portfolio(alice.address, alice.portfolioId) !== undefined, true, 'the forwarded commands are in the leader state');
   const series = liveSeries(edge);
   const channel = `${series.spec.symbol}@depth`;
   const live = await depth(edge, channel);

@@ -11,7 +11,6 @@
 import t from 'tap';
 import type { PortfolioEvent, PositionEvent, VenueEvent } from '../../engine/index.ts';
 import type { VenueState } from '../../engine/state.ts';
-import { depositOf } from '../../engine/actors/portfolio.ts';
 import { runFullStream } from '../gateway/readModels/support/fullStream.ts';
 
 /**
@@ -21,29 +20,27 @@ import { runFullStream } from '../gateway/readModels/support/fullStream.ts';
  */
 function figures(state: VenueState): Map<string, string> {
   const out = new Map<string, string>();
-  for (const a of state.accounts.accounts.values()) {
-    for (const p of a.portfolios.values()) {
-      if (p.internalPair !== null) continue;
-      const r = state.accounts.risk(p);
-      const own = depositOf(p) > 0n ? depositOf(p) : 0n;
-      const f: Omit<PortfolioEvent, 'seq' | 'ts'> = {
-        type: 'portfolio',
-        owner: p.owner,
-        portfolioId: p.id,
-        createdAt: p.createdAt,
-        deposit: r.deposit,
-        unrealizedPnl: r.unrealizedPnl,
-        equity: r.equity,
-        initialMargin: r.initialMargin,
-        initialMarginWithOrders: r.initialMarginWithOrders,
-        maintenanceMargin: r.maintenanceMargin,
-        healthRatio: r.healthRatio,
-        isHealthy: r.isHealthy,
-        maxWithdraw: r.maxWithdraw < own ? r.maxWithdraw : own,
-        positionCount: r.positionCount,
-      };
-      out.set(`${p.owner}|${p.id}`, JSON.stringify(f, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)));
-    }
+  for (const p of state.accounts.allPortfolios()) {
+    if (p.internalPair !== null) continue;
+    const r = state.accounts.risk(p);
+    const own = state.accounts.depositOf(p) > 0n ? state.accounts.depositOf(p) : 0n;
+    const f: Omit<PortfolioEvent, 'seq' | 'ts'> = {
+      type: 'portfolio',
+      owner: p.owner,
+      portfolioId: p.id,
+      createdAt: p.createdAt,
+      deposit: r.deposit,
+      unrealizedPnl: r.unrealizedPnl,
+      equity: r.equity,
+      initialMargin: r.initialMargin,
+      initialMarginWithOrders: r.initialMarginWithOrders,
+      maintenanceMargin: r.maintenanceMargin,
+      healthRatio: r.healthRatio,
+      isHealthy: r.isHealthy,
+      maxWithdraw: r.maxWithdraw < own ? r.maxWithdraw : own,
+      positionCount: r.positionCount,
+    };
+    out.set(`${p.owner}|${p.id}`, JSON.stringify(f, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)));
   }
   return out;
 }
@@ -51,11 +48,9 @@ function figures(state: VenueState): Map<string, string> {
 /** Every position (public portfolio id) as [balance, premium, realized]. */
 function positions(state: VenueState): Map<string, string> {
   const out = new Map<string, string>();
-  for (const a of state.accounts.accounts.values()) {
-    for (const p of a.portfolios.values()) {
-      const id = p.internalPair !== null ? 0 : p.id;
-      for (const pos of p.positions.values()) out.set(`${p.owner}|${id}|${pos.seriesId}`, `${pos.balance}|${pos.premium}|${pos.realized}`);
-    }
+  for (const p of state.accounts.allPortfolios()) {
+    const id = p.internalPair !== null ? 0 : p.id;
+    for (const pos of p.positions.values()) out.set(`${p.owner}|${id}|${pos.seriesId}`, `${pos.balance}|${pos.premium}|${pos.realized}`);
   }
   return out;
 }
@@ -83,7 +78,7 @@ t.test('portfolio, position and order events are complete and stamped', async (t
         portfolioEvents++;
         seen.set(`${e.owner}|${e.portfolioId}`, e);
         // Counted afresh: the positions of the portfolio (a market maker's 0: of its whole group) with a balance.
-        const group = e.portfolioId === 0 ? [...(state.accounts.accounts.get(e.owner)?.portfolios.values() ?? [])].filter((q) => q.id <= 0) : [state.accounts.portfolio(e.owner, e.portfolioId)!];
+        const group = e.portfolioId === 0 ? [...state.accounts.walletPortfolios(state.accounts.walletOf(e.owner))].filter((q) => q.id <= 0) : [state.accounts.portfolio(e.owner, e.portfolioId)!];
         let open = 0;
         for (const q of group) for (const pos of q.positions.values()) if (pos.balance !== 0n) open++;
         if (open !== e.positionCount) wrong.push(`seq ${h.seq}: portfolio ${e.owner}|${e.portfolioId} positionCount ${e.positionCount}, counted ${open}`);

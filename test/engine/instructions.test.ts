@@ -3,7 +3,6 @@
  * reduce-only, client order ids, the cancel reasons, the pre-check, snapshots and replay.
  */
 import t from 'tap';
-import { depositOf } from '../../engine/actors/portfolio.ts';
 import { listedVenue, BTC, ALICE, BOB, CAROL, usdc, wad, Harness } from './support/venueFixture.ts';
 import { randomBodies } from './support/randomStream.ts';
 import type { OrderEvent } from '../../engine/events.ts';
@@ -62,7 +61,7 @@ t.test('FOK that cannot fill changes nothing but its nonce (cancelReason fok)', 
   const ask = h.order(ALICE, call, false, 2000, 1);
   h.ok({ type: 'place', orders: [ask] });
   const state = h.venue.state;
-  const before = { refs: state.nextRef, depth: state.series.get(call)!.book.depth(false, 10), deposit: depositOf(state.accounts.portfolio(BOB, 1)!) };
+  const before = { refs: state.nextRef, depth: state.series.get(call)!.book.depth(false, 10), deposit: state.accounts.depositOf(state.accounts.portfolio(BOB, 1)!) };
   const fok = h.order(BOB, call, true, 2100, 1.5, ins({ timeInForce: 'FOK', clientOrderId: 'f' }));
   const r = h.ok({ type: 'place', orders: [fok] });
   t.match(r.value, { outcomes: [{ status: 'cancelled', filled: 0n, remaining: 0n, trades: [] }] });
@@ -70,7 +69,7 @@ t.test('FOK that cannot fill changes nothing but its nonce (cancelReason fok)', 
   t.equal(r.events.filter((e) => e.type === 'trade' || e.type === 'depth').length, 0, 'no trade, no depth change');
   t.equal(state.nextRef, before.refs, 'no book ref used');
   t.same(state.series.get(call)!.book.depth(false, 10), before.depth, 'the book is as it was');
-  t.equal(depositOf(state.accounts.portfolio(BOB, 1)!), before.deposit);
+  t.equal(state.accounts.depositOf(state.accounts.portfolio(BOB, 1)!), before.deposit);
   t.equal(state.accounts.portfolio(BOB, 1)!.positions.get(call)?.balance ?? 0n, 0n);
   t.ok(state.orderIndex.has(ask.orderId));
   t.notOk(state.orderIndex.has(fok.orderId));
@@ -98,7 +97,7 @@ t.test('post-only: refused when it would take (nothing changes), rests when it d
   const crossing = h.order(BOB, call, true, 2000, 1, ins({ postOnly: true }));
   const r = h.run({ type: 'place', orders: [crossing] });
   t.match(r, { ok: false, rejection: { code: 'post_only_would_take', details: { field: 'postOnly' } } });
-  t.notOk(h.venue.state.accounts.accounts.get(BOB)!.nonces.isUsed(crossing.nonce), 'a refused order does not use its nonce');
+  t.notOk(h.venue.state.accounts.nonces[h.venue.state.accounts.walletOf(BOB)]!.isUsed(crossing.nonce), 'a refused order does not use its nonce');
   t.equal(h.venue.state.series.get(call)!.book.orderCount(), 1, 'nothing rests');
   t.equal(precheck(h.venue.state, { type: 'place', orders: [crossing], seq: h.seq + 1, ts: h.ts + 1 })?.code, 'post_only_would_take', 'the pre-check gives it early');
   const resting = h.order(BOB, call, true, 1990, 1, ins({ postOnly: true }));

@@ -10,7 +10,6 @@
  * conserved but for recorded bad debt, and the engine's indexes consistent.
  */
 import t, { type Test } from 'tap';
-import { depositOf } from '../../engine/actors/portfolio.ts';
 import { premiumOf } from '../../engine/actors/position.ts';
 import type { Hex } from '../../engine/domain/hex.ts';
 import { WAD } from '../../engine/domain/fixed.ts';
@@ -50,7 +49,7 @@ const portfolioOf = (h: Harness, owner: string, id = 1): Portfolio => h.venue.st
 function money(h: Harness): bigint {
   let sum = 0n;
   for (const p of h.venue.state.accounts.allPortfolios()) {
-    sum += depositOf(p);
+    sum += h.venue.state.accounts.depositOf(p);
     for (const pos of p.positions.values()) sum += premiumOf(pos);
   }
   return sum;
@@ -217,7 +216,7 @@ t.test('a healthy portfolio is left alone, and so is the fund', async (t) => {
   t.equal(bad.ok ? null : bad.rejection.code, 'bad_amount', 'a deposit of 0 is refused');
   const ok = h.ok({ type: 'insurance_fund_deposit', amount: usdc(5), reason: 'deposit' });
   t.match(ok.events.find((e) => e.type === 'insurance_fund'), { reason: 'deposit', amount: usdc(5), balance: usdc(1005), badDebt: 0n });
-  t.equal(depositOf(portfolioOf(h, INSURANCE_FUND_OWNER)), usdc(1005), 'the fund is portfolio 1 of its wallet');
+  t.equal(h.venue.state.accounts.depositOf(portfolioOf(h, INSURANCE_FUND_OWNER)), usdc(1005), 'the fund is portfolio 1 of its wallet');
 });
 
 /** Partial closes: the equity just below maintenance margin, one step closes enough. */
@@ -316,7 +315,7 @@ t.test('bankruptcy beyond the fund: bad debt and an alert', async (t) => {
   t.equal(r.liq!.badDebt, r.liq!.deficit - usdc(1_000), 'the rest is bad debt');
   t.match(r.events.find((e) => e.type === 'bad_debt'), { liquidationId: r.liq!.liquidationId, owner: ALICE, amount: r.liq!.badDebt, totalBadDebt: r.liq!.badDebt });
   t.equal(r.h.venue.state.insurance.badDebt, r.liq!.badDebt, 'recorded in the engine state');
-  t.equal(depositOf(portfolioOf(r.h, INSURANCE_FUND_OWNER)), 0n, 'the fund is empty');
+  t.equal(r.h.venue.state.accounts.depositOf(portfolioOf(r.h, INSURANCE_FUND_OWNER)), 0n, 'the fund is empty');
   const restored = Venue.restore(r.h.venue.serialize());
   t.equal(restored.state.insurance.badDebt, r.liq!.badDebt, 'bad debt survives a snapshot');
 });
@@ -376,7 +375,7 @@ t.test("a market maker's internal trading portfolio", async (t) => {
   t.equal(liq!.portfolioId, 0, 'shown as its portfolio 0');
   t.equal(liq!.cancelledOrders.length, 2, 'its open orders (held by its internal portfolio) cancelled');
   t.ok(liq!.closes.length > 0, 'closes');
-  const internal = [...h.venue.state.accounts.accounts.get(MM)!.portfolios.values()].find((p) => p.internalPair === BTC)!;
+  const internal = [...h.venue.state.accounts.walletPortfolios(h.venue.state.accounts.walletOf(MM))].find((p) => p.internalPair === BTC)!;
   t.ok(internal.positions.get(call)!.balance > -3n * WAD, "the internal portfolio's short is reduced");
   t.ok(h.venue.state.accounts.risk(portfolioOf(h, MM, 0)).isHealthy, 'the margin account is healthy after');
   checkProperties(t, r);

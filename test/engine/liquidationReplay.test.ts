@@ -7,7 +7,6 @@
  * oracle updates but for bad debt); the streams reach sales, bankruptcies and bad debt.
  */
 import t, { type Test } from 'tap';
-import { depositOf } from '../../engine/actors/portfolio.ts';
 import { premiumOf } from '../../engine/actors/position.ts';
 import { Venue } from '../../engine/venue.ts';
 import { defaultVenueConfig } from '../../engine/config.ts';
@@ -22,7 +21,7 @@ import { WireEvents } from '../../engine/wire.ts';
 function money(v: Venue): bigint {
   let sum = 0n;
   for (const p of v.state.accounts.allPortfolios()) {
-    sum += depositOf(p);
+    sum += v.state.accounts.depositOf(p);
     for (const pos of p.positions.values()) sum += premiumOf(pos);
   }
   return sum;

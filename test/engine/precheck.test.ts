@@ -69,8 +69,8 @@ for (const c of cases) {
     const state = h.venue.state;
     const cmd = { ...c.build(h, call, alicesOrder), seq: h.seq + 1, ts: h.ts + 1 } as Command;
     const before = h.venue.stateHash();
-    const accountsBefore = [...state.accounts.accounts.keys()];
-    const portfoliosBefore = [...state.accounts.accounts.values()].map((a) => a.portfolios.size);
+    const accountsBefore = [...state.accounts.owners];
+    const portfoliosBefore = state.accounts.portfolioIds.map((ids) => ids.size);
 
     const refusal = precheck(state, cmd);
     t.equal(refusal?.code ?? null, c.expected, 'the pre-check');
@@ -84,8 +84,8 @@ for (const c of cases) {
     t.equal(precheckEntries(state, cmd.ts, cancels, places)?.code ?? null, c.expected, 'the same rules for entries');
 
     t.equal(h.venue.stateHash(), before, 'the state hash is unchanged');
-    t.same([...state.accounts.accounts.keys()], accountsBefore, 'no account created');
-    t.same([...state.accounts.accounts.values()].map((a) => a.portfolios.size), portfoliosBefore, 'no portfolio created');
+    t.same([...state.accounts.owners], accountsBefore, 'no account created');
+    t.same(state.accounts.portfolioIds.map((ids) => ids.size), portfoliosBefore, 'no portfolio created');
 
     const copy = Venue.restore(h.venue.serialize());
     const applied = copy.apply(cmd);
@@ -95,7 +95,7 @@ for (const c of cases) {
 
 t.test("an MMM's internal portfolio is created when its first order is applied, not when it is checked", async (t) => {
   const { h, call } = setUp();
-  const internal = () => [...h.venue.state.accounts.accounts.get(MM)!.portfolios.values()].filter((p) => p.internalPair === BTC).length;
+  const internal = () => [...h.venue.state.accounts.walletPortfolios(h.venue.state.accounts.walletOf(MM))].filter((p) => p.internalPair === BTC).length;
   const body: CommandBody = { type: 'place', orders: [h.order(MM, call, false, 2500, 1, { portfolioId: 0 })] };
   t.equal(precheck(h.venue.state, { ...body, seq: h.seq + 1, ts: h.ts + 1 } as Command), null);
   t.equal(internal(), 0, 'not after the pre-check');

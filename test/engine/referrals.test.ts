@@ -5,7 +5,6 @@
  * nothing for its maker fills), replay and snapshots, and a snapshot older than referrals.
  */
 import t from 'tap';
-import { depositOf } from '../../engine/actors/portfolio.ts';
 import { listedVenue, BTC, ALICE, BOB, CAROL, usdc, type Harness } from './support/venueFixture.ts';
 import type { ReferralRebateEvent, TradeEvent, PortfolioEvent } from '../../engine/events.ts';
 import { Venue } from '../../engine/venue.ts';
@@ -61,7 +60,7 @@ t.test('the rebate: REFERRAL_REBATE_BPS of the referee\'s taker fee, into the re
   h.ok({ type: 'referral_code', owner: ALICE, code: 'ALICE1' });
   h.ok({ type: 'referral_apply', owner: BOB, code: 'ALICE1' });
   const call = h.atm(BTC, true);
-  const cashBefore = depositOf(h.venue.state.accounts.portfolio(ALICE, 0)!);
+  const cashBefore = h.venue.state.accounts.depositOf(h.venue.state.accounts.portfolio(ALICE, 0)!);
   // CAROL rests, BOB (the referee) takes: a rebate.
   h.ok({ type: 'place', orders: [h.order(CAROL, call, false, 500, 1)] });
   const take = h.ok({ type: 'place', orders: [h.order(BOB, call, true, 500, 0.5)] });
@@ -70,7 +69,7 @@ t.test('the rebate: REFERRAL_REBATE_BPS of the referee\'s taker fee, into the re
   const rebate = take.events.find((e): e is ReferralRebateEvent => e.type === 'referral_rebate')!;
   t.same({ ...rebate }, { type: 'referral_rebate', seq: trade.seq, ts: trade.ts, referrer: ALICE, referee: BOB, tradeId: trade.tradeId, amount: (trade.takerFee * 2500n) / 10_000n });
   t.ok(take.events.indexOf(rebate) > take.events.indexOf(trade), 'after its trade event');
-  t.equal(depositOf(h.venue.state.accounts.portfolio(ALICE, 0)!), cashBefore + rebate.amount, "the referrer's portfolio 0 got it");
+  t.equal(h.venue.state.accounts.depositOf(h.venue.state.accounts.portfolio(ALICE, 0)!), cashBefore + rebate.amount, "the referrer's portfolio 0 got it");
   t.match(take.events.filter((e): e is PortfolioEvent => e.type === 'portfolio' && e.owner === ALICE && e.portfolioId === 0), [{ deposit: cashBefore + rebate.amount }], 'with its portfolio event');
   // BOB rests, CAROL takes: BOB is the maker, no rebate.
   h.ok({ type: 'place', orders: [h.order(BOB, call, false, 600, 0.2)] });

@@ -1,5 +1,4 @@
 import t from 'tap';
-import { depositOf } from '../../engine/actors/portfolio.ts';
 import { premiumOf, realizedOf } from '../../engine/actors/position.ts';
 import { listedVenue, BTC, ETH, ALICE, BOB, CAROL, MM, usdc, wad, T0 } from './support/venueFixture.ts';
 import { listingExpiries } from '../../engine/domain/expiries.ts';
@@ -28,14 +27,14 @@ t.test('cash: deposit, withdraw, transfer and their refusals', async (t) => {
   const h = listedVenue();
   h.fund(ALICE, usdc(1000));
   const p1 = () => h.venue.state.accounts.portfolio(ALICE, 1)!;
-  t.equal(depositOf(p1()), usdc(1000));
+  t.equal(h.venue.state.accounts.depositOf(p1()), usdc(1000));
   t.equal((h.run({ type: 'deposit', owner: ALICE, portfolioId: 1, amount: 0n }) as { rejection: { code: string } }).rejection.code, 'bad_amount');
   t.equal((h.run({ type: 'deposit', owner: ALICE, portfolioId: 7, amount: 1n }) as { rejection: { code: string } }).rejection.code, 'unknown_portfolio');
   t.equal((h.run({ type: 'withdraw', owner: ALICE, portfolioId: 1, amount: usdc(1001) }) as { rejection: { code: string } }).rejection.code, 'insufficient_funds');
   h.ok({ type: 'withdraw', owner: ALICE, portfolioId: 1, amount: usdc(100) });
-  t.equal(depositOf(p1()), usdc(900));
+  t.equal(h.venue.state.accounts.depositOf(p1()), usdc(900));
   h.ok({ type: 'transfer', owner: ALICE, fromPortfolioId: 1, toPortfolioId: 0, amount: usdc(400) });
-  t.equal(depositOf(h.venue.state.accounts.portfolio(ALICE, 0)!), usdc(400));
+  t.equal(h.venue.state.accounts.depositOf(h.venue.state.accounts.portfolio(ALICE, 0)!), usdc(400));
   t.equal((h.run({ type: 'transfer', owner: ALICE, fromPortfolioId: 1, toPortfolioId: 1, amount: 1n }) as { rejection: { code: string } }).rejection.code, 'same_portfolio');
   t.equal((h.run({ type: 'transfer', owner: BOB, fromPortfolioId: 0, toPortfolioId: 1, amount: 1n }) as { rejection: { code: string } }).rejection.code, 'unknown_portfolio', 'another wallet has no portfolio 1');
 });
@@ -62,7 +61,7 @@ t.test('matching: cross, partial fill, premium, fees, positions, open interest',
   t.equal(a.portfolio(BOB, 1)!.positions.get(call)!.balance, wad(0.4));
   t.equal(a.portfolio(BOB, 1)!.positions.get(call)!.premium, Number(-usdc(800)), 'long owes the deferred premium');
   t.equal(a.portfolio(ALICE, 1)!.positions.get(call)!.premium, Number(usdc(800)), 'short is owed it');
-  t.equal(depositOf(a.portfolio(BOB, 1)!), usdc(100_000) - usdc(12), 'only the fee moved cash');
+  t.equal(a.depositOf(a.portfolio(BOB, 1)!), usdc(100_000) - usdc(12), 'only the fee moved cash');
   t.equal(h.venue.state.series.get(call)!.openInterest, wad(0.4));
   t.ok(r.events.some((e) => e.type === 'depth' && e.seriesId === call), 'depth change published');
 });
@@ -189,7 +188,7 @@ t.test('closing realises PnL into cash', async (t) => {
   h.fund(BOB, usdc(100_000));
   h.ok({ type: 'place', orders: [h.order(ALICE, call, false, 1000, 1)] });
   h.ok({ type: 'place', orders: [h.order(BOB, call, true, 1000, 1)] });
-  const bobBefore = depositOf(h.venue.state.accounts.portfolio(BOB, 1)!);
+  const bobBefore = h.venue.state.accounts.depositOf(h.venue.state.accounts.portfolio(BOB, 1)!);
   h.ok({ type: 'place', orders: [h.order(ALICE, call, true, 1100, 0.5)] });
   const sold = h.ok({ type: 'place', orders: [h.order(BOB, call, false, 1100, 0.5)] });
   const bob = h.venue.state.accounts.portfolio(BOB, 1)!;
@@ -199,7 +198,7 @@ t.test('closing realises PnL into cash', async (t) => {
   t.equal(premiumOf(pos), -usdc(500), 'the rest of the premium stays deferred');
   const fee = sold.events.reduce((sum, e) => sum + (e.type === 'trade' ? e.takerFee : 0n), 0n);
   t.ok(fee > 0n);
-  t.equal(depositOf(bob), bobBefore + usdc(50) - fee, 'cash moved by the realised PnL less the new taker fee');
+  t.equal(h.venue.state.accounts.depositOf(bob), bobBefore + usdc(50) - fee, 'cash moved by the realised PnL less the new taker fee');
 });
 
 t.test('good-till expiry leaves the book at the next clock', async (t) => {
@@ -287,16 +286,16 @@ t.test('settlement at 08:00 UTC with the 30-minute TWAP', async (t) => {
   h.ok({ type: 'oracle', pairId: BTC, spot: k + 1000n * WAD, volatility: (6n * WAD) / 10n, riskFreeRate: WAD / 20n, marks: [] }, 0);
   h.ts = expiryMs - 15 * 60_000;
   h.ok({ type: 'oracle', pairId: BTC, spot: k + 3000n * WAD, volatility: (6n * WAD) / 10n, riskFreeRate: WAD / 20n, marks: [] }, 0);
-  const bobCash = depositOf(s.accounts.portfolio(BOB, 1)!);
-  const aliceCash = depositOf(s.accounts.portfolio(ALICE, 1)!);
+  const bobCash = s.accounts.depositOf(s.accounts.portfolio(BOB, 1)!);
+  const aliceCash = s.accounts.depositOf(s.accounts.portfolio(ALICE, 1)!);
   h.ts = expiryMs;
   const r = h.ok({ type: 'clock' }, 0);
   t.ok(series.settled, 'series settled');
   t.equal(series.settlementPrice, k + 2000n * WAD, 'TWAP of the last 30 minutes');
   t.ok(r.events.some((e) => e.type === 'series_settled'));
   t.ok(r.events.some((e) => e.type === 'order' && e.orderId === resting.orderId && e.status === 'expired'), 'open orders expire');
-  t.equal(depositOf(s.accounts.portfolio(BOB, 1)!) - bobCash, usdc(2000) - usdc(1000), 'long: intrinsic 2000 less the deferred premium 1000');
-  t.equal(depositOf(s.accounts.portfolio(ALICE, 1)!) - aliceCash, -usdc(2000) + usdc(1000), 'short pays intrinsic and receives its premium');
+  t.equal(s.accounts.depositOf(s.accounts.portfolio(BOB, 1)!) - bobCash, usdc(2000) - usdc(1000), 'long: intrinsic 2000 less the deferred premium 1000');
+  t.equal(s.accounts.depositOf(s.accounts.portfolio(ALICE, 1)!) - aliceCash, -usdc(2000) + usdc(1000), 'short pays intrinsic and receives its premium');
   t.notOk(s.accounts.portfolio(BOB, 1)!.positions.has(call), 'position closed');
   const after = h.run({ type: 'place', orders: [h.order(BOB, call, true, 500, 1)] });
   t.equal(!after.ok && after.rejection.code, 'series_settled');
@@ -311,13 +310,13 @@ t.test('market makers: cash in portfolio 0, positions routed to an internal port
   h.fund(BOB, usdc(100_000));
   h.ok({ type: 'place', orders: [h.order(MM, call, false, 1000, 1, { portfolioId: 0 })] });
   const r = h.ok({ type: 'place', orders: [h.order(BOB, call, true, 1000, 1)] });
-  const a = h.venue.state.accounts.account(MM);
-  const internal = [...a.portfolios.values()].find((p) => p.internalPair === BTC)!;
+  const a = h.venue.state.accounts;
+  const internal = [...a.walletPortfolios(a.walletOf(MM))].find((p) => p.internalPair === BTC)!;
   t.ok(internal && internal.id < 0, 'an internal trading portfolio for the pair');
   t.equal(internal.positions.get(call)!.balance, -wad(1));
-  t.equal(a.portfolios.get(0)!.positions.size, 0, 'portfolio 0 holds cash only');
+  t.equal(a.portfolio(MM, 0)!.positions.size, 0, 'portfolio 0 holds cash only');
   t.ok(r.events.some((e) => e.type === 'position' && e.owner === MM && e.portfolioId === 0), 'shown to clients as portfolio 0');
-  t.ok(h.venue.state.accounts.risk(a.portfolios.get(0)!).initialMargin > 0n, 'margin counted on the cash portfolio');
+  t.ok(h.venue.state.accounts.risk(a.portfolio(MM, 0)!).initialMargin > 0n, 'margin counted on the cash portfolio');
 });
 
 t.test('RFQ: request, quote at the MMM nonce, fill; nonce increment cancels quotes', async (t) => {

@@ -16,7 +16,6 @@ import { fileURLToPath } from 'node:url';
 import { startTestApp, TEST_START_AT } from './support/testApp.ts';
 import { wallet } from './routes/ordersFixture.ts';
 import { allReads, chainDeposit, WEBHOOK_SECRET } from './routes/activityFixture.ts';
-import { depositOf } from '../../engine/actors/portfolio.ts';
 
 const child = fileURLToPath(new URL('./support/activityCrashChild.ts', import.meta.url));
 const HOUR = 3_600_000;
@@ -59,7 +58,7 @@ async function readsAfterRestart(dir: string, now: number): Promise<{ reads: Rec
     const reads = await allReads(app, pair as never, TEST_START_AT - 26 * HOUR, now);
     const cash = () => {
       const p = app.app.engine.state.accounts.portfolio(pair.alice.address, 1);
-      return p === undefined ? undefined : depositOf(p);
+      return p === undefined ? undefined : app.app.engine.state.accounts.depositOf(p);
     };
     const before = cash();
     if (before === undefined || before === 0n) throw new Error("alice's portfolio 1 holds no cash: the repeat would prove nothing");

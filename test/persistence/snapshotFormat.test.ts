@@ -50,8 +50,8 @@ t.test('a format-1 snapshot restores to its state in format 2, and goes on as th
   t.equal(venue.restoredHash(), fixture.snapshot.hash, 'the hash it recorded, as format 1 hashed it');
   t.equal(new TextDecoder().decode(venue.serialize()), new TextDecoder().decode(asFormat2(snapshotBytes)), 'the restored state is the format-2 form of the snapshot, byte for byte');
   t.equal(JSON.parse(new TextDecoder().decode(venue.serialize())).format, 2, 'and serialises as format 2');
-  t.equal(venue.state.accounts.accounts.get(fixture.tradedWallet)?.hasTraded, true, 'hasTraded derived from a non-empty trade list');
-  const never = [...venue.state.accounts.accounts.values()].filter((a) => !a.hasTraded).length;
+  t.equal(venue.state.accounts.hasTraded[venue.state.accounts.walletOf(fixture.tradedWallet)], 1, 'hasTraded derived from a non-empty trade list');
+  const never = venue.state.accounts.owners.filter((_, w) => venue.state.accounts.hasTraded[w] === 0).length;
   t.ok(never > 0, `and false for the wallets that never traded (${never})`);
 
   const again = Venue.restore(venue.serialize());

@@ -1,6 +1,6 @@
 /**
  * The account side's cash in doubles with a checked bigint fallback: a portfolio's deposit
- * (engine/actors/portfolio.ts) and the margin book's deposit sum, and a position's premium and
+ * (its row in the account actor's engine/actors/cashRows.ts) and the margin book's deposit sum, and a position's premium and
  * realised PnL (engine/actors/position.ts). A deposit is the bigint sum of its changes to the
  * unit on both sides of 2^53 - 1. A position's figures are the
  * results as the reference engine's bigint formula (test/engine/reference), to the unit, for
@@ -11,7 +11,8 @@
 import t, { type Test } from 'tap';
 import type { Hex } from '../../../engine/domain/hex.ts';
 import { applyToPosition, isFlat, newPosition, premiumOf, realizedOf, setCash, type Position } from '../../../engine/actors/position.ts';
-import { addDeposit, depositOf, newPortfolio, setDeposit } from '../../../engine/actors/portfolio.ts';
+import { newPortfolio } from '../../../engine/actors/portfolio.ts';
+import { CashRows } from '../../../engine/actors/cashRows.ts';
 import { Venue } from '../../../engine/venue.ts';
 import { listedVenue } from '../support/venueFixture.ts';
 import { MarginBook } from '../../../engine/risk/marginBook.ts';
@@ -118,69 +119,94 @@ t.test('realised PnL at the bound, a full close, and flat positions', async (t) 
 });
 
 t.test('a deposit at the bound: 2^53 - 1 in a double, 2^53 and 2^53 + 1 wide and exact, back in a double below', async (t) => {
-  const p = newPortfolio(`0x${'a'.repeat(40)}`, 1, 0);
-  addDeposit(p, SAFE);
-  t.same([p.deposit, p.wideDeposit], [2 ** 53 - 1, null], 'the largest deposit held in a double');
-  addDeposit(p, 1n);
-  t.ok(Number.isNaN(p.deposit), '2^53: wide, no rounded double left to read');
-  t.equal(depositOf(p), SAFE + 1n);
-  addDeposit(p, 1n);
-  t.equal(depositOf(p), SAFE + 2n, '2^53 + 1 (which no double holds): exact');
-  addDeposit(p, 3n, -1);
-  t.same([p.deposit, p.wideDeposit], [2 ** 53 - 2, null], 'back within the bound: a double again');
-  addDeposit(p, SAFE * 1000n);
-  t.equal(depositOf(p), SAFE * 1001n - 1n, 'an amount beyond the bound: added in bigint');
-  setDeposit(p, -SAFE);
-  t.same([p.deposit, p.wideDeposit], [-(2 ** 53 - 1), null]);
-  addDeposit(p, -1n);
-  t.equal(depositOf(p), -SAFE - 1n, 'and on the negative side');
-  addDeposit(p, 1n, -1);
-  t.equal(depositOf(p), -SAFE - 2n, 'taken away beyond the bound: in bigint');
-  addDeposit(p, -SAFE - 2n, -1);
-  t.same([p.deposit, p.wideDeposit], [0, null], 'taking away a negative amount beyond the bound');
+  const c = new CashRows();
+  const h = 1;
+  const row = (): [number, bigint | null] => [c.deposit[h]!, c.wideOf(h)];
+  c.add(h, SAFE);
+  t.same(row(), [2 ** 53 - 1, null], 'the largest deposit held in a double');
+  c.add(h, 1n);
+  t.ok(Number.isNaN(c.deposit[h]!), '2^53: wide, no rounded double left to read');
+  t.equal(c.of(h), SAFE + 1n);
+  c.add(h, 1n);
+  t.equal(c.of(h), SAFE + 2n, '2^53 + 1 (which no double holds): exact');
+  c.add(h, 3n, -1);
+  t.same(row(), [2 ** 53 - 2, null], 'back within the bound: a double again');
+  c.add(h, SAFE * 1000n);
+  t.equal(c.of(h), SAFE * 1001n - 1n, 'an amount beyond the bound: added in bigint');
+  c.set(h, -SAFE);
+  t.same(row(), [-(2 ** 53 - 1), null]);
+  c.add(h, -1n);
+  t.equal(c.of(h), -SAFE - 1n, 'and on the negative side');
+  c.add(h, 1n, -1);
+  t.equal(c.of(h), -SAFE - 2n, 'taken away beyond the bound: in bigint');
+  c.add(h, -SAFE - 2n, -1);
+  t.same(row(), [0, null], 'taking away a negative amount beyond the bound');
+  t.same([c.of(0), c.of(-1)], [0n, 0n], 'the other rows untouched; no portfolio (-1) holds 0');
+});
+
+t.test('the rows grow with the handles and keep what they hold; two sets of rows are apart', async (t) => {
+  const c = new CashRows();
+  c.set(3, SAFE + 9n);
+  c.set(5, 42n);
+  c.ensure(1000);
+  t.ok(c.deposit.length > 1000, 'room for handle 1000');
+  t.same([c.of(3), c.of(5), c.of(1000)], [SAFE + 9n, 42n, 0n], 'grown: the same deposits, a new row 0');
+  const other = new CashRows();
+  t.same([other.of(3), other.of(5)], [0n, 0n], 'another venue\'s rows: their own');
+  const v1 = listedVenue();
+  const v2 = listedVenue();
+  const owner = `0x${'9'.repeat(40)}`;
+  v1.fund(owner, 7n);
+  v2.fund(owner, 11n);
+  const p1 = v1.venue.state.accounts.portfolio(owner, 1)!;
+  const p2 = v2.venue.state.accounts.portfolio(owner, 1)!;
+  t.equal(p1.handle, p2.handle, 'the same handle in two venues');
+  t.same([v1.venue.state.accounts.depositOf(p1), v2.venue.state.accounts.depositOf(p2)], [7n, 11n], 'each venue its own deposit');
 });
 
 t.test('seeded deposit changes against their bigint sum, across the bound', async (t) => {
   const r = rng(7);
-  const p = newPortfolio(`0x${'b'.repeat(40)}`, 1, 0);
+  const c = new CashRows();
+  const h = 0;
   let want = 0n;
   let bad = 0;
   let wide = 0;
   for (let i = 0; i < 5000; i++) {
     const scale = [10n ** 6n, 10n ** 12n, SAFE / 2n, SAFE * 3n][Math.floor(r() * 4)]!;
     const amount = ((BigInt(Math.floor(r() * 2 ** 30)) * scale) / 2n ** 30n) * (r() < 0.5 ? -1n : 1n);
-    if (r() < 0.5) addDeposit(p, amount);
-    else addDeposit(p, -amount, -1);
+    if (r() < 0.5) c.add(h, amount);
+    else c.add(h, -amount, -1);
     want += amount;
-    if (depositOf(p) !== want || (p.wideDeposit === null) !== (want <= SAFE && want >= -SAFE)) bad++;
-    if (p.wideDeposit !== null) wide++;
+    if (c.of(h) !== want || (c.wideOf(h) === null) !== (want <= SAFE && want >= -SAFE)) bad++;
+    if (c.wideOf(h) !== null) wide++;
   }
   t.equal(bad, 0, 'every change equal to the bigint sum, in a double exactly when within the bound');
   t.ok(wide > 0 && wide < 5000, `both sides visited (${wide} wide)`);
 });
 
 t.test("the margin book's deposit: one portfolio and a market maker's group, at the bound and beyond", async (t) => {
-  const p = newPortfolio(`0x${'c'.repeat(40)}`, 1, 0);
-  const single = new MarginBook(new QuoteBoard(), (x) => x, (x) => [x], 0.1);
-  setDeposit(p, SAFE);
+  const rows = new CashRows();
+  const p = newPortfolio(`0x${'c'.repeat(40)}`, 0, 0, 1, 0);
+  const single = new MarginBook(new QuoteBoard(), rows, (x) => x, (x) => [x], 0.1);
+  rows.set(p.handle, SAFE);
   t.equal(single.requirement(p).deposit, SAFE);
-  setDeposit(p, SAFE + 2n);
+  rows.set(p.handle, SAFE + 2n);
   t.equal(single.requirement(p).deposit, SAFE + 2n, 'a wide deposit, exact (the memo not reused)');
-  setDeposit(p, SAFE + 4n);
+  rows.set(p.handle, SAFE + 4n);
   t.equal(single.requirement(p).deposit, SAFE + 4n, 'another wide deposit: recomputed');
   t.equal(single.requirement(p).equity, SAFE + 4n);
 
   const owner = `0x${'d'.repeat(40)}`;
-  const cash = newPortfolio(owner, 0, 0);
-  const inner = newPortfolio(owner, -1, 0, series(9));
-  const group = new MarginBook(new QuoteBoard(), () => cash, () => [cash, inner], 0.1);
-  setDeposit(cash, 2n ** 52n);
-  setDeposit(inner, 2n ** 52n - 1n);
+  const cash = newPortfolio(owner, 1, 1, 0, 0);
+  const inner = newPortfolio(owner, 1, 2, -1, 0, series(9));
+  const group = new MarginBook(new QuoteBoard(), rows, () => cash, () => [cash, inner], 0.1);
+  rows.set(cash.handle, 2n ** 52n);
+  rows.set(inner.handle, 2n ** 52n - 1n);
   t.equal(group.requirement(inner).deposit, SAFE, 'the group sum 2^53 - 1: in doubles');
-  setDeposit(inner, 2n ** 52n + 1n);
+  rows.set(inner.handle, 2n ** 52n + 1n);
   t.equal(group.requirement(cash).deposit, SAFE + 2n, 'the sum 2^53 + 1: in bigint, to the unit');
-  setDeposit(cash, SAFE);
-  setDeposit(inner, -SAFE + 5n);
+  rows.set(cash.handle, SAFE);
+  rows.set(inner.handle, -SAFE + 5n);
   t.equal(group.requirement(cash).deposit, 5n, 'members at the bound summing back within it');
 });
 
@@ -191,8 +217,8 @@ t.test('a snapshot holds wide and narrow figures in bigint, and restores them to
   h.fund(rich, SAFE * 5n);
   h.fund(plain, 1_000_000n);
   const a = h.venue.state.accounts;
-  t.not(a.portfolio(rich, 1)!.wideDeposit, null, 'a deposit of 5 x (2^53 - 1): wide');
-  t.equal(a.portfolio(plain, 1)!.wideDeposit, null);
+  t.not(a.cash.wideOf(a.portfolio(rich, 1)!.handle), null, 'a deposit of 5 x (2^53 - 1): wide');
+  t.equal(a.cash.wideOf(a.portfolio(plain, 1)!.handle), null);
   const p = a.portfolio(plain, 1)!;
   p.positions.set(SERIES, newPosition(SERIES, WAD, -SAFE - 3n, 7n));
   const bytes = h.venue.serialize();
@@ -204,5 +230,5 @@ t.test('a snapshot holds wide and narrow figures in bigint, and restores them to
   t.same(restored.serialize(), bytes, 'restored and serialized again: the same bytes');
   const back = restored.state.accounts.portfolio(plain, 1)!.positions.get(SERIES)!;
   t.same([premiumOf(back), realizedOf(back), back.wide !== null], [-SAFE - 3n, 7n, true]);
-  t.equal(depositOf(restored.state.accounts.portfolio(rich, 1)!), SAFE * 5n);
+  t.equal(restored.state.accounts.depositOf(restored.state.accounts.portfolio(rich, 1)!), SAFE * 5n);
 });

@@ -19,7 +19,7 @@ const series = new SeriesActor(
   { seriesId: SERIES, pairId: `0x${'6'.repeat(64)}` as Hex, pairSymbol: 'BTC-USDC', underlying: 'BTC', strike: 10n ** 22n, expiry: 2_000_000_000, isCall: true, symbol: 'BTC-X', listedAt: 0 },
   createFastBook(),
 );
-const portfolio = newPortfolio(OWNER, 1, 0);
+const portfolio = newPortfolio(OWNER, 0, 0, 1, 0);
 const ref = (n: number): OpenOrder => {
   const orderId = `0x${n.toString(16).padStart(64, '0')}` as Hex;
   const isBuy = n % 2 === 0;

@@ -5,7 +5,6 @@
  * premium so small that the cap, not 0.03% of notional, sets the taker fee.
  */
 import t from 'tap';
-import { depositOf } from '../../../engine/actors/portfolio.ts';
 import type { Hex } from '../../../engine/domain/hex.ts';
 import type { TradeEvent } from '../../../engine/events.ts';
 import { listedVenue, BTC, ALICE, BOB, usdc, type Harness } from '../support/venueFixture.ts';
@@ -52,5 +51,5 @@ t.test('a cheap fill: the taker fee is capped at exactly 12.5% of the premium', 
   // 0.03% of the notional (100,000 x 1) would be 30 USDC; the premium is 1 USDC.
   t.equal(trade.takerFee, 125_000n, 'taker fee = 12.5% x 1 USDC = 0.125 USDC, not 30 USDC');
   t.equal(trade.makerFee, 0n);
-  t.equal(depositOf(h.venue.state.accounts.portfolio(BOB, 1)!), usdc(100_000) - 125_000n, "and that is what the taker's account paid");
+  t.equal(h.venue.state.accounts.depositOf(h.venue.state.accounts.portfolio(BOB, 1)!), usdc(100_000) - 125_000n, "and that is what the taker's account paid");
 });

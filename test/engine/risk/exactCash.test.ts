@@ -13,6 +13,7 @@ import { QuoteBoard, type RiskQuote } from '../../../engine/risk/riskQuote.ts';
 import { SCENARIOS } from '../../../engine/risk/margin.ts';
 import { newPortfolio, openOrder, type Portfolio } from '../../../engine/actors/portfolio.ts';
 import type { OrderRecord } from '../../../engine/actors/orderRecord.ts';
+import { CashRows } from '../../../engine/actors/cashRows.ts';
 import { newPosition } from '../../../engine/actors/position.ts';
 import { DEFAULT_INSTRUCTIONS } from '../../../engine/domain/instructions.ts';
 
@@ -23,8 +24,8 @@ const series = (n: number): Hex => `0x${n.toString(16).padStart(64, '0')}` as He
 
 function book(): { margin: MarginBook; p: Portfolio; quotes: QuoteBoard } {
   const quotes = new QuoteBoard();
-  const margin = new MarginBook(quotes, (p) => p, (p) => [p], 0.1);
-  return { margin, p: newPortfolio(`0x${'c'.repeat(40)}`, 1, 0), quotes };
+  const margin = new MarginBook(quotes, new CashRows(), (p) => p, (p) => [p], 0.1);
+  return { margin, p: newPortfolio(`0x${'c'.repeat(40)}`, 0, 0, 1, 0), quotes };
 }
 
 /** A quote at mark 1 (WAD), every scenario at the mark. */

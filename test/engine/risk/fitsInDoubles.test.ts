@@ -11,7 +11,8 @@ import { WAD } from '../../../engine/domain/fixed.ts';
 import { MarginBook, type ProspectiveOrder } from '../../../engine/risk/marginBook.ts';
 import { QuoteBoard, type RiskQuote } from '../../../engine/risk/riskQuote.ts';
 import { SCENARIOS } from '../../../engine/risk/margin.ts';
-import { newPortfolio, openOrder, setDeposit, type OpenOrder, type Portfolio } from '../../../engine/actors/portfolio.ts';
+import { CashRows } from '../../../engine/actors/cashRows.ts';
+import { newPortfolio, openOrder, type OpenOrder, type Portfolio } from '../../../engine/actors/portfolio.ts';
 import type { OrderRecord } from '../../../engine/actors/orderRecord.ts';
 import { collateralOf, newPosition } from '../../../engine/actors/position.ts';
 import { DEFAULT_INSTRUCTIONS } from '../../../engine/domain/instructions.ts';
@@ -19,9 +20,15 @@ import { DEFAULT_INSTRUCTIONS } from '../../../engine/domain/instructions.ts';
 const SAFE = 2n ** 53n - 1n;
 const series = (n: number): Hex => `0x${n.toString(16).padStart(64, '0')}` as Hex;
 
+/** The deposits of the one portfolio (handle 0) each test's book reads. */
+let cash = new CashRows();
+const setDeposit = (p: Portfolio, v: bigint): void => cash.set(p.handle, v);
+
 function book(): { margin: MarginBook; p: Portfolio; quotes: QuoteBoard } {
   const quotes = new QuoteBoard();
-  return { margin: new MarginBook(quotes, (p) => p, (p) => [p], 0.1), p: newPortfolio(`0x${'d'.repeat(40)}`, 1, 0), quotes };
+  cash = new CashRows();
+  cash.ensure(0);
+  return { margin: new MarginBook(quotes, cash, (p) => p, (p) => [p], 0.1), p: newPortfolio(`0x${'d'.repeat(40)}`, 0, 0, 1, 0), quotes };
 }
 
 function quote(mark: number, spread: (s: number) => number): RiskQuote {

@@ -130,7 +130,7 @@ t.test('small accounts and a market maker: refusals, shorts, settlement; restore
   t.ok((codes.get('insufficient_cash') ?? 0) > 0, `cash refusals happened (${codes.get('insufficient_cash')})`);
   const settled = [...h.venue.state.series.values()].filter((s) => s.settled).length;
   t.ok(settled > 0, 'series settled during the stream');
-  const mmPortfolios = [...h.venue.state.accounts.accounts.get(`0x${'ab'.repeat(20)}`)!.portfolios.keys()];
+  const mmPortfolios = [...h.venue.state.accounts.portfolioIds[h.venue.state.accounts.walletOf(`0x${'ab'.repeat(20)}`)]!.keys()];
   t.ok(mmPortfolios.some((id) => id < 0), 'the market maker traded through an internal portfolio');
 
   // The restored engine rebuilds its margin book: every account's numbers equal the live one's.

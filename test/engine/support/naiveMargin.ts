@@ -6,7 +6,7 @@
  */
 import type { Hex } from '../../../engine/domain/hex.ts';
 import type { VenueState } from '../../../engine/state.ts';
-import { depositOf, type Portfolio } from '../../../engine/actors/portfolio.ts';
+import type { Portfolio } from '../../../engine/actors/portfolio.ts';
 import { collateralOf, premiumOf } from '../../../engine/actors/position.ts';
 import { portfolioRisk, marginToCollateral } from '../../../engine/risk/margin.ts';
 
@@ -29,7 +29,7 @@ export function naiveMargin(state: VenueState, p: Portfolio): NaiveMargin {
     return e;
   };
   for (const q of group) {
-    deposit += depositOf(q);
+    deposit += state.accounts.depositOf(q);
     for (const pos of q.positions.values()) {
       const premium = premiumOf(pos);
       unrealized += premium;

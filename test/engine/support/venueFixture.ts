@@ -84,8 +84,7 @@ export class Harness {
 
   /** Fund an account: portfolio 1 created (if needed) with `amount` USDC. */
   fund(owner: string, amount: bigint, portfolioId = 1): void {
-    const account = this.venue.state.accounts.accounts.get(owner);
-    if (portfolioId > 0 && !account?.portfolios.has(portfolioId)) this.ok({ type: 'create_portfolio', owner });
+    if (portfolioId > 0 && this.venue.state.accounts.portfolio(owner, portfolioId) === undefined) this.ok({ type: 'create_portfolio', owner });
     this.ok({ type: 'deposit', owner, portfolioId, amount });
   }
 

@@ -8,7 +8,6 @@
  * `serialize` -> `restore` and keeps folding to the same views.
  */
 import t from 'tap';
-import { depositOf } from '../../../engine/actors/portfolio.ts';
 import { isFlat, premiumOf, realizedOf } from '../../../engine/actors/position.ts';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -32,16 +31,16 @@ function differences(h: Harness, twin: HistoryTwin, reads: ReadModels): string[]
     const b = JSON.stringify(fold, big);
     if (a !== b) out.push(`${what}: engine ${a} fold ${b}`);
   };
-  for (const a of state.accounts.accounts.values()) {
-    const owner = a.owner;
-    const engineList = [...a.portfolios.values()].filter((p) => p.id >= 0).sort((x, y) => x.id - y.id);
+  for (let w = 0; w < state.accounts.walletCount; w++) {
+    const owner = state.accounts.owners[w]!;
+    const engineList = [...state.accounts.walletPortfolios(w)].filter((p) => p.id >= 0).sort((x, y) => x.id - y.id);
     check(`${owner} portfolio ids`, engineList.map((p) => p.id), reads.accounts.portfolios(owner).map((p) => p.id));
     for (const p of engineList) {
       const f = reads.accounts.portfolio(owner, p.id);
       if (!f) continue;
       const r = state.accounts.risk(p);
-      const own = depositOf(p) > 0n ? depositOf(p) : 0n;
-      check(`${owner}/${p.id} figures`, { ...r, maxWithdraw: r.maxWithdraw < own ? r.maxWithdraw : own, ownDeposit: depositOf(p), createdAt: p.createdAt }, {
+      const own = state.accounts.depositOf(p) > 0n ? state.accounts.depositOf(p) : 0n;
+      check(`${owner}/${p.id} figures`, { ...r, maxWithdraw: r.maxWithdraw < own ? r.maxWithdraw : own, ownDeposit: state.accounts.depositOf(p), createdAt: p.createdAt }, {
         deposit: f.deposit,
         unrealizedPnl: f.unrealizedPnl,
         equity: f.equity,
@@ -69,7 +68,7 @@ function differences(h: Harness, twin: HistoryTwin, reads: ReadModels): string[]
     }
     // Open orders, newest first (the engine's book refs are acceptance order).
     const records: OrderRecord[] = [];
-    for (const p of a.portfolios.values()) for (const o of p.openOrders.values()) records.push(state.series.get(o.seriesId)!.openOrder(o.ref)!);
+    for (const p of state.accounts.walletPortfolios(w)) for (const o of p.openOrders.values()) records.push(state.series.get(o.seriesId)!.openOrder(o.ref)!);
     records.sort((x, y) => y.ref - x.ref);
     const pair = (r: OrderRecord) => state.pairs.get(state.series.get(r.seriesId)!.spec.pairId)!;
     check(
@@ -91,7 +90,7 @@ function differences(h: Harness, twin: HistoryTwin, reads: ReadModels): string[]
     check(`${owner} fees`, kept.fees, reads.accounts.feeTotals(owner) ?? { totalFeesPaid: 0n, makerFees: 0n, takerFees: 0n, rebatesReceived: 0n });
     check(`${owner} fees24h`, history.fees24h(kept, now), reads.accounts.fees24h(owner, now));
     check(`${owner} volume30d`, history.volume30d(owner, now), reads.accounts.volume30d(owner, now));
-    check(`${owner} has traded`, a.hasTraded, kept.trades.length > 0);
+    check(`${owner} has traded`, state.accounts.hasTraded[w] === 1, kept.trades.length > 0);
   }
   return out;
 }

@@ -37,7 +37,7 @@ t.test('read models seeded from the image show the state that folding every even
   t.ok(a.series.size > 0 && [...a.series.values()].some((s) => s.settled), 'the stream listed and settled series');
 
   // Accounts and orders: every wallet's portfolios, positions and open orders.
-  const wallets = [...h.venue.state.accounts.accounts.keys()];
+  const wallets = [...h.venue.state.accounts.owners];
   t.ok(wallets.length > 3);
   let positions = 0;
   let orders = 0;

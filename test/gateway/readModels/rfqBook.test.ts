@@ -68,11 +68,11 @@ function compare(t: Test, venue: Venue, reads: ReadModels, where: string, opts: 
       const held = venue.state.rfq.findQuote(q.quoteId)!.request.requestId;
       const found = reads.rfq.findQuote(q.quoteId);
       check(found?.request.requestId === held && found.quote.filled === venue.state.rfq.findQuote(q.quoteId)!.quote.filled, `findQuote ${q.quoteId}`, found?.request.requestId, held);
-      const account = venue.state.accounts.accounts.get(q.mmm);
-      const wanted = quoteStatus(q, account?.mmmNonce ?? 0n, nowSec);
+      const mmm = venue.state.accounts.walletOf(q.mmm);
+      const wanted = quoteStatus(q, mmm < 0 ? 0n : venue.state.accounts.mmmNonce[mmm]!, nowSec);
       const mine = reads.rfq.requests.get(r.requestId)?.quotes.get(q.quoteId);
       check(mine !== undefined && reads.rfq.quoteStatus(mine, nowSec) === wanted, `quote status ${q.quoteId}`, mine && reads.rfq.quoteStatus(mine, nowSec), wanted);
-      check(reads.catalog.isMmm(q.mmm) === (account?.isMmm === true), `isMmm ${q.mmm}`);
+      check(reads.catalog.isMmm(q.mmm) === (mmm >= 0 && venue.state.accounts.isMmm[mmm] === 1), `isMmm ${q.mmm}`);
     }
   }
   return bad;
@@ -98,7 +98,7 @@ t.test('the fold matches the engine after every command of seeded streams with R
     t.ok(requests.length >= 10, `seed ${seed}: ${requests.length} auctions`);
     t.ok(statuses.has('filled') && statuses.has('expired'), `seed ${seed}: filled and expired auctions (${[...statuses].join(', ')})`);
     t.ok(requests.some((r) => r.quotes.size > 1), `seed ${seed}: an auction with two quotes`);
-    t.ok(h.venue.state.accounts.account(STREAM_MMM).mmmNonce > 0n, `seed ${seed}: the market maker's nonce moved`);
+    t.ok(h.venue.state.accounts.mmmNonce[h.venue.state.accounts.walletOf(STREAM_MMM)]! > 0n, `seed ${seed}: the market maker's nonce moved`);
     t.equal(bad, 0, `seed ${seed}: no difference`);
 
     // exportState -> importState (through the persistence codec, as beside a snapshot).

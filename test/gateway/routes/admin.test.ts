@@ -45,12 +45,12 @@ t.test('mmm: grant and revoke membership', async (t) => {
   t.same(await incrementNonce(mmToken).then((r) => [r.status, r.body]), [403, notMmm], 'not an MMM yet');
   const r = await request(`${url}/api/admin/mmm`, { token: adminToken, body: { address: mm.address.toLowerCase(), isMmm: true } });
   t.same([r.status, r.body], [200, { address: mm.address, isMmm: true }], 'answered checksummed');
-  t.equal(state.accounts.account(getAddress(mm.address)).isMmm, true);
+  t.equal(state.accounts.isMmm[state.accounts.walletOf(getAddress(mm.address))], 1);
   t.same(await incrementNonce(mmToken).then((r) => [r.status, r.body]), [200, { nonce: '1', previousNonce: '0' }], 'the wallet now acts as an MMM');
   t.equal((await request(`${url}/api/mm/nonce`, { token: mmToken })).body.nonce, '1');
   const revoke = await request(`${url}/api/admin/mmm`, { token: adminToken, body: { address: mm.address, isMmm: false } });
   t.same([revoke.status, revoke.body], [200, { address: mm.address, isMmm: false }]);
-  t.equal(state.accounts.account(getAddress(mm.address)).isMmm, false);
+  t.equal(state.accounts.isMmm[state.accounts.walletOf(getAddress(mm.address))], 0);
   t.same(await incrementNonce(mmToken).then((r) => [r.status, r.body]), [403, notMmm], 'and no longer after the revocation');
   const bad = await request(`${url}/api/admin/mmm`, { token: adminToken, body: { address: '0x12', isMmm: true } });
   t.same([bad.status, bad.body.message], [400, 'Invalid wallet address']);

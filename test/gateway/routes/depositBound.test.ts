@@ -4,7 +4,6 @@
  * `deposit_limit` and nothing changes; a transfer into a full portfolio likewise.
  */
 import t from 'tap';
-import { depositOf } from '../../../engine/actors/portfolio.ts';
 import { getAddress } from 'viem';
 import { startTestApp, request } from '../support/testApp.ts';
 import { newWallet } from '../auth/siweClient.ts';
@@ -26,7 +25,7 @@ t.test('deposit: exactly at the bound accepted, one over refused, nothing change
   t.same([toBound.status, toBound.body.deposit], [200, MAX.toString()], 'exactly 2^128-1 is accepted');
   const over = await deposit(0, 1n);
   t.same([over.status, over.body], [400, { code: 'failed_precondition', message: 'deposit would exceed the uint128 bound of a portfolio (2^128-1 COLLATERAL6 units)', details: { reason: 'deposit_limit', portfolioId: 0, maxDeposit: '0' } }]);
-  t.equal(depositOf(state.accounts.portfolio(owner, 0)!), MAX, 'the deposit is unchanged');
+  t.equal(state.accounts.depositOf(state.accounts.portfolio(owner, 0)!), MAX, 'the deposit is unchanged');
   const earlier = await deposit(0, 1n, '/portfolio/deposit');
   t.same([earlier.status, earlier.body.error, earlier.body.details.reason], [400, 'failed_precondition', 'deposit_limit'], 'earlier form, its shape');
   const list = await request(`${url}/api/portfolio/list`, { token });
@@ -38,8 +37,8 @@ t.test('deposit: exactly at the bound accepted, one over refused, nothing change
   t.equal((await deposit(id, MAX - 10n)).status, 200);
   const tooMuch = await deposit(id, 11n);
   t.same([tooMuch.status, tooMuch.body.details], [400, { reason: 'deposit_limit', portfolioId: id, maxDeposit: '10' }]);
-  t.equal(depositOf(state.accounts.portfolio(owner, id)!), MAX - 10n, 'unchanged');
-  t.same([(await deposit(id, 10n)).status, depositOf(state.accounts.portfolio(owner, id)!)], [200, MAX], 'what fits, fits');
+  t.equal(state.accounts.depositOf(state.accounts.portfolio(owner, id)!), MAX - 10n, 'unchanged');
+  t.same([(await deposit(id, 10n)).status, state.accounts.depositOf(state.accounts.portfolio(owner, id)!)], [200, MAX], 'what fits, fits');
   const beyondUint128 = await deposit(id, MAX + 1n);
   t.same([beyondUint128.status, beyondUint128.body.code], [400, 'invalid_argument'], 'an amount over uint128 by itself is malformed');
 });
@@ -54,7 +53,7 @@ t.test('transfer into a full portfolio is refused the same way', async (t) => {
   t.equal((await request(`${url}/api/portfolio/deposit`, { token, body: { portfolioId: b, amount: '7' } })).status, 200);
   const r = await request(`${url}/api/portfolio/transfer`, { token, body: { fromPortfolioId: b, toPortfolioId: a, amount: '1' } });
   t.same([r.status, r.body.details], [400, { reason: 'deposit_limit', portfolioId: a, maxDeposit: '0' }]);
-  t.same([depositOf(state.accounts.portfolio(owner, a)!), depositOf(state.accounts.portfolio(owner, b)!)], [MAX, 7n], 'neither side changed');
+  t.same([state.accounts.depositOf(state.accounts.portfolio(owner, a)!), state.accounts.depositOf(state.accounts.portfolio(owner, b)!)], [MAX, 7n], 'neither side changed');
   const back = await request(`${url}/api/portfolio/transfer`, { token, body: { fromPortfolioId: a, toPortfolioId: b, amount: '1' } });
   t.same([back.status, back.body.toDeposit], [200, '8'], 'the other way is fine');
 });

@@ -5,7 +5,6 @@
  * into the referrer's portfolio 0; all of it kept across a restart (LMDB data directory).
  */
 import t from 'tap';
-import { depositOf } from '../../../engine/actors/portfolio.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -95,7 +94,7 @@ t.test("the referee's taker fill pays the referrer; apply after a trade is refus
   const me = (await current('/api/referral/me', 'alice')).body;
   t.same(me, { code: 'ALICE2026', referredBy: null, referees: 2, rebatesEarned: rebate.toString(), volumeReferred: trade.notional.toString() });
   t.same((await earlier('/referral/me', 'alice')).body, me, 'the earlier form reads the same');
-  t.equal(depositOf(app.app.engine.state.accounts.portfolio(getAddress(alice.address), 0)!), rebate, "in the referrer's portfolio 0");
+  t.equal(app.app.engine.state.accounts.depositOf(app.app.engine.state.accounts.portfolio(getAddress(alice.address), 0)!), rebate, "in the referrer's portfolio 0");
   const late = await current('/api/referral/apply', 'carol', { code: 'ALICE2026' });
   t.match([late.status, late.body], [400, { code: 'failed_precondition', message: 'a referral code can only be applied before the first trade', details: { reason: 'referral_after_trade' } }], 'after the first trade');
   const lateEarlier = await earlier('/referral/apply', 'carol', { code: 'ALICE2026' });

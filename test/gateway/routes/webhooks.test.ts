@@ -6,7 +6,6 @@
  * is recorded; idempotent by id, in both forms, also after a restart (LMDB data directory).
  */
 import t from 'tap';
-import { depositOf } from '../../../engine/actors/portfolio.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,7 +33,7 @@ function send(body: unknown, opts: { secret?: string; timestamp?: number; signat
 const alice = await trader(app, 'webhook alice', { deposit: 1_000 });
 const cash = (portfolioId: number): bigint => {
   const p = app.app.engine.state.accounts.portfolio(alice.address, portfolioId);
-  return p === undefined ? 0n : depositOf(p);
+  return p === undefined ? 0n : app.app.engine.state.accounts.depositOf(p);
 };
 const tx = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
 const deposit = (id: string, amount: bigint, portfolioId = alice.portfolioId) => ({ id, type: 'deposit', data: { owner: alice.address.toLowerCase(), portfolioId, amount: amount.toString(), txHash: tx(1) } });

@@ -103,8 +103,7 @@ export async function priceMarks(app: TestApp, pairId: Hex = BTC): Promise<void>
 
 export async function fund(app: TestApp, owner: string, amount = usdc(100_000_000)): Promise<void> {
   const p = app.app.services.pipeline;
-  const a = app.app.engine.state.accounts.accounts.get(owner);
-  if (!a?.portfolios.has(1)) {
+  if (app.app.engine.state.accounts.portfolio(owner, 1) === undefined) {
     const c = await p.submit({ type: 'create_portfolio', owner });
     if (!c.ok) throw new Error(c.rejection.code);
   }
