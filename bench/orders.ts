@@ -64,6 +64,7 @@ import { forkBenchServer, runBenchFile, startBenchVenue, type BenchVenueSetup } 
 import { perThreadUsPerItem, threadCpuMicros } from './lib/threadCpu.ts';
 import { StallProbe, type StallReport } from './lib/stallProbe.ts';
 import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector';
 import { placeOrderTypes, type PlaceOrderMessage } from '../workers/eip712/types.ts';
 import type { SignatureVerifier } from '../workers/signatureVerifier.ts';
 import type { VerifyBatch, VerifyResult } from '../workers/verifyBatch.ts';
@@ -89,6 +90,7 @@ async function server(): Promise<void> {
   // The server's main-thread stalls in the latency phase (GC, work of other requests, losing the CPU).
   const serverLoopDelay = monitorEventLoopDelay({ resolution: 1 });
   const stallProbe = new StallProbe(10);
+  const heapSampling = samplingHeapProfiler(process.env.BENCH_HEAP_PROFILE);
   const viem: SignatureVerifier = {
     async verify(batch: VerifyBatch): Promise<VerifyResult[]> {
       const out: VerifyResult[] = [];
@@ -116,10 +118,12 @@ async function server(): Promise<void> {
       serverLoopDelay.reset();
       serverLoopDelay.enable();
       stallProbe.start();
+      heapSampling.start();
       process.send!({ type: 'ok' } satisfies FromChild);
     } else if (m.type === 'metrics') {
       serverLoopDelay.disable();
       const stalls = stallProbe.stop();
+      heapSampling.stop();
       const loopDelayUs = { p99: Math.round(serverLoopDelay.percentile(99) / 1000), max: Math.round(serverLoopDelay.max / 1000) };
       void app.services.metrics.text().then((text) => process.send!({ type: 'metrics', text, loopDelayUs, stalls } satisfies FromChild));
     } else {
@@ -131,6 +135,24 @@ async function server(): Promise<void> {
     }
   });
   process.send!({ type: 'ready', setup: { port: app.port, ...setup } } satisfies FromChild);
+}
+
+/**
+ * `BENCH_HEAP_PROFILE=file`: V8's sampling heap profiler over each measured phase of the
+ * server (what allocated the garbage its collections then sweep), the last phase written to
+ * `file` (a .heapprofile for Chrome DevTools); otherwise nothing.
+ */
+function samplingHeapProfiler(file: string | undefined): { start(): void; stop(): void } {
+  if (file === undefined || file === '') return { start: () => {}, stop: () => {} };
+  const session = new Session();
+  session.connect();
+  return {
+    start: () => session.post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true } as object),
+    stop: () =>
+      session.post('HeapProfiler.stopSampling', (err, r) => {
+        if (err === null) writeFileSync(file, JSON.stringify((r as { profile: unknown }).profile));
+      }),
+  };
 }
 
 // ---------------------------------------------------------------- the load generator
