@@ -54,6 +54,8 @@ type Replica = ReturnType<typeof replayable> & { seq: number };
 let access: SnapshotAccess | null = null;
 let replica: Replica | null = null;
 let follower: NodeJS.Timeout | null = null;
+/** Why following the journal last failed (reported with the next snapshot, which rebuilds the replica). */
+let followFailure: string | null = null;
 
 function collectingLogger(into: string[]): Logger {
   const note = (msg: string) => void into.push(msg);
@@ -99,8 +101,9 @@ function follow(): void {
   if (access === null || replica === null) return;
   try {
     catchUp(access, replica, FOLLOW_MAX);
-  } catch {
-    replica = null; // rebuilt, and the failure reported, by the next snapshot task
+  } catch (e) {
+    replica = null; // rebuilt by the next snapshot task, which reports this
+    followFailure = (e as Error).message;
   }
 }
 
@@ -115,6 +118,8 @@ export default async function snapshotTask(task: SnapshotTask): Promise<Snapshot
     return { seq: null, bytes: 0, caughtUp: 0, warnings: [] };
   }
   const warnings: string[] = [];
+  if (followFailure !== null) warnings.push(`snapshot worker: following the journal failed (${followFailure}); the replica was rebuilt from the newest snapshot`);
+  followFailure = null;
   try {
     access ??= openSnapshotAccess({ dataDir: task.dataDir, log: collectingLogger(warnings), durability: task.durability, ...(task.keepSnapshots !== undefined ? { keepSnapshots: task.keepSnapshots } : {}) });
     access.refresh();

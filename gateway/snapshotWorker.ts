@@ -42,6 +42,8 @@ export function createSnapshotWorker(opts: SnapshotWorkerOptions): SnapshotWorke
         concurrentTasksPerWorker: 1,
         // The replica lives in the thread: it must not be retired between snapshots.
         idleTimeout: 2 ** 31 - 1,
+        // The replica follows the journal on a timer between tasks: the thread must not sleep in Atomics.wait.
+        atomics: 'disabled',
       });
       onWorkerError(started, opts.onWorkerError);
     }
