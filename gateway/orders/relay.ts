@@ -67,35 +67,7 @@ function encode(p: { readonly abi: readonly unknown[]; readonly functionName: He
 }
 
 export function placeCalldata(p: Signed<PlaceOrderMessage>): Hex {
-  return placeCalldataDirect(p) ?? encode(prepared.place, [p.message, p.signature]);
-}
-
-const HEX32 = /^0x[0-9a-f]{64}$/;
-const SIGNATURE = /^0x[0-9a-f]{130}$/;
-const ZERO_WORD = '0'.repeat(64);
-const uintWord = (v: bigint, bits: bigint): string | null => (v >= 0n && v >> bits === 0n ? v.toString(16).padStart(64, '0') : null);
-const uint32Word = (v: number): string | null => (Number.isInteger(v) && v >= 0 && v <= 0xffff_ffff ? v.toString(16).padStart(64, '0') : null);
-/** The signature's head: its offset after the order's eight words and itself (9 x 32 bytes); its tail: length 65, then the bytes padded to 96. */
-const SIGNATURE_OFFSET = (9 * 32).toString(16).padStart(64, '0');
-const SIGNATURE_LENGTH = (65).toString(16).padStart(64, '0');
-
-/**
- * placeOrderSigned's calldata written directly (the order is a static tuple of eight words,
- * the signature one `bytes` of 65): the same bytes as viem's encoder, which builds and pads a
- * hex string per field and was about a quarter of the garbage an order made on the main
- * thread (docs/performance.md "Order route: where the tail came from"). Null for anything
- * it does not cover (upper-case hex, a value out of its type's range): viem encodes or
- * refuses those as before. test/gateway/orders/relayCalldata.test.ts compares both.
- */
-function placeCalldataDirect(p: Signed<PlaceOrderMessage>): Hex | null {
-  const m = p.message;
-  if (typeof m.seriesId !== 'string' || !HEX32.test(m.seriesId) || typeof p.signature !== 'string' || !SIGNATURE.test(p.signature) || typeof m.isBuy !== 'boolean') return null;
-  if (typeof m.portfolioId !== 'bigint' || typeof m.size !== 'bigint' || typeof m.nonce !== 'bigint' || typeof m.deadline !== 'bigint') return null;
-  const words = [uintWord(m.portfolioId, 256n), uint32Word(m.tick), uintWord(m.size, 128n), uint32Word(m.expiry), uintWord(m.nonce, 256n), uintWord(m.deadline, 256n)];
-  if (words.includes(null)) return null;
-  const [portfolioId, tick, size, expiry, nonce, deadline] = words as string[];
-  const isBuy = m.isBuy ? `${ZERO_WORD.slice(1)}1` : ZERO_WORD;
-  return `${prepared.place.functionName}${m.seriesId.slice(2)}${portfolioId}${isBuy}${tick}${size}${expiry}${nonce}${deadline}${SIGNATURE_OFFSET}${SIGNATURE_LENGTH}${p.signature.slice(2)}${'0'.repeat(62)}` as Hex;
+  return encode(prepared.place, [p.message, p.signature]);
 }
 
 export function replaceCalldata(c: Signed<CancelOrderMessage>, p: Signed<PlaceOrderMessage>): Hex {
