@@ -3,7 +3,7 @@
  * worker thread (gateway/snapshot.task.ts) keeps a replica of the venue that follows the
  * committed journal and writes each periodic snapshot itself. The main thread only asks for
  * one; before, it serialised the engine, hashed it, encoded the read models and framed the
- * record synchronously, between two commands (about half a second after 100,000 orders, a
+ * record synchronously, between two commands (about half a second after 40,000 orders, a
  * stall of every request in flight).
  *
  * Only for the LMDB journal in DATA_DIR (the worker reads it there); the memory storage of
