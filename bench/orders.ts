@@ -40,7 +40,14 @@
  *   fdatasync before the reply) and nothing else: what this machine gives those hops alone.
  *   Where the venue's p99 is near or under the floor's, the machine is the limit, not the venue.
  * - `BENCH_PROFILE_DIR=dir` writes a CPU profile of the server's main thread there;
- *   `BENCH_SERVER_ARGS` passes other Node flags to the server (e.g. `--trace-gc`).
+ *   `BENCH_SERVER_ARGS` passes other Node flags to the server (flags worker threads accept).
+ * - The server's main-thread stalls of 10 ms or more in the latency phase, and the garbage
+ *   collections (`extra.latencyPhaseServerStalls`: count, sum, longest, the collections' time
+ *   inside them, collections by kind; bench/lib/stallProbe.ts). `BENCH_STALLS_FILE=file` writes
+ *   every stall and collection there, in the time base of the CPU profile, to look each one up.
+ * - `--snapshot-every=N`: periodic snapshots every N commands during the run (default none),
+ *   written by the snapshot worker; with `--snapshot-in-thread`, on the main thread as before it
+ *   (docs/persistence.md "Snapshots off the main thread").
  */
 import { availableParallelism, loadavg } from 'node:os';
 import { rmSync } from 'node:fs';
@@ -55,6 +62,9 @@ import { forkFloor } from './lib/floorServer.ts';
 import { Conn, closedLoop, firstErrorBody, openLoop, type Round } from './lib/httpLoad.ts';
 import { forkBenchServer, runBenchFile, startBenchVenue, type BenchVenueSetup } from './lib/benchServer.ts';
 import { perThreadUsPerItem, threadCpuMicros } from './lib/threadCpu.ts';
+import { StallProbe, type StallReport } from './lib/stallProbe.ts';
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector';
 import { placeOrderTypes, type PlaceOrderMessage } from '../workers/eip712/types.ts';
 import type { SignatureVerifier } from '../workers/signatureVerifier.ts';
 import type { VerifyBatch, VerifyResult } from '../workers/verifyBatch.ts';
@@ -71,7 +81,7 @@ const PREFIX = 'orders-bench';
 
 type Setup = BenchVenueSetup & { port: number };
 type ToChild = { type: 'verifier'; which: 'ours' | 'viem' } | { type: 'cpu' } | { type: 'resetMetrics' } | { type: 'metrics' } | { type: 'stop' };
-type FromChild = { type: 'ready'; setup: Setup } | { type: 'ok' } | { type: 'cpu'; micros: number; threads: Record<string, number> } | { type: 'metrics'; text: string; loopDelayUs: { p99: number; max: number } };
+type FromChild = { type: 'ready'; setup: Setup } | { type: 'ok' } | { type: 'cpu'; micros: number; threads: Record<string, number> } | { type: 'metrics'; text: string; loopDelayUs: { p99: number; max: number }; stalls: StallReport };
 
 // ---------------------------------------------------------------- the venue (child)
 async function server(): Promise<void> {
@@ -79,6 +89,8 @@ async function server(): Promise<void> {
   const ours = app.services.verifier;
   // The server's main-thread stalls in the latency phase (GC, work of other requests, losing the CPU).
   const serverLoopDelay = monitorEventLoopDelay({ resolution: 1 });
+  const stallProbe = new StallProbe(10);
+  const heapSampling = samplingHeapProfiler(process.env.BENCH_HEAP_PROFILE);
   const viem: SignatureVerifier = {
     async verify(batch: VerifyBatch): Promise<VerifyResult[]> {
       const out: VerifyResult[] = [];
@@ -105,11 +117,15 @@ async function server(): Promise<void> {
       app.services.metrics.registry.resetMetrics();
       serverLoopDelay.reset();
       serverLoopDelay.enable();
+      stallProbe.start();
+      heapSampling.start();
       process.send!({ type: 'ok' } satisfies FromChild);
     } else if (m.type === 'metrics') {
       serverLoopDelay.disable();
+      const stalls = stallProbe.stop();
+      heapSampling.stop();
       const loopDelayUs = { p99: Math.round(serverLoopDelay.percentile(99) / 1000), max: Math.round(serverLoopDelay.max / 1000) };
-      void app.services.metrics.text().then((text) => process.send!({ type: 'metrics', text, loopDelayUs } satisfies FromChild));
+      void app.services.metrics.text().then((text) => process.send!({ type: 'metrics', text, loopDelayUs, stalls } satisfies FromChild));
     } else {
       services.verifier = ours;
       void app.close().then(() => {
@@ -119,6 +135,24 @@ async function server(): Promise<void> {
     }
   });
   process.send!({ type: 'ready', setup: { port: app.port, ...setup } } satisfies FromChild);
+}
+
+/**
+ * `BENCH_HEAP_PROFILE=file`: V8's sampling heap profiler over each measured phase of the
+ * server (what allocated the garbage its collections then sweep), the last phase written to
+ * `file` (a .heapprofile for Chrome DevTools); otherwise nothing.
+ */
+function samplingHeapProfiler(file: string | undefined): { start(): void; stop(): void } {
+  if (file === undefined || file === '') return { start: () => {}, stop: () => {} };
+  const session = new Session();
+  session.connect();
+  return {
+    start: () => session.post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true } as object),
+    stop: () =>
+      session.post('HeapProfiler.stopSampling', (err, r) => {
+        if (err === null) writeFileSync(file, JSON.stringify((r as { profile: unknown }).profile));
+      }),
+  };
 }
 
 // ---------------------------------------------------------------- the load generator
@@ -148,9 +182,23 @@ async function floorRound(port: number, reqs: Buffer[], rate: number): Promise<R
   return round;
 }
 
+/** The stall probe's figures without its lists (those go to BENCH_STALLS_FILE). */
+function stallSummary(r: StallReport) {
+  const ms = (x: number) => Number(x.toFixed(1));
+  const gc = Object.fromEntries(Object.entries(r.gcByKind).map(([k, v]) => [k, { count: v.count, totalMs: ms(v.totalMs), maxMs: ms(v.maxMs) }]));
+  return { overMs: r.minMs, count: r.count, totalMs: ms(r.totalMs), maxMs: ms(r.maxMs), gcMsInStalls: ms(r.gcMsInStalls), gc };
+}
+
 const us = (xs: number[], p: number): number => Math.round(percentile(xs, p));
 
 async function main(): Promise<void> {
+  // Flags reach the server child through its environment (it is forked with `--server` only).
+  for (const arg of process.argv.slice(2)) {
+    const every = /^--snapshot-every=(\d+)$/.exec(arg);
+    if (every) process.env.BENCH_SNAPSHOT_EVERY_COMMANDS = every[1];
+    else if (arg === '--snapshot-in-thread') process.env.BENCH_SNAPSHOT_IN_THREAD = '1';
+    else throw new Error(`orders: unknown flag ${arg} (--snapshot-every=N, --snapshot-in-thread)`);
+  }
   const srv = forkBenchServer<ToChild, FromChild>('orders', fileURLToPath(import.meta.url), profileArgs());
   const { ask } = srv;
   const ready = await ask(null);
@@ -185,7 +233,7 @@ async function main(): Promise<void> {
     const ours = await closedLoop(conns, reqs, cursor, ROUND_MS, DEPTH);
     const g1 = process.cpuUsage(g0);
     const c1 = await cpuSample();
-    const roundMetrics = (await ask({ type: 'metrics' })) as { text: string; loopDelayUs: { p99: number; max: number } };
+    const roundMetrics = (await ask({ type: 'metrics' })) as Extract<FromChild, { type: 'metrics' }>;
     throughputServer.push({ ...orderEntryBreakdown(roundMetrics.text), mainThreadLoopDelayUs: roundMetrics.loopDelayUs } as ReturnType<typeof orderEntryBreakdown>);
     const usPerOrder = (c1.micros - c0.micros) / ours.latenciesUs.length;
     if (usPerOrder < oursCpuUsPerOrder) {
@@ -214,7 +262,8 @@ async function main(): Promise<void> {
   loopDelay.disable();
   const t1 = await cpuSample();
   const latencyCpu = { totalUsPerOrder: Math.round((t1.micros - t0.micros) / latency.latenciesUs.length), byThreadUsPerOrder: perThreadUsPerItem(t0.threads, t1.threads, latency.latenciesUs.length) };
-  const scraped = (await ask({ type: 'metrics' })) as { text: string; loopDelayUs: { p99: number; max: number } };
+  const scraped = (await ask({ type: 'metrics' })) as Extract<FromChild, { type: 'metrics' }>;
+  if (process.env.BENCH_STALLS_FILE) writeFileSync(process.env.BENCH_STALLS_FILE, JSON.stringify(scraped.stalls));
   const server = { ...orderEntryBreakdown(scraped.text), mainThreadLoopDelayUs: scraped.loopDelayUs };
   const errors = [...oursRounds, ...peerRounds, latency].reduce((n, r) => n + r.errors, 0);
   const firstError = [...oursRounds, ...peerRounds, latency].find((r) => r.firstError !== null)?.firstError ?? null;
@@ -249,6 +298,7 @@ async function main(): Promise<void> {
       generatorCpuUsPerOrder: Math.round(generatorCpuUsPerOrder),
       latencyPhaseServer: server,
       latencyPhaseServerCpu: latencyCpu,
+      latencyPhaseServerStalls: stallSummary(scraped.stalls),
       latencyFromSendUs: { p50: us(latency.sentUs!, 50), p99: us(latency.sentUs!, 99) },
       latencyPhaseGeneratorSendLagUs: { p50: us(latency.sendLagUs!, 50), p99: us(latency.sendLagUs!, 99) },
       latencyPhaseGeneratorLoopDelayUs: { p99: Math.round(loopDelay.percentile(99) / 1000), max: Math.round(loopDelay.max / 1000) },
@@ -262,6 +312,7 @@ async function main(): Promise<void> {
       serverOrdersPerCpuSecond: Math.round(1e6 / oursCpuUsPerOrder),
       budget: { ordersPerS: 5000, p99UsAtHalfLoad: 5000 },
       rounds: ROUNDS,
+      snapshots: process.env.BENCH_SNAPSHOT_EVERY_COMMANDS === undefined ? 'none' : `every ${process.env.BENCH_SNAPSHOT_EVERY_COMMANDS} commands, ${process.env.BENCH_SNAPSHOT_IN_THREAD === '1' ? 'main thread' : 'snapshot worker'}`,
       cores: availableParallelism(),
       loadAverage1m: Number(loadavg()[0]!.toFixed(2)),
     },

@@ -3,20 +3,19 @@
  * workers, read models, routes, streams, drivers. Every boundary's implementation is
  * chosen here and only here (style.md habit 8).
  */
-import { Venue, hashBytes, type Command, type Hex } from '../engine/index.ts';
-import { ReadModels } from './readModels/readModels.ts';
+import { Venue, type Hex } from '../engine/index.ts';
+import { readsFor, replayable } from './replayable.ts';
 import { createControlMetrics } from './http/controlMetrics.ts';
 import { registerOpsMetrics } from './http/opsMetrics.ts';
 import { createLiquidationMetrics } from './http/liquidationMetrics.ts';
 import { openStorage, memoryStorage, type Storage } from '../persistence/storage.ts';
 import { recover } from '../persistence/recover.ts';
-import { Snapshotter } from '../persistence/snapshotter.ts';
-import type { Command as StoredCommand } from '../persistence/types.ts';
+import { Snapshotter, type SnapshotterOptions } from '../persistence/snapshotter.ts';
+import { createSnapshotWorker, type SnapshotWorker } from './snapshotWorker.ts';
 import { createPoolVerifier, createInlineVerifier } from '../workers/signatureVerifier.ts';
 import { createPoolMarkComputer, createInlineMarkComputer } from '../workers/markComputer.ts';
 import { venueConfigOf, type AppConfig } from './config.ts';
 import { CommandPipeline } from './commandPipeline.ts';
-import { wireVenueOf } from './wireVenue.ts';
 import { createMetrics } from './http/metrics.ts';
 import { createHttpServer } from './http/server.ts';
 import { systemRoutes } from './http/systemRoutes.ts';
@@ -40,6 +39,9 @@ import { startEngineRole, type EngineRole } from './cluster/engineRole.ts';
 import { clusterMetrics } from './cluster/clusterMetrics.ts';
 import { commandSubject, serveCommands, startEdge, type Edge } from './cluster/edge.ts';
 
+/** Kept here for the tools and tests that import it from the app (gateway/replayable.ts). */
+export { replayable };
+
 export type AppOptions = {
   readonly log?: Logger;
   /** Wall clock (Unix ms); tests pass a controllable one. */
@@ -58,6 +60,11 @@ export type AppOptions = {
   readonly every?: Every;
   /** JOURNAL=nats: called when this node stops being the leader (clusterMain exits). */
   readonly onDeposed?: (reason: string) => void;
+  /**
+   * Take periodic snapshots on the main thread, as before the snapshot worker (tests and
+   * benchmarks comparing the two). Default false: on the LMDB journal a worker thread writes them.
+   */
+  readonly snapshotInThread?: boolean;
 };
 
 export type Every = (ms: number, fn: () => void) => () => void;
@@ -133,56 +140,6 @@ async function withNatsJournal(storage: Storage, config: AppConfig, log: Logger,
   };
 }
 
-/**
- * The engine and its read models as recovery and snapshots see them: commands from the
- * journal are the engine's commands, and each one's events are folded into the read models
- * as it replays. A snapshot asks for the state and then its hash at the same sequence
- * number (the serialisation is made once for both), and the read models' state beside it.
- */
-export function replayable(venue: Venue, reads: ReadModels = new ReadModels()) {
-  let last: { seq: number; bytes: Uint8Array } | null = null;
-  // Events in wire form (gateway/wireVenue.ts); the same converter goes on in the command pipeline.
-  const wired = wireVenueOf(venue);
-  return {
-    venue,
-    reads,
-    apply: (c: StoredCommand) => {
-      const result = wired.apply(c as unknown as Command);
-      reads.apply(venue.seq, venue.now, result.events);
-    },
-    serialize: () => {
-      const bytes = venue.serialize();
-      last = { seq: venue.seq, bytes };
-      return bytes;
-    },
-    serializeRead: () => reads.serialize(),
-    stateHash: () => {
-      const bytes = last !== null && last.seq === venue.seq ? last.bytes : venue.serialize();
-      last = null;
-      return hashBytes(bytes);
-    },
-    restoredHash: () => venue.restoredHash(),
-  };
-}
-
-/**
- * The read models that go with a restored engine: the snapshot's own, or, for a snapshot
- * without them (taken before read models were stored) or whose read state this version
- * cannot resume, folded from the engine's image of its state (docs/events.md "Seeding").
- */
-function readsFor(venue: Venue, read: Uint8Array | null, log: Logger): ReadModels {
-  if (read !== null) {
-    try {
-      return ReadModels.restore(read);
-    } catch (e) {
-      log.warn(`snapshots: the read-model state at seq ${venue.seq} could not be resumed (${(e as Error).message}); folding the engine's image instead`, { seq: venue.seq });
-    }
-  }
-  const reads = new ReadModels();
-  reads.apply(venue.seq, venue.now, wireVenueOf(venue).imageEvents());
-  return reads;
-}
-
 export async function startApp(config: AppConfig, options: AppOptions = {}): Promise<App> {
   const log = options.log ?? jsonLogger(config.logLevel);
   const clock = options.clock ?? Date.now;
@@ -241,7 +198,7 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
   );
   const pipeline = new CommandPipeline(venue, storage.journal, clock, metrics, storage.stores.orderNonces);
   pipeline.onJournalError((error, command) => alerts.raise({ kind: 'journal_error', severity: 'critical', message: `journal write failed at seq ${command.seq} (${command.type}): ${error instanceof Error ? error.message : String(error)}`, details: { seq: command.seq, type: command.type } }));
-  const snapshotter = new Snapshotter({
+  const snapshotOptions: SnapshotterOptions = {
     snapshots: storage.snapshots,
     journal: storage.journal,
     source: recovered.engine,
@@ -252,18 +209,24 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
     startSeq: recovered.lastSeq,
     // The stream is shared by the standby and every edge: its retention is the operator's (docs/persistence.md).
     pruneJournal: !nats,
-  });
+  };
   // A venue's first start records the state it was created with as a snapshot at seq 0: its
   // config (fees, referral rebate, liquidation band and fee) is then fixed by the data, so a
   // crash before the first periodic snapshot never replays the journal under the rules of
-  // another environment (docs/persistence.md "Recovery").
+  // another environment (docs/persistence.md "Recovery"). Taken here (the worker's replica starts from it).
   if (!nats && recovered.lastSeq === 0 && storage.snapshots.seqs().length === 0) {
-    const first = await snapshotter.takeNow(0);
+    const first = await new Snapshotter(snapshotOptions).takeNow(0);
     if (!first.ok) {
       await storage.close();
       throw new Error(`the first snapshot (the state as created, seq 0) could not be written: ${first.error}`);
     }
   }
+  // On the LMDB journal in DATA_DIR, snapshots are written by a worker thread's replica (docs/persistence.md).
+  const snapshotWorker: SnapshotWorker | null =
+    nats || options.memory === true || options.snapshotInThread === true
+      ? null
+      : createSnapshotWorker({ dataDir: config.dataDir, onWorkerError: (error) => log.error('snapshot worker thread failed outside a task', { error: error.message }) });
+  const snapshotter = new Snapshotter(snapshotWorker === null ? snapshotOptions : { ...snapshotOptions, produce: (takenAt) => snapshotWorker.take(takenAt) });
   // The read models fold every committed command first: what listeners after them read is at its seq.
   pipeline.onEvents((events, command) => {
     controls.onEvents(events);
@@ -358,7 +321,7 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
     streams.close();
     server.close();
     await pipeline.drain();
-    await Promise.all([verifier.close(), marks.close()]);
+    await Promise.all([verifier.close(), marks.close(), snapshotWorker?.close()]);
     await storage.close();
     throw e;
   }
@@ -389,7 +352,7 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
         await pipeline.drain();
         const final = await snapshotter.takeNow(storage.journal.lastSeq());
         if (!final.ok) log.warn('final snapshot failed', { error: final.error });
-        await Promise.all([verifier.close(), marks.close()]);
+        await Promise.all([verifier.close(), marks.close(), snapshotWorker?.close()]);
         await storage.close();
         log.info('stopped', { lastSeq: storage.journal.lastSeq() });
       })();

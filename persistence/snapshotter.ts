@@ -30,6 +30,13 @@ export type SnapshotterOptions = {
   retainCommands?: number;
   /** Seq the engine is at when the snapshotter starts (the recovered lastSeq). */
   startSeq: number;
+  /**
+   * Writes the periodic snapshots elsewhere (the gateway's snapshot worker,
+   * gateway/snapshotWorker.ts): at the journal's last committed command, durable when it
+   * resolves, with the seq it was taken at. Absent, or for `takeNow` (shutdown, first start):
+   * `source` is serialised here, synchronously, and saved to `snapshots`.
+   */
+  produce?: (takenAt: number) => Promise<{ seq: number; bytes: number; warnings?: readonly string[] }>;
 };
 
 export type SnapshotOutcome = { ok: true; seq: number; bytes: number; pruned: number } | { ok: false; seq: number; error: string };
@@ -62,32 +69,45 @@ export class Snapshotter {
    */
   afterApply(seq: number): Promise<SnapshotOutcome> | null {
     if (this.inFlight !== null || !this.due(seq, this.opts.clock())) return null;
-    return this.takeNow(seq);
+    return this.take(seq, this.opts.produce);
   }
 
-  /** Snapshot now at `seq` (the seq the source is at). Waits for one already in flight first. */
+  /** Snapshot now at `seq` (the seq the source is at), on this thread. Waits for one already in flight first. */
   takeNow(seq: number): Promise<SnapshotOutcome> {
     if (this.inFlight !== null) return this.inFlight.then(() => this.takeNow(seq));
-    const { source, snapshots, journal, log, clock } = this.opts;
+    return this.take(seq, undefined);
+  }
+
+  /** With `produce`, the snapshot is written elsewhere at the last committed command (`seq` or later). */
+  private take(seq: number, produce: SnapshotterOptions['produce']): Promise<SnapshotOutcome> {
+    const { source, snapshots, log, clock } = this.opts;
     const takenAt = clock();
-    // Serialize and hash now, synchronously: the state must be the state at exactly `seq`.
-    const state = source.serialize();
-    const hash = source.stateHash();
-    const read = source.serializeRead?.();
     this.lastSeq = seq;
     this.lastAt = takenAt;
+    let write: () => Promise<{ seq: number; bytes: number }>;
+    if (produce !== undefined) {
+      write = async () => {
+        const made = await produce(takenAt);
+        for (const w of made.warnings ?? []) log.warn(w, { seq: made.seq });
+        this.lastSeq = Math.max(this.lastSeq, made.seq);
+        return made;
+      };
+    } else {
+      // Serialize and hash now, synchronously: the state must be the state at exactly `seq`.
+      const state = source.serialize();
+      const hash = source.stateHash();
+      const read = source.serializeRead?.();
+      write = async () => {
+        await snapshots.save(read === undefined ? { seq, hash, state, takenAt } : { seq, hash, state, takenAt, read });
+        return { seq, bytes: state.length + (read?.length ?? 0) };
+      };
+    }
     const run = async (): Promise<SnapshotOutcome> => {
       try {
-        await snapshots.save(read === undefined ? { seq, hash, state, takenAt } : { seq, hash, state, takenAt, read });
-        let pruned = 0;
-        if (this.opts.pruneJournal ?? true) {
-          const oldest = snapshots.seqs()[0] ?? seq;
-          const before = oldest + 1 - (this.opts.retainCommands ?? 0);
-          if (before > 1) pruned = await journal.pruneBefore(before);
-        }
-        const bytes = state.length + (read?.length ?? 0);
-        log.info(`snapshots: saved seq ${seq} (${bytes} bytes), pruned ${pruned} journal entries`, { seq, bytes, pruned });
-        return { ok: true, seq, bytes, pruned };
+        const saved = await write();
+        const pruned = await this.prune(saved.seq);
+        log.info(`snapshots: saved seq ${saved.seq} (${saved.bytes} bytes), pruned ${pruned} journal entries`, { seq: saved.seq, bytes: saved.bytes, pruned });
+        return { ok: true, seq: saved.seq, bytes: saved.bytes, pruned };
       } catch (e) {
         const error = (e as Error).message;
         log.error(`snapshots: saving seq ${seq} failed: ${error}`, { seq });
@@ -98,5 +118,13 @@ export class Snapshotter {
     };
     this.inFlight = run();
     return this.inFlight;
+  }
+
+  /** Delete journal entries behind the oldest kept snapshot (after a snapshot at `seq` is durable). */
+  private async prune(seq: number): Promise<number> {
+    if (!(this.opts.pruneJournal ?? true)) return 0;
+    const oldest = this.opts.snapshots.seqs()[0] ?? seq;
+    const before = oldest + 1 - (this.opts.retainCommands ?? 0);
+    return before > 1 ? this.opts.journal.pruneBefore(before) : 0;
   }
 }

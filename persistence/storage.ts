@@ -129,6 +129,33 @@ export function openStorage(opts: OpenStorageOptions): Storage {
   }
 }
 
+/** What the snapshot worker reads and writes (gateway/snapshot.task.ts): the journal (read only) and the snapshot store. */
+export type SnapshotAccess = {
+  readonly journal: Journal;
+  readonly snapshots: SnapshotStore;
+  /** Start a fresh read transaction: reads see every transaction committed until now, by any thread. */
+  refresh(): void;
+  close(): Promise<void>;
+};
+
+/**
+ * The LMDB environment of a DATA_DIR that `openStorage` holds open in this process, opened
+ * again from a worker thread of the same process (lmdb-js shares one environment among the
+ * threads of a process). No lock, no file checks: the opener is the holder's own worker, and
+ * it only reads the journal and writes snapshots (LMDB serialises its write transactions with
+ * the main thread's, each one atomic).
+ */
+export function openSnapshotAccess(opts: { dataDir: string; log: Logger; durability?: Durability; keepSnapshots?: number }): SnapshotAccess {
+  const env = open({ path: join(opts.dataDir, 'lmdb'), maxDbs: 24, separateFlushed: true });
+  const durability = opts.durability ?? 'flush';
+  return {
+    journal: lmdbJournal(env, durability),
+    snapshots: lmdbSnapshotStore(env, { durability, log: opts.log, ...(opts.keepSnapshots !== undefined ? { keep: opts.keepSnapshots } : {}) }),
+    refresh: () => env.resetReadTxn(),
+    close: () => env.close(),
+  };
+}
+
 export type MemoryStorage = Storage & { readonly journal: MemoryJournal; readonly snapshots: MemorySnapshotStore };
 
 /** Everything in memory (nothing survives the process); the journal and snapshot store keep their corruption test hooks. */

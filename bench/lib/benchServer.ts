@@ -73,9 +73,10 @@ export type BenchVenueSetup = {
 
 /**
  * The venue of an end-to-end benchmark, in the child: a fresh data directory, the orders rate
- * limit off, no periodic snapshot in the run (writing one of the grown state held the main
- * thread for a second or more and landed on whichever subject ran at command 100,000), no
- * drivers; each owner a funded market maker with a session; eight call series a day or more out.
+ * limit off, no periodic snapshot in the run unless BENCH_SNAPSHOT_EVERY_COMMANDS asks for
+ * them (written in the main thread, before the snapshot worker, one of the grown state held it
+ * for a second or more and landed on whichever subject ran at command 100,000;
+ * BENCH_SNAPSHOT_IN_THREAD=1 writes them there again, for comparison), no drivers; each owner a funded market maker with a session; eight call series a day or more out.
  */
 export async function startBenchVenue(name: string, owners: readonly string[]) {
   const { app, dataDir, config } = await startBenchApp(name);
@@ -96,10 +97,10 @@ export async function startBenchApp(name: string, options: Omit<import('../../ga
   const { silentLogger } = await import('../../gateway/http/log.ts');
   const dataDir = mkdtempSync(join(tmpdir(), `bench-${name}-`));
   const unlimited = { anonymous: null, tier1: null, tier2: null, tier3: null };
-  const loaded = loadConfig({ ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, RATE_LIMITS: JSON.stringify({ orders: unlimited }), SNAPSHOT_EVERY_COMMANDS: String(2 ** 31 - 1) });
+  const loaded = loadConfig({ ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, RATE_LIMITS: JSON.stringify({ orders: unlimited }), SNAPSHOT_EVERY_COMMANDS: process.env.BENCH_SNAPSHOT_EVERY_COMMANDS ?? String(2 ** 31 - 1) });
   if (!loaded.ok) throw new Error(loaded.errors.join('; '));
   const config = loaded.config;
-  const app = await startApp(config, { ...options, log: silentLogger, drivers: false });
+  const app = await startApp(config, { snapshotInThread: process.env.BENCH_SNAPSHOT_IN_THREAD === '1', ...options, log: silentLogger, drivers: false });
   return { app, dataDir, config };
 }
 

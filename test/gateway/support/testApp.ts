@@ -44,6 +44,8 @@ export type TestAppOptions = {
   startAt?: number;
   /** The app's scheduler of venue@health (AppOptions.every); none by default (tests call app.monitor.tick()). */
   every?: Every;
+  /** AppOptions.snapshotInThread: periodic snapshots on the main thread instead of the snapshot worker. */
+  snapshotInThread?: boolean;
 };
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -58,7 +60,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       this.now += ms;
     },
   };
-  const app = await startApp(loaded.config, { log: options.log ?? silentLogger, clock: () => clock.now, inlineWorkers: true, drivers: false, memory: options.memory ?? false, ...(options.every !== undefined ? { every: options.every } : {}) });
+  const app = await startApp(loaded.config, { log: options.log ?? silentLogger, clock: () => clock.now, inlineWorkers: true, drivers: false, memory: options.memory ?? false, ...(options.every !== undefined ? { every: options.every } : {}), ...(options.snapshotInThread === true ? { snapshotInThread: true } : {}) });
   return {
     url: `http://127.0.0.1:${app.port}`,
     app,
