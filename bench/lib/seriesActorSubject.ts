@@ -26,7 +26,11 @@ export function prepare(s: OpStream, maxOwners = Infinity): Prepared {
   for (let i = 0; i < s.length; i++) owners = Math.max(owners, s.owner[i]! + 1);
   owners = Math.min(owners, maxOwners);
   const wallets = Array.from({ length: owners }, (_, i) => `0x${(i + 1).toString(16).padStart(40, '0')}`);
-  for (const w of wallets) h.fund(w, usdc(1_000_000_000_000));
+  // 10^9 USDC a wallet: far beyond what the stream's orders need (10^8 and 10^12 give the same
+  // results), and within 2^53 - 1 COLLATERAL6 (~9 x 10^9 USDC), so the engine's cash takes its
+  // exact doubles, as every real account does; the wide bigint path beyond the bound has its own
+  // tests. (Until 2026-11-27 the wallets held 10^12 USDC, all on the wide path.)
+  for (const w of wallets) h.fund(w, usdc(1_000_000_000));
   const series = h.atm(BTC, true);
   const lot = WAD / 100n;
   const ownerOf = new Map<number, string>();
