@@ -13,7 +13,6 @@ import type { VenueEvent } from './events.ts';
 import type { VenueState } from './state.ts';
 import { markValues } from './flows/market.ts';
 import { mmpEvent } from './flows/mmp.ts';
-import { premiumOf, realizedOf } from './actors/position.ts';
 import { depositOf } from './actors/portfolio.ts';
 import { portfolioEvent, positionEventOf, type UnstampedEvent } from './flows/eventSink.ts';
 import { orderEventOf } from './flows/orders.ts';
@@ -32,8 +31,8 @@ export function imageEvents(state: VenueState): VenueEvent[] {
   for (const s of state.series.values()) {
     if (s.marks === null) continue; // never priced: not listed yet
     const spec = s.spec;
-    at(now, { type: 'series_listed', seriesId: spec.seriesId, pairId: spec.pairId, pairSymbol: spec.pairSymbol, underlying: spec.underlying, symbol: spec.symbol, strike: spec.strike, expiry: spec.expiry, isCall: spec.isCall, marks: markValues(s.marks), openInterest: s.openInterest });
-    if (s.settled) at(now, { type: 'series_settled', seriesId: spec.seriesId, settlementPrice: s.settlementPrice ?? 0n, openInterest: s.openInterest });
+    at(now, { type: 'series_listed', seriesId: spec.seriesId, pairId: spec.pairId, pairSymbol: spec.pairSymbol, underlying: spec.underlying, symbol: spec.symbol, strike: spec.strike, expiry: spec.expiry, isCall: spec.isCall, marks: markValues(s.marks), openInterest: state.openInterestWad(s) });
+    if (s.settled) at(now, { type: 'series_settled', seriesId: spec.seriesId, settlementPrice: s.settlementPrice ?? 0n, openInterest: state.openInterestWad(s) });
   }
   for (const [pairId, o] of state.oracles) {
     const marks = [];
@@ -54,7 +53,7 @@ export function imageEvents(state: VenueState): VenueEvent[] {
     if (a.isMmm) at(now, { type: 'mmm', address: a.owner, isMmm: true });
     if (a.mmmNonce !== 0n) at(now, { type: 'mmm_nonce', address: a.owner, nonce: a.mmmNonce });
     for (const p of a.portfolios.values()) {
-      for (const pos of p.positions.values()) at(now, positionEventOf(p, pos.seriesId, pos.balance, premiumOf(pos), realizedOf(pos)));
+      for (const pos of p.positions.values()) at(now, positionEventOf(p, pos.seriesId, pos, true));
       if (p.internalPair === null) at(now, portfolioEvent(state, p));
     }
   }

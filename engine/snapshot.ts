@@ -20,12 +20,13 @@ import { SeriesActor, type SeriesSpec } from './actors/series.ts';
 import type { OrderRecord } from './actors/orderRecord.ts';
 import type { Account } from './actors/accounts.ts';
 import { OpenOrders, depositOf, openOrder, setDeposit, type OpenOrder, type Portfolio } from './actors/portfolio.ts';
-import { newPosition, premiumOf, realizedOf, type Position } from './actors/position.ts';
+import { balanceOf, newPosition, premiumOf, realizedOf, type Position } from './actors/position.ts';
+import { lotsOfWad } from './domain/lots.ts';
 
 /** A position as a snapshot holds it: its figures in bigint (engine/actors/position.ts keeps them in doubles where exact). */
 type PositionDump = { seriesId: Hex; balance: bigint; premium: bigint; realized: bigint };
 
-const positionDump = (x: Position): PositionDump => ({ seriesId: x.seriesId, balance: x.balance, premium: premiumOf(x), realized: realizedOf(x) });
+const positionDump = (x: Position): PositionDump => ({ seriesId: x.seriesId, balance: balanceOf(x), premium: premiumOf(x), realized: realizedOf(x) });
 import type { Pair, OracleState } from './actors/registry.ts';
 import type { RfqRequest, QuoteRecord } from './actors/rfq.ts';
 import type { SeriesMarks } from './commands.ts';
@@ -109,7 +110,7 @@ export function serializeState(s: VenueState): Uint8Array {
       settled: a.settled,
       settlementPrice: a.settlementPrice,
       marks: a.marks,
-      openInterest: a.openInterest,
+      openInterest: s.openInterestWad(a),
     })),
     accounts: [...s.accounts.accounts.values()].map((a) => ({
       owner: a.owner,
@@ -234,7 +235,7 @@ function fromDump(dump: Dump): VenueState {
     a.settled = d.settled;
     a.settlementPrice = d.settlementPrice;
     if (d.marks) a.setMarks(d.marks, dump.oracles.find(([k]) => k === d.spec.pairId)![1].spot);
-    a.openInterest = d.openInterest;
+    a.openInterest = lotsOfWad(d.openInterest, s.pairs.get(d.spec.pairId)!.sizeStep);
     s.series.set(d.spec.seriesId, a);
     s.accounts.margin.marksChanged(d.spec.seriesId, a.quoteNow()); // the account side's quote, before its margin book is rebuilt
   }
@@ -252,7 +253,7 @@ function fromDump(dump: Dump): VenueState {
         id: p.id,
         deposit: 0,
         wideDeposit: null,
-        positions: new Map(p.positions.map((x) => [x.seriesId, newPosition(x.seriesId, x.balance, x.premium, x.realized)])),
+        positions: new Map(p.positions.map((x) => [x.seriesId, newPosition(x.seriesId, s.pairs.get(s.series.get(x.seriesId)!.spec.pairId)!.sizeStep, x.balance, x.premium, x.realized)])),
         openOrders: new OpenOrders(),
         createdAt: p.createdAt,
         internalPair: p.internalPair,

@@ -8,7 +8,7 @@ import type { Hex } from '../domain/hex.ts';
 import { WAD_PER_C6 } from '../domain/fixed.ts';
 import type { VenueEvent } from '../events.ts';
 import { depositOf, type Portfolio } from '../actors/portfolio.ts';
-import { premiumOf, realizedOf, type Position } from '../actors/position.ts';
+import { balanceOf, emptyPosition, premiumOf, realizedOf, type Position } from '../actors/position.ts';
 import type { VenueState } from '../state.ts';
 import type { SeriesActor } from '../actors/series.ts';
 
@@ -26,7 +26,7 @@ const abs = (x: bigint): bigint => (x < 0n ? -x : x);
 const AVERAGE_PRICE_SCALE = WAD_PER_C6 * 10n ** 18n;
 
 /** A flat position's event: what is left of a position that closed. */
-const FLAT: Position = { seriesId: '0x', balance: 0n, premium: 0, realized: 0, wide: null };
+const FLAT: Position = emptyPosition('0x', 1n);
 
 /** Touched positions and portfolios up to which a linear scan finds them (above it, a map). */
 const LINEAR = 64;
@@ -154,15 +154,22 @@ export class EventSink {
       const live = portfolio.positions.get(seriesId);
       const pos = live ?? this.positionObjects[i] ?? FLAT;
       // A closed position keeps its realised PnL in the event; its balance and premium are 0.
-      this.push(positionEventOf(portfolio, seriesId, live === undefined ? 0n : pos.balance, live === undefined ? 0n : premiumOf(pos), realizedOf(pos)));
+      this.push(positionEventOf(portfolio, seriesId, pos, live !== undefined));
     }
     for (let i = 0; i < this.portfolioCount; i++) this.push(portfolioEvent(state, this.portfolios[i]!));
     return this.events;
   }
 }
 
-/** A position event of `p` (its public id) on `seriesId`: balance WAD, deferred premium and realised PnL C6; the average price follows. */
-export function positionEventOf(p: Portfolio, seriesId: Hex, balance: bigint, premium: bigint, realizedPnl: bigint): UnstampedEvent {
+/**
+ * The position event of `p` (its public id) on `seriesId` from `pos`: balance WAD (from its
+ * lots), deferred premium and realised PnL C6; the average price follows. A position that is
+ * no longer held (`live` false) shows balance and premium 0 and keeps its realised PnL.
+ */
+export function positionEventOf(p: Portfolio, seriesId: Hex, pos: Position, live: boolean): UnstampedEvent {
+  const balance = live ? balanceOf(pos) : 0n;
+  const premium = live ? premiumOf(pos) : 0n;
+  const realizedPnl = realizedOf(pos);
   return {
     type: 'position',
     owner: p.owner,

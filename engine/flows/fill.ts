@@ -6,7 +6,8 @@ import type { Hex } from '../domain/hex.ts';
 import { makerFeeInBigint, takerFeeInBigint, type FillMoney } from '../domain/fees.ts';
 import type { VenueState } from '../state.ts';
 import type { Portfolio } from '../actors/portfolio.ts';
-import { applyToPosition, isFlat, longPart, collateralOf } from '../actors/position.ts';
+import { applyToPosition, emptyPosition, isFlat, collateralOf } from '../actors/position.ts';
+import { longDelta, negLots, wadOfLots, type Lots, addLots } from '../domain/lots.ts';
 import type { EventSink } from './eventSink.ts';
 import { publicPortfolioId } from './eventSink.ts';
 import { referralRebate } from './referrals.ts';
@@ -18,7 +19,11 @@ export type FillParams = {
   /** The series' handle (actors/seriesTable.ts) when the caller has it, as a book fill does: an array read instead of a lookup by id. */
   readonly seriesHandle?: number;
   readonly price: bigint; // WAD premium per contract
-  readonly size: bigint; // WAD
+  readonly size: bigint; // WAD, for the trade event
+  /** The same size in lots of the pair's size step (`sizeStep`): what positions and open interest move by. */
+  readonly lots: Lots;
+  /** The pair's size step, WAD per lot. */
+  readonly sizeStep: bigint;
   readonly maker: FillSide;
   readonly taker: FillSide;
   readonly takerIsBuy: boolean;
@@ -71,8 +76,9 @@ export function applyFill(state: VenueState, sink: EventSink, f: FillParams): st
   const buyer = f.takerIsBuy ? f.taker : f.maker;
   const seller = f.takerIsBuy ? f.maker : f.taker;
 
-  const oiDelta = move(state, sink, buyer.portfolio, f.seriesId, f.size, -premium) + move(state, sink, seller.portfolio, f.seriesId, -f.size, premium);
-  state.addOpenInterest(series, oiDelta);
+  const bought = move(state, sink, buyer.portfolio, f.seriesId, f.sizeStep, f.lots, -premium);
+  const sold = move(state, sink, seller.portfolio, f.seriesId, f.sizeStep, negLots(f.lots), premium);
+  state.addOpenInterest(series, typeof bought === 'number' && typeof sold === 'number' ? bought + sold : addLots(bought, sold));
 
   state.accounts.debit(f.taker.portfolio, takerFeeC6);
   state.accounts.debit(f.maker.portfolio, makerFeeC6);
@@ -97,23 +103,24 @@ export function applyFill(state: VenueState, sink: EventSink, f: FillParams): st
     takerPortfolioId: publicPortfolioId(f.taker.portfolio),
     makerFee: makerFeeC6,
     takerFee: takerFeeC6,
-    openInterest: series.openInterest,
+    openInterest: wadOfLots(series.openInterest, f.sizeStep),
     source: f.source,
   });
   referralRebate(state, sink, f.taker.portfolio.owner, takerFeeC6, tradeId);
   return tradeId;
 }
 
-/** Move one side's position by a fill of `qty` for `flow` premium; returns the change in its long open interest. */
-function move(state: VenueState, sink: EventSink, p: Portfolio, seriesId: Hex, qty: bigint, flow: bigint): bigint {
+/** Move one side's position by a fill of `qty` lots (of `lot` WAD) for `flow` premium; returns the change in its long open interest (lots). */
+function move(state: VenueState, sink: EventSink, p: Portfolio, seriesId: Hex, lot: bigint, qty: Lots, flow: bigint): Lots {
   let pos = p.positions.get(seriesId);
-  if (!pos) p.positions.set(seriesId, (pos = { seriesId, balance: 0n, premium: 0, realized: 0, wide: null }));
+  if (!pos) p.positions.set(seriesId, (pos = emptyPosition(seriesId, lot)));
   const change = applyToPosition(pos, qty, flow);
+  const oi = longDelta(change.before, change.after);
   if (change.realized !== 0n) state.accounts.credit(p, change.realized);
   if (isFlat(pos)) p.positions.delete(seriesId);
   state.accounts.margin.positionChanged(p, seriesId);
   sink.position(p, seriesId, pos);
-  return longPart(change.after) - longPart(change.before);
+  return oi;
 }
 
 /**

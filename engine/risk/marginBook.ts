@@ -25,6 +25,7 @@
 import type { Hex } from '../domain/hex.ts';
 import { MARGIN_ROW, depositOf, type OpenOrder, type Portfolio } from '../actors/portfolio.ts';
 import { collateralOf, premiumOf } from '../actors/position.ts';
+import { addLots, contractsOf, wadOfLots, type Lots } from '../domain/lots.ts';
 import { SCENARIOS } from './margin.ts';
 import { ExposureRows, PairIndex, STRIDE, POS, ORD, FLOOR_POS, FLOOR_ORD, PREMIUM, OWED, MARK, RESERVE, grown, type CountedOrder } from './exposure.ts';
 import { AccountRows, type MarginAccount, type MutableRequirement, type Requirement } from './marginAccount.ts';
@@ -99,7 +100,10 @@ export function toC6(units: number): bigint {
 
 
 // The position sums of one series over an account's portfolios (positionSums), in scratch: no object per call.
-let sumBalance = 0n;
+/** The balance in lots, and the size step (WAD, and as a double: domain/lots.ts `contractsOf`) of the positions summed. */
+let sumLots: Lots = 0;
+let sumLot = 1n;
+let sumLotNumber = 1;
 let sumPremium = 0;
 let sumOwed = 0;
 
@@ -461,7 +465,7 @@ export class MarginBook {
       this.positionSums(acc, this.seriesIds[ex.series[e]!]!);
       const q = this.quoteOf(e);
       this.positionCash(acc, this.seriesIds[ex.series[e]!]!, c);
-      if (q !== null) c.markValue += collateralOf(sumBalance, q.markWad);
+      if (q !== null) c.markValue += collateralOf(wadOfLots(sumLots, sumLot), q.markWad);
       for (let o: CountedOrder | null = ex.first[e]!; o !== null; o = o.eNext) if (o.isBuy) c.buyReserve += collateralOf(o.remaining, o.price);
     }
     return c;
@@ -632,13 +636,15 @@ export class MarginBook {
    * leaves the exact range (engine/actors/position.ts), which marks the account wide.
    */
   private positionSums(acc: MarginAccount, seriesId: Hex): void {
-    sumBalance = 0n;
+    sumLots = 0;
     sumPremium = 0;
     sumOwed = 0;
     if (acc.single) {
       const pos = acc.anchor.positions.get(seriesId);
       if (pos === undefined) return;
-      sumBalance = pos.balance;
+      sumLots = pos.lots;
+      sumLot = pos.lot;
+      sumLotNumber = pos.lotNumber;
       sumPremium = pos.premium;
       sumOwed = owedOf(pos.premium);
       return;
@@ -646,7 +652,10 @@ export class MarginBook {
     for (const m of this.members(acc.anchor)) {
       const pos = m.positions.get(seriesId);
       if (pos === undefined) continue;
-      sumBalance += pos.balance;
+      // One series: one pair, one size step.
+      sumLots = addLots(sumLots, pos.lots);
+      sumLot = pos.lot;
+      sumLotNumber = pos.lotNumber;
       // Each partial sum checked (a rounded one stays NaN): owed only grows, premium may not.
       if (!exact((sumPremium += pos.premium))) sumPremium = NaN;
       sumOwed += owedOf(pos.premium);
@@ -671,7 +680,7 @@ export class MarginBook {
     accounts.current[a] = 0;
     const ex = this.exposures;
     this.positionSums(accounts.objects[a]!, this.seriesIds[ex.series[e]!]!);
-    const balance = sumBalance;
+    const balance = wadOfLots(sumLots, sumLot);
     const eb = e * STRIDE;
     const ab = a * STRIDE;
     this.setCash(a, eb + PREMIUM, ab + PREMIUM, sumPremium);
@@ -681,7 +690,7 @@ export class MarginBook {
     ex.balance[e] = balance;
     const en = ex.num;
     const an = accounts.num;
-    const b = Number(balance) / 1e18;
+    const b = sumLots === 0 ? 0 : contractsOf(sumLots, sumLot, sumLotNumber); // Number(balance) / 1e18, bit for bit
     for (let s = 0; s < SCENARIOS; s++) {
       const units = q === null || b === 0 ? 0 : Math.floor(b * (q.scenarios[s]! - q.mark) * RISK_UNITS);
       an[ab + POS + s]! += units - en[eb + POS + s]!;

@@ -13,6 +13,7 @@ import type { PortfolioEvent, PositionEvent, VenueEvent } from '../../engine/ind
 import type { VenueState } from '../../engine/state.ts';
 import { portfolioEvent } from '../../engine/flows/eventSink.ts';
 import { runFullStream } from '../gateway/readModels/support/fullStream.ts';
+import { balanceOf } from '../../engine/actors/position.ts';
 
 /** Every public portfolio's figures as the engine computes them now (key owner|id). */
 function figures(state: VenueState): Map<string, string> {
@@ -33,7 +34,7 @@ function positions(state: VenueState): Map<string, string> {
   for (const a of state.accounts.accounts.values()) {
     for (const p of a.portfolios.values()) {
       const id = p.internalPair !== null ? 0 : p.id;
-      for (const pos of p.positions.values()) out.set(`${p.owner}|${id}|${pos.seriesId}`, `${pos.balance}|${pos.premium}|${pos.realized}`);
+      for (const pos of p.positions.values()) out.set(`${p.owner}|${id}|${pos.seriesId}`, `${balanceOf(pos)}|${pos.premium}|${pos.realized}`);
     }
   }
   return out;
@@ -64,7 +65,7 @@ t.test('portfolio, position and order events are complete and stamped', async (t
         // Counted afresh: the positions of the portfolio (a market maker's 0: of its whole group) with a balance.
         const group = e.portfolioId === 0 ? [...(state.accounts.accounts.get(e.owner)?.portfolios.values() ?? [])].filter((q) => q.id <= 0) : [state.accounts.portfolio(e.owner, e.portfolioId)!];
         let open = 0;
-        for (const q of group) for (const pos of q.positions.values()) if (pos.balance !== 0n) open++;
+        for (const q of group) for (const pos of q.positions.values()) if (pos.lots !== 0) open++;
         if (open !== e.positionCount) wrong.push(`seq ${h.seq}: portfolio ${e.owner}|${e.portfolioId} positionCount ${e.positionCount}, counted ${open}`);
       } else if (e.type === 'position') {
         positionEvents++;

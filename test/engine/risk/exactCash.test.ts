@@ -33,7 +33,7 @@ function flatQuote(): RiskQuote {
 }
 
 function setPosition(margin: MarginBook, p: Portfolio, seriesId: Hex, balance: bigint, premium: bigint): void {
-  p.positions.set(seriesId, newPosition(seriesId, balance, premium, 0n));
+  p.positions.set(seriesId, newPosition(seriesId, 1n, balance, premium, 0n));
   margin.positionChanged(p, seriesId);
 }
 
