@@ -26,6 +26,7 @@ import type { Hex } from '../domain/hex.ts';
 import { MARGIN_ROW, depositOf, type OpenOrder, type Portfolio } from '../actors/portfolio.ts';
 import { collateralOf, premiumOf } from '../actors/position.ts';
 import { addLots, contractsOf, wadOfLots, type Lots } from '../domain/lots.ts';
+import { mulDivInDoubles, ratioOf, type Ratio } from '../domain/fees.ts';
 import { SCENARIOS } from './margin.ts';
 import { ExposureRows, PairIndex, STRIDE, POS, ORD, FLOOR_POS, FLOOR_ORD, PREMIUM, OWED, MARK, RESERVE, grown, type CountedOrder } from './exposure.ts';
 import { AccountRows, type MarginAccount, type MutableRequirement, type Requirement } from './marginAccount.ts';
@@ -35,6 +36,7 @@ import { bigSum, exact, exactOf } from './exactCash.ts';
 /** Risk units per unit of quote currency, and COLLATERAL6 per risk unit. */
 export const RISK_UNITS = 10_000;
 const C6_PER_UNIT = 100n;
+const E30 = 10n ** 30n;
 const MAX_EXACT_UNITS = Math.floor(Number.MAX_SAFE_INTEGER / 100);
 
 /** The portfolios that share a margin account with `p` (p itself for an ordinary portfolio). */
@@ -130,6 +132,10 @@ export class MarginBook {
   private readonly seriesRow = new Map<Hex, number>();
   private readonly seriesIds: Hex[] = [];
   private readonly cells: QuoteCell[] = [];
+  /** Per series row: the quote and size step the mark ratio (lot x mark / 10^30, `markValueOf`) was last built for, and that ratio. */
+  private readonly ratioQuote: (RiskQuote | null)[] = [];
+  private readonly ratioLot: bigint[] = [];
+  private readonly ratios: Ratio[] = [];
   private seriesHead = new Int32Array(16);
   private seriesTail = new Int32Array(16);
   private lastSeriesId: Hex | null = null;
@@ -685,7 +691,7 @@ export class MarginBook {
     const ab = a * STRIDE;
     this.setCash(a, eb + PREMIUM, ab + PREMIUM, sumPremium);
     this.setCash(a, eb + OWED, ab + OWED, sumOwed);
-    this.setCash(a, eb + MARK, ab + MARK, q === null || balance === 0n ? 0 : exactOf(collateralOf(balance, q.markWad)));
+    this.setCash(a, eb + MARK, ab + MARK, q === null || sumLots === 0 ? 0 : this.markValueOf(ex.series[e]!, q, sumLots, sumLot));
     if ((ex.balance[e] === 0n) !== (balance === 0n)) accounts.positions[a]! += balance === 0n ? -1 : 1;
     ex.balance[e] = balance;
     const en = ex.num;
@@ -696,6 +702,26 @@ export class MarginBook {
       an[ab + POS + s]! += units - en[eb + POS + s]!;
       en[eb + POS + s] = units;
     }
+  }
+
+  /**
+   * The mark value of `lots` lots of step `lot` on series row `s` at quote `q` (COLLATERAL6, NaN
+   * beyond the exact range): `collateralOf(lots x lot, markWad)`, truncated toward zero. In
+   * doubles as |lots| x num / den with num/den = lot x markWad / 10^30 in lowest terms, kept
+   * per series until its quote changes (domain/fees.ts `mulDivInDoubles`: exact, or -1 and the
+   * bigint formula); a bigint balance takes the bigint formula.
+   */
+  private markValueOf(s: number, q: RiskQuote, lots: Lots, lot: bigint): number {
+    if (typeof lots === 'number') {
+      if (this.ratioQuote[s] !== q || this.ratioLot[s] !== lot) {
+        this.ratioQuote[s] = q;
+        this.ratioLot[s] = lot;
+        this.ratios[s] = ratioOf(lot * q.markWad, E30);
+      }
+      const v = mulDivInDoubles(lots < 0 ? -lots : lots, this.ratios[s]!);
+      if (v >= 0) return lots < 0 ? 0 - v : v;
+    }
+    return exactOf(collateralOf(wadOfLots(lots, lot), q.markWad));
   }
 
   /** The short floors of the exposure, from its balance and open sells. */
