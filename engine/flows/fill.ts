@@ -7,7 +7,7 @@ import { makerFeeInBigint, takerFeeInBigint, type FillMoney } from '../domain/fe
 import type { VenueState } from '../state.ts';
 import type { Portfolio } from '../actors/portfolio.ts';
 import { applyToPosition, emptyPosition, isFlat, collateralOf } from '../actors/position.ts';
-import { longDelta, negLots, wadOfLots, type Lots, addLots } from '../domain/lots.ts';
+import { addLots, longDelta, negLots, wadOfLots, type Lots } from '../domain/lots.ts';
 import type { EventSink } from './eventSink.ts';
 import { publicPortfolioId } from './eventSink.ts';
 import { referralRebate } from './referrals.ts';
