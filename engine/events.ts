@@ -362,8 +362,19 @@ export type EventBatch = {
  */
 export type Cash = number | bigint;
 
-/** A trade: `tick` and `lots` on the pair's grid (a book fill); an RFQ or fund fill carries its WAD `priceWad` and `sizeWad` instead (tick and lots -1). */
-export type EngineTradeEvent = Omit<TradeEvent, 'price' | 'size' | 'premium' | 'notional' | 'makerFee' | 'takerFee'> & {
+/**
+ * Lots of a pair's size step in a compact event: an integer in a double while |v| <= 2^53 - 1,
+ * else the bigint count of lots (engine/domain/lots.ts).
+ */
+export type EventLots = number | bigint;
+
+/**
+ * A trade: `tick` and `lots` on the pair's grid (a book fill); an RFQ or fund fill carries its
+ * WAD `priceWad` and `sizeWad` instead (tick and lots -1). The series' open interest after it in
+ * lots (`openInterestLots`).
+ */
+export type EngineTradeEvent = Omit<TradeEvent, 'price' | 'size' | 'premium' | 'notional' | 'makerFee' | 'takerFee' | 'openInterest'> & {
+  readonly openInterestLots: EventLots;
   readonly tick: number;
   readonly lots: number;
   readonly priceWad: bigint | null;
@@ -393,8 +404,8 @@ export type EngineDepthEvent = Stamp & {
   readonly asks: readonly EngineDepthLevel[];
 };
 
-/** A position: the balance as today (WAD), premium and realised PnL as Cash; the average price is the converter's. */
-export type EnginePositionEvent = Omit<PositionEvent, 'premium' | 'averagePrice' | 'realizedPnl'> & { readonly premium: Cash; readonly realizedPnl: Cash };
+/** A position: the balance in lots, premium and realised PnL as Cash; the WAD balance and the average price are the converter's. */
+export type EnginePositionEvent = Omit<PositionEvent, 'balance' | 'premium' | 'averagePrice' | 'realizedPnl'> & { readonly lots: EventLots; readonly premium: Cash; readonly realizedPnl: Cash };
 
 type PortfolioCash = 'deposit' | 'unrealizedPnl' | 'equity' | 'initialMargin' | 'initialMarginWithOrders' | 'maintenanceMargin' | 'maxWithdraw';
 /** A portfolio's figures as Cash; the health ratio (equity x WAD / maintenance margin) is the converter's. */

@@ -13,7 +13,7 @@ import type { EngineEvent } from './events.ts';
 import type { VenueState } from './state.ts';
 import { markValues } from './flows/market.ts';
 import { mmpEvent } from './flows/mmp.ts';
-import { portfolioEvent, positionEventOf, premiumCash, realizedCash, type UnstampedEvent } from './flows/eventSink.ts';
+import { portfolioEvent, positionEventOf, type UnstampedEvent } from './flows/eventSink.ts';
 import { orderEventOf } from './flows/orders.ts';
 import { INSURANCE_FUND_OWNER, INSURANCE_FUND_PORTFOLIO } from './actors/insuranceFund.ts';
 
@@ -30,8 +30,8 @@ export function imageEvents(state: VenueState): EngineEvent[] {
   for (const s of state.series.values()) {
     if (s.marks === null) continue; // never priced: not listed yet
     const spec = s.spec;
-    at(now, { type: 'series_listed', seriesId: spec.seriesId, pairId: spec.pairId, pairSymbol: spec.pairSymbol, underlying: spec.underlying, symbol: spec.symbol, strike: spec.strike, expiry: spec.expiry, isCall: spec.isCall, marks: markValues(s.marks), openInterest: s.openInterest });
-    if (s.settled) at(now, { type: 'series_settled', seriesId: spec.seriesId, settlementPrice: s.settlementPrice ?? 0n, openInterest: s.openInterest });
+    at(now, { type: 'series_listed', seriesId: spec.seriesId, pairId: spec.pairId, pairSymbol: spec.pairSymbol, underlying: spec.underlying, symbol: spec.symbol, strike: spec.strike, expiry: spec.expiry, isCall: spec.isCall, marks: markValues(s.marks), openInterest: state.openInterestWad(s) });
+    if (s.settled) at(now, { type: 'series_settled', seriesId: spec.seriesId, settlementPrice: s.settlementPrice ?? 0n, openInterest: state.openInterestWad(s) });
   }
   for (const [pairId, o] of state.oracles) {
     const marks = [];
@@ -54,7 +54,7 @@ export function imageEvents(state: VenueState): EngineEvent[] {
     if (accounts.isMmm[w] === 1) at(now, { type: 'mmm', address: owner, isMmm: true });
     if (accounts.mmmNonce[w] !== 0n) at(now, { type: 'mmm_nonce', address: owner, nonce: accounts.mmmNonce[w]! });
     for (const p of accounts.walletPortfolios(w)) {
-      for (const pos of p.positions.values()) at(now, positionEventOf(p, pos.seriesId, pos.balance, premiumCash(pos), realizedCash(pos)));
+      for (const pos of p.positions.values()) at(now, positionEventOf(p, pos.seriesId, pos, true));
       if (p.internalPair === null) at(now, portfolioEvent(state, p));
     }
   }

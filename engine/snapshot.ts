@@ -19,12 +19,13 @@ import { instructionsOf } from './domain/instructions.ts';
 import { SeriesActor, type SeriesSpec } from './actors/series.ts';
 import type { OrderRecord } from './actors/orderRecord.ts';
 import { openOrder, type OpenOrder, type Portfolio } from './actors/portfolio.ts';
-import { newPosition, premiumOf, realizedOf, type Position } from './actors/position.ts';
+import { balanceOf, newPosition, premiumOf, realizedOf, type Position } from './actors/position.ts';
+import { lotsOfWad } from './domain/lots.ts';
 
 /** A position as a snapshot holds it: its figures in bigint (engine/actors/position.ts keeps them in doubles where exact). */
 type PositionDump = { seriesId: Hex; balance: bigint; premium: bigint; realized: bigint };
 
-const positionDump = (x: Position): PositionDump => ({ seriesId: x.seriesId, balance: x.balance, premium: premiumOf(x), realized: realizedOf(x) });
+const positionDump = (x: Position): PositionDump => ({ seriesId: x.seriesId, balance: balanceOf(x), premium: premiumOf(x), realized: realizedOf(x) });
 import type { Pair, OracleState } from './actors/registry.ts';
 import type { RfqRequest, QuoteRecord } from './actors/rfq.ts';
 import type { SeriesMarks } from './commands.ts';
@@ -139,7 +140,7 @@ export function serializeState(s: VenueState): Uint8Array {
       settled: a.settled,
       settlementPrice: a.settlementPrice,
       marks: a.marks,
-      openInterest: a.openInterest,
+      openInterest: s.openInterestWad(a),
     })),
     accounts: accountDumps(s),
     rfq: [...s.rfq.requests.values()].map((r) => ({ ...r, quotes: [...r.quotes.values()] })),
@@ -247,7 +248,7 @@ function fromDump(dump: Dump): VenueState {
     a.settled = d.settled;
     a.settlementPrice = d.settlementPrice;
     if (d.marks) a.setMarks(d.marks, dump.oracles.find(([k]) => k === d.spec.pairId)![1].spot);
-    a.openInterest = d.openInterest;
+    a.openInterest = lotsOfWad(d.openInterest, s.pairs.get(d.spec.pairId)!.sizeStep);
     s.series.set(d.spec.seriesId, a);
     s.accounts.margin.marksChanged(d.spec.seriesId, a.quoteNow()); // the account side's quote, before its margin book is rebuilt
   }
@@ -260,7 +261,7 @@ function fromDump(dump: Dump): VenueState {
     s.accounts.nonces[w]!.restore(d.nonceBase, d.nonceUsed);
     s.accounts.hasTraded[w] = d.hasTraded ? 1 : 0;
     for (const p of d.portfolios) {
-      const positions = new Map(p.positions.map((x) => [x.seriesId, newPosition(x.seriesId, x.balance, x.premium, x.realized)]));
+      const positions = new Map(p.positions.map((x) => [x.seriesId, newPosition(x.seriesId, s.pairs.get(s.series.get(x.seriesId)!.spec.pairId)!.sizeStep, x.balance, x.premium, x.realized)]));
       const portfolio = s.accounts.restorePortfolio(w, p.id, p.createdAt, p.internalPair, positions, p.deposit);
       for (const x of p.openOrders) {
         const record = records.get(x.orderId);

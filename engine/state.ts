@@ -3,6 +3,7 @@
  * Only the engine's flows (engine/flows) change it, one command at a time.
  */
 import type { Hex } from './domain/hex.ts';
+import { addLots, wadOfLots, type Lots } from './domain/lots.ts';
 import type { VenueConfig } from './config.ts';
 import type { Pair, OracleState } from './actors/registry.ts';
 import type { SeriesActor } from './actors/series.ts';
@@ -16,11 +17,11 @@ import { MmpActor } from './actors/mmp.ts';
 import { ReferralActor } from './actors/referrals.ts';
 import { InsuranceFund } from './actors/insuranceFund.ts';
 
-function addTo(sums: Map<Hex, { call: bigint; put: bigint }>, series: SeriesActor, delta: bigint): void {
+function addTo(sums: Map<Hex, { call: Lots; put: Lots }>, series: SeriesActor, delta: Lots): void {
   let oi = sums.get(series.spec.pairId);
-  if (oi === undefined) sums.set(series.spec.pairId, (oi = { call: 0n, put: 0n }));
-  if (series.spec.isCall) oi.call += delta;
-  else oi.put += delta;
+  if (oi === undefined) sums.set(series.spec.pairId, (oi = { call: 0, put: 0 }));
+  if (series.spec.isCall) oi.call = addLots(oi.call, delta);
+  else oi.put = addLots(oi.put, delta);
 }
 
 /** Stale expiry entries tolerated beyond the open orders before a sweep (see trackGoodTill). */
@@ -58,11 +59,11 @@ export class VenueState {
    */
   readonly expiryHeap = new MinHeap<Hex>();
   /**
-   * Open interest of the live series per pair, calls and puts (WAD), kept with every fill and
+   * Open interest of the live series per pair, calls and puts (lots of the pair's size step, domain/lots.ts), kept with every fill and
    * settlement so that an OI-cap check is one lookup rather than a pass over every series.
    * Derived: `recountOpenInterest` rebuilds it (on restore).
    */
-  private readonly pairOI = new Map<Hex, { call: bigint; put: bigint }>();
+  private readonly pairOI = new Map<Hex, { call: Lots; put: Lots }>();
   /** Armed dead-man switches: wallet -> the venue time (ms) at which its open orders are cancelled. */
   readonly cancelAfter = new Map<string, number>();
   nextRef = 1;
@@ -109,26 +110,31 @@ export class VenueState {
     heap.retain((key, id) => this.orderIndex.get(id)?.expiry === key);
   }
 
-  /** Open interest of `pairId`'s live calls (or puts), WAD. */
-  pairOpenInterest(pairId: Hex, isCall: boolean): bigint {
+  /** Open interest of `pairId`'s live calls (or puts), lots of the pair's size step. */
+  pairOpenInterest(pairId: Hex, isCall: boolean): Lots {
     const oi = this.pairOI.get(pairId);
-    return oi === undefined ? 0n : isCall ? oi.call : oi.put;
+    return oi === undefined ? 0 : isCall ? oi.call : oi.put;
+  }
+
+  /** A series' open interest in WAD (its lots x its pair's size step): what events and snapshots carry. */
+  openInterestWad(series: SeriesActor): bigint {
+    return wadOfLots(series.openInterest, this.pairs.get(series.spec.pairId)!.sizeStep);
   }
 
   /** A live series' open interest moved by `delta` (a fill), or left the pair's sum (settlement: minus all of it). */
-  addOpenInterest(series: SeriesActor, delta: bigint): void {
-    if (delta === 0n) return;
-    series.openInterest += delta;
+  addOpenInterest(series: SeriesActor, delta: Lots): void {
+    if (delta === 0) return;
+    series.openInterest = addLots(series.openInterest, delta);
     addTo(this.pairOI, series, delta);
   }
 
   /** Recount the per-pair sums from the series (after a restore); returns the first pair that differed, for tests. */
   recountOpenInterest(): string | null {
-    const fresh = new Map<Hex, { call: bigint; put: bigint }>();
+    const fresh = new Map<Hex, { call: Lots; put: Lots }>();
     for (const s of this.series.values()) if (!s.settled) addTo(fresh, s, s.openInterest);
     let differs: string | null = null;
     for (const pairId of new Set([...fresh.keys(), ...this.pairOI.keys()])) {
-      if (this.pairOpenInterest(pairId, true) !== (fresh.get(pairId)?.call ?? 0n) || this.pairOpenInterest(pairId, false) !== (fresh.get(pairId)?.put ?? 0n)) differs ??= pairId;
+      if (this.pairOpenInterest(pairId, true) !== (fresh.get(pairId)?.call ?? 0) || this.pairOpenInterest(pairId, false) !== (fresh.get(pairId)?.put ?? 0)) differs ??= pairId;
     }
     this.pairOI.clear();
     for (const [k, v] of fresh) this.pairOI.set(k, v);

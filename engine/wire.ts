@@ -20,6 +20,7 @@ import type {
   EnginePortfolioEvent,
   EnginePositionEvent,
   EngineTradeEvent,
+  EventLots,
   VenueEvent,
 } from './events.ts';
 
@@ -72,7 +73,7 @@ export class WireEvents {
         return { type: 'depth', seriesId: e.seriesId, bookSeq: e.bookSeq, prevBookSeq: e.prevBookSeq, bids: levels(e.bids, g), asks: levels(e.asks, g), seq: e.seq, ts: e.ts };
       }
       case 'position':
-        return position(e);
+        return position(e, this.grid(e.seriesId));
       case 'portfolio':
         return portfolio(e);
       case 'pair_listed':
@@ -96,13 +97,13 @@ export class WireEvents {
   }
 
   private trade(e: EngineTradeEvent): VenueEvent {
-    const g = e.priceWad !== null && e.sizeWad !== null ? null : this.grid(e.seriesId);
+    const g = this.grid(e.seriesId);
     return {
       type: 'trade',
       tradeId: e.tradeId,
       seriesId: e.seriesId,
-      price: e.priceWad ?? tickToPrice(e.tick, g!.tickDecimals),
-      size: e.sizeWad ?? BigInt(e.lots) * g!.sizeStep,
+      price: e.priceWad ?? tickToPrice(e.tick, g.tickDecimals),
+      size: e.sizeWad ?? BigInt(e.lots) * g.sizeStep,
       premium: cashBig(e.premium),
       notional: cashBig(e.notional),
       takerSide: e.takerSide,
@@ -114,7 +115,7 @@ export class WireEvents {
       takerPortfolioId: e.takerPortfolioId,
       makerFee: cashBig(e.makerFee),
       takerFee: cashBig(e.takerFee),
-      openInterest: e.openInterest,
+      openInterest: wadOf(e.openInterestLots, g),
       source: e.source,
       seq: e.seq,
       ts: e.ts,
@@ -158,10 +159,15 @@ function levels(ls: readonly EngineDepthLevel[], g: Grid | null): DepthLevel[] {
   return out;
 }
 
-/** The position event with its average price: |premium| x 10^30 / |balance| (WAD per contract), null when flat. */
-function position(e: EnginePositionEvent): VenueEvent {
+/** Lots (a double or the bigint count) in WAD. */
+function wadOf(lots: EventLots, g: Grid): bigint {
+  return (typeof lots === 'bigint' ? lots : BigInt(lots)) * g.sizeStep;
+}
+
+/** The position event with its WAD balance and average price: |premium| x 10^30 / |balance| (WAD per contract), null when flat. */
+function position(e: EnginePositionEvent, g: Grid): VenueEvent {
   const premium = cashBig(e.premium);
-  const balance = e.balance;
+  const balance = wadOf(e.lots, g);
   return {
     type: 'position',
     owner: e.owner,

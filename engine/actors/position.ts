@@ -12,8 +12,13 @@
  * PnL leaves that bound is wide: both fields are NaN and `wide` holds them in bigint, until a
  * change brings both back within it (so a position is wide exactly when a figure is beyond the
  * bound). Readers at the edges (events, snapshots, the image) take `premiumOf`/`realizedOf`.
+ *
+ * The balance is in lots of the pair's size step (`lots`, domain/lots.ts: an integer in a
+ * double while |lots| <= 2^53 - 1, a bigint beyond); `balanceOf` gives it in WAD for the edges,
+ * `contractsOfPosition` as the risk engine's double.
  */
 import type { Hex } from '../domain/hex.ts';
+import { addLots, bigLots, contractsOf, lotNumberOf, lotsOfBig, lotsOfWad, wadOfLots, type Lots } from '../domain/lots.ts';
 import { exact, exactOf } from '../risk/exactCash.ts';
 
 /** A position's premium and realised PnL in bigint, when one of them is beyond the doubles' bound. */
@@ -21,7 +26,12 @@ export type WideCash = { premium: bigint; realized: bigint };
 
 export type Position = {
   readonly seriesId: Hex;
-  balance: bigint; // WAD, signed
+  /** The pair's size step (WAD per lot): the unit of `lots`. */
+  readonly lot: bigint;
+  /** `lot` as a double when exact, else NaN (domain/lots.ts `contractsOf`). */
+  readonly lotNumber: number;
+  /** Signed balance in lots (+ long): a number while |lots| <= 2^53 - 1, a bigint beyond (domain/lots.ts). */
+  lots: Lots;
   /** COLLATERAL6, deferred premium balance: an exact integer, NaN when wide. */
   premium: number;
   /** COLLATERAL6, realised PnL to date: an exact integer, NaN when wide. */
@@ -30,11 +40,35 @@ export type Position = {
   wide: WideCash | null;
 };
 
-/** A position from bigint figures (a snapshot's, a test's), in doubles where they are exact. */
-export function newPosition(seriesId: Hex, balance: bigint, premium: bigint, realized: bigint): Position {
-  const p: Position = { seriesId, balance, premium: 0, realized: 0, wide: null };
+// The last size step seen and its double: positions open on the same pairs over and over.
+let lastLot = -1n;
+let lastLotNumber = NaN;
+
+/** A flat position on `seriesId` of a pair whose size step is `lot` (WAD per lot). */
+export function emptyPosition(seriesId: Hex, lot: bigint): Position {
+  if (lot !== lastLot) {
+    lastLotNumber = lotNumberOf(lot);
+    lastLot = lot;
+  }
+  return { seriesId, lot, lotNumber: lastLotNumber, lots: 0, premium: 0, realized: 0, wide: null };
+}
+
+/** A position from bigint figures (a snapshot's, a test's: balance WAD on the grid of `lot`), in doubles where they are exact. */
+export function newPosition(seriesId: Hex, lot: bigint, balance: bigint, premium: bigint, realized: bigint): Position {
+  const p = emptyPosition(seriesId, lot);
+  p.lots = lotsOfWad(balance, lot);
   setCash(p, premium, realized);
   return p;
+}
+
+/** The signed balance, WAD (what snapshots and events carry). */
+export function balanceOf(p: Position): bigint {
+  return wadOfLots(p.lots, p.lot);
+}
+
+/** The signed balance in contracts as a double: exactly `Number(balanceOf(p)) / 1e18`. */
+export function contractsOfPosition(p: Position): number {
+  return contractsOf(p.lots, p.lot, p.lotNumber);
 }
 
 /** The deferred premium, exact (COLLATERAL6). */
@@ -49,7 +83,7 @@ export function realizedOf(p: Position): bigint {
 
 /** Whether the position holds nothing: no balance and no deferred premium (what is left to drop). */
 export function isFlat(p: Position): boolean {
-  return p.balance === 0n && (p.wide === null ? p.premium === 0 : p.wide.premium === 0n);
+  return p.lots === 0 && (p.wide === null ? p.premium === 0 : p.wide.premium === 0n);
 }
 
 /** Set both figures from bigint: in doubles when both are within the bound, else wide. */
@@ -67,48 +101,87 @@ export function setCash(p: Position, premium: bigint, realized: bigint): void {
   }
 }
 
-/** Result of moving a position by a fill: the cash to realise and the balance change. */
-export type PositionChange = { readonly before: bigint; readonly after: bigint; readonly realized: bigint };
+/**
+ * Result of moving a position by a fill: the balance before and after (lots) and the cash
+ * realised. One value reused by every call: read it before the next.
+ */
+export type PositionChange = { readonly before: Lots; readonly after: Lots; readonly realized: bigint };
+const CHANGE: { before: Lots; after: Lots; realized: bigint } = { before: 0, after: 0, realized: 0n };
+
+function changed(before: Lots, after: Lots, realized: bigint): PositionChange {
+  CHANGE.before = before;
+  CHANGE.after = after;
+  CHANGE.realized = realized;
+  return CHANGE;
+}
 
 /**
- * Apply a fill of `qty` (WAD, signed: + bought, - sold) for `premiumFlow` (COLLATERAL6:
+ * `a x num / den` truncated toward zero, for an exact integer `a` and integers 0 < num <= den
+ * below 2^53, when that is exact in doubles; NaN otherwise. |a| x num is exact when it is at
+ * most 2^53 - 1 (a product that is not rounds to at least 2^53, which the check refuses); then
+ * the quotient of two exact integers below 2^53, when not a whole number, lies at least 1/den
+ * from every whole number while half an ulp of it is below that, so its floor is the truncated
+ * quotient (the proof in domain/fees.ts, whose final compare this repeats).
+ */
+export function mulDivTrunc(a: number, num: number, den: number): number {
+  const m = a < 0 ? -a : a;
+  const p = m * num;
+  if (!(p <= MAX_PRODUCT)) return NaN;
+  let q = Math.floor(p / den);
+  if (q * den > p) q--;
+  return a < 0 ? 0 - q : q;
+}
+const MAX_PRODUCT = Number.MAX_SAFE_INTEGER;
+
+/**
+ * Apply a fill of `qty` lots (signed: + bought, - sold) for `premiumFlow` (COLLATERAL6:
  * negative when paying, positive when receiving) to a position.
  * When the fill reduces the position, the closed fraction of the deferred premium plus this
- * fill's premium for the closed part is realised; the rest stays deferred.
+ * fill's premium for the closed part is realised; the rest stays deferred:
+ * released = premium x closed / |before| and, for a fill that flips the position, the closing
+ * part of its premium = flow x closed / |qty|, each truncated toward zero (so released + kept
+ * = the old premium exactly).
  *
- * In doubles where that is exact: a fill that opens or adds (one checked sum), and one that
- * closes the whole position (the whole premium is released: no division). A fill that closes
- * part of the position, or flips it, divides WAD sizes (beyond doubles): that split is done in
- * bigint (`splitInBigint`, the formula as it always was), and so is every change of a wide
- * position or one whose sum leaves the bound. The results are the bigint formula's to the unit
+ * In doubles where that is exact: the balance while every figure is within 2^53 - 1 lots, the
+ * premiums while within 2^53 - 1 COLLATERAL6 (each sum checked), and the split's products
+ * `premium x closed` and `flow x closed` while below 2^53 (`mulDivTrunc`). Anything else (a
+ * wide position, a Lots beyond the bound, a product at or above 2^53) takes `splitInBigint`,
+ * the formula as it always was. The results are the bigint formula's to the unit
  * (test/engine/actors/accountCash.test.ts).
  */
-export function applyToPosition(p: Position, qty: bigint, premiumFlow: bigint): PositionChange {
-  const before = p.balance;
-  const after = before + qty;
-  const flow = exactOf(premiumFlow);
-  if (p.wide === null && exact(flow)) {
-    const reducing = before !== 0n && (before > 0n) !== (qty > 0n);
-    if (!reducing) {
-      const premium = p.premium + flow;
-      if (exact(premium)) {
-        p.premium = premium;
-        p.balance = after;
-        return { before, after, realized: 0n };
-      }
-    } else if (after === 0n) {
-      // Closes the whole position: the closed part is all of it and all of this fill.
-      const realizedNow = p.premium + flow;
-      const realized = p.realized + realizedNow;
-      if (exact(realizedNow) && exact(realized)) {
-        p.premium = 0;
-        p.realized = realized;
-        p.balance = after;
-        return { before, after, realized: BigInt(realizedNow) };
+export function applyToPosition(p: Position, qty: Lots, premiumFlow: bigint): PositionChange {
+  const before = p.lots;
+  if (p.wide === null && typeof before === 'number' && typeof qty === 'number') {
+    const flow = exactOf(premiumFlow);
+    const after = before + qty;
+    if (exact(flow) && exact(after)) {
+      if (before === 0 || before > 0 === qty > 0) {
+        const premium = p.premium + flow;
+        if (exact(premium)) {
+          p.premium = premium;
+          p.lots = after;
+          return changed(before, after, 0n);
+        }
+      } else {
+        const absBefore = before < 0 ? -before : before;
+        const absQty = qty < 0 ? -qty : qty;
+        const closed = absQty < absBefore ? absQty : absBefore;
+        const premium = p.premium;
+        const released = closed === absBefore ? premium : mulDivTrunc(premium, closed, absBefore);
+        const flowClosing = absQty === closed ? flow : mulDivTrunc(flow, closed, absQty);
+        const realizedNow = released + flowClosing;
+        const kept = premium - released + (flow - flowClosing);
+        const realized = p.realized + realizedNow;
+        if (exact(realizedNow) && exact(kept) && exact(realized)) {
+          p.premium = kept;
+          p.realized = realized;
+          p.lots = after;
+          return changed(before, after, realizedNow === 0 ? 0n : BigInt(realizedNow));
+        }
       }
     }
   }
-  return splitInBigint(p, before, qty, premiumFlow);
+  return splitInBigint(p, bigLots(before), bigLots(qty), premiumFlow);
 }
 
 /** applyToPosition's arithmetic in bigint (the reference formula), the result kept in doubles where exact. */
@@ -131,9 +204,10 @@ function splitInBigint(p: Position, before: bigint, qty: bigint, premiumFlow: bi
     realized = released + flowClosing;
     premium = premium - released + (premiumFlow - flowClosing);
   }
-  p.balance = after;
+  const lots = lotsOfBig(after);
+  p.lots = lots;
   setCash(p, premium, realizedOf(p) + realized);
-  return { before, after, realized };
+  return changed(lotsOfBig(before), lots, realized);
 }
 
 // 10^30 as two single-word divisors: V8 divides by one machine word much faster than by two,
@@ -146,9 +220,4 @@ const E15 = 10n ** 15n;
  */
 export function collateralOf(a: bigint, b: bigint): bigint {
   return (a * b) / E15 / E15;
-}
-
-/** Long open interest contributed by a balance. */
-export function longPart(balance: bigint): bigint {
-  return balance > 0n ? balance : 0n;
 }

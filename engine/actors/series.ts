@@ -4,6 +4,7 @@
  * actor's job), and reports what matching did as plain values.
  */
 import type { Hex } from '../domain/hex.ts';
+import type { Lots } from '../domain/lots.ts';
 import type { OrderBook, MatchSink } from '../book/types.ts';
 import type { EngineDepthLevel } from '../events.ts';
 import type { SeriesMarks } from '../commands.ts';
@@ -152,7 +153,8 @@ export class SeriesActor {
   marks: SeriesMarks | null = null;
   /** The marks as the risk engine reads them (floats for the scenario kernel), built once per oracle update. */
   riskQuote: RiskQuote | null = null;
-  openInterest = 0n; // WAD, sum of long balances
+  /** Sum of long balances, in lots of the pair's size step (domain/lots.ts: a bigint only beyond 2^53 - 1). */
+  openInterest: Lots = 0;
   /** Levels touched since the last drain. */
   private readonly touchedBids = new TouchedTicks();
   private readonly touchedAsks = new TouchedTicks();

@@ -7,7 +7,7 @@
 import type { Hex } from '../domain/hex.ts';
 import type { Cash, EngineEvent } from '../events.ts';
 import type { Portfolio } from '../actors/portfolio.ts';
-import type { Position } from '../actors/position.ts';
+import { emptyPosition, type Position } from '../actors/position.ts';
 import type { VenueState } from '../state.ts';
 import type { SeriesActor } from '../actors/series.ts';
 import { portfolioFigures, type PortfolioFigures } from '../risk/portfolioFigures.ts';
@@ -21,7 +21,7 @@ export function publicPortfolioId(p: Portfolio): number {
 export type UnstampedEvent = EngineEvent extends infer E ? (E extends EngineEvent ? Omit<E, 'seq' | 'ts'> : never) : never;
 
 /** A flat position's event: what is left of a position that closed. */
-const FLAT: Position = { seriesId: '0x', balance: 0n, premium: 0, realized: 0, wide: null };
+const FLAT: Position = emptyPosition('0x', 1n);
 
 /** Touched positions and portfolios up to which a linear scan finds them (above it, a map). */
 const LINEAR = 64;
@@ -149,7 +149,7 @@ export class EventSink {
       const live = portfolio.positions.get(seriesId);
       const pos = live ?? this.positionObjects[i] ?? FLAT;
       // A closed position keeps its realised PnL in the event; its balance and premium are 0.
-      this.push(positionEventOf(portfolio, seriesId, live === undefined ? 0n : pos.balance, live === undefined ? 0 : premiumCash(pos), realizedCash(pos)));
+      this.push(positionEventOf(portfolio, seriesId, pos, live !== undefined));
     }
     for (let i = 0; i < this.portfolioCount; i++) this.push(portfolioEvent(state, this.portfolios[i]!));
     return this.events;
@@ -166,9 +166,14 @@ export function realizedCash(p: Position): Cash {
   return p.wide === null ? p.realized : p.wide.realized;
 }
 
-/** A position event of `p` (its public id) on `seriesId`: balance WAD, deferred premium and realised PnL C6 (the converter adds the average price). */
-export function positionEventOf(p: Portfolio, seriesId: Hex, balance: bigint, premium: Cash, realizedPnl: Cash): UnstampedEvent {
-  return { type: 'position', owner: p.owner, portfolioId: publicPortfolioId(p), seriesId, balance, premium, realizedPnl };
+/**
+ * The position event of `p` (its public id) on `seriesId` from `pos`: balance in lots, deferred
+ * premium and realised PnL C6 (the converter adds the WAD balance and the average price). A
+ * position that is no longer held (`live` false) shows balance and premium 0 and keeps its
+ * realised PnL.
+ */
+export function positionEventOf(p: Portfolio, seriesId: Hex, pos: Position, live: boolean): UnstampedEvent {
+  return { type: 'position', owner: p.owner, portfolioId: publicPortfolioId(p), seriesId, lots: live ? pos.lots : 0, premium: live ? premiumCash(pos) : 0, realizedPnl: realizedCash(pos) };
 }
 
 /** The figures of a portfolio event, written here and copied into the event at once. */

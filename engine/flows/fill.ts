@@ -6,7 +6,8 @@ import type { Hex } from '../domain/hex.ts';
 import { makerFeeInBigint, takerFeeInBigint, type FillMoney } from '../domain/fees.ts';
 import type { VenueState } from '../state.ts';
 import type { Portfolio } from '../actors/portfolio.ts';
-import { applyToPosition, isFlat, longPart, collateralOf } from '../actors/position.ts';
+import { applyToPosition, emptyPosition, isFlat, collateralOf } from '../actors/position.ts';
+import { addLots, longDelta, negLots, type Lots } from '../domain/lots.ts';
 import type { EventSink } from './eventSink.ts';
 import { publicPortfolioId } from './eventSink.ts';
 import { referralRebate } from './referrals.ts';
@@ -18,10 +19,13 @@ export type FillParams = {
   /** The series' handle (actors/seriesTable.ts) when the caller has it, as a book fill does: an array read instead of a lookup by id. */
   readonly seriesHandle?: number;
   readonly price: bigint; // WAD premium per contract
-  readonly size: bigint; // WAD
-  /** The price in ticks and the size in lots when the caller has them (a book fill): the compact trade event carries them instead of the WAD values. */
+  readonly size: bigint; // WAD, for the trade event of a fill off the grid
+  /** The same size in lots of the pair's size step (`sizeStep`): what positions and open interest move by. */
+  readonly lots: Lots;
+  /** The pair's size step, WAD per lot. */
+  readonly sizeStep: bigint;
+  /** The price in ticks when the caller has it (a book fill): the compact trade event carries tick and lots instead of the WAD values. */
   readonly tick?: number;
-  readonly lots?: number;
   readonly maker: FillSide;
   readonly taker: FillSide;
   readonly takerIsBuy: boolean;
@@ -74,8 +78,9 @@ export function applyFill(state: VenueState, sink: EventSink, f: FillParams): st
   const buyer = f.takerIsBuy ? f.taker : f.maker;
   const seller = f.takerIsBuy ? f.maker : f.taker;
 
-  const oiDelta = move(state, sink, buyer.portfolio, f.seriesId, f.size, -premium) + move(state, sink, seller.portfolio, f.seriesId, -f.size, premium);
-  state.addOpenInterest(series, oiDelta);
+  const bought = move(state, sink, buyer.portfolio, f.seriesId, f.sizeStep, f.lots, -premium);
+  const sold = move(state, sink, seller.portfolio, f.seriesId, f.sizeStep, negLots(f.lots), premium);
+  state.addOpenInterest(series, typeof bought === 'number' && typeof sold === 'number' ? bought + sold : addLots(bought, sold));
 
   state.accounts.debit(f.taker.portfolio, takerFeeC6);
   state.accounts.debit(f.maker.portfolio, makerFeeC6);
@@ -85,13 +90,13 @@ export function applyFill(state: VenueState, sink: EventSink, f: FillParams): st
   record(state, f.taker.portfolio);
   // The compact trade event (engine/events.ts): ticks and lots for a book fill, else the WAD
   // values; each money figure as its double when exact, else its bigint.
-  const onGrid = f.tick !== undefined && f.lots !== undefined && f.tick >= 0;
+  const onGrid = f.tick !== undefined && f.tick >= 0 && typeof f.lots === 'number';
   sink.push({
     type: 'trade',
     tradeId,
     seriesId: f.seriesId,
     tick: onGrid ? f.tick! : -1,
-    lots: onGrid ? f.lots! : -1,
+    lots: onGrid ? (f.lots as number) : -1,
     priceWad: onGrid ? null : f.price,
     sizeWad: onGrid ? null : f.size,
     premium: m.premiumN >= 0 ? m.premiumN : premium,
@@ -105,23 +110,24 @@ export function applyFill(state: VenueState, sink: EventSink, f: FillParams): st
     takerPortfolioId: publicPortfolioId(f.taker.portfolio),
     makerFee: m.makerFeeN >= 0 ? m.makerFeeN : makerFeeC6,
     takerFee: m.takerFeeN >= 0 ? m.takerFeeN : takerFeeC6,
-    openInterest: series.openInterest,
+    openInterestLots: series.openInterest,
     source: f.source,
   });
   referralRebate(state, sink, f.taker.portfolio.owner, takerFeeC6, tradeId);
   return tradeId;
 }
 
-/** Move one side's position by a fill of `qty` for `flow` premium; returns the change in its long open interest. */
-function move(state: VenueState, sink: EventSink, p: Portfolio, seriesId: Hex, qty: bigint, flow: bigint): bigint {
+/** Move one side's position by a fill of `qty` lots (of `lot` WAD) for `flow` premium; returns the change in its long open interest (lots). */
+function move(state: VenueState, sink: EventSink, p: Portfolio, seriesId: Hex, lot: bigint, qty: Lots, flow: bigint): Lots {
   let pos = p.positions.get(seriesId);
-  if (!pos) p.positions.set(seriesId, (pos = { seriesId, balance: 0n, premium: 0, realized: 0, wide: null }));
+  if (!pos) p.positions.set(seriesId, (pos = emptyPosition(seriesId, lot)));
   const change = applyToPosition(pos, qty, flow);
+  const oi = longDelta(change.before, change.after);
   if (change.realized !== 0n) state.accounts.credit(p, change.realized);
   if (isFlat(pos)) p.positions.delete(seriesId);
   state.accounts.margin.positionChanged(p, seriesId);
   sink.position(p, seriesId, pos);
-  return longPart(change.after) - longPart(change.before);
+  return oi;
 }
 
 /**

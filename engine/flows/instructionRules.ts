@@ -14,6 +14,7 @@ import { reject, type Rejection } from '../codes.ts';
 import type { VenueState } from '../state.ts';
 import type { PlaceDraft, PlaceFacts } from './orderDrafts.ts';
 import { mmpFrozen } from './mmp.ts';
+import { balanceOf } from '../actors/position.ts';
 
 type Cancelled = readonly { readonly orderId: Hex }[];
 
@@ -81,7 +82,8 @@ function postOnlyRule(state: VenueState, facts: PlaceFacts<PlaceDraft>, places: 
  */
 function reduceOnlyRule(facts: PlaceFacts<PlaceDraft>, places: readonly PlaceDraft[], i: number, cancels: Cancelled): Rejection | null {
   const o = facts.o;
-  const balance = facts.portfolio?.positions.get(o.seriesId)?.balance ?? 0n;
+  const held = facts.portfolio?.positions.get(o.seriesId);
+  const balance = held === undefined ? 0n : balanceOf(held);
   const reducible = o.isBuy ? (balance < 0n ? -balance : 0n) : balance > 0n ? balance : 0n;
   let pending = 0n;
   if (facts.portfolio !== null) {

@@ -31,7 +31,7 @@ import type { OrderRecord } from '../actors/orderRecord.ts';
 import type { Position } from '../actors/position.ts';
 import type { SeriesActor } from '../actors/series.ts';
 import type { Pair } from '../actors/registry.ts';
-import { collateralOf, premiumOf } from '../actors/position.ts';
+import { balanceOf, collateralOf, contractsOfPosition, premiumOf } from '../actors/position.ts';
 import { INSURANCE_FUND_OWNER, INSURANCE_FUND_PORTFOLIO } from '../actors/insuranceFund.ts';
 import type { RiskQuote } from '../risk/riskQuote.ts';
 import { SCENARIOS } from '../risk/margin.ts';
@@ -182,7 +182,8 @@ function liquidateIfDue(state: VenueState, sink: EventSink, anchor: Portfolio): 
     const pick = largestContribution(state, group);
     if (pick === null) break; // nothing left to close: what is left is a deficit
     const { member, position, series, pair } = pick;
-    const abs = position.balance < 0n ? -position.balance : position.balance;
+    const balance = balanceOf(position);
+    const abs = balance < 0n ? -balance : balance;
     let step = steps.get(position.seriesId);
     if (step === undefined) {
       const quarter = (abs + STEPS_PER_POSITION - 1n) / STEPS_PER_POSITION;
@@ -190,7 +191,7 @@ function liquidateIfDue(state: VenueState, sink: EventSink, anchor: Portfolio): 
       steps.set(position.seriesId, step);
     }
     const size = abs < step ? abs : step;
-    notional += closeStep(state, sink, id, ++orders, member, position.seriesId, series, pair, position.balance < 0n, size, closes);
+    notional += closeStep(state, sink, id, ++orders, member, position.seriesId, series, pair, balance < 0n, size, closes);
   }
 
   // 3. The fee, capped at the equity left.
@@ -238,11 +239,11 @@ function largestContribution(state: VenueState, group: readonly Portfolio[]): Pi
   const totals = new Float64Array(SCENARIOS);
   for (const member of group) {
     for (const position of member.positions.values()) {
-      if (position.balance === 0n) continue;
+      if (position.lots === 0) continue;
       const quote = state.marks.quote(position.seriesId);
       if (quote === null) continue; // settled: nothing to close
       held.push({ member, position, quote });
-      const b = Number(position.balance) / 1e18;
+      const b = contractsOfPosition(position);
       for (let s = 0; s < SCENARIOS; s++) totals[s]! += b * (quote.scenarios[s]! - quote.mark);
     }
   }
@@ -252,7 +253,7 @@ function largestContribution(state: VenueState, group: readonly Portfolio[]): Pi
   const floorRate = Number(state.config.shortFloorRate) / 1e18;
   let best: Pick | null = null;
   for (const { member, position, quote } of held) {
-    const b = Number(position.balance) / 1e18;
+    const b = contractsOfPosition(position);
     const loss = -b * (quote.scenarios[worst]! - quote.mark);
     const floor = b < 0 ? floorRate * quote.spot * -b : 0;
     const contribution = Math.max(loss, floor);
@@ -332,7 +333,7 @@ function closeStep(state: VenueState, sink: EventSink, id: string, n: number, me
   if (restLots > 0) {
     const rest = BigInt(restLots) * pair.sizeStep;
     const fund = fundPortfolio(state, sink);
-    applyFill(state, sink, { seriesId, price: edge.price, size: rest, maker: { portfolio: fund, orderId: null }, taker: { portfolio: member, orderId: record.orderId }, takerIsBuy: isBuy, source: 'liquidation', feeFree: true });
+    applyFill(state, sink, { seriesId, price: edge.price, size: rest, lots: restLots, sizeStep: pair.sizeStep, maker: { portfolio: fund, orderId: null }, taker: { portfolio: member, orderId: record.orderId }, takerIsBuy: isBuy, source: 'liquidation', feeFree: true });
     closes.push({ seriesId, side, size: rest, price: edge.price, counterparty: 'fund' });
     record.filledLots = lots;
     record.status = 'filled';
@@ -357,7 +358,7 @@ export function liquidationSpotOf(state: VenueState, p: Portfolio, fills: readon
     cash += state.accounts.depositOf(m);
     for (const pos of m.positions.values()) {
       cash += premiumOf(pos);
-      balances.set(pos.seriesId, (balances.get(pos.seriesId) ?? 0n) + pos.balance);
+      balances.set(pos.seriesId, (balances.get(pos.seriesId) ?? 0n) + balanceOf(pos));
     }
   }
   for (const o of fills) {

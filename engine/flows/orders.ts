@@ -10,7 +10,8 @@ import type { VenueState } from '../state.ts';
 import type { Pair } from '../actors/registry.ts';
 import type { OrderRecord } from '../actors/orderRecord.ts';
 import { openOrder, type OpenOrder, type Portfolio } from '../actors/portfolio.ts';
-import { collateralOf } from '../actors/position.ts';
+import { balanceOf, collateralOf } from '../actors/position.ts';
+import { wadOfLots } from '../domain/lots.ts';
 import type { ProspectiveOrder } from '../risk/marginBook.ts';
 import type { EventSink, UnstampedEvent } from './eventSink.ts';
 import { tickToPrice } from '../domain/ticks.ts';
@@ -46,7 +47,8 @@ function checkOpenInterest(state: VenueState, places: readonly ValidPlace[]): Re
     const capped = isCall ? v.pair.maxCallOI : v.pair.maxPutOI;
     if (capped === 0n) continue;
     adds ??= new Map();
-    const balance = v.portfolio.positions.get(v.o.seriesId)?.balance ?? 0n;
+    const held = v.portfolio.positions.get(v.o.seriesId);
+    const balance = held === undefined ? 0n : balanceOf(held);
     const closable = v.o.isBuy ? (balance < 0n ? -balance : 0n) : balance > 0n ? balance : 0n;
     const opening = v.o.size > closable ? v.o.size - closable : 0n;
     const key = `${v.pair.pairId}|${isCall}`;
@@ -58,7 +60,7 @@ function checkOpenInterest(state: VenueState, places: readonly ValidPlace[]): Re
     const [pairId, isCall] = key.split('|') as [Hex, string];
     const pair = state.pairs.get(pairId)!;
     const cap = isCall === 'true' ? pair.maxCallOI : pair.maxPutOI;
-    const current = state.pairOpenInterest(pairId, isCall === 'true');
+    const current = wadOfLots(state.pairOpenInterest(pairId, isCall === 'true'), pair.sizeStep);
     if (current + add > cap) return reject('oi_cap', { pairId, cap: cap.toString(), openInterest: current.toString() });
   }
   return null;
@@ -231,7 +233,7 @@ const NO_TRADES: readonly Trade[] = Object.freeze([]);
 const BOOK_MAKER: Writable<FillSide> = { portfolio: null as unknown as Portfolio, orderId: null };
 const BOOK_TAKER: Writable<FillSide> = { portfolio: null as unknown as Portfolio, orderId: null };
 const BOOK_MONEY: FillMoney = { premium: 0n, notional: 0n, takerFee: 0n, makerFee: 0n, premiumN: -1, notionalN: -1, takerFeeN: -1, makerFeeN: -1 };
-const BOOK_FILL: Writable<FillParams> = { seriesId: '0x', seriesHandle: -1, price: 0n, size: 0n, tick: -1, lots: -1, maker: BOOK_MAKER, taker: BOOK_TAKER, takerIsBuy: false, source: 'book', feeFree: false, money: BOOK_MONEY };
+const BOOK_FILL: Writable<FillParams> = { seriesId: '0x', seriesHandle: -1, price: 0n, size: 0n, tick: -1, lots: 0, sizeStep: 1n, maker: BOOK_MAKER, taker: BOOK_TAKER, takerIsBuy: false, source: 'book', feeFree: false, money: BOOK_MONEY };
 
 /**
  * Settle what a match did (flows shared by order entry and the liquidation pass): each fill
@@ -249,6 +251,7 @@ export function settleMatch(state: VenueState, sink: EventSink, outcome: MatchOu
     f.seriesHandle = outcome.seriesHandle;
     f.takerIsBuy = taker.isBuy;
     f.feeFree = feeFree;
+    f.sizeStep = pair.sizeStep;
     BOOK_TAKER.portfolio = takerPortfolio;
     BOOK_TAKER.orderId = taker.orderId;
     for (let i = 0; i < n; i++) {

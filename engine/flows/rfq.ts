@@ -12,6 +12,7 @@ import type { VenueState } from '../state.ts';
 import { quoteStatus } from '../actors/rfq.ts';
 import type { EventSink } from './eventSink.ts';
 import { applyFill, feesOf } from './fill.ts';
+import { lotsOfWad, wadOfLots } from '../domain/lots.ts';
 
 /** Request ids derive from the command's sequence number: unique and replayable. */
 export function requestIdOf(seq: number): Hex {
@@ -113,7 +114,7 @@ export function fillQuote(state: VenueState, sink: EventSink, f: RfqFillInput): 
   const makerPortfolio = accounts.internalPortfolioOf(mmm, pair.pairId, state.now);
 
   const cap = series.spec.isCall ? pair.maxCallOI : pair.maxPutOI;
-  if (cap > 0n && state.pairOpenInterest(pair.pairId, series.spec.isCall) + f.fillSize > cap) return reject('oi_cap', { pairId: pair.pairId, cap: cap.toString() });
+  if (cap > 0n && wadOfLots(state.pairOpenInterest(pair.pairId, series.spec.isCall), pair.sizeStep) + f.fillSize > cap) return reject('oi_cap', { pairId: pair.pairId, cap: cap.toString() });
   const spot = state.oracles.get(pair.pairId)!.spot;
   const fees = feesOf(state, spot, f.fillSize, quote.price);
   for (const [portfolio, isBuy, fee] of [
@@ -131,6 +132,8 @@ export function fillQuote(state: VenueState, sink: EventSink, f: RfqFillInput): 
     seriesId: request.seriesId,
     price: quote.price,
     size: f.fillSize,
+    lots: lotsOfWad(f.fillSize, pair.sizeStep), // on the grid: checked above
+    sizeStep: pair.sizeStep,
     maker: { portfolio: makerPortfolio, orderId: null },
     taker: { portfolio: takerPortfolio, orderId: null },
     takerIsBuy: request.takerIsBuying,

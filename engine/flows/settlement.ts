@@ -5,7 +5,7 @@
  * marked settled and stays readable with its settlement price.
  */
 import type { SeriesActor } from '../actors/series.ts';
-import { collateralOf, premiumOf, realizedOf, setCash } from '../actors/position.ts';
+import { balanceOf, collateralOf, premiumOf, realizedOf, setCash } from '../actors/position.ts';
 import { twap } from '../actors/registry.ts';
 import type { VenueState } from '../state.ts';
 import type { EventSink } from './eventSink.ts';
@@ -32,10 +32,10 @@ function settle(state: VenueState, sink: EventSink, s: SeriesActor): void {
   for (const p of state.accounts.allPortfolios()) {
     const pos = p.positions.get(s.spec.seriesId);
     if (!pos) continue;
-    const payout = collateralOf(pos.balance, value) + premiumOf(pos);
+    const payout = collateralOf(balanceOf(pos), value) + premiumOf(pos);
     state.accounts.credit(p, payout);
     setCash(pos, 0n, realizedOf(pos) + payout);
-    pos.balance = 0n;
+    pos.lots = 0;
     p.positions.delete(s.spec.seriesId);
     state.accounts.margin.positionChanged(p, s.spec.seriesId);
     sink.position(p, s.spec.seriesId, pos);
@@ -44,5 +44,5 @@ function settle(state: VenueState, sink: EventSink, s: SeriesActor): void {
   s.settlementPrice = price;
   state.accounts.margin.marksChanged(s.spec.seriesId, null);
   state.addOpenInterest(s, -s.openInterest); // to zero, and out of the pair's sum
-  sink.push({ type: 'series_settled', seriesId: s.spec.seriesId, settlementPrice: price, openInterest: s.openInterest });
+  sink.push({ type: 'series_settled', seriesId: s.spec.seriesId, settlementPrice: price, openInterest: state.openInterestWad(s) });
 }

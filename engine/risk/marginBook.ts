@@ -26,6 +26,8 @@
 import type { Hex } from '../domain/hex.ts';
 import { MARGIN_ROW, type OpenOrder, type Portfolio } from '../actors/portfolio.ts';
 import { collateralOf } from '../actors/position.ts';
+import { contractsOf, wadOfLots, type Lots } from '../domain/lots.ts';
+import { mulDivInDoubles, ratioOf, type Ratio } from '../domain/fees.ts';
 import { SCENARIOS } from './margin.ts';
 import { STRIDE, POS, ORD, FLOOR_POS, FLOOR_ORD, PREMIUM, OWED, MARK, RESERVE, type CountedOrder } from './exposure.ts';
 import type { MarginAccount, MutableRequirement, Requirement } from './marginAccount.ts';
@@ -37,6 +39,7 @@ import { verifyRows } from './marginAudit.ts';
 /** Risk units per unit of quote currency, and COLLATERAL6 per risk unit. */
 export const RISK_UNITS = 10_000;
 const C6_PER_UNIT = 100n;
+const E30 = 10n ** 30n;
 const MAX_EXACT_UNITS = Math.floor(Number.MAX_SAFE_INTEGER / 100);
 
 export type { MemberSource, KeptSums, KeptExposure, CashFigures } from './marginRows.ts';
@@ -112,6 +115,11 @@ export function toC6(units: number): bigint {
 
 
 export class MarginBook extends MarginRows {
+  /** Per series row: the quote and size step the mark ratio (lot x mark / 10^30, `markValueOf`) was last built for, and that ratio. */
+  private readonly ratioQuote: (RiskQuote | null)[] = [];
+  private readonly ratioLot: bigint[] = [];
+  private readonly ratios: Ratio[] = [];
+
   /** Compare with a rebuild from scratch; the first difference, or null. For tests and audits (marginAudit.ts). */
   verify(portfolios: Iterable<Portfolio>): string | null {
     for (let a = 0; a < this.accounts.count; a++) if (this.accounts.staleHead[a] !== -1) this.refresh(a);
@@ -562,22 +570,43 @@ export class MarginBook extends MarginRows {
     accounts.current[a] = 0;
     const ex = this.exposures;
     this.positionSums(accounts.objects[a]!, this.seriesIds[ex.series[e]!]!);
-    const balance = this.sumBalance;
+    const sumLots = this.sumLots;
+    const balance = wadOfLots(sumLots, this.sumLot);
     const eb = e * STRIDE;
     const ab = a * STRIDE;
     this.setCash(a, eb + PREMIUM, ab + PREMIUM, this.sumPremium);
     this.setCash(a, eb + OWED, ab + OWED, this.sumOwed);
-    this.setCash(a, eb + MARK, ab + MARK, q === null || balance === 0n ? 0 : exactOf(collateralOf(balance, q.markWad)));
+    this.setCash(a, eb + MARK, ab + MARK, q === null || sumLots === 0 ? 0 : this.markValueOf(ex.series[e]!, q, sumLots, this.sumLot));
     if ((ex.balance[e] === 0n) !== (balance === 0n)) accounts.positions[a]! += balance === 0n ? -1 : 1;
     ex.balance[e] = balance;
     const en = ex.num;
     const an = accounts.num;
-    const b = Number(balance) / 1e18;
+    const b = sumLots === 0 ? 0 : contractsOf(sumLots, this.sumLot, this.sumLotNumber); // Number(balance) / 1e18, bit for bit
     for (let s = 0; s < SCENARIOS; s++) {
       const units = q === null || b === 0 ? 0 : Math.floor(b * (q.scenarios[s]! - q.mark) * RISK_UNITS);
       an[ab + POS + s]! += units - en[eb + POS + s]!;
       en[eb + POS + s] = units;
     }
+  }
+
+  /**
+   * The mark value of `lots` lots of step `lot` on series row `s` at quote `q` (COLLATERAL6, NaN
+   * beyond the exact range): `collateralOf(lots x lot, markWad)`, truncated toward zero. In
+   * doubles as |lots| x num / den with num/den = lot x markWad / 10^30 in lowest terms, kept
+   * per series until its quote changes (domain/fees.ts `mulDivInDoubles`: exact, or -1 and the
+   * bigint formula); a bigint balance takes the bigint formula.
+   */
+  private markValueOf(s: number, q: RiskQuote, lots: Lots, lot: bigint): number {
+    if (typeof lots === 'number') {
+      if (this.ratioQuote[s] !== q || this.ratioLot[s] !== lot) {
+        this.ratioQuote[s] = q;
+        this.ratioLot[s] = lot;
+        this.ratios[s] = ratioOf(lot * q.markWad, E30);
+      }
+      const v = mulDivInDoubles(lots < 0 ? -lots : lots, this.ratios[s]!);
+      if (v >= 0) return lots < 0 ? 0 - v : v;
+    }
+    return exactOf(collateralOf(wadOfLots(lots, lot), q.markWad));
   }
 
   /** The short floors of the exposure, from its balance and open sells. */

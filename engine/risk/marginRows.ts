@@ -11,6 +11,7 @@ import { collateralOf, premiumOf } from '../actors/position.ts';
 import { SCENARIOS } from './margin.ts';
 import { ExposureRows, PairIndex, STRIDE, POS, ORD, FLOOR_POS, FLOOR_ORD, PREMIUM, OWED, MARK, RESERVE, grown, type CountedOrder } from './exposure.ts';
 import { AccountRows, type MarginAccount } from './marginAccount.ts';
+import { addLots, wadOfLots, type Lots } from '../domain/lots.ts';
 import type { CashRows } from '../actors/cashRows.ts';
 import type { QuoteBoard, QuoteCell, RiskQuote } from './riskQuote.ts';
 import { exact } from './exactCash.ts';
@@ -47,7 +48,10 @@ export class MarginRows {
   protected lastSeriesId: Hex | null = null;
   protected lastSeriesRow = -1;
   /** The position sums of one series over an account's portfolios (positionSums), in scratch: no object per call. */
-  protected sumBalance = 0n;
+  /** The balance in lots, and the size step (WAD, and as a double: domain/lots.ts `contractsOf`) of the positions summed. */
+  protected sumLots: Lots = 0;
+  protected sumLot = 1n;
+  protected sumLotNumber = 1;
   protected sumPremium = 0;
   protected sumOwed = 0;
 
@@ -123,7 +127,7 @@ export class MarginRows {
       this.positionSums(acc, this.seriesIds[ex.series[e]!]!);
       const q = this.quoteOf(e);
       this.positionCash(acc, this.seriesIds[ex.series[e]!]!, c);
-      if (q !== null) c.markValue += collateralOf(this.sumBalance, q.markWad);
+      if (q !== null) c.markValue += collateralOf(wadOfLots(this.sumLots, this.sumLot), q.markWad);
       for (let o: CountedOrder | null = ex.first[e]!; o !== null; o = o.eNext) if (o.isBuy) c.buyReserve += collateralOf(o.remaining, o.price);
     }
     return c;
@@ -135,13 +139,15 @@ export class MarginRows {
    * leaves the exact range (engine/actors/position.ts), which marks the account wide.
    */
   protected positionSums(acc: MarginAccount, seriesId: Hex): void {
-    this.sumBalance = 0n;
+    this.sumLots = 0;
     this.sumPremium = 0;
     this.sumOwed = 0;
     if (acc.single) {
       const pos = acc.anchor.positions.get(seriesId);
       if (pos === undefined) return;
-      this.sumBalance = pos.balance;
+      this.sumLots = pos.lots;
+      this.sumLot = pos.lot;
+      this.sumLotNumber = pos.lotNumber;
       this.sumPremium = pos.premium;
       this.sumOwed = owedOf(pos.premium);
       return;
@@ -149,7 +155,10 @@ export class MarginRows {
     for (const m of this.members(acc.anchor)) {
       const pos = m.positions.get(seriesId);
       if (pos === undefined) continue;
-      this.sumBalance += pos.balance;
+      // One series: one pair, one size step.
+      this.sumLots = addLots(this.sumLots, pos.lots);
+      this.sumLot = pos.lot;
+      this.sumLotNumber = pos.lotNumber;
       // Each partial sum checked (a rounded one stays NaN): owed only grows, premium may not.
       if (!exact((this.sumPremium += pos.premium))) this.sumPremium = NaN;
       this.sumOwed += owedOf(pos.premium);

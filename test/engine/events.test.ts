@@ -12,6 +12,7 @@ import t from 'tap';
 import type { PortfolioEvent, PositionEvent, VenueEvent } from '../../engine/index.ts';
 import type { VenueState } from '../../engine/state.ts';
 import { runFullStream } from '../gateway/readModels/support/fullStream.ts';
+import { balanceOf } from '../../engine/actors/position.ts';
 
 /**
  * Every public portfolio's figures as the account actor's risk view computes them now, in
@@ -50,7 +51,7 @@ function positions(state: VenueState): Map<string, string> {
   const out = new Map<string, string>();
   for (const p of state.accounts.allPortfolios()) {
     const id = p.internalPair !== null ? 0 : p.id;
-    for (const pos of p.positions.values()) out.set(`${p.owner}|${id}|${pos.seriesId}`, `${pos.balance}|${pos.premium}|${pos.realized}`);
+    for (const pos of p.positions.values()) out.set(`${p.owner}|${id}|${pos.seriesId}`, `${balanceOf(pos)}|${pos.premium}|${pos.realized}`);
   }
   return out;
 }
@@ -80,7 +81,7 @@ t.test('portfolio, position and order events are complete and stamped', async (t
         // Counted afresh: the positions of the portfolio (a market maker's 0: of its whole group) with a balance.
         const group = e.portfolioId === 0 ? [...state.accounts.walletPortfolios(state.accounts.walletOf(e.owner))].filter((q) => q.id <= 0) : [state.accounts.portfolio(e.owner, e.portfolioId)!];
         let open = 0;
-        for (const q of group) for (const pos of q.positions.values()) if (pos.balance !== 0n) open++;
+        for (const q of group) for (const pos of q.positions.values()) if (pos.lots !== 0) open++;
         if (open !== e.positionCount) wrong.push(`seq ${h.seq}: portfolio ${e.owner}|${e.portfolioId} positionCount ${e.positionCount}, counted ${open}`);
       } else if (e.type === 'position') {
         positionEvents++;

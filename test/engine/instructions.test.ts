@@ -11,6 +11,7 @@ import { instructionsOf, type OrderInstructions } from '../../engine/domain/inst
 import { Venue } from '../../engine/venue.ts';
 import { precheck } from '../../engine/precheck.ts';
 import type { Hex } from '../../engine/domain/hex.ts';
+import { balanceOf } from '../../engine/actors/position.ts';
 
 function setup(): { h: Harness; call: Hex } {
   const h = listedVenue();
@@ -53,7 +54,7 @@ t.test('FOK: fills all at once across levels', async (t) => {
   const fok = h.order(BOB, call, true, 2100, 1.5, ins({ timeInForce: 'FOK' }));
   const r = h.ok({ type: 'place', orders: [fok] });
   t.match(r.value, { outcomes: [{ status: 'filled', filled: wad(1.5), remaining: 0n }] });
-  t.equal(h.venue.state.accounts.portfolio(BOB, 1)!.positions.get(call)!.balance, wad(1.5));
+  t.equal(balanceOf(h.venue.state.accounts.portfolio(BOB, 1)!.positions.get(call)!), wad(1.5));
 });
 
 t.test('FOK that cannot fill changes nothing but its nonce (cancelReason fok)', async (t) => {
@@ -70,7 +71,8 @@ t.test('FOK that cannot fill changes nothing but its nonce (cancelReason fok)', 
   t.equal(state.nextRef, before.refs, 'no book ref used');
   t.same(state.series.get(call)!.book.depth(false, 10), before.depth, 'the book is as it was');
   t.equal(state.accounts.depositOf(state.accounts.portfolio(BOB, 1)!), before.deposit);
-  t.equal(state.accounts.portfolio(BOB, 1)!.positions.get(call)?.balance ?? 0n, 0n);
+  const held = state.accounts.portfolio(BOB, 1)!.positions.get(call);
+  t.equal(held === undefined ? 0n : balanceOf(held), 0n);
   t.ok(state.orderIndex.has(ask.orderId));
   t.notOk(state.orderIndex.has(fok.orderId));
   t.equal(refusal(h, [fok]), 'nonce_used', 'the killed FOK used its nonce (it was accepted, then cancelled)');

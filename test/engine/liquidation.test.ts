@@ -10,7 +10,7 @@
  * conserved but for recorded bad debt, and the engine's indexes consistent.
  */
 import t, { type Test } from 'tap';
-import { premiumOf } from '../../engine/actors/position.ts';
+import { balanceOf, premiumOf } from '../../engine/actors/position.ts';
 import type { Hex } from '../../engine/domain/hex.ts';
 import { WAD } from '../../engine/domain/fixed.ts';
 import type { LiquidationEvent, OracleEvent, OrderEvent, VenueEvent, TradeEvent } from '../../engine/events.ts';
@@ -157,7 +157,7 @@ t.test('orders only: cancelling the open orders restores health', async (t) => {
   t.same(liq!.closes, [], 'no position closed');
   t.equal(liq!.fee, 0n, 'no fee: nothing closed');
   t.ok(liq!.trigger.equity < liq!.trigger.maintenanceMargin, 'the trigger: equity below maintenance margin with orders');
-  t.equal(portfolioOf(r.h, ALICE).positions.get(call)!.balance, -WAD / 2n, 'the position is untouched');
+  t.equal(balanceOf(portfolioOf(r.h, ALICE).positions.get(call)!), -WAD / 2n, 'the position is untouched');
   t.ok(r.h.venue.state.accounts.risk(portfolioOf(r.h, ALICE)).isHealthy, 'healthy after the cancels');
   checkProperties(t, r);
 });
@@ -252,10 +252,10 @@ function partial(withBook: boolean, t: Test, bandBps = 1000) {
     t.equal(liq!.closes[0]!.price, edge, `at the band edge (mark + ${bandBps / 100}%, on the tick grid)`);
     const trade = r.events.find((e): e is TradeEvent => e.type === 'trade' && e.source === 'liquidation')!;
     t.equal(trade.maker, INSURANCE_FUND_OWNER, 'the fund is the counterparty');
-    t.equal(portfolioOf(h, INSURANCE_FUND_OWNER).positions.get(call)!.balance, -liq!.closes[0]!.size, 'the fund holds what it took over');
+    t.equal(balanceOf(portfolioOf(h, INSURANCE_FUND_OWNER).positions.get(call)!), -liq!.closes[0]!.size, 'the fund holds what it took over');
   }
   const pos = portfolioOf(h, ALICE).positions.get(call)!;
-  t.ok(pos.balance < 0n && pos.balance > -4n * WAD, 'a partial close: part of the short is left');
+  t.ok(balanceOf(pos) < 0n && balanceOf(pos) > -4n * WAD, 'a partial close: part of the short is left');
   const now = h.venue.state.accounts.risk(portfolioOf(h, ALICE));
   t.ok(now.isHealthy, 'maintenance margin met after');
   // It stopped as soon as that was so: without its last closing order (every close of it
@@ -376,7 +376,7 @@ t.test("a market maker's internal trading portfolio", async (t) => {
   t.equal(liq!.cancelledOrders.length, 2, 'its open orders (held by its internal portfolio) cancelled');
   t.ok(liq!.closes.length > 0, 'closes');
   const internal = [...h.venue.state.accounts.walletPortfolios(h.venue.state.accounts.walletOf(MM))].find((p) => p.internalPair === BTC)!;
-  t.ok(internal.positions.get(call)!.balance > -3n * WAD, "the internal portfolio's short is reduced");
+  t.ok(balanceOf(internal.positions.get(call)!) > -3n * WAD, "the internal portfolio's short is reduced");
   t.ok(h.venue.state.accounts.risk(portfolioOf(h, MM, 0)).isHealthy, 'the margin account is healthy after');
   checkProperties(t, r);
 });
@@ -386,7 +386,7 @@ function worstScenario(h: Harness, p: Portfolio): number {
   const totals = new Array<number>(SCENARIOS).fill(0);
   for (const pos of p.positions.values()) {
     const q = h.venue.state.marks.quote(pos.seriesId)!;
-    for (let s = 0; s < SCENARIOS; s++) totals[s]! += (Number(pos.balance) / 1e18) * (q.scenarios[s]! - q.mark);
+    for (let s = 0; s < SCENARIOS; s++) totals[s]! += (Number(balanceOf(pos)) / 1e18) * (q.scenarios[s]! - q.mark);
   }
   return totals.indexOf(Math.min(...totals));
 }
@@ -555,7 +555,7 @@ function contributions(h: Harness, balances: ReadonlyMap<Hex, bigint>): { worst:
 
 /** The account's balances before the pass: after it, with every close undone. */
 function balancesBefore(r: Run): Map<Hex, bigint> {
-  const start = new Map([...portfolioOf(r.h, r.owner, r.portfolioId).positions.values()].map((p) => [p.seriesId, p.balance]));
+  const start = new Map([...portfolioOf(r.h, r.owner, r.portfolioId).positions.values()].map((p) => [p.seriesId, balanceOf(p)]));
   for (const c of r.liq?.closes ?? []) start.set(c.seriesId, (start.get(c.seriesId) ?? 0n) + (c.side === 'buy' ? -c.size : c.size));
   return start;
 }

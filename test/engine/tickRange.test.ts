@@ -12,6 +12,7 @@ import { MAX_TICK } from '../../engine/book/assertArgs.ts';
 import { tickToPrice } from '../../engine/domain/ticks.ts';
 import type { LiquidationEvent } from '../../engine/events.ts';
 import { Harness, listedVenue, ALICE, BOB, BTC, usdc } from './support/venueFixture.ts';
+import { balanceOf } from '../../engine/actors/position.ts';
 
 t.test('an order past the tick range is refused, one at its top is taken', async (t) => {
   const h = listedVenue();
@@ -42,7 +43,7 @@ t.test('liquidation past the tick range: a short call of an 8-decimal pair after
   h.fund(BOB, usdc(200));
   h.ok({ type: 'place', orders: [h.order(ALICE, seriesId, true, price, 1)] });
   h.ok({ type: 'place', orders: [h.order(BOB, seriesId, false, price, 1)] });
-  t.equal(h.venue.state.accounts.portfolio(BOB, 1)!.positions.get(seriesId)?.balance, -WAD, 'bob is short one call');
+  t.equal(balanceOf(h.venue.state.accounts.portfolio(BOB, 1)!.positions.get(seriesId)!), -WAD, 'bob is short one call');
   // The underlying runs up a hundredfold: the call's mark, and its band edge, lie past the range.
   const r = h.run(oracle(1_000n * WAD));
   t.equal(r.ok, true, 'the oracle update and its liquidation pass complete');

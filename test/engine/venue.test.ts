@@ -1,5 +1,5 @@
 import t from 'tap';
-import { premiumOf, realizedOf } from '../../engine/actors/position.ts';
+import { balanceOf, premiumOf, realizedOf } from '../../engine/actors/position.ts';
 import { listedVenue, BTC, ETH, ALICE, BOB, CAROL, MM, usdc, wad, T0 } from './support/venueFixture.ts';
 import { listingExpiries } from '../../engine/domain/expiries.ts';
 import { WAD } from '../../engine/domain/fixed.ts';
@@ -58,11 +58,11 @@ t.test('matching: cross, partial fill, premium, fees, positions, open interest',
   t.equal(makerEvent.status, 'partial');
   t.equal(makerEvent.remaining, wad(0.6));
   const a = h.venue.state.accounts;
-  t.equal(a.portfolio(BOB, 1)!.positions.get(call)!.balance, wad(0.4));
+  t.equal(balanceOf(a.portfolio(BOB, 1)!.positions.get(call)!), wad(0.4));
   t.equal(a.portfolio(BOB, 1)!.positions.get(call)!.premium, Number(-usdc(800)), 'long owes the deferred premium');
   t.equal(a.portfolio(ALICE, 1)!.positions.get(call)!.premium, Number(usdc(800)), 'short is owed it');
   t.equal(a.depositOf(a.portfolio(BOB, 1)!), usdc(100_000) - usdc(12), 'only the fee moved cash');
-  t.equal(h.venue.state.series.get(call)!.openInterest, wad(0.4));
+  t.equal(h.venue.state.openInterestWad(h.venue.state.series.get(call)!), wad(0.4));
   t.ok(r.events.some((e) => e.type === 'depth' && e.seriesId === call), 'depth change published');
 });
 
@@ -154,7 +154,7 @@ t.test('margin, cash and open-interest refusals', async (t) => {
   t.equal(!over.ok && over.rejection.code, 'oi_cap', 'an order that could open beyond the cap is refused');
   h.ok({ type: 'place', orders: [h.order(BOB, call, false, 1000, 1)] });
   h.ok({ type: 'place', orders: [h.order(CAROL, call, true, 1000, 1)] });
-  t.equal(h.venue.state.series.get(call)!.openInterest, wad(1));
+  t.equal(h.venue.state.openInterestWad(h.venue.state.series.get(call)!), wad(1));
   const more = h.run({ type: 'place', orders: [h.order(CAROL, call, true, 1000, 0.5)] });
   t.equal(!more.ok && more.rejection.code, 'oi_cap', 'the cap is reached');
   const reduce = h.run({ type: 'place', orders: [h.order(CAROL, call, false, 900, 0.5)] });
@@ -193,7 +193,7 @@ t.test('closing realises PnL into cash', async (t) => {
   const sold = h.ok({ type: 'place', orders: [h.order(BOB, call, false, 1100, 0.5)] });
   const bob = h.venue.state.accounts.portfolio(BOB, 1)!;
   const pos = bob.positions.get(call)!;
-  t.equal(pos.balance, wad(0.5));
+  t.equal(balanceOf(pos), wad(0.5));
   t.equal(realizedOf(pos), usdc(50), 'sold half at 1100 bought at 1000: +50');
   t.equal(premiumOf(pos), -usdc(500), 'the rest of the premium stays deferred');
   const fee = sold.events.reduce((sum, e) => sum + (e.type === 'trade' ? e.takerFee : 0n), 0n);
@@ -313,7 +313,7 @@ t.test('market makers: cash in portfolio 0, positions routed to an internal port
   const a = h.venue.state.accounts;
   const internal = [...a.walletPortfolios(a.walletOf(MM))].find((p) => p.internalPair === BTC)!;
   t.ok(internal && internal.id < 0, 'an internal trading portfolio for the pair');
-  t.equal(internal.positions.get(call)!.balance, -wad(1));
+  t.equal(balanceOf(internal.positions.get(call)!), -wad(1));
   t.equal(a.portfolio(MM, 0)!.positions.size, 0, 'portfolio 0 holds cash only');
   t.ok(r.events.some((e) => e.type === 'position' && e.owner === MM && e.portfolioId === 0), 'shown to clients as portfolio 0');
   t.ok(h.venue.state.accounts.risk(a.portfolio(MM, 0)!).initialMargin > 0n, 'margin counted on the cash portfolio');
@@ -349,7 +349,7 @@ t.test('RFQ: request, quote at the MMM nonce, fill; nonce increment cancels quot
   t.equal(trade.price, 1450n * WAD);
   t.equal(trade.source, 'rfq');
   t.ok(fill.events.some((e) => e.type === 'rfq_resolved' && e.status === 'filled'));
-  t.equal(h.venue.state.accounts.portfolio(ALICE, 1)!.positions.get(call)!.balance, wad(1));
+  t.equal(balanceOf(h.venue.state.accounts.portfolio(ALICE, 1)!.positions.get(call)!), wad(1));
   const r2 = h.ok({ type: 'rfq_request', taker: ALICE, portfolioId: 1, seriesId: call, size: wad(1), takerIsBuying: true, expiresAt: nowSec() + 10 });
   const expired = h.ok({ type: 'clock' }, 11_000);
   t.ok(expired.events.some((e) => e.type === 'rfq_resolved' && e.status === 'expired' && e.requestId === (r2.value as { requestId: string }).requestId));

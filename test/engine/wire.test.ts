@@ -92,20 +92,25 @@ t.test('cash at the bound: a double up to 2^53 - 1, the bigint beyond, both conv
   const seriesId = `0x${'1'.repeat(64)}` as const;
   const marks = { seriesId, mark: 0n, delta: 0n, gamma: 0n, vega: 0n, theta: 0n, rho: 0n };
   w.event({ type: 'series_listed', seriesId, pairId: BTC, pairSymbol: 'BTC-USDC', underlying: 'BTC', symbol: 'X', strike: 1n, expiry: 1, isCall: true, marks, openInterest: 0n, seq: 1, ts: 1 });
-  const trade = (premium: number | bigint, fee: number | bigint): EngineEvent => ({
+  const trade = (premium: number | bigint, fee: number | bigint, openInterestLots: number | bigint = 0): EngineEvent => ({
     type: 'trade', tradeId: '1', seriesId, tick: 4_294_967_295, lots: Number.MAX_SAFE_INTEGER, priceWad: null, sizeWad: null, premium, notional: premium, takerSide: 'buy',
-    maker: ALICE, taker: BOB, makerOrderId: null, takerOrderId: null, makerPortfolioId: 1, takerPortfolioId: 1, makerFee: fee, takerFee: fee, openInterest: 0n, source: 'book', seq: 2, ts: 2,
+    maker: ALICE, taker: BOB, makerOrderId: null, takerOrderId: null, makerPortfolioId: 1, takerPortfolioId: 1, makerFee: fee, takerFee: fee, openInterestLots, source: 'book', seq: 2, ts: 2,
   });
   const at = w.event(trade(Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER)) as TradeEvent;
   t.match(at, { premium: SAFE, notional: SAFE, makerFee: -SAFE, price: 4_294_967_295n * 10n ** 16n, size: SAFE * (WAD / 100n) }, '2^53 - 1 lots, the largest tick, 2^53 - 1 cash');
   const beyond = w.event(trade(SAFE + 2n, -(SAFE + 2n))) as TradeEvent;
   t.match(beyond, { premium: SAFE + 2n, makerFee: -(SAFE + 2n) }, 'beyond: the bigint as it is');
+  t.equal((w.event(trade(1, 0, Number.MAX_SAFE_INTEGER)) as TradeEvent).openInterest, SAFE * (WAD / 100n), 'open interest: 2^53 - 1 lots in a double');
+  t.equal((w.event(trade(1, 0, SAFE + 2n)) as TradeEvent).openInterest, (SAFE + 2n) * (WAD / 100n), 'open interest beyond: the bigint count of lots');
   const rfq = w.event({ ...(trade(1, 0) as EngineTradeEvent), tick: -1, lots: -1, priceWad: 123_456_789n, sizeWad: 7n * WAD, source: 'rfq' }) as TradeEvent;
   t.match(rfq, { price: 123_456_789n, size: 7n * WAD }, 'an RFQ fill off the grid: its WAD price and size');
-  const position = (premium: number | bigint, balance: bigint): EnginePositionEvent => ({ type: 'position', owner: ALICE, portfolioId: 1, seriesId, balance, premium, realizedPnl: premium, seq: 3, ts: 3 });
-  t.match(w.event(position(-Number.MAX_SAFE_INTEGER, 3n * WAD)), { premium: -SAFE, realizedPnl: -SAFE, averagePrice: (SAFE * 10n ** 30n) / (3n * WAD) });
-  t.match(w.event(position(SAFE + 1n, -WAD)), { premium: SAFE + 1n, averagePrice: (SAFE + 1n) * 10n ** 12n });
-  t.match(w.event(position(5, 0n)), { averagePrice: null }, 'flat: no average price');
+  // Balances in lots of 0.01 contract.
+  const position = (premium: number | bigint, lots: number | bigint): EnginePositionEvent => ({ type: 'position', owner: ALICE, portfolioId: 1, seriesId, lots, premium, realizedPnl: premium, seq: 3, ts: 3 });
+  t.match(w.event(position(-Number.MAX_SAFE_INTEGER, 300)), { balance: 3n * WAD, premium: -SAFE, realizedPnl: -SAFE, averagePrice: (SAFE * 10n ** 30n) / (3n * WAD) });
+  t.match(w.event(position(SAFE + 1n, -100)), { balance: -WAD, premium: SAFE + 1n, averagePrice: (SAFE + 1n) * 10n ** 12n });
+  t.match(w.event(position(5, 0)), { balance: 0n, averagePrice: null }, 'flat: no average price');
+  t.match(w.event(position(0, -Number.MAX_SAFE_INTEGER)), { balance: -SAFE * (WAD / 100n) }, 'a balance of -(2^53 - 1) lots in a double');
+  t.match(w.event(position(0, -(SAFE + 2n))), { balance: -(SAFE + 2n) * (WAD / 100n) }, 'beyond: the bigint count of lots');
   const portfolio = (equity: number | bigint, mm: number | bigint): EnginePortfolioEvent => ({
     type: 'portfolio', owner: ALICE, portfolioId: 1, createdAt: 0, deposit: equity, unrealizedPnl: 0, equity, initialMargin: mm, initialMarginWithOrders: mm, maintenanceMargin: mm, isHealthy: true, maxWithdraw: 0, positionCount: 0, seq: 4, ts: 4,
   });

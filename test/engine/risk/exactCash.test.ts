@@ -33,8 +33,9 @@ function flatQuote(): RiskQuote {
   return { markWad: WAD, mark: 1, scenarios: new Float64Array(SCENARIOS).fill(1), spot: 1, spotWad: WAD };
 }
 
-function setPosition(margin: MarginBook, p: Portfolio, seriesId: Hex, balance: bigint, premium: bigint): void {
-  p.positions.set(seriesId, newPosition(seriesId, balance, premium, 0n));
+/** A position of `balance` WAD on a pair of size step `lot` (1 WAD by default: any balance, beyond 2^53 - 1 lots from 0.009 contract). */
+function setPosition(margin: MarginBook, p: Portfolio, seriesId: Hex, balance: bigint, premium: bigint, lot = 1n): void {
+  p.positions.set(seriesId, newPosition(seriesId, lot, balance, premium, 0n));
   margin.positionChanged(p, seriesId);
 }
 
@@ -137,4 +138,35 @@ t.test("an open buy's reserve at the bound, and the requirement's own sums", asy
   t.notOk(m3.cashInDoubles(p3), 'a mark value of 2^53: in bigint');
   t.equal(m3.requirement(p3).unrealizedPnl, SAFE + 1n);
   t.equal(m3.verify([p3]), null);
+});
+
+t.test('the mark value from lots: lots x (step x mark / 10^30) in doubles while the product is below 2^53, the bigint formula beyond', async (t) => {
+  const quoteAt = (markWad: bigint): RiskQuote => ({ markWad, mark: Number(markWad) / 1e18, scenarios: new Float64Array(SCENARIOS).fill(Number(markWad) / 1e18), spot: 1, spotWad: WAD });
+  const markValue = (lot: bigint, lots: bigint, markWad: bigint): { got: bigint; inDoubles: boolean; verified: boolean } => {
+    const { margin, p, quotes } = book();
+    quotes.publish(series(1), quoteAt(markWad));
+    setPosition(margin, p, series(1), lots * lot, 0n, lot);
+    return { got: margin.cash(p).markValue, inDoubles: margin.cashInDoubles(p), verified: margin.verify([p]) === null };
+  };
+  const third = SAFE / 3n; // step x mark / 10^30 = 3: a product of 3 x third <= 2^53 - 1, 3 x (third + 1) beyond
+  for (const [lots, what] of [
+    [third, 'a product of 2^53 - 3: in doubles'],
+    [-third, 'and short'],
+    [third + 1n, 'a product beyond 2^53 - 1: the bigint formula (and a mark value past the bound: the account in bigint)'],
+    [-(third + 1n), 'and short'],
+  ] as const) {
+    const r = markValue(3n * 10n ** 12n, lots, WAD);
+    t.same(r, { got: 3n * lots, inDoubles: lots === third || lots === -third, verified: true }, what);
+  }
+  const rand = ((seed: number) => () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31))(17);
+  let bad = 0;
+  for (let i = 0; i < 400; i++) {
+    const lot = BigInt(1 + Math.floor(rand() * 1000)) * 10n ** BigInt(9 + Math.floor(rand() * 8));
+    const lots = BigInt(Math.floor(rand() * 2 ** Math.floor(rand() * 56))) * (rand() < 0.5 ? -1n : 1n);
+    const markWad = BigInt(Math.floor(rand() * 2 ** 40)) * 10n ** BigInt(Math.floor(rand() * 8));
+    const want = (lots * lot * markWad) / 10n ** 30n;
+    const r = markValue(lot, lots, markWad);
+    if (r.got !== want || !r.verified) bad++;
+  }
+  t.equal(bad, 0, "seeded steps, balances and marks: the bigint formula's value to the unit");
 });

@@ -105,7 +105,7 @@ t.test('seeded checks: a pass in doubles is a pass in bigint, and within the bou
     const resting: OpenOrder[] = [];
     for (let k = 1; k <= 3; k++) {
       if (rnd() < 0.5) {
-        p.positions.set(series(k), newPosition(series(k), (big(2000) - 1000n) * 10n ** 16n, -big(1e8), 0n));
+        p.positions.set(series(k), newPosition(series(k), 10n ** 16n, (big(2000) - 1000n) * 10n ** 16n, -big(1e8), 0n));
         margin.positionChanged(p, series(k));
       }
       for (let j = 0; j < 2; j++) if (rnd() < 0.5) resting.push(rest(margin, p, series(k), c * 10 + k * 2 + j, rnd() < 0.5, big(500) * 10n ** 16n + 10n ** 16n, big(3e6) * 10n ** 12n));

@@ -7,7 +7,7 @@
 import type { Hex } from '../../../engine/domain/hex.ts';
 import type { VenueState } from '../../../engine/state.ts';
 import type { Portfolio } from '../../../engine/actors/portfolio.ts';
-import { collateralOf, premiumOf } from '../../../engine/actors/position.ts';
+import { balanceOf, collateralOf, premiumOf } from '../../../engine/actors/position.ts';
 import { portfolioRisk, marginToCollateral } from '../../../engine/risk/margin.ts';
 
 export type NaiveMargin = { equity: bigint; initialMargin: bigint; initialMarginWithOrders: bigint; cashNeeded: bigint; terms: number };
@@ -34,12 +34,12 @@ export function naiveMargin(state: VenueState, p: Portfolio): NaiveMargin {
       const premium = premiumOf(pos);
       unrealized += premium;
       if (premium < 0n) cashNeeded -= premium;
-      if (pos.balance === 0n) continue;
+      if (pos.lots === 0) continue;
       const quote = state.marks.quote(pos.seriesId);
       if (quote === null) continue;
       terms++;
-      unrealized += collateralOf(pos.balance, quote.markWad);
-      exposure(pos.seriesId)!.balance += Number(pos.balance) / 1e18;
+      unrealized += collateralOf(balanceOf(pos), quote.markWad);
+      exposure(pos.seriesId)!.balance += Number(balanceOf(pos)) / 1e18;
     }
     for (const o of q.openOrders.values()) {
       if (o.isBuy) cashNeeded += collateralOf(o.remaining, o.price);

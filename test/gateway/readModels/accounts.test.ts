@@ -8,7 +8,7 @@
  * `serialize` -> `restore` and keeps folding to the same views.
  */
 import t from 'tap';
-import { isFlat, premiumOf, realizedOf } from '../../../engine/actors/position.ts';
+import { balanceOf, isFlat, premiumOf, realizedOf } from '../../../engine/actors/position.ts';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Harness } from '../../engine/support/venueFixture.ts';
@@ -58,7 +58,7 @@ function differences(h: Harness, twin: HistoryTwin, reads: ReadModels): string[]
         .marginGroup(p)
         .flatMap((q) => [...q.positions.values()])
         .filter((pos) => !isFlat(pos))
-        .map((pos) => ({ seriesId: pos.seriesId, balance: pos.balance, premium: premiumOf(pos), realized: realizedOf(pos) }))
+        .map((pos) => ({ seriesId: pos.seriesId, balance: balanceOf(pos), premium: premiumOf(pos), realized: realizedOf(pos) }))
         .sort((x, y) => (x.seriesId < y.seriesId ? -1 : 1));
       const foldPositions = reads.accounts
         .positions(owner, p.id)

@@ -18,6 +18,7 @@ import { tickToPrice } from '../../../engine/domain/ticks.ts';
 import { Harness } from '../../engine/support/venueFixture.ts';
 import { fullBodies } from './support/fullStream.ts';
 import { HistoryTwin, type ReferenceState } from './support/historyTwin.ts';
+import { wadOfLots } from '../../../engine/domain/lots.ts';
 
 type Fail = (message: string, extra: { got: unknown; want: unknown }) => void;
 
@@ -62,7 +63,7 @@ function compare(fail: Fail, reads: ReadModels, state: VenueState, history: Refe
       priceChange24h: w.first !== null && w.last !== null ? (w.last.price - w.first.price).toString() : '0',
       high24h: w.high?.toString() ?? null,
       low24h: w.low?.toString() ?? null,
-      openInterest: s.openInterest.toString(),
+      openInterest: state.openInterestWad(s).toString(),
       lastTradeAt: kept.recentTrades.last() ? Math.floor(kept.recentTrades.last()!.ts / 1000) : null,
       markPrice: s.settled ? '0' : s.marks.mark.toString(),
       delta: s.marks.delta.toString(),
@@ -81,7 +82,8 @@ function compare(fail: Fail, reads: ReadModels, state: VenueState, history: Refe
   }
   for (const pairId of state.pairs.keys()) {
     for (const isCall of [true, false]) {
-      check(m.pairOpenInterest(pairId, isCall) === state.pairOpenInterest(pairId, isCall), `pair ${isCall ? 'call' : 'put'} open interest`, m.pairOpenInterest(pairId, isCall), state.pairOpenInterest(pairId, isCall));
+      const engineOI = wadOfLots(state.pairOpenInterest(pairId, isCall), state.pairs.get(pairId)!.sizeStep); // the engine counts lots
+      check(m.pairOpenInterest(pairId, isCall) === engineOI, `pair ${isCall ? 'call' : 'put'} open interest`, m.pairOpenInterest(pairId, isCall), engineOI);
     }
     const caps = m.openInterest(pairId);
     const p = state.pairs.get(pairId)!;
@@ -159,7 +161,7 @@ t.test('the fold of the events equals the engine: books, trades, 24-hour statist
     t.equal(image.market.gaps, 0, 'the image books start at prevBookSeq 0');
     t.equal(emptyWithSeq, 0, `seed ${seed}: empty books keep their book sequence in the image`);
     let oiLost = 0;
-    for (const pairId of h.venue.state.pairs.keys()) for (const isCall of [true, false]) if (image.market.pairOpenInterest(pairId, isCall) !== h.venue.state.pairOpenInterest(pairId, isCall)) oiLost++;
+    for (const pairId of h.venue.state.pairs.keys()) for (const isCall of [true, false]) if (image.market.pairOpenInterest(pairId, isCall) !== wadOfLots(h.venue.state.pairOpenInterest(pairId, isCall), h.venue.state.pairs.get(pairId)!.sizeStep)) oiLost++;
     t.equal(oiLost, 0, `seed ${seed}: open interest is seeded from the image`);
   }
 });

@@ -5,7 +5,7 @@
  */
 import { instructionsOf } from '../../../engine/domain/instructions.ts';
 import t from 'tap';
-import { premiumOf } from '../../../engine/actors/position.ts';
+import { balanceOf, premiumOf } from '../../../engine/actors/position.ts';
 import { startTestApp, request } from '../support/testApp.ts';
 import { hmacHex } from '../../../gateway/auth/authenticator.ts';
 import { wsEnv, connect, priceMarks, fund, atmSeries, order, cancel, wallet, wad, asyncApiValidator, type Client, type Frame } from './support.ts';
@@ -154,7 +154,7 @@ t.test('account channels: own fills (taker and maker payloads), positions, portf
 
   const pos = await a.next((f) => f['channel'] === 'account@positions', 'alice position');
   const p = app.app.engine.state.accounts.portfolio(alice, 1)!.positions.get(series.spec.seriesId)!;
-  const expectedPnl = premiumOf(p) + (p.balance * series.marks!.mark) / 10n ** 30n;
+  const expectedPnl = premiumOf(p) + (balanceOf(p) * series.marks!.mark) / 10n ** 30n;
   t.same(pos['data'], { portfolioId: 1, seriesId: series.spec.seriesId, symbol: series.spec.symbol, size: wad(0.05).toString(), unrealizedPnl: expectedPnl.toString(), timestamp: new Date(trade.ts).toISOString() });
   t.match((await b.next((f) => f['channel'] === 'account@positions'))['data'], { portfolioId: 1, size: (-wad(0.05)).toString() }, 'the short side');
   t.equal(api.check('accountPositions.position', pos), null, 'position validates');
