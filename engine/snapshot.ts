@@ -18,9 +18,10 @@ import { VenueState } from './state.ts';
 import { instructionsOf } from './domain/instructions.ts';
 import { SeriesActor, type SeriesSpec } from './actors/series.ts';
 import type { OrderRecord } from './actors/orderRecord.ts';
-import { openOrder, type OpenOrder, type Portfolio } from './actors/portfolio.ts';
+import type { Portfolio } from './actors/portfolio.ts';
+import type { OrderSlots } from './actors/openOrders.ts';
 import { balanceOf, newPosition, premiumOf, realizedOf, type Position } from './actors/position.ts';
-import { lotsOfWad } from './domain/lots.ts';
+import { lotsOfWad, wadOfLots } from './domain/lots.ts';
 
 /** A position as a snapshot holds it: its figures in bigint (engine/actors/position.ts keeps them in doubles where exact). */
 type PositionDump = { seriesId: Hex; balance: bigint; premium: bigint; realized: bigint };
@@ -46,7 +47,8 @@ type SeriesDump = {
   marks: SeriesMarks | null;
   openInterest: bigint;
 };
-type OpenOrderDump = Pick<OpenOrder, 'orderId' | 'seriesId' | 'isBuy' | 'remaining' | 'price'>;
+/** An open order's reservation as snapshots hold it: remaining size and price in WAD. */
+type OpenOrderDump = { orderId: Hex; seriesId: Hex; isBuy: boolean; remaining: bigint; price: bigint };
 type PortfolioDump = Pick<Portfolio, 'owner' | 'id' | 'createdAt' | 'internalPair'> & { deposit: bigint; positions: PositionDump[]; openOrders: OpenOrderDump[] };
 type AccountDump = {
   owner: string;
@@ -104,7 +106,7 @@ function accountDumps(s: VenueState): AccountDump[] {
         id: p.id,
         deposit: a.depositOf(p),
         positions: [...p.positions.values()].map(positionDump),
-        openOrders: [...p.openOrders.values()].map(openOrderDump),
+        openOrders: [...a.orders.values(p.openOrders)].map((o) => openOrderDump(a.orders, o)),
         createdAt: p.createdAt,
         internalPair: p.internalPair,
       })),
@@ -130,7 +132,7 @@ export function serializeState(s: VenueState): Uint8Array {
     oracles: [...s.oracles],
     listedExpiries: [...s.listedExpiries].map(([k, v]) => [k, [...v]]),
     ownerIndex: [...s.ownerIndex],
-    orderIndex: [...s.orderIndex].map(([orderId, o]) => [orderId, o.seriesId]),
+    orderIndex: [...s.orderIndex].map(([orderId, o]) => [orderId, s.accounts.orders.seriesId[o]!]),
     expiryHeap: s.expiryHeap.entries(),
     series: [...s.series.values()].map((a) => ({
       spec: a.spec,
@@ -219,8 +221,8 @@ export function restoreSnapshot(bytes: Uint8Array): Restored {
 }
 
 /** The stored fields of an open order's reservation, in their original order (the derived reserve is left out). */
-function openOrderDump(r: OpenOrder): OpenOrderDump {
-  return { orderId: r.orderId, seriesId: r.seriesId, isBuy: r.isBuy, remaining: r.remaining, price: r.price };
+function openOrderDump(slots: OrderSlots, o: number): OpenOrderDump {
+  return { orderId: slots.orderId[o]!, seriesId: slots.seriesId[o]!, isBuy: slots.buy[o] === 1, remaining: wadOfLots(slots.lots[o]!, slots.lot[o]!), price: slots.price[o]! };
 }
 
 function fromDump(dump: Dump): VenueState {
@@ -252,7 +254,7 @@ function fromDump(dump: Dump): VenueState {
     s.series.set(d.spec.seriesId, a);
     s.accounts.margin.marksChanged(d.spec.seriesId, a.quoteNow()); // the account side's quote, before its margin book is rebuilt
   }
-  const opened = new Map<Hex, OpenOrder>(); // every portfolio's open orders, for the order index
+  const opened = new Map<Hex, number>(); // every portfolio's open orders (slots), for the order index
   for (const d of dump.accounts) {
     const w = s.accounts.wallet(d.owner);
     s.accounts.nextPortfolioId[w] = d.nextPortfolioId;
@@ -267,9 +269,11 @@ function fromDump(dump: Dump): VenueState {
         const record = records.get(x.orderId);
         const series = s.series.get(x.seriesId);
         if (!record || !series || series.openOrder(record.ref) !== record || record.isBuy !== x.isBuy || record.routedPortfolioId !== p.id) throw new Error(`snapshot portfolio ${p.owner}/${p.id} holds order ${x.orderId} that its series does not`);
-        const open = openOrder(record, series.spec.pairId, portfolio, x.remaining, x.price); // reserve: counted by the margin book's rebuild below
-        portfolio.openOrders.add(open);
-        opened.set(x.orderId, open);
+        const pair = s.pairs.get(series.spec.pairId)!;
+        // In lots of the pair's size step: the series' record of what rests, exactly.
+        const lots = x.remaining % pair.sizeStep === 0n ? lotsOfWad(x.remaining, pair.sizeStep) : -1;
+        if (lots !== record.lots - record.filledLots) throw new Error(`snapshot portfolio ${p.owner}/${p.id} reserves ${x.remaining} of order ${x.orderId}, its series holds ${record.lots - record.filledLots} lots`);
+        opened.set(x.orderId, s.accounts.restOrder(record, portfolio, pair, lots, x.price, false)); // counted by the margin book's rebuild below
       }
     }
   }
@@ -285,8 +289,7 @@ function fromDump(dump: Dump): VenueState {
   s.recountOpenInterest();
   for (const [orderId, seriesId] of dump.orderIndex) {
     const open = opened.get(orderId);
-    const portfolio = open && s.accounts.portfolio(open.owner, open.portfolio.id);
-    if (!open || open.seriesId !== seriesId || portfolio !== open.portfolio) throw new Error(`snapshot order index names order ${orderId} that is not open`);
+    if (open === undefined || s.accounts.orders.seriesId[open] !== seriesId) throw new Error(`snapshot order index names order ${orderId} that is not open`);
     s.orderIndex.set(orderId, open);
   }
   return s;

@@ -8,7 +8,6 @@ import type { VenueConfig } from './config.ts';
 import type { Pair, OracleState } from './actors/registry.ts';
 import type { SeriesActor } from './actors/series.ts';
 import { SeriesTable } from './actors/seriesTable.ts';
-import type { OpenOrder } from './actors/portfolio.ts';
 import { AccountActor } from './actors/accounts.ts';
 import { QuoteBoard } from './risk/riskQuote.ts';
 import { MinHeap } from './actors/minHeap.ts';
@@ -50,7 +49,7 @@ export class VenueState {
   /** Wallet -> small integer for the book's self-trade prevention. */
   readonly ownerIndex = new Map<string, number>();
   /** Open order -> its record and everything a cancel, fill or expiry touches: one lookup finds all. */
-  readonly orderIndex = new Map<Hex, OpenOrder>();
+  readonly orderIndex = new Map<Hex, number>();
   /**
    * Good-till times of open orders: [expiry seconds, orderId]. An order that leaves the book
    * early leaves its entry behind (skipped when it comes up); `trackGoodTill` drops such
@@ -107,7 +106,11 @@ export class VenueState {
     const heap = this.expiryHeap;
     heap.push(expiry, orderId);
     if (heap.size <= 2 * this.orderIndex.size + EXPIRY_SLACK) return;
-    heap.retain((key, id) => this.orderIndex.get(id)?.expiry === key);
+    const goodTill = this.accounts.orders.expiry;
+    heap.retain((key, id) => {
+      const o = this.orderIndex.get(id);
+      return o !== undefined && goodTill[o] === key;
+    });
   }
 
   /** Open interest of `pairId`'s live calls (or puts), lots of the pair's size step. */
@@ -146,13 +149,18 @@ export class VenueState {
     let open = 0;
     for (const s of this.series.values()) open += s.openOrderCount;
     if (open !== this.orderIndex.size) return `${this.orderIndex.size} indexed orders, ${open} open in the series`;
+    const slots = this.accounts.orders;
+    if (slots.live !== this.orderIndex.size) return `${this.orderIndex.size} indexed orders, ${slots.live} order slots in use`;
     for (const [orderId, o] of this.orderIndex) {
-      const series = this.series.get(o.seriesId);
-      const r = series?.openOrder(o.ref);
+      if (!slots.isOpen(o)) return `order ${orderId}: indexed under a free slot`;
+      const seriesId = slots.seriesId[o]!;
+      const series = this.series.get(seriesId);
+      const r = series?.openOrder(slots.ref[o]!);
       if (series === undefined || r === undefined || r.orderId !== orderId) return `order ${orderId}: not open in its series under its ref`;
-      if (r.seriesId !== o.seriesId || series.spec.pairId !== o.pairId || r.owner !== o.owner || r.portfolioId !== o.portfolioId || r.isBuy !== o.isBuy || r.expiry !== o.expiry || r.instructions !== o.instructions) return `order ${orderId}: the account side's copy differs from the series' record`;
-      if (o.portfolio !== this.accounts.portfolio(r.owner, r.routedPortfolioId)) return `order ${orderId}: indexed under the wrong portfolio`;
-      if (o.orderId !== orderId || !o.portfolio.openOrders.has(o)) return `order ${orderId}: reservation is not the portfolio's`;
+      if (r.seriesId !== seriesId || series.spec.pairId !== slots.pairId[o] || r.owner !== slots.owner[o] || r.portfolioId !== slots.portfolioId[o] || r.isBuy !== (slots.buy[o] === 1) || r.expiry !== slots.expiry[o] || r.instructions !== slots.instructions[o] || r.tick !== slots.tick[o] || r.lots - r.filledLots !== slots.lots[o]) return `order ${orderId}: the account side's copy differs from the series' record`;
+      const holder = this.accounts.holderOf(o);
+      if (holder !== this.accounts.portfolio(r.owner, r.routedPortfolioId)) return `order ${orderId}: indexed under the wrong portfolio`;
+      if (slots.orderId[o] !== orderId || !slots.has(holder.openOrders, o)) return `order ${orderId}: reservation is not the portfolio's`;
     }
     return null;
   }

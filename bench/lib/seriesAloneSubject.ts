@@ -19,7 +19,6 @@ import type { Command } from '../../engine/commands.ts';
 import { EventSink } from '../../engine/flows/eventSink.ts';
 import { newRecord, orderEvent, pushOrderEvent, validateCancel, validatePlace } from '../../engine/flows/orders.ts';
 import { withPortfolio } from '../../engine/flows/orderRules.ts';
-import { openOrder } from '../../engine/actors/portfolio.ts';
 import type { VenueState } from '../../engine/state.ts';
 import type { OpStream } from '../book.ts';
 import { prepare } from './seriesActorSubject.ts';
@@ -35,9 +34,11 @@ function applyAlone(state: VenueState, sink: EventSink, cmd: Command): number {
     const v = validateCancel(state, c);
     if ('code' in v) return 0;
     state.accounts.nonces[v.wallet]!.use(c.nonce);
-    const series = state.series.get(v.open.seriesId)!;
-    const record = series.removeRef(v.open.ref, 'cancelled');
+    const slots = state.accounts.orders;
+    const series = state.series.get(slots.seriesId[v.open]!)!;
+    const record = series.removeRef(slots.ref[v.open]!, 'cancelled');
     state.orderIndex.delete(record.orderId);
+    slots.close(v.open);
     sink.book(series);
     orderEvent(sink, record, 'cancelled_by_owner', 'user');
   } else if (cmd.type === 'place' && cmd.orders.length === 1) {
@@ -52,19 +53,23 @@ function applyAlone(state: VenueState, sink: EventSink, cmd: Command): number {
     const outcome = series.match(record);
     for (let i = 0; i < outcome.fillCount; i++) {
       const maker = outcome.fillMaker[i]!;
-      if (maker.status === 'filled') state.orderIndex.delete(maker.orderId);
-      else state.orderIndex.get(maker.orderId)!.remaining -= BigInt(outcome.fillLots[i]!) * pair.sizeStep;
+      const slot = state.orderIndex.get(maker.orderId)!;
+      if (maker.status === 'filled') {
+        state.orderIndex.delete(maker.orderId);
+        state.accounts.orders.close(slot);
+      } else state.accounts.orders.lots[slot]! -= outcome.fillLots[i]!;
       orderEvent(sink, maker, null, null);
     }
     for (let i = 0; i < outcome.selfTradeCount; i++) {
       const m = outcome.selfTradeCancels[i]!;
+      state.accounts.orders.close(state.orderIndex.get(m.orderId)!);
       state.orderIndex.delete(m.orderId);
       orderEvent(sink, m, 'self_trade_prevention', 'self_trade');
     }
-    const filled = BigInt(record.filledLots) * pair.sizeStep;
-    const remaining = o.size - filled;
     if (outcome.restingLots > 0) {
-      state.orderIndex.set(o.orderId, openOrder(record, series.spec.pairId, v.portfolio, remaining, v.price));
+      // Its slot, not listed in its portfolio nor counted (the account actor's half is left out).
+      const slot = state.accounts.orders.open(record, { pairId: pair.pairId, holder: v.portfolio.handle, lots: outcome.restingLots, price: v.price, lot: pair.sizeStep, lotNumber: NaN, perLotTick: 0 });
+      state.orderIndex.set(o.orderId, slot);
       if (record.expiry < series.spec.expiry) state.trackGoodTill(record.expiry, o.orderId);
     }
     sink.book(series);

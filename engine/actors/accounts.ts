@@ -11,7 +11,13 @@ import type { VenueConfig } from '../config.ts';
 import { MarginBook, NO_PROSPECTIVE, type ProspectiveOrder, type Requirement } from '../risk/marginBook.ts';
 import type { MutableRiskView, RiskView } from '../risk/marginAccount.ts';
 import type { QuoteBoard } from '../risk/riskQuote.ts';
-import { newPortfolio, type OpenOrder, type Portfolio } from './portfolio.ts';
+import { newPortfolio, type Portfolio } from './portfolio.ts';
+import { OrderSlots } from './openOrders.ts';
+import type { OrderRecord } from './orderRecord.ts';
+import type { Pair } from './registry.ts';
+import { lotNumberOf } from '../domain/lots.ts';
+import { premiumPerLotTick } from '../domain/premium.ts';
+import { tickToPrice } from '../domain/ticks.ts';
 import type { Position } from './position.ts';
 import { NonceWindow } from './nonceWindow.ts';
 import { CashRows } from './cashRows.ts';
@@ -19,7 +25,7 @@ import { grown } from '../risk/exposure.ts';
 
 export type { RiskView } from '../risk/marginAccount.ts';
 
-const NO_OPEN_ORDERS: readonly OpenOrder[] = [];
+const NO_OPEN_ORDERS: readonly number[] = [];
 /** A check's view (AccountActor.risk with orders added or taken away), rewritten by every check. */
 const CHECK_VIEW: MutableRiskView = { deposit: 0n, unrealizedPnl: 0n, equity: 0n, initialMargin: 0n, initialMarginWithOrders: 0n, maintenanceMargin: 0n, healthRatio: 0n, isHealthy: true, maxWithdraw: 0n, positionCount: 0 };
 
@@ -60,14 +66,54 @@ export class AccountActor {
   /** By portfolio handle: the one-member group of a portfolio that anchors its own margin account (made on first ask). */
   private readonly singles: (readonly Portfolio[] | undefined)[] = [];
 
+  /** Open orders, by slot (openOrders.ts): each portfolio lists its own. */
+  readonly orders = new OrderSlots();
   /** Margin per margin account, kept up to date by every fill, order and mark (risk/marginBook.ts). */
   readonly margin: MarginBook;
+  // The last pair's size step as a double (a command names one pair over and over): no bigint made per order.
+  private lastLot = 0n;
+  private lastLotNumber = NaN;
 
   constructor(
     private readonly config: VenueConfig,
     quotes: QuoteBoard,
   ) {
-    this.margin = new MarginBook(quotes, this.cash, (p) => this.marginAnchor(p), (anchor) => this.marginGroup(anchor), Number(config.shortFloorRate) / 1e18);
+    this.margin = new MarginBook(quotes, this.cash, this.orders, (p) => this.marginAnchor(p), (anchor) => this.marginGroup(anchor), Number(config.shortFloorRate) / 1e18);
+  }
+
+  /**
+   * Rest the open order of `record` (the series' record as it rests) in `p`, where its fills
+   * go: `lots` lots at `price` (WAD) on `pair`. Returns its slot, listed in `p` and counted by
+   * the margin book; `counted` false only lists it (a restore, whose book is rebuilt after).
+   */
+  restOrder(record: OrderRecord, p: Portfolio, pair: Pair, lots: number, price: bigint, counted = true): number {
+    const lot = pair.sizeStep;
+    if (lot !== this.lastLot) {
+      this.lastLot = lot;
+      this.lastLotNumber = lotNumberOf(lot);
+    }
+    // The premium factor applies only to a price on the record's tick (always so for an order placed here; checked for a restored one).
+    const perLotTick = price === tickToPrice(record.tick, pair.tickDecimals) ? premiumPerLotTick(lot, pair.tickDecimals) : 0;
+    const o = this.orders.open(record, { pairId: pair.pairId, holder: p.handle, lots, price, lot, lotNumber: this.lastLotNumber, perLotTick });
+    if (counted) this.margin.addOrder(p, o);
+    else this.orders.add(p.openOrders, o);
+    return o;
+  }
+
+  /** The portfolio holding open order `o` (where its fills go). */
+  holderOf(o: number): Portfolio {
+    return this.portfolios[this.orders.holder[o]!]!;
+  }
+
+  /** Open order `o` left the book (filled, cancelled, expired): out of its portfolio and the margin book, its slot freed. */
+  closeOrder(o: number): void {
+    this.margin.dropOrder(this.holderOf(o), o);
+    this.orders.close(o);
+  }
+
+  /** `lots` lots of open order `o` filled; the rest stays reserved. */
+  fillOrder(o: number, lots: number): void {
+    this.margin.reduceOrder(this.holderOf(o), o, lots);
   }
 
   /** The wallet's handle, -1 when the wallet was never used (nothing is made). */
@@ -252,7 +298,7 @@ export class AccountActor {
    * check and its portfolio event read the same one); a check's view is one scratch object,
    * valid until the next check.
    */
-  risk(p: Portfolio, extra: readonly ProspectiveOrder[] = NO_PROSPECTIVE, exclude: readonly OpenOrder[] = NO_OPEN_ORDERS): RiskView {
+  risk(p: Portfolio, extra: readonly ProspectiveOrder[] = NO_PROSPECTIVE, exclude: readonly number[] = NO_OPEN_ORDERS): RiskView {
     const r = this.margin.requirement(p, extra, exclude);
     if (extra.length !== 0 || exclude.length !== 0) return this.view(r, CHECK_VIEW);
     const a = this.margin.account(p);

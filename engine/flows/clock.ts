@@ -32,7 +32,7 @@ function expireOrders(state: VenueState, sink: EventSink): void {
     // Entries stay until their time (an order that left the book leaves its entry behind). The
     // engine does not derive order ids, so one may have come back on a later order with its own
     // good-till time: only an order whose own expiry has passed leaves.
-    if (!open || open.expiry > state.nowSec) continue;
+    if (open === undefined || state.accounts.orders.expiry[open]! > state.nowSec) continue;
     removeOrder(state, sink, open, 'expired', 'order_expiry', 'expiry');
   }
 }

@@ -15,6 +15,7 @@ import type { VenueState } from '../state.ts';
 import type { PlaceDraft, PlaceFacts } from './orderDrafts.ts';
 import { mmpFrozen } from './mmp.ts';
 import { balanceOf } from '../actors/position.ts';
+import { wadOfLots } from '../domain/lots.ts';
 
 type Cancelled = readonly { readonly orderId: Hex }[];
 
@@ -44,7 +45,7 @@ export function instructionRules(state: VenueState, facts: PlaceFacts<PlaceDraft
     const refused = postOnlyRule(state, facts, places, i);
     if (refused) return refused;
   }
-  if (ins.reduceOnly) return reduceOnlyRule(facts, places, i, cancels);
+  if (ins.reduceOnly) return reduceOnlyRule(state, facts, places, i, cancels);
   return null;
 }
 
@@ -56,9 +57,10 @@ function uniqueClientOrderId(state: VenueState, owner: string, id: string, place
   }
   // A walk of the wallet's open orders: only orders that name a client order id pay it
   // (an index by id is the account actor's dense-data work, issue 3/8).
+  const slots = state.accounts.orders;
   for (const portfolio of state.accounts.walletPortfolios(state.accounts.walletOf(owner))) {
-    for (let r = portfolio.openOrders.head; r !== null; r = r.pNext) {
-      if (r.instructions.clientOrderId === id && !isCancelled(cancels, r.orderId)) return refused();
+    for (let r = portfolio.openOrders.head; r !== -1; r = slots.pNext[r]!) {
+      if (slots.instructions[r]!.clientOrderId === id && !isCancelled(cancels, slots.orderId[r]!)) return refused();
     }
   }
   return null;
@@ -80,15 +82,16 @@ function postOnlyRule(state: VenueState, facts: PlaceFacts<PlaceDraft>, places: 
  * series and portfolio (and the command's earlier ones) may not exceed the position it
  * reduces; a buy reduces a short, a sell a long.
  */
-function reduceOnlyRule(facts: PlaceFacts<PlaceDraft>, places: readonly PlaceDraft[], i: number, cancels: Cancelled): Rejection | null {
+function reduceOnlyRule(state: VenueState, facts: PlaceFacts<PlaceDraft>, places: readonly PlaceDraft[], i: number, cancels: Cancelled): Rejection | null {
   const o = facts.o;
   const held = facts.portfolio?.positions.get(o.seriesId);
   const balance = held === undefined ? 0n : balanceOf(held);
   const reducible = o.isBuy ? (balance < 0n ? -balance : 0n) : balance > 0n ? balance : 0n;
   let pending = 0n;
+  const slots = state.accounts.orders;
   if (facts.portfolio !== null) {
-    for (let r = facts.portfolio.openOrders.head; r !== null; r = r.pNext) {
-      if (r.seriesId === o.seriesId && r.isBuy === o.isBuy && r.instructions.reduceOnly && !isCancelled(cancels, r.orderId)) pending += r.remaining;
+    for (let r = facts.portfolio.openOrders.head; r !== -1; r = slots.pNext[r]!) {
+      if (slots.seriesId[r] === o.seriesId && slots.buy[r] === (o.isBuy ? 1 : 0) && slots.instructions[r]!.reduceOnly && !isCancelled(cancels, slots.orderId[r]!)) pending += wadOfLots(slots.lots[r]!, slots.lot[r]!);
     }
   }
   for (let j = 0; j < i; j++) {

@@ -26,7 +26,7 @@ import type { Hex } from '../domain/hex.ts';
 import { WAD, UINT128_MAX } from '../domain/fixed.ts';
 import { reject, type Rejection } from '../codes.ts';
 import type { VenueState } from '../state.ts';
-import type { OpenOrder, Portfolio } from '../actors/portfolio.ts';
+import type { Portfolio } from '../actors/portfolio.ts';
 import type { OrderRecord } from '../actors/orderRecord.ts';
 import type { Position } from '../actors/position.ts';
 import type { SeriesActor } from '../actors/series.ts';
@@ -169,8 +169,11 @@ function liquidateIfDue(state: VenueState, sink: EventSink, anchor: Portfolio): 
   const group = accounts.marginGroup(anchor);
 
   // 1. Every open order of the account.
-  const doomed: OpenOrder[] = [];
-  for (const m of group) for (const o of m.openOrders.values()) doomed.push(o);
+  const doomed: number[] = [];
+  const slots = accounts.orders;
+  for (const m of group) for (let o = m.openOrders.head; o !== -1; o = slots.pNext[o]!) doomed.push(o);
+  // Their ids before they go: a removed order's slot is freed.
+  const cancelledOrders = doomed.map((o) => slots.orderId[o]!);
   for (const o of doomed) removeOrder(state, sink, o, 'cancelled', 'cancelled_by_liquidation', 'liquidation');
 
   // 2. Close, largest margin contribution first, until maintenance margin is met.
@@ -222,7 +225,7 @@ function liquidateIfDue(state: VenueState, sink: EventSink, anchor: Portfolio): 
   sink.portfolio(anchor);
   sink.portfolio(fund);
   const portfolioId = publicPortfolioId(anchor);
-  sink.push({ type: 'liquidation', liquidationId: id, owner: anchor.owner, portfolioId, startedAt: state.nowSec, endedAt: state.nowSec, trigger: due, cancelledOrders: doomed.map((o) => o.orderId), closes, fee, deficit, fundPaid, badDebt });
+  sink.push({ type: 'liquidation', liquidationId: id, owner: anchor.owner, portfolioId, startedAt: state.nowSec, endedAt: state.nowSec, trigger: due, cancelledOrders, closes, fee, deficit, fundPaid, badDebt });
   if (fee !== 0n || deficit !== 0n) sink.push({ type: 'insurance_fund', reason: 'liquidation', amount: fee - fundPaid, balance: state.accounts.depositOf(fund), badDebt: state.insurance.badDebt });
   if (badDebt !== 0n) sink.push({ type: 'bad_debt', liquidationId: id, owner: anchor.owner, portfolioId, amount: badDebt, totalBadDebt: state.insurance.badDebt });
 }

@@ -9,7 +9,6 @@ import type { CancelScope } from '../commands.ts';
 import type { CancelReason } from '../domain/instructions.ts';
 import { reject, type Rejection } from '../codes.ts';
 import type { VenueState } from '../state.ts';
-import type { OpenOrder } from '../actors/portfolio.ts';
 import type { EventSink } from './eventSink.ts';
 import { removeOrder } from './orders.ts';
 
@@ -24,14 +23,17 @@ const DETAIL: Readonly<Record<'mass_cancel' | 'disconnect' | 'dead_man', string>
   dead_man: 'cancelled_by_dead_man',
 };
 
-function matches(state: VenueState, o: OpenOrder, scope: CancelScope, listed: ReadonlySet<Hex> | null): boolean {
-  if (listed !== null && !listed.has(o.orderId)) return false;
-  if (scope.seriesId !== undefined && o.seriesId !== scope.seriesId) return false;
-  if (scope.pairId !== undefined && o.pairId !== scope.pairId) return false;
-  if (scope.side !== undefined && o.isBuy !== (scope.side === 'buy')) return false;
-  if (scope.portfolioId !== undefined && o.portfolioId !== scope.portfolioId) return false;
-  if (scope.mmpOnly === true && !o.instructions.mmp) return false;
-  return state.orderIndex.get(o.orderId) === o;
+/** Whether open order `o` (a slot) is in `scope`. */
+function matches(state: VenueState, o: number, scope: CancelScope, listed: ReadonlySet<Hex> | null): boolean {
+  const slots = state.accounts.orders;
+  const orderId = slots.orderId[o]!;
+  if (listed !== null && !listed.has(orderId)) return false;
+  if (scope.seriesId !== undefined && slots.seriesId[o] !== scope.seriesId) return false;
+  if (scope.pairId !== undefined && slots.pairId[o] !== scope.pairId) return false;
+  if (scope.side !== undefined && (slots.buy[o] === 1) !== (scope.side === 'buy')) return false;
+  if (scope.portfolioId !== undefined && slots.portfolioId[o] !== scope.portfolioId) return false;
+  if (scope.mmpOnly === true && !slots.instructions[o]!.mmp) return false;
+  return state.orderIndex.get(orderId) === o;
 }
 
 /** Cancel the wallet's open orders in `scope`, oldest first per portfolio; returns their ids. */
@@ -39,11 +41,14 @@ export function cancelAll(state: VenueState, sink: EventSink, owner: string, sco
   const wallet = state.accounts.walletOf(owner);
   if (wallet < 0) return { orderIds: [] };
   const listed = scope.orderIds === undefined ? null : new Set(scope.orderIds);
-  const taken: OpenOrder[] = [];
-  for (const p of state.accounts.walletPortfolios(wallet)) for (const o of p.openOrders.values()) if (matches(state, o, scope, listed)) taken.push(o);
+  const slots = state.accounts.orders;
+  const taken: number[] = [];
+  for (const p of state.accounts.walletPortfolios(wallet)) for (let o = p.openOrders.head; o !== -1; o = slots.pNext[o]!) if (matches(state, o, scope, listed)) taken.push(o);
+  // Their ids before they go: a removed order's slot is freed.
+  const orderIds = taken.map((o) => slots.orderId[o]!);
   const cancelReason: CancelReason = reason;
   for (const o of taken) removeOrder(state, sink, o, 'cancelled', DETAIL[reason], cancelReason);
-  return { orderIds: taken.map((o) => o.orderId) };
+  return { orderIds };
 }
 
 /** Arm (or move, or with 0 disarm) the wallet's dead-man switch: `cancelAt` in venue ms, or null. */

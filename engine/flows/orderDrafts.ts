@@ -7,7 +7,7 @@
 import type { Hex } from '../domain/hex.ts';
 import type { CancelOrder, PlaceOrder } from '../commands.ts';
 import type { Pair } from '../actors/registry.ts';
-import type { OpenOrder, Portfolio } from '../actors/portfolio.ts';
+import type { Portfolio } from '../actors/portfolio.ts';
 
 /**
  * A place entry as the rules see it. Before its signature is recovered an entry may not
@@ -34,7 +34,8 @@ export type CheckedPlace = {
 };
 /** A place ready to apply: its portfolio exists. */
 export type ValidPlace = CheckedPlace & { readonly portfolio: Portfolio };
-export type ValidCancel = { readonly c: CancelOrder; readonly wallet: number; readonly open: OpenOrder };
+/** A cancel that passed its rules: `open` is the order's slot (actors/openOrders.ts). */
+export type ValidCancel = { readonly c: CancelOrder; readonly wallet: number; readonly open: number };
 
 /** What the rules found for an entry `o` (an order, or a draft of one). */
 export type PlaceFacts<T extends PlaceDraft> = Omit<CheckedPlace, 'o'> & { readonly o: T };

@@ -14,7 +14,7 @@ import { MAX_TICK } from '../book/assertArgs.ts';
 import type { CancelOrder, PlaceOrder } from '../commands.ts';
 import { reject, type Rejection } from '../codes.ts';
 import type { VenueState } from '../state.ts';
-import type { OpenOrder, Portfolio } from '../actors/portfolio.ts';
+import type { Portfolio } from '../actors/portfolio.ts';
 import type { CancelDraft, CheckedPlace, PlaceDraft, PlaceFacts, ValidCancel, ValidPlace } from './orderDrafts.ts';
 import { instructionRules } from './instructionRules.ts';
 
@@ -57,13 +57,13 @@ export function validatePlace(state: VenueState, o: PlaceOrder, nowSec: number =
 }
 
 /** The rules of one cancel entry (`c`, an order's cancel or a draft of one). */
-export function cancelRules<T extends CancelDraft>(state: VenueState, c: T, nowSec: number): { readonly c: T; readonly wallet: number; readonly open: OpenOrder } | Rejection {
+export function cancelRules<T extends CancelDraft>(state: VenueState, c: T, nowSec: number): { readonly c: T; readonly wallet: number; readonly open: number } | Rejection {
   const open = state.orderIndex.get(c.orderId);
-  if (!open) return reject('unknown_order', { orderId: c.orderId });
-  if (open.owner !== c.owner) return reject('not_owner', { orderId: c.orderId });
+  if (open === undefined) return reject('unknown_order', { orderId: c.orderId });
+  if (state.accounts.orders.owner[open] !== c.owner) return reject('not_owner', { orderId: c.orderId });
   if (c.deadline < nowSec) return reject('deadline_passed', { deadline: c.deadline });
   // The order's owner placed it, so its wallet exists: the handle its portfolio carries, no lookup.
-  const wallet = open.portfolio.wallet;
+  const wallet = state.accounts.holderOf(open).wallet;
   if (c.nonce !== null && state.accounts.nonces[wallet]!.isUsed(c.nonce)) return reject('nonce_used', { nonce: c.nonce.toString() });
   return { c, wallet, open };
 }

@@ -9,7 +9,7 @@ import { reject, type Rejection } from '../codes.ts';
 import type { VenueState } from '../state.ts';
 import type { Pair } from '../actors/registry.ts';
 import type { OrderRecord } from '../actors/orderRecord.ts';
-import { openOrder, type OpenOrder, type Portfolio } from '../actors/portfolio.ts';
+import type { Portfolio } from '../actors/portfolio.ts';
 import { balanceOf, collateralOf } from '../actors/position.ts';
 import { wadOfLots } from '../domain/lots.ts';
 import type { ProspectiveOrder } from '../risk/marginBook.ts';
@@ -73,7 +73,7 @@ function checkOpenInterest(state: VenueState, places: readonly ValidPlace[]): Re
  * nothing: the orders of one account at a time are written into scratch entries (CHECK), in
  * the order of the places, accounts in the order of their first place.
  */
-function checkRisk(state: VenueState, places: readonly ValidPlace[], cancelled: readonly OpenOrder[], cancelledCount: number): Rejection | null {
+function checkRisk(state: VenueState, places: readonly ValidPlace[], cancelled: readonly number[], cancelledCount: number): Rejection | null {
   if (places.length === 1) {
     // The usual command, one order.
     prospective(state, places[0]!, scratchEntry(0));
@@ -99,7 +99,7 @@ type Writable<T> = { -readonly [K in keyof T]: T[K] };
 const CHECK: Writable<ProspectiveOrder>[] = [];
 
 function scratchEntry(i: number): Writable<ProspectiveOrder> {
-  while (CHECK.length <= i) CHECK.push({ seriesId: '0x', isBuy: false, size: 0n, price: 0n, worstFee: 0n, premium: 0n, premiumN: 0.5, worstFeeN: 0.5 });
+  while (CHECK.length <= i) CHECK.push({ seriesId: '0x', isBuy: false, size: 0n, price: 0n, worstFee: 0n, premium: 0n, premiumN: 0.5, worstFeeN: 0.5, lots: 0.5, lot: 1n });
   return CHECK[i]!;
 }
 
@@ -114,6 +114,8 @@ function prospective(state: VenueState, v: ValidPlace, into: Writable<Prospectiv
   into.isBuy = v.o.isBuy;
   into.size = v.o.size;
   into.price = v.price;
+  into.lots = v.lots;
+  into.lot = sizeStep;
   // The doubles for a check decided in doubles (MarginBook.fitsInDoubles); the bigints now only
   // when a double is not exact, else made by inBigint if the check needs them.
   into.premiumN = premiumN;
@@ -136,7 +138,7 @@ function inBigint(count: number): void {
 }
 
 /** The account of `portfolio` with the first `count` scratch entries (CHECK) added and the cancels taken away. */
-function checkAccount(state: VenueState, portfolio: Portfolio, count: number, cancelled: readonly OpenOrder[], cancelledCount: number): Rejection | null {
+function checkAccount(state: VenueState, portfolio: Portfolio, count: number, cancelled: readonly number[], cancelledCount: number): Rejection | null {
   const margin = state.accounts.margin;
   let buys = false;
   for (let i = 0; i < count; i++) buys ||= CHECK[i]!.isBuy;
@@ -211,9 +213,7 @@ function executePlace(state: VenueState, sink: EventSink, v: ValidPlace): OrderO
   const filled = BigInt(record.filledLots) * pair.sizeStep;
   const remaining = o.size - filled; // the order's size is lots x sizeStep (validated)
   if (outcome.restingLots > 0) {
-    const open = openOrder(record, pair.pairId, v.portfolio, remaining, v.price);
-    state.accounts.margin.addOrder(v.portfolio, open);
-    state.orderIndex.set(o.orderId, open);
+    state.orderIndex.set(o.orderId, state.accounts.restOrder(record, v.portfolio, pair, outcome.restingLots, v.price));
     if (record.expiry < series.spec.expiry) state.trackGoodTill(record.expiry, o.orderId);
   }
   sink.portfolio(v.portfolio);
@@ -244,6 +244,7 @@ const BOOK_FILL: Writable<FillParams> = { seriesId: '0x', seriesHandle: -1, pric
 export function settleMatch(state: VenueState, sink: EventSink, outcome: MatchOutcome, pair: Pair, taker: OrderRecord, takerPortfolio: Portfolio, guard: MmpGuard | null, feeFree: boolean): readonly Trade[] {
   const n = outcome.fillCount;
   const trades = n === 0 ? NO_TRADES : new Array<Trade>(n);
+  const accounts = state.accounts;
   if (n > 0) {
     const spot = state.oracles.get(pair.pairId)!.spot;
     const f = BOOK_FILL;
@@ -258,14 +259,14 @@ export function settleMatch(state: VenueState, sink: EventSink, outcome: MatchOu
       const maker = outcome.fillMaker[i]!;
       const lots = outcome.fillLots[i]!;
       const resting = state.orderIndex.get(maker.orderId)!;
-      const makerPortfolio = resting.portfolio;
-      const price = resting.price; // fills are at the maker's price
+      const makerPortfolio = accounts.holderOf(resting);
+      const price = accounts.orders.price[resting]!; // fills are at the maker's price
       const size = BigInt(lots) * pair.sizeStep;
       if (maker.status === 'filled') {
-        state.accounts.margin.dropOrder(makerPortfolio, resting);
+        accounts.closeOrder(resting);
         state.orderIndex.delete(maker.orderId);
       } else {
-        state.accounts.margin.reduceOrder(makerPortfolio, resting, size);
+        accounts.fillOrder(resting, lots);
       }
       f.price = price;
       f.size = size;
@@ -282,8 +283,7 @@ export function settleMatch(state: VenueState, sink: EventSink, outcome: MatchOu
   }
   for (let i = 0; i < outcome.selfTradeCount; i++) {
     const m = outcome.selfTradeCancels[i]!;
-    const resting = state.orderIndex.get(m.orderId)!;
-    state.accounts.margin.dropOrder(resting.portfolio, resting);
+    accounts.closeOrder(state.orderIndex.get(m.orderId)!);
     state.orderIndex.delete(m.orderId);
     orderEvent(sink, m, 'self_trade_prevention', 'self_trade');
   }
@@ -291,9 +291,10 @@ export function settleMatch(state: VenueState, sink: EventSink, outcome: MatchOu
     const m = outcome.mmpCancels[i]!;
     // Quotes of a wallet this match froze, removed instead of filled.
     const resting = state.orderIndex.get(m.orderId)!;
-    state.accounts.margin.dropOrder(resting.portfolio, resting);
+    const holder = accounts.holderOf(resting);
+    accounts.closeOrder(resting);
     state.orderIndex.delete(m.orderId);
-    sink.portfolio(resting.portfolio);
+    sink.portfolio(holder);
     orderEvent(sink, m, 'mmp_tripped', 'mmp');
   }
   if (guard !== null) for (const e of guard.tripped) cancelMmpOrders(state, sink, e);
@@ -305,10 +306,11 @@ export function settleMatch(state: VenueState, sink: EventSink, outcome: MatchOu
  * (`cancelReason: mmp`), oldest first per portfolio.
  */
 function cancelMmpOrders(state: VenueState, sink: EventSink, e: MmpEntry): void {
-  const doomed: OpenOrder[] = [];
+  const doomed: number[] = [];
+  const slots = state.accounts.orders;
   for (const portfolio of state.accounts.walletPortfolios(state.accounts.walletOf(e.owner))) {
-    for (let r = portfolio.openOrders.head; r !== null; r = r.pNext) {
-      if (r.instructions.mmp && r.pairId === e.pairId) doomed.push(r);
+    for (let r = portfolio.openOrders.head; r !== -1; r = slots.pNext[r]!) {
+      if (slots.instructions[r]!.mmp && slots.pairId[r] === e.pairId) doomed.push(r);
     }
   }
   for (const open of doomed) removeOrder(state, sink, open, 'cancelled', 'mmp_tripped', 'mmp');
@@ -349,14 +351,14 @@ function killEarly(state: VenueState, sink: EventSink, v: ValidPlace, cancelReas
   return { orderId: o.orderId, status: 'cancelled', filled: 0n, remaining: 0n, trades: [], instructions, cancelReason };
 }
 
-/** Take an open order off the book and release its reservation. */
-export function removeOrder(state: VenueState, sink: EventSink, open: OpenOrder, status: 'cancelled' | 'expired', reason: string, cancelReason: CancelReason): void {
-  const portfolio = open.portfolio;
-  const series = state.series.get(open.seriesId)!;
-  const pair = state.pairs.get(open.pairId)!;
+/** Take an open order (its slot, `open`) off the book and release its reservation; the slot is freed. */
+export function removeOrder(state: VenueState, sink: EventSink, open: number, status: 'cancelled' | 'expired', reason: string, cancelReason: CancelReason): void {
+  const accounts = state.accounts;
+  const portfolio = accounts.holderOf(open);
+  const series = state.series.get(accounts.orders.seriesId[open]!)!;
   // A message to the series actor (by ref): it takes the order off its book and answers with its record as it ends.
-  const record = series.removeRef(open.ref, status);
-  state.accounts.margin.dropOrder(portfolio, open);
+  const record = series.removeRef(accounts.orders.ref[open]!, status);
+  accounts.closeOrder(open);
   state.orderIndex.delete(record.orderId);
   sink.portfolio(portfolio);
   sink.book(series);
@@ -398,7 +400,7 @@ export function orderEventOf(r: OrderRecord, filledLots: number, remainingLots: 
 }
 
 /** The open orders a command's cancels take away, for its risk check (rewritten by every command; kept with a count). */
-const CANCELLED: OpenOrder[] = [];
+const CANCELLED: number[] = [];
 
 export type OrdersValue = { readonly outcomes: readonly OrderOutcome[] };
 

@@ -3,35 +3,19 @@
  * each exposure is an integer row (reused through a free list), its numbers a row of one
  * `Float64Array` slab (the 15 scenario PnL sums of positions, the 15 of open orders' losses,
  * the two short floors and the four cash figures, next to each other), its other fields in
- * typed arrays (account, series, list links) or plain arrays beside them (the WAD balance and
- * open sells, the ends of its order list). Slabs grow by doubling; counting an order, a fill
- * or a mark allocates no object. Data only; the book's rules live in marginBook.ts.
+ * typed arrays (account, series, list links, the ends of its order list) or plain arrays beside
+ * them (the balance and open sells in lots: domain/lots.ts). Slabs grow by doubling; counting
+ * an order, a fill or a mark allocates no object. Data only; the book's rules live in
+ * marginBook.ts.
  *
- * The orders are typed as the margin book counts them (CountedOrder): side, remaining size,
- * limit price, reservation and the links of this list. The venue's open order
- * (engine/actors/portfolio.ts) is one of them with more fields, so this module sits below it.
+ * The orders an exposure counts are the account actor's open-order slots (actors/openOrders.ts):
+ * the book keeps its own row per slot (the exposure counting it, its neighbours in that
+ * exposure's list, the reservation it counted), so an order's record carries nothing of the
+ * book's and a second book over the same orders (an audit's) keeps its own links.
  */
 import type { Hex } from '../domain/hex.ts';
+import type { Lots } from '../domain/lots.ts';
 import { SCENARIOS } from './margin.ts';
-
-/** An order as the margin book counts it, and its links in the list of the exposure that counts it. */
-export type CountedOrder = {
-  readonly orderId: Hex;
-  readonly seriesId: Hex;
-  readonly isBuy: boolean;
-  remaining: bigint; // WAD
-  readonly price: bigint; // WAD
-  /**
-   * For a buy: the cash it reserves (remaining x price, COLLATERAL6) as the margin book last
-   * counted it, so taking it away needs no recompute; an integer in a double, NaN above 2^53 - 1
-   * (exactCash.ts). Derived: snapshots leave it out.
-   */
-  reserve: number;
-  /** The row of the margin exposure that counts it (-1: none), and its neighbours in that exposure's list. */
-  exposure: number;
-  ePrev: CountedOrder | null;
-  eNext: CountedOrder | null;
-};
 
 /** A row of the numeric slabs (accounts' and exposures' alike): offsets of its fields. */
 export const POS = 0; // 15 scenario PnL sums of positions, risk units
@@ -72,12 +56,21 @@ export class ExposureRows {
   sPrev = new Int32Array(16);
   /** The next in its account's list of stale exposures. */
   staleNext = new Int32Array(16);
-  /** Signed balance and open sells on the series, WAD. */
-  readonly balance: bigint[] = [];
-  readonly sellWad: bigint[] = [];
-  /** Its open orders, oldest first, as an intrusive list through the orders themselves. */
-  readonly first: (CountedOrder | null)[] = [];
-  readonly last: (CountedOrder | null)[] = [];
+  /** Signed balance and open sells on the series, in lots of its pair's size step. */
+  readonly balance: Lots[] = [];
+  readonly sellLots: Lots[] = [];
+  /** Its open orders (slots), oldest first, as a list through the per-slot rows below (-1: none). */
+  first = new Int32Array(16);
+  last = new Int32Array(16);
+  /**
+   * By order slot: the exposure counting it (-1: none), its neighbours in that exposure's list,
+   * and for a buy the cash it reserves (remaining x price, COLLATERAL6) as last counted, so
+   * taking it away needs no recompute (an integer in a double, NaN above 2^53 - 1: exactCash.ts).
+   */
+  oExposure = new Int32Array(64).fill(-1);
+  oPrev = new Int32Array(64);
+  oNext = new Int32Array(64);
+  oReserve = new Float64Array(64);
   private rows = 0;
   private free = -1;
 
@@ -88,20 +81,18 @@ export class ExposureRows {
     else {
       e = this.rows++;
       if (e === this.account.length) this.grow(e + 1);
-      this.balance.push(0n);
-      this.sellWad.push(0n);
-      this.first.push(null);
-      this.last.push(null);
+      this.balance.push(0);
+      this.sellLots.push(0);
     }
     this.num.fill(0, e * STRIDE, (e + 1) * STRIDE);
     this.account[e] = account;
     this.series[e] = series;
     this.orderCount[e] = 0;
     this.stale[e] = 0;
-    this.balance[e] = 0n;
-    this.sellWad[e] = 0n;
-    this.first[e] = null;
-    this.last[e] = null;
+    this.balance[e] = 0;
+    this.sellLots[e] = 0;
+    this.first[e] = -1;
+    this.last[e] = -1;
     return e;
   }
 
@@ -118,9 +109,8 @@ export class ExposureRows {
     this.rows = 0;
     this.free = -1;
     this.balance.length = 0;
-    this.sellWad.length = 0;
-    this.first.length = 0;
-    this.last.length = 0;
+    this.sellLots.length = 0;
+    this.oExposure.fill(-1);
   }
 
   private grow(min: number): void {
@@ -134,29 +124,48 @@ export class ExposureRows {
     this.sNext = grown(this.sNext, min);
     this.sPrev = grown(this.sPrev, min);
     this.staleNext = grown(this.staleNext, min);
+    this.first = grown(this.first, min);
+    this.last = grown(this.last, min);
   }
 
-  addOrder(e: number, r: CountedOrder): void {
-    if (r.exposure !== -1) throw new Error(`order ${r.orderId} is already counted in an exposure`);
+  /** Room for order slot `o`. */
+  private orderRoom(o: number): void {
+    if (o < this.oExposure.length) return;
+    const n = this.oExposure.length;
+    this.oExposure = grown(this.oExposure, o + 1);
+    this.oExposure.fill(-1, n);
+    this.oPrev = grown(this.oPrev, o + 1);
+    this.oNext = grown(this.oNext, o + 1);
+    this.oReserve = grown(this.oReserve, o + 1);
+  }
+
+  /** The exposure counting order slot `o`, or -1. */
+  exposureOf(o: number): number {
+    return o < this.oExposure.length ? this.oExposure[o]! : -1;
+  }
+
+  addOrder(e: number, o: number, orderId: Hex): void {
+    this.orderRoom(o);
+    if (this.oExposure[o] !== -1) throw new Error(`order ${orderId} is already counted in an exposure`);
     const last = this.last[e]!;
-    r.exposure = e;
-    r.ePrev = last;
-    r.eNext = null;
-    if (last === null) this.first[e] = r;
-    else last.eNext = r;
-    this.last[e] = r;
+    this.oExposure[o] = e;
+    this.oPrev[o] = last;
+    this.oNext[o] = -1;
+    if (last === -1) this.first[e] = o;
+    else this.oNext[last] = o;
+    this.last[e] = o;
     this.orderCount[e]!++;
   }
 
-  removeOrder(r: CountedOrder): void {
-    const e = r.exposure;
-    if (r.ePrev === null) this.first[e] = r.eNext;
-    else r.ePrev.eNext = r.eNext;
-    if (r.eNext === null) this.last[e] = r.ePrev;
-    else r.eNext.ePrev = r.ePrev;
-    r.exposure = -1;
-    r.ePrev = null;
-    r.eNext = null;
+  removeOrder(o: number): void {
+    const e = this.oExposure[o]!;
+    const prev = this.oPrev[o]!;
+    const next = this.oNext[o]!;
+    if (prev === -1) this.first[e] = next;
+    else this.oNext[prev] = next;
+    if (next === -1) this.last[e] = prev;
+    else this.oPrev[next] = prev;
+    this.oExposure[o] = -1;
     this.orderCount[e]!--;
   }
 }

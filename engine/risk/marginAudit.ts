@@ -5,7 +5,7 @@
  */
 import type { Portfolio } from '../actors/portfolio.ts';
 import { SCENARIOS } from './margin.ts';
-import { STRIDE, POS, ORD, FLOOR_POS, FLOOR_ORD, type CountedOrder } from './exposure.ts';
+import { STRIDE, POS, ORD, FLOOR_POS, FLOOR_ORD } from './exposure.ts';
 import type { MarginRows } from './marginRows.ts';
 
 /** The first difference between the kept rows and `fresh` (rebuilt from scratch over the same portfolios, stale exposures revalued first), or null. */
@@ -46,11 +46,13 @@ function figures(rows: MarginRows, a: number) {
 function verifyLinks(rows: MarginRows, a: number): string | null {
   const acc = rows.accounts.objects[a]!;
   const ex = rows.exposures;
-  const listed = new Set<CountedOrder>();
+  const orders = rows.orders;
+  const listed = new Set<number>();
   for (const q of acc.single ? [acc.anchor] : rows.members(acc.anchor)) {
-    for (const ref of q.openOrders.values()) {
-      listed.add(ref);
-      if (ref.exposure === -1 || rows.pairs.get(a, rows.seriesRow.get(ref.seriesId) ?? -1) !== ref.exposure) return `order ${ref.orderId} is not in its exposure's list`;
+    for (const o of orders.values(q.openOrders)) {
+      listed.add(o);
+      const e = ex.exposureOf(o);
+      if (e === -1 || rows.pairs.get(a, rows.seriesRow.get(orders.seriesId[o]!) ?? -1) !== e) return `order ${orders.orderId[o]} is not in its exposure's list`;
     }
   }
   let counted = 0;
@@ -58,9 +60,9 @@ function verifyLinks(rows: MarginRows, a: number): string | null {
     const seriesId = rows.seriesIds[ex.series[e]!]!;
     if (ex.account[e] !== a || rows.pairs.get(a, ex.series[e]!) !== e) return `exposure ${seriesId} is not indexed`;
     let n = 0;
-    for (let ref: CountedOrder | null = ex.first[e]!; ref !== null; ref = ref.eNext) {
+    for (let o = ex.first[e]!; o !== -1; o = ex.oNext[o]!) {
       n++;
-      if (ref.exposure !== e || ref.seriesId !== seriesId || !listed.has(ref)) return `exposure ${seriesId} lists order ${ref.orderId} wrongly`;
+      if (ex.exposureOf(o) !== e || orders.seriesId[o] !== seriesId || !listed.has(o)) return `exposure ${seriesId} lists order ${orders.orderId[o]} wrongly`;
     }
     if (n !== ex.orderCount[e]) return `exposure ${seriesId} counts ${ex.orderCount[e]} orders and lists ${n}`;
     counted += n;

@@ -24,12 +24,13 @@
  * cash recounted in bigint from its positions and orders instead (`wideCash`).
  */
 import type { Hex } from '../domain/hex.ts';
-import { MARGIN_ROW, type OpenOrder, type Portfolio } from '../actors/portfolio.ts';
+import { MARGIN_ROW, type Portfolio } from '../actors/portfolio.ts';
 import { collateralOf } from '../actors/position.ts';
-import { contractsOf, wadOfLots, type Lots } from '../domain/lots.ts';
+import { addLots, contractsOf, lotNumberOf, negLots, wadOfLots, type Lots } from '../domain/lots.ts';
+import { premiumInDoubles } from '../domain/premium.ts';
 import { mulDivInDoubles, ratioOf, type Ratio } from '../domain/fees.ts';
 import { SCENARIOS } from './margin.ts';
-import { STRIDE, POS, ORD, FLOOR_POS, FLOOR_ORD, PREMIUM, OWED, MARK, RESERVE, type CountedOrder } from './exposure.ts';
+import { STRIDE, POS, ORD, FLOOR_POS, FLOOR_ORD, PREMIUM, OWED, MARK, RESERVE } from './exposure.ts';
 import type { MarginAccount, MutableRequirement, Requirement } from './marginAccount.ts';
 import type { RiskQuote } from './riskQuote.ts';
 import { bigSum, exact, exactOf } from './exactCash.ts';
@@ -56,6 +57,9 @@ export type ProspectiveOrder = {
   /** The premium and the worst fee as integers in doubles, when the caller has them exact (a check then may be decided in doubles: MarginBook.fitsInDoubles). */
   readonly premiumN?: number;
   readonly worstFeeN?: number;
+  /** Its size in lots of `lot` (its pair's size step, WAD), when the caller has it: a check then counts its open sells in lots, no bigint. */
+  readonly lots?: number;
+  readonly lot?: bigint;
 };
 
 export type { Requirement } from './marginAccount.ts';
@@ -63,13 +67,26 @@ export type { Requirement } from './marginAccount.ts';
 // Scratch for checks (the engine is single-threaded and a check never re-enters): scenario
 // deltas, and the sells a check adds per series (few series per check, so a linear scan).
 const delta = new Float64Array(SCENARIOS);
-const NO_ORDERS: readonly OpenOrder[] = [];
+const NO_ORDERS: readonly number[] = [];
 /** No prospective orders (a figure as it stands): one shared empty list, not one allocated per call. */
 export const NO_PROSPECTIVE: readonly ProspectiveOrder[] = [];
 // Kept with a count, not emptied (`length = 0` would free their storage and the next push allocate it again).
+// Per series: the sells added (taken away: negative) in lots of `sellLot`, and in WAD those given without lots.
 const sellSeries: Hex[] = [];
+const sellLotsOf: Lots[] = [];
+const sellLot: bigint[] = [];
 const sellWads: bigint[] = [];
 let sellCount = 0;
+// The last size step asked of lotNumberOf (a check names one pair over and over): no bigint made per call.
+let lastLot = 0n;
+let lastLotNumber = NaN;
+function lotNumberCached(lot: bigint): number {
+  if (lot !== lastLot) {
+    lastLot = lot;
+    lastLotNumber = lotNumberOf(lot);
+  }
+  return lastLotNumber;
+}
 // What orderDeltas counted for a check: the short floor's change, fees and cash needed (bigint, or doubles).
 let chkFloorOrd = 0;
 let chkFees = 0n;
@@ -79,21 +96,26 @@ let chkCashN = 0;
 /** The figures of a check (with prospective orders or exclusions): one object, rewritten by every check. */
 const CHECKED: MutableRequirement = { deposit: 0n, unrealizedPnl: 0n, equity: 0n, initialMargin: 0n, initialMarginWithOrders: 0n, cashNeeded: 0n, positionCount: 0 };
 
-function addSell(seriesId: Hex, wad: bigint): void {
-  for (let i = 0; i < sellCount; i++) {
-    if (sellSeries[i] === seriesId) {
-      sellWads[i]! += wad;
-      return;
-    }
+/** A check's open sells on `seriesId` move by `lots` lots of `lot` (when lot is null: by `wad`, WAD). */
+function addSell(seriesId: Hex, lots: Lots, lot: bigint | null, wad: bigint): void {
+  let i = 0;
+  while (i < sellCount && sellSeries[i] !== seriesId) i++;
+  if (i === sellCount) {
+    sellSeries[i] = seriesId;
+    sellLotsOf[i] = 0;
+    sellLot[i] = 0n;
+    sellWads[i] = 0n;
+    sellCount++;
   }
-  sellSeries[sellCount] = seriesId;
-  sellWads[sellCount++] = wad;
+  if (lot === null) sellWads[i]! += wad;
+  else {
+    sellLotsOf[i] = addLots(sellLotsOf[i]!, lots);
+    sellLot[i] = lot;
+  }
 }
 
-/** Loss of an order if filled at its limit in each scenario (0 where filling would gain), in whole risk units rounded down (the same sum as countOrder's). */
-function addOrderLoss(into: Float64Array, sign: number, isBuy: boolean, size: bigint, price: bigint, q: RiskQuote): void {
-  const qty = (isBuy ? 1 : -1) * (Number(size) / 1e18);
-  const px = Number(price) / 1e18;
+/** Loss of an order of `qty` contracts (negative: a sell) if filled at `px` in each scenario (0 where filling would gain), in whole risk units rounded down (the same sum as countOrder's). */
+function addOrderLoss(into: Float64Array, sign: number, qty: number, px: number, q: RiskQuote): void {
   const sc = q.scenarios;
   for (let s = 0; s < SCENARIOS; s++) {
     const effect = qty * (sc[s]! - px);
@@ -114,6 +136,12 @@ export function toC6(units: number): bigint {
 }
 
 
+/** Whether one of `members` has portfolio handle `h`. */
+function holds(members: readonly Portfolio[], h: number): boolean {
+  for (let i = 0; i < members.length; i++) if (members[i]!.handle === h) return true;
+  return false;
+}
+
 export class MarginBook extends MarginRows {
   /** Per series row: the quote and size step the mark ratio (lot x mark / 10^30, `markValueOf`) was last built for, and that ratio. */
   private readonly ratioQuote: (RiskQuote | null)[] = [];
@@ -123,8 +151,8 @@ export class MarginBook extends MarginRows {
   /** Compare with a rebuild from scratch; the first difference, or null. For tests and audits (marginAudit.ts). */
   verify(portfolios: Iterable<Portfolio>): string | null {
     for (let a = 0; a < this.accounts.count; a++) if (this.accounts.staleHead[a] !== -1) this.refresh(a);
-    const fresh = new MarginBook(this.quotes, this.deposits, this.anchorOf, this.members, this.floorRate, false);
-    fresh.rebuild(portfolios, true);
+    const fresh = new MarginBook(this.quotes, this.deposits, this.orders, this.anchorOf, this.members, this.floorRate, false);
+    fresh.rebuild(portfolios);
     return verifyRows(this, fresh);
   }
 
@@ -157,42 +185,42 @@ export class MarginBook extends MarginRows {
     }
   }
 
-  /** Rest an order: reserve it in its portfolio and count it. */
-  addOrder(p: Portfolio, ref: OpenOrder): void {
-    p.openOrders.add(ref);
+  /** Rest an order (slot `o` of the account actor's order store): list it in its portfolio `p` and count it. */
+  addOrder(p: Portfolio, o: number): void {
+    this.orders.add(p.openOrders, o);
     const a = this.row(p);
-    const e = this.exposure(a, ref.seriesId);
-    this.exposures.addOrder(e, ref);
+    const e = this.exposure(a, this.orders.seriesId[o]!);
+    this.exposures.addOrder(e, o, this.orders.orderId[o]!);
     const q = this.quoteOf(e);
-    this.countOrder(a, e, ref, 1, q);
+    this.countOrder(a, e, o, 1, q);
     this.floors(a, e, q);
   }
 
-  /** An order left the book (filled, cancelled, expired); `ref` is its reservation in `p`. */
-  dropOrder(p: Portfolio, ref: OpenOrder): void {
-    if (!p.openOrders.delete(ref)) return;
+  /** An order left the book (filled, cancelled, expired): slot `o`, listed in `p`, taken out of the list and the count. */
+  dropOrder(p: Portfolio, o: number): void {
+    if (!this.orders.delete(p.openOrders, o)) return;
     const a = this.row(p); // first: revalues stale exposures (an exposure holding an order is never dropped by it)
-    const e = ref.exposure;
+    const e = this.exposures.exposureOf(o);
     if (e === -1) return;
-    this.exposures.removeOrder(ref);
+    this.exposures.removeOrder(o);
     const q = this.quoteOf(e);
-    this.countOrder(a, e, ref, -1, q);
+    this.countOrder(a, e, o, -1, q);
     this.floors(a, e, q);
     this.dropIfEmpty(a, e);
   }
 
-  /** Part of a resting order filled: `size` (WAD) less of its reservation `ref` (held in `p`) stays reserved. */
-  reduceOrder(p: Portfolio, ref: OpenOrder, size: bigint): void {
+  /** Part of a resting order filled: `lots` lots less of slot `o` (held in `p`) stays reserved. */
+  reduceOrder(p: Portfolio, o: number, lots: number): void {
     const a = this.row(p);
-    const e = ref.exposure;
+    const e = this.exposures.exposureOf(o);
     if (e === -1) {
-      ref.remaining -= size;
+      this.orders.lots[o]! -= lots;
       return;
     }
     const q = this.quoteOf(e);
-    this.countOrder(a, e, ref, -1, q);
-    ref.remaining -= size;
-    this.countOrder(a, e, ref, 1, q);
+    this.countOrder(a, e, o, -1, q);
+    this.orders.lots[o]! -= lots;
+    this.countOrder(a, e, o, 1, q);
     this.floors(a, e, q);
   }
 
@@ -238,12 +266,8 @@ export class MarginBook extends MarginRows {
     for (let e = this.seriesHead[s]!; e !== -1; e = ex.sNext[e]!) yield this.accounts.objects[ex.account[e]!]!.anchor;
   }
 
-  /**
-   * Count everything afresh from positions and open orders (after a restore, into an empty
-   * book). The orders are linked into this book's exposures; `copies` links copies of them
-   * instead, leaving the originals in the exposures of the book that counts them (verify).
-   */
-  rebuild(portfolios: Iterable<Portfolio>, copies = false): void {
+  /** Count everything afresh from positions and open orders (after a restore, into an empty book; an audit's scratch book: verify). */
+  rebuild(portfolios: Iterable<Portfolio>): void {
     this.accounts.clear();
     this.exposures.clear();
     this.pairs.clear();
@@ -253,7 +277,8 @@ export class MarginBook extends MarginRows {
     const ex = this.exposures;
     for (const p of portfolios) {
       const a = this.row(p);
-      for (const ref of p.openOrders.values()) ex.addOrder(this.exposure(a, ref.seriesId), copies ? { ...ref, exposure: -1, ePrev: null, eNext: null } : ref);
+      const orders = this.orders;
+      for (let o = p.openOrders.head; o !== -1; o = orders.pNext[o]!) ex.addOrder(this.exposure(a, orders.seriesId[o]!), o, orders.orderId[o]!);
       for (const seriesId of p.positions.keys()) this.exposure(a, seriesId);
     }
     for (let a = 0; a < this.accounts.count; a++) {
@@ -273,7 +298,7 @@ export class MarginBook extends MarginRows {
    * figures are one scratch object shared by every check, valid until the next check (read
    * what you keep before asking again).
    */
-  requirement(p: Portfolio, extra: readonly ProspectiveOrder[] = NO_PROSPECTIVE, exclude: readonly OpenOrder[] = NO_ORDERS, extraCount = extra.length, excludeCount = exclude.length): Requirement {
+  requirement(p: Portfolio, extra: readonly ProspectiveOrder[] = NO_PROSPECTIVE, exclude: readonly number[] = NO_ORDERS, extraCount = extra.length, excludeCount = exclude.length): Requirement {
     const a = this.row(p);
     const acc = this.accounts.objects[a]!;
     const members = acc.single ? null : this.members(acc.anchor);
@@ -356,7 +381,7 @@ export class MarginBook extends MarginRows {
    * check's. False when it fails or cannot be decided exactly (an account or order beyond the
    * bound, an order without its doubles): then ask `requirement`.
    */
-  fitsInDoubles(p: Portfolio, buys: boolean, extra: readonly ProspectiveOrder[], exclude: readonly OpenOrder[], extraCount: number, excludeCount: number): boolean {
+  fitsInDoubles(p: Portfolio, buys: boolean, extra: readonly ProspectiveOrder[], exclude: readonly number[], extraCount: number, excludeCount: number): boolean {
     const a = this.row(p);
     if (this.accounts.wide[a] !== 0) return false;
     const acc = this.accounts.objects[a]!;
@@ -393,7 +418,7 @@ export class MarginBook extends MarginRows {
    * before: `chkFees`, `chkCash` from it) or in doubles (`chkFeesN`, `chkCashN` from 0; false when
    * one is not an exact integer, and then the rest is not counted).
    */
-  private orderDeltas(a: number, acc: MarginAccount, members: readonly Portfolio[] | null, extra: readonly ProspectiveOrder[], extraCount: number, exclude: readonly OpenOrder[], excludeCount: number, cashBase: bigint | null): boolean {
+  private orderDeltas(a: number, acc: MarginAccount, members: readonly Portfolio[] | null, extra: readonly ProspectiveOrder[], extraCount: number, exclude: readonly number[], excludeCount: number, cashBase: bigint | null): boolean {
     const big = cashBase !== null;
     delta.fill(0);
     sellCount = 0;
@@ -415,35 +440,51 @@ export class MarginBook extends MarginRows {
       }
       const q = this.quotes.quote(o.seriesId);
       if (q === null) continue; // a settled series carries no risk
-      addOrderLoss(delta, 1, o.isBuy, o.size, o.price, q);
-      if (!o.isBuy) addSell(o.seriesId, o.size);
-    }
-    for (let i = 0; i < excludeCount; i++) {
-      // Only an order resting in one of the account's portfolios (its own list: `portfolio`).
-      const ref = exclude[i]!;
-      const q = ref.portfolio;
-      if (!q.openOrders.has(ref) || (members === null ? q !== acc.anchor : !members.includes(q))) continue;
-      if (ref.isBuy) {
-        // Its reserve as the book counted it: collateralOf(remaining, price) while it is linked.
-        if (big) chkCash -= collateralOf(ref.remaining, ref.price);
-        else if (ref.exposure === -1) return false;
-        else if (!exact((chkCashN -= ref.reserve))) return false;
+      addOrderLoss(delta, 1, (o.isBuy ? 1 : -1) * (Number(o.size) / 1e18), Number(o.price) / 1e18, q);
+      if (!o.isBuy) {
+        if (o.lots !== undefined && o.lot !== undefined) addSell(o.seriesId, o.lots, o.lot, 0n);
+        else addSell(o.seriesId, 0, null, o.size);
       }
-      const quote = this.quotes.quote(ref.seriesId);
+    }
+    const orders = this.orders;
+    const ex = this.exposures;
+    for (let i = 0; i < excludeCount; i++) {
+      // Only an order resting in one of the account's portfolios (held there and listed).
+      const o = exclude[i]!;
+      const h = orders.holder[o]!;
+      if (!orders.isOpen(o) || orders.listed[o] !== 1 || (members === null ? h !== acc.anchor.handle : !holds(members, h))) continue;
+      if (orders.buy[o] === 1) {
+        // Its reserve as the book counted it: collateralOf(remaining, price) while it is linked.
+        if (big) chkCash -= collateralOf(wadOfLots(orders.lots[o]!, orders.lot[o]!), orders.price[o]!);
+        else if (ex.exposureOf(o) === -1) return false;
+        else if (!exact((chkCashN -= ex.oReserve[o]!))) return false;
+      }
+      const seriesId = orders.seriesId[o]!;
+      const quote = this.quotes.quote(seriesId);
       if (quote === null) continue;
-      addOrderLoss(delta, -1, ref.isBuy, ref.remaining, ref.price, quote);
-      if (!ref.isBuy) addSell(ref.seriesId, -ref.remaining);
+      addOrderLoss(delta, -1, this.contractsOfOrder(o), orders.px[o]!, quote);
+      if (orders.buy[o] !== 1) addSell(seriesId, 0 - orders.lots[o]!, orders.lot[o]!, 0n);
     }
     chkFloorOrd = 0;
-    const ex = this.exposures;
     for (let i = 0; i < sellCount; i++) {
       const seriesId = sellSeries[i]!;
       const e = this.findExposure(a, seriesId);
       const q = this.quotes.quote(seriesId)!;
-      const short = Number((e === -1 ? 0n : ex.sellWad[e]! - ex.balance[e]!) + sellWads[i]!) / 1e18;
+      // Open sells less the balance, in lots (all in one pair's size step), with the check's added.
+      const standing = e === -1 ? 0 : addLots(ex.sellLots[e]!, negLots(ex.balance[e]!));
+      const lot = sellLot[i] !== 0n ? sellLot[i]! : e === -1 ? 1n : this.seriesLot[ex.series[e]!]!;
+      const lots = addLots(standing, sellLotsOf[i]!);
+      // Number(WAD) / 1e18 bit for bit (domain/lots.ts contractsOf); with sells given in WAD only (a what-if's), in WAD.
+      const short = sellWads[i] === 0n ? contractsOf(lots, lot, lotNumberCached(lot)) : Number(wadOfLots(lots, lot) + sellWads[i]!) / 1e18;
       chkFloorOrd += floorUnits(this.floorRate, q.spot, short) - (e === -1 ? 0 : ex.num[e * STRIDE + FLOOR_ORD]!);
     }
     return true;
+  }
+
+  /** Slot `o`'s remaining size in contracts, negative for a sell: Number(remaining WAD) / 1e18, bit for bit (domain/lots.ts). */
+  private contractsOfOrder(o: number): number {
+    const orders = this.orders;
+    return (orders.buy[o] === 1 ? 1 : -1) * contractsOf(orders.lots[o]!, orders.lot[o]!, orders.lotNumber[o]!);
   }
 
   /** The kept scenario sums and floors of the account of `p` (copies: a read-only query's, flows/whatIf.ts). */
@@ -455,7 +496,9 @@ export class MarginBook extends MarginRows {
   exposureSums(p: Portfolio, seriesId: Hex): KeptExposure | null {
     const e = this.findExposure(this.row(p), seriesId);
     if (e === -1) return null;
-    return { ...this.keptSums(this.exposures.num, e), balance: this.exposures.balance[e]!, sellWad: this.exposures.sellWad[e]! };
+    const ex = this.exposures;
+    const lot = this.seriesLot[ex.series[e]!]!;
+    return { ...this.keptSums(ex.num, e), balance: wadOfLots(ex.balance[e]!, lot), sellWad: wadOfLots(ex.sellLots[e]!, lot) };
   }
 
   /** The cash figures of the account of `p` in bigint (whichever way they are kept). */
@@ -507,8 +550,8 @@ export class MarginBook extends MarginRows {
       en[eb + ORD + s] = 0;
     }
     this.setCash(a, eb + RESERVE, ab + RESERVE, 0);
-    ex.sellWad[e] = 0n;
-    for (let o: CountedOrder | null = ex.first[e]!; o !== null; o = o.eNext) this.countOrder(a, e, o, 1, q);
+    ex.sellLots[e] = 0;
+    for (let o = ex.first[e]!; o !== -1; o = ex.oNext[o]!) this.countOrder(a, e, o, 1, q);
     this.countPosition(a, e, q);
     this.floors(a, e, q);
     this.dropIfEmpty(a, e);
@@ -536,23 +579,27 @@ export class MarginBook extends MarginRows {
     if (!exact(x) || !exact(y)) this.accounts.wide[a] = 1;
   }
 
-  /** Add (`sign` 1) or take away (-1) one order's reservation and scenario losses. */
-  private countOrder(a: number, e: number, o: CountedOrder, sign: 1 | -1, q: RiskQuote | null): void {
+  /** Add (`sign` 1) or take away (-1) one order's (slot `o`'s) reservation and scenario losses. */
+  private countOrder(a: number, e: number, o: number, sign: 1 | -1, q: RiskQuote | null): void {
     this.accounts.current[a] = 0;
     const ex = this.exposures;
+    const orders = this.orders;
     const eb = e * STRIDE;
     const ab = a * STRIDE;
-    if (o.isBuy) {
+    const lots = orders.lots[o]!;
+    if (orders.buy[o] === 1) {
       // A +1 count sets the reserve; a -1 count takes away what the +1 count of the same remaining added.
-      if (sign > 0) this.addCash(a, eb + RESERVE, ab + RESERVE, (o.reserve = exactOf(collateralOf(o.remaining, o.price))));
-      else this.addCash(a, eb + RESERVE, ab + RESERVE, -o.reserve);
-    } else if (sign > 0) ex.sellWad[e] = ex.sellWad[e]! + o.remaining;
-    else ex.sellWad[e] = ex.sellWad[e]! - o.remaining;
+      if (sign > 0) this.addCash(a, eb + RESERVE, ab + RESERVE, (ex.oReserve[o] = this.reserveOf(o)));
+      else this.addCash(a, eb + RESERVE, ab + RESERVE, -ex.oReserve[o]!);
+    } else {
+      this.noteLot(ex.series[e]!, orders.lot[o]!, orders.lotNumber[o]!);
+      ex.sellLots[e] = addLots(ex.sellLots[e]!, sign > 0 ? lots : 0 - lots);
+    }
     if (q === null) return;
     const en = ex.num;
     const an = this.accounts.num;
-    const qty = (o.isBuy ? 1 : -1) * (Number(o.remaining) / 1e18);
-    const px = Number(o.price) / 1e18;
+    const qty = this.contractsOfOrder(o);
+    const px = orders.px[o]!;
     const sc = q.scenarios;
     for (let s = 0; s < SCENARIOS; s++) {
       const effect = qty * (sc[s]! - px);
@@ -564,6 +611,17 @@ export class MarginBook extends MarginRows {
     }
   }
 
+  /**
+   * What a buy in slot `o` reserves: collateralOf(remaining WAD, price WAD) (COLLATERAL6, NaN
+   * beyond 2^53 - 1), as lots x tick x the pair's factor in doubles while exact
+   * (domain/premium.ts), else in bigint.
+   */
+  private reserveOf(o: number): number {
+    const orders = this.orders;
+    const v = premiumInDoubles(orders.lots[o]!, orders.tick[o]!, orders.perLotTick[o]!);
+    return v >= 0 ? v : exactOf(collateralOf(wadOfLots(orders.lots[o]!, orders.lot[o]!), orders.price[o]!));
+  }
+
   /** Recount the positions the account holds on the exposure's series. */
   private countPosition(a: number, e: number, q: RiskQuote | null): void {
     const accounts = this.accounts;
@@ -571,14 +629,14 @@ export class MarginBook extends MarginRows {
     const ex = this.exposures;
     this.positionSums(accounts.objects[a]!, this.seriesIds[ex.series[e]!]!);
     const sumLots = this.sumLots;
-    const balance = wadOfLots(sumLots, this.sumLot);
+    if (sumLots !== 0) this.noteLot(ex.series[e]!, this.sumLot, this.sumLotNumber);
     const eb = e * STRIDE;
     const ab = a * STRIDE;
     this.setCash(a, eb + PREMIUM, ab + PREMIUM, this.sumPremium);
     this.setCash(a, eb + OWED, ab + OWED, this.sumOwed);
     this.setCash(a, eb + MARK, ab + MARK, q === null || sumLots === 0 ? 0 : this.markValueOf(ex.series[e]!, q, sumLots, this.sumLot));
-    if ((ex.balance[e] === 0n) !== (balance === 0n)) accounts.positions[a]! += balance === 0n ? -1 : 1;
-    ex.balance[e] = balance;
+    if ((ex.balance[e] === 0) !== (sumLots === 0)) accounts.positions[a]! += sumLots === 0 ? -1 : 1;
+    ex.balance[e] = sumLots;
     const en = ex.num;
     const an = accounts.num;
     const b = sumLots === 0 ? 0 : contractsOf(sumLots, this.sumLot, this.sumLotNumber); // Number(balance) / 1e18, bit for bit
@@ -617,9 +675,13 @@ export class MarginBook extends MarginRows {
     const an = this.accounts.num;
     const eb = e * STRIDE;
     const ab = a * STRIDE;
+    // In contracts from lots: Number(WAD) / 1e18 bit for bit (domain/lots.ts contractsOf).
     const balance = ex.balance[e]!;
-    const floorPos = q === null ? 0 : floorUnits(this.floorRate, q.spot, -Number(balance) / 1e18);
-    const floorOrd = q === null ? 0 : floorUnits(this.floorRate, q.spot, Number(ex.sellWad[e]! - balance) / 1e18);
+    const sr = ex.series[e]!;
+    const lot = this.seriesLot[sr]!;
+    const lotNumber = this.seriesLotNumber[sr]!;
+    const floorPos = q === null ? 0 : floorUnits(this.floorRate, q.spot, -contractsOf(balance, lot, lotNumber));
+    const floorOrd = q === null ? 0 : floorUnits(this.floorRate, q.spot, contractsOf(addLots(ex.sellLots[e]!, negLots(balance)), lot, lotNumber));
     an[ab + FLOOR_POS]! += floorPos - en[eb + FLOOR_POS]!;
     an[ab + FLOOR_ORD]! += floorOrd - en[eb + FLOOR_ORD]!;
     en[eb + FLOOR_POS] = floorPos;
@@ -628,7 +690,7 @@ export class MarginBook extends MarginRows {
 
   private dropIfEmpty(a: number, e: number): void {
     const ex = this.exposures;
-    if (ex.balance[e] !== 0n || ex.num[e * STRIDE + PREMIUM] !== 0 || ex.orderCount[e] !== 0) return;
+    if (ex.balance[e] !== 0 || ex.num[e * STRIDE + PREMIUM] !== 0 || ex.orderCount[e] !== 0) return;
     const s = ex.series[e]!;
     this.pairs.delete(a, s);
     const accounts = this.accounts;

@@ -9,7 +9,8 @@ import type { Hex } from '../domain/hex.ts';
 import type { Portfolio } from '../actors/portfolio.ts';
 import { collateralOf, premiumOf } from '../actors/position.ts';
 import { SCENARIOS } from './margin.ts';
-import { ExposureRows, PairIndex, STRIDE, POS, ORD, FLOOR_POS, FLOOR_ORD, PREMIUM, OWED, MARK, RESERVE, grown, type CountedOrder } from './exposure.ts';
+import { ExposureRows, PairIndex, STRIDE, POS, ORD, FLOOR_POS, FLOOR_ORD, PREMIUM, OWED, MARK, RESERVE, grown } from './exposure.ts';
+import type { OrderSlots } from '../actors/openOrders.ts';
 import { AccountRows, type MarginAccount } from './marginAccount.ts';
 import { addLots, wadOfLots, type Lots } from '../domain/lots.ts';
 import type { CashRows } from '../actors/cashRows.ts';
@@ -45,6 +46,9 @@ export class MarginRows {
   protected readonly cells: QuoteCell[] = [];
   protected seriesHead = new Int32Array(16);
   protected seriesTail = new Int32Array(16);
+  /** Per series row: its pair's size step (WAD per lot) and as a double (domain/lots.ts `lotNumberOf`), noted when a position or an open sell is counted there. */
+  protected readonly seriesLot: bigint[] = [];
+  protected seriesLotNumber = new Float64Array(16);
   protected lastSeriesId: Hex | null = null;
   protected lastSeriesRow = -1;
   /** The position sums of one series over an account's portfolios (positionSums), in scratch: no object per call. */
@@ -60,6 +64,8 @@ export class MarginRows {
     readonly quotes: QuoteBoard,
     /** The account actor's deposits, by portfolio handle (read only). */
     readonly deposits: CashRows,
+    /** The account actor's open orders (read only; the book keeps its own rows per slot: exposure.ts). */
+    readonly orders: OrderSlots,
     readonly anchorOf: (p: Portfolio) => Portfolio,
     readonly members: MemberSource,
     /** Short-option floor as a fraction of spot x short contracts. */
@@ -79,7 +85,10 @@ export class MarginRows {
       if (s === this.seriesHead.length) {
         this.seriesHead = grown(this.seriesHead, s + 1);
         this.seriesTail = grown(this.seriesTail, s + 1);
+        this.seriesLotNumber = grown(this.seriesLotNumber, s + 1);
       }
+      this.seriesLot.push(1n);
+      this.seriesLotNumber[s] = 1;
       this.seriesHead[s] = -1;
       this.seriesTail[s] = -1;
       this.seriesRow.set(seriesId, s);
@@ -87,6 +96,13 @@ export class MarginRows {
     this.lastSeriesId = seriesId;
     this.lastSeriesRow = s;
     return s;
+  }
+
+  /** The size step of series row `s` (one series: one pair, one step), as counted. */
+  protected noteLot(s: number, lot: bigint, lotNumber: number): void {
+    if (this.seriesLot[s] === lot) return;
+    this.seriesLot[s] = lot;
+    this.seriesLotNumber[s] = lotNumber;
   }
 
   /** The account's exposure to a series, or -1 (interning nothing). */
@@ -128,7 +144,8 @@ export class MarginRows {
       const q = this.quoteOf(e);
       this.positionCash(acc, this.seriesIds[ex.series[e]!]!, c);
       if (q !== null) c.markValue += collateralOf(wadOfLots(this.sumLots, this.sumLot), q.markWad);
-      for (let o: CountedOrder | null = ex.first[e]!; o !== null; o = o.eNext) if (o.isBuy) c.buyReserve += collateralOf(o.remaining, o.price);
+      const orders = this.orders;
+      for (let o = ex.first[e]!; o !== -1; o = ex.oNext[o]!) if (orders.buy[o] === 1) c.buyReserve += collateralOf(wadOfLots(orders.lots[o]!, orders.lot[o]!), orders.price[o]!);
     }
     return c;
   }

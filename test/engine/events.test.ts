@@ -89,8 +89,8 @@ t.test('portfolio, position and order events are complete and stamped', async (t
       } else if (e.type === 'order') {
         orderEvents++;
         const open = state.orderIndex.get(e.orderId);
-        const record = open && state.series.get(open.seriesId)!.openOrder(open.ref)!;
-        if (open && record && (record.owner !== e.owner || record.portfolioId !== e.portfolioId || record.tick !== e.tick || record.isBuy !== (e.side === 'buy') || record.expiry !== e.expiry || record.createdAt !== e.createdAt || record.nonce !== e.nonce)) {
+        const record = open === undefined ? undefined : state.series.get(state.accounts.orders.seriesId[open]!)!.openOrder(state.accounts.orders.ref[open]!)!;
+        if (record && (record.owner !== e.owner || record.portfolioId !== e.portfolioId || record.tick !== e.tick || record.isBuy !== (e.side === 'buy') || record.expiry !== e.expiry || record.createdAt !== e.createdAt || record.nonce !== e.nonce)) {
           wrong.push(`seq ${h.seq}: order ${e.orderId} static fields differ from its record`);
         }
       }

@@ -104,7 +104,7 @@ t.test('post-only: refused when it would take (nothing changes), rests when it d
   t.equal(precheck(h.venue.state, { type: 'place', orders: [crossing], seq: h.seq + 1, ts: h.ts + 1 })?.code, 'post_only_would_take', 'the pre-check gives it early');
   const resting = h.order(BOB, call, true, 1990, 1, ins({ postOnly: true }));
   h.ok({ type: 'place', orders: [resting] });
-  t.equal(h.venue.state.orderIndex.get(resting.orderId)!.instructions.postOnly, true);
+  t.equal(h.venue.state.accounts.orders.instructions[h.venue.state.orderIndex.get(resting.orderId)!]!.postOnly, true);
   const batch = [h.order(CAROL, call, false, 1995, 1), h.order(CAROL, call, true, 1995, 1, ins({ postOnly: true }))];
   t.equal(refusal(h, batch), 'post_only_would_take', 'an earlier entry of the same command counts');
 });
@@ -154,7 +154,7 @@ t.test('snapshot round trip and replay keep the instructions', async (t) => {
   h.ok({ type: 'place', orders: [h.order(ALICE, call, true, 2900, 2, ins({ timeInForce: 'FOK' }))] });
   const restored = Venue.restore(h.venue.serialize());
   t.equal(restored.stateHash(), h.venue.stateHash(), 'snapshot round trip');
-  t.same(restored.state.orderIndex.get(kept.orderId)!.instructions, { timeInForce: 'GTC', postOnly: true, reduceOnly: true, mmp: true, clientOrderId: 'keep' });
+  t.same(restored.state.accounts.orders.instructions[restored.state.orderIndex.get(kept.orderId)!], { timeInForce: 'GTC', postOnly: true, reduceOnly: true, mmp: true, clientOrderId: 'keep' });
   const dup = h.order(BOB, call, false, 3000, 0.1, ins({ clientOrderId: 'keep' }));
   const cmd = { type: 'place' as const, orders: [dup], seq: h.seq + 1, ts: h.ts + 1 };
   t.match(restored.apply(cmd), { ok: false, rejection: { code: 'duplicate_client_order_id' } }, 'the restored venue still knows the id');
@@ -197,6 +197,6 @@ t.test('a snapshot written before instructions (records without them) restores w
   const old = new TextEncoder().encode(JSON.stringify(dump));
   t.not(Buffer.from(old).toString(), Buffer.from(bytes).toString());
   const restored = Venue.restore(old);
-  t.same([...restored.state.orderIndex.values()].map((o) => o.instructions), [instructionsOf(undefined), instructionsOf(undefined)]);
+  t.same([...restored.state.orderIndex.values()].map((o) => restored.state.accounts.orders.instructions[o]), [instructionsOf(undefined), instructionsOf(undefined)]);
   t.equal(restored.stateHash(), h.venue.stateHash(), 'the same venue as one that had them');
 });

@@ -120,7 +120,7 @@ function checkProperties(t: Test, r: Run): void {
       t.ok(c.price >= (intrinsic < mark ? intrinsic : mark), 'nor below intrinsic value');
     } else t.ok(c.price <= mark + (mark * band) / 10_000n, `a purchase at ${c.price} is not above the band`);
   }
-  const left = [...h.venue.state.orderIndex.values()].filter((o) => h.venue.state.accounts.marginAnchor(o.portfolio) === h.venue.state.accounts.marginAnchor(portfolioOf(h, r.owner, r.portfolioId)));
+  const left = [...h.venue.state.orderIndex.values()].filter((o) => h.venue.state.accounts.marginAnchor(h.venue.state.accounts.holderOf(o)) === h.venue.state.accounts.marginAnchor(portfolioOf(h, r.owner, r.portfolioId)));
   t.equal(left.length, 0, 'no open order of the portfolio is left');
   const cancelled = events.filter((e): e is OrderEvent => e.type === 'order' && e.cancelReason === 'liquidation');
   t.same(cancelled.map((e) => e.orderId).sort(), [...liq.cancelledOrders].sort(), 'each cancelled order has its event, cancelReason liquidation');

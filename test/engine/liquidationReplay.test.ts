@@ -57,7 +57,7 @@ function checkPass(t: Test, v: Venue, body: { type: string }, events: readonly V
       else check(c.price <= mark + (mark * band) / 10_000n, `liquidation ${liq.liquidationId}: a purchase at ${c.price} above the band`);
     }
     const anchor = s.accounts.marginAnchor(s.accounts.portfolio(liq.owner, liq.portfolioId)!);
-    check(![...s.orderIndex.values()].some((o) => s.accounts.marginAnchor(o.portfolio) === anchor), `liquidation ${liq.liquidationId}: an open order left`);
+    check(![...s.orderIndex.values()].some((o) => s.accounts.marginAnchor(s.accounts.holderOf(o)) === anchor), `liquidation ${liq.liquidationId}: an open order left`);
     check(s.accounts.risk(anchor).equity >= 0n, `liquidation ${liq.liquidationId}: negative equity left`);
     check(liq.fundPaid + liq.badDebt === liq.deficit && (liq.deficit === 0n || liq.fee === 0n), `liquidation ${liq.liquidationId}: deficit split, or a fee out of a deficit`);
   }

@@ -25,7 +25,7 @@ t.test('place entries with and without instructions round-trip through the journ
     t.ok(r.ok, `${name}: applies`);
     h.seq++;
     h.ts++;
-    const record = h.venue.state.orderIndex.get(order.orderId)!;
-    t.same(record.instructions, name === 'with' ? withIns.instructions : instructionsOf(undefined), `${name}: the order holds its instructions (defaults when none)`);
+    const slot = h.venue.state.orderIndex.get(order.orderId)!;
+    t.same(h.venue.state.accounts.orders.instructions[slot], name === 'with' ? withIns.instructions : instructionsOf(undefined), `${name}: the order holds its instructions (defaults when none)`);
   }
 });

@@ -16,6 +16,7 @@ import type { Hex } from '../../../engine/domain/hex.ts';
 import { applyToPosition, balanceOf, contractsOfPosition, emptyPosition, isFlat, mulDivTrunc, newPosition, premiumOf, realizedOf, setCash, type Position } from '../../../engine/actors/position.ts';
 import { addLots, bigLots, contractsOf, longDelta, lotNumberOf, lotsOfBig, lotsOfWad, negLots } from '../../../engine/domain/lots.ts';
 import { newPortfolio } from '../../../engine/actors/portfolio.ts';
+import { OrderSlots } from '../../../engine/actors/openOrders.ts';
 import { CashRows } from '../../../engine/actors/cashRows.ts';
 import { Venue } from '../../../engine/venue.ts';
 import { listedVenue } from '../support/venueFixture.ts';
@@ -297,7 +298,7 @@ t.test('seeded deposit changes against their bigint sum, across the bound', asyn
 t.test("the margin book's deposit: one portfolio and a market maker's group, at the bound and beyond", async (t) => {
   const rows = new CashRows();
   const p = newPortfolio(`0x${'c'.repeat(40)}`, 0, 0, 1, 0);
-  const single = new MarginBook(new QuoteBoard(), rows, (x) => x, (x) => [x], 0.1);
+  const single = new MarginBook(new QuoteBoard(), rows, new OrderSlots(), (x) => x, (x) => [x], 0.1);
   rows.set(p.handle, SAFE);
   t.equal(single.requirement(p).deposit, SAFE);
   rows.set(p.handle, SAFE + 2n);
@@ -309,7 +310,7 @@ t.test("the margin book's deposit: one portfolio and a market maker's group, at 
   const owner = `0x${'d'.repeat(40)}`;
   const cash = newPortfolio(owner, 1, 1, 0, 0);
   const inner = newPortfolio(owner, 1, 2, -1, 0, series(9));
-  const group = new MarginBook(new QuoteBoard(), rows, () => cash, () => [cash, inner], 0.1);
+  const group = new MarginBook(new QuoteBoard(), rows, new OrderSlots(), () => cash, () => [cash, inner], 0.1);
   rows.set(cash.handle, 2n ** 52n);
   rows.set(inner.handle, 2n ** 52n - 1n);
   t.equal(group.requirement(inner).deposit, SAFE, 'the group sum 2^53 - 1: in doubles');

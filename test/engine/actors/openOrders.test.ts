@@ -1,83 +1,94 @@
 /**
- * A portfolio's open orders as an intrusive list (engine/actors/portfolio.ts) against an array
- * model: the same members in the same (insertion) order through a long seeded run of adds and
- * deletes at the head, the tail and the middle; and the margin book's audit catches a broken
+ * Open orders as slots (engine/actors/openOrders.ts): a portfolio's list through the slots
+ * against an array model (the same members in the same insertion order through a long seeded
+ * run of adds and deletes at the head, the tail and the middle, with slots freed and reused);
+ * a slot in one list only, held by one portfolio; and the margin book's audit catches a broken
  * exposure link.
  */
 import { DEFAULT_INSTRUCTIONS } from '../../../engine/domain/instructions.ts';
 import t from 'tap';
 import type { Hex } from '../../../engine/domain/hex.ts';
-import { OpenOrders, newPortfolio, openOrder, type OpenOrder } from '../../../engine/actors/portfolio.ts';
-import { SeriesActor } from '../../../engine/actors/series.ts';
-import { createFastBook } from '../../../engine/book/fastBook.ts';
+import { OpenOrders, OrderSlots } from '../../../engine/actors/openOrders.ts';
+import type { OrderRecord } from '../../../engine/actors/orderRecord.ts';
 import { prng, randInt } from '../domain/prng.ts';
 import { listedVenue, BTC, usdc } from '../support/venueFixture.ts';
 
 const SERIES = `0x${'5'.repeat(64)}` as Hex;
+const PAIR = `0x${'6'.repeat(64)}` as Hex;
 const OWNER = `0x${'b'.repeat(40)}`;
-const series = new SeriesActor(
-  { seriesId: SERIES, pairId: `0x${'6'.repeat(64)}` as Hex, pairSymbol: 'BTC-USDC', underlying: 'BTC', strike: 10n ** 22n, expiry: 2_000_000_000, isCall: true, symbol: 'BTC-X', listedAt: 0 },
-  createFastBook(),
-);
-const portfolio = newPortfolio(OWNER, 0, 0, 1, 0);
-const ref = (n: number): OpenOrder => {
-  const orderId = `0x${n.toString(16).padStart(64, '0')}` as Hex;
-  const isBuy = n % 2 === 0;
-  const record = { orderId, seriesId: SERIES, ref: n, owner: OWNER, ownerIndex: 0, portfolioId: 1, routedPortfolioId: 1, isBuy, tick: 100, lots: 1, filledLots: 0, status: 'open' as const, expiry: 2_000_000_000, createdAt: 0, instructions: DEFAULT_INSTRUCTIONS };
-  return openOrder(record, series.spec.pairId, portfolio, 10n ** 16n, 10n ** 20n);
-};
+const record = (n: number): OrderRecord => ({ orderId: `0x${n.toString(16).padStart(64, '0')}` as Hex, seriesId: SERIES, ref: n, owner: OWNER, ownerIndex: 0, portfolioId: 1, routedPortfolioId: 1, isBuy: n % 2 === 0, tick: 100 + n, lots: n, filledLots: 0, status: 'open', expiry: 2_000_000_000 + n, createdAt: 0, instructions: DEFAULT_INSTRUCTIONS });
+const open = (slots: OrderSlots, n: number, holder = 0): number => slots.open(record(n), { pairId: PAIR, holder, lots: n, price: BigInt(n) * 10n ** 16n, lot: 10n ** 16n, lotNumber: 1e16, perLotTick: 0 });
 
-t.test('OpenOrders keeps its members in insertion order like an array', async (t) => {
+t.test("a portfolio's list keeps its members in insertion order like an array; slots are freed and reused", async (t) => {
   const rnd = prng(11);
-  const list = new OpenOrders();
-  const other = new OpenOrders();
-  const model: OpenOrder[] = [];
-  const outside: OpenOrder[] = [];
+  const slots = new OrderSlots();
+  const list = new OpenOrders(0);
+  const other = new OpenOrders(1);
+  // The model: the order number each listed slot holds, in order.
+  const model: { slot: number; n: number }[] = [];
   let next = 1;
+  let reused = 0;
+  let peak = 0;
+  let most = 0;
   for (let step = 0; step < 40_000; step++) {
     const r = rnd();
     if (r < 0.45 || model.length === 0) {
-      const x = outside.length > 0 && rnd() < 0.3 ? outside.pop()! : ref(next++);
-      list.add(x);
-      model.push(x);
+      const n = next++;
+      const slot = open(slots, n);
+      if (slot < peak) reused++;
+      peak = Math.max(peak, slot + 1);
+      slots.add(list, slot);
+      model.push({ slot, n });
+      most = Math.max(most, model.length);
     } else if (r < 0.9) {
       const i = [0, model.length - 1, randInt(rnd, 0, model.length - 1)][randInt(rnd, 0, 2)]!;
       const [x] = model.splice(i, 1);
-      if (other.delete(x!)) t.fail(`step ${step}: deleted from a list it is not in`);
-      if (!list.delete(x!)) t.fail(`step ${step}: delete of a member returned false`);
-      if (list.delete(x!)) t.fail(`step ${step}: second delete returned true`);
-      outside.push(x!);
+      if (slots.delete(other, x!.slot)) t.fail(`step ${step}: deleted from a list it is not in`);
+      if (!slots.delete(list, x!.slot)) t.fail(`step ${step}: delete of a member returned false`);
+      if (slots.delete(list, x!.slot)) t.fail(`step ${step}: second delete returned true`);
+      slots.close(x!.slot);
+      if (slots.has(list, x!.slot)) t.fail(`step ${step}: a freed slot is still a member`);
     } else {
-      const x = outside.at(-1);
-      if (x !== undefined && list.has(x)) t.fail(`step ${step}: a removed order is still a member`);
+      const x = model[randInt(rnd, 0, model.length - 1)]!;
+      // Each member's fields are its own order's, whatever slot it reused.
+      if (slots.orderId[x.slot] !== record(x.n).orderId || slots.lots[x.slot] !== x.n || slots.tick[x.slot] !== 100 + x.n || slots.price[x.slot] !== BigInt(x.n) * 10n ** 16n || (slots.buy[x.slot] === 1) !== (x.n % 2 === 0)) t.fail(`step ${step}: slot ${x.slot} holds another order's fields`);
     }
-    if (list.size !== model.length || list.head !== (model[0] ?? null) || list.tail !== (model.at(-1) ?? null)) {
+    if (list.size !== model.length || list.head !== (model[0]?.slot ?? -1) || list.tail !== (model.at(-1)?.slot ?? -1) || slots.live !== model.length) {
       t.fail(`step ${step}: size or ends differ from the model`);
       return;
     }
     if (step % 997 === 0) {
-      t.same([...list.values()], model, `step ${step}: forward walk`);
-      const backward: OpenOrder[] = [];
-      for (let x = list.tail; x !== null; x = x.pPrev) backward.push(x);
-      t.same(backward.reverse(), model, `step ${step}: backward walk`);
+      t.same([...slots.values(list)], model.map((x) => x.slot), `step ${step}: forward walk`);
+      const backward: number[] = [];
+      for (let x = list.tail; x !== -1; x = slots.pPrev[x]!) backward.push(x);
+      t.same(backward.reverse(), model.map((x) => x.slot), `step ${step}: backward walk`);
     }
   }
   t.equal(other.size, 0);
+  t.ok(reused > 1000, `freed slots are reused (${reused} times, ${peak} slots for ${next - 1} orders)`);
+  t.equal(peak, most, 'the store holds as many slots as the most orders open at once');
 });
 
-t.test('an order cannot be in two portfolio lists at once', async (t) => {
-  const a = new OpenOrders();
-  const b = new OpenOrders();
-  const x = ref(1);
-  a.add(x);
-  t.throws(() => b.add(x), /already listed/);
-  t.throws(() => a.add(x), /already listed/);
+t.test('a slot is in one list only, its holder\'s, and is closed once', async (t) => {
+  const slots = new OrderSlots();
+  const a = new OpenOrders(0);
+  const b = new OpenOrders(0);
+  const elsewhere = new OpenOrders(7);
+  const x = open(slots, 1);
+  t.throws(() => slots.add(elsewhere, x), /held by portfolio 0, not 7/);
+  slots.add(a, x);
+  t.throws(() => slots.add(b, x), /already listed/);
+  t.throws(() => slots.add(a, x), /already listed/);
+  t.throws(() => slots.close(x), /closed while listed/);
   t.equal(b.size, 0);
   t.equal(a.size, 1);
-  t.ok(a.delete(x));
-  b.add(x);
-  t.ok(b.has(x));
-  t.notOk(a.has(x));
+  t.ok(slots.delete(a, x));
+  slots.add(b, x);
+  t.ok(slots.has(b, x));
+  t.ok(slots.delete(b, x));
+  slots.close(x);
+  t.throws(() => slots.close(x), /closed twice/);
+  t.notOk(slots.isOpen(x));
 });
 
 t.test("the margin book's audit notices an order missing from its exposure's list", async (t) => {
@@ -89,11 +100,11 @@ t.test("the margin book's audit notices an order missing from its exposure's lis
   const state = h.venue.state;
   const portfolios = () => state.accounts.allPortfolios();
   t.equal(state.accounts.margin.verify(portfolios()), null, 'consistent after three orders');
-  const middle = [...state.accounts.portfolio(owner, 1)!.openOrders.values()][1]!;
+  const middle = [...state.accounts.orders.values(state.accounts.portfolio(owner, 1)!.openOrders)][1]!;
   const rows = state.accounts.margin.exposures;
-  const e = middle.exposure;
+  const e = rows.exposureOf(middle);
   rows.removeOrder(middle); // unlinked behind the book's back: the sums still agree, the lists do not
   t.match(state.accounts.margin.verify(portfolios()), /not in its exposure's list/);
-  rows.addOrder(e, middle);
+  rows.addOrder(e, middle, state.accounts.orders.orderId[middle]!);
   t.equal(state.accounts.margin.verify(portfolios()), null, 'consistent again once relinked');
 });

@@ -11,7 +11,9 @@ import { MAX_EXACT, bigSum, exact, exactOf } from '../../../engine/risk/exactCas
 import { MarginBook } from '../../../engine/risk/marginBook.ts';
 import { QuoteBoard, type RiskQuote } from '../../../engine/risk/riskQuote.ts';
 import { SCENARIOS } from '../../../engine/risk/margin.ts';
-import { newPortfolio, openOrder, type Portfolio } from '../../../engine/actors/portfolio.ts';
+import { newPortfolio, type Portfolio } from '../../../engine/actors/portfolio.ts';
+import { OrderSlots } from '../../../engine/actors/openOrders.ts';
+import { openTestOrder } from '../support/restOrder.ts';
 import type { OrderRecord } from '../../../engine/actors/orderRecord.ts';
 import { CashRows } from '../../../engine/actors/cashRows.ts';
 import { newPosition } from '../../../engine/actors/position.ts';
@@ -24,7 +26,7 @@ const series = (n: number): Hex => `0x${n.toString(16).padStart(64, '0')}` as He
 
 function book(): { margin: MarginBook; p: Portfolio; quotes: QuoteBoard } {
   const quotes = new QuoteBoard();
-  const margin = new MarginBook(quotes, new CashRows(), (p) => p, (p) => [p], 0.1);
+  const margin = new MarginBook(quotes, new CashRows(), new OrderSlots(), (p) => p, (p) => [p], 0.1);
   return { margin, p: newPortfolio(`0x${'c'.repeat(40)}`, 0, 0, 1, 0), quotes };
 }
 
@@ -39,9 +41,9 @@ function setPosition(margin: MarginBook, p: Portfolio, seriesId: Hex, balance: b
   margin.positionChanged(p, seriesId);
 }
 
-function buy(p: Portfolio, seriesId: Hex, id: number, remaining: bigint) {
-  const record = { orderId: series(1000 + id), seriesId, ref: id, owner: p.owner, portfolioId: p.id, isBuy: true, expiry: 0, instructions: DEFAULT_INSTRUCTIONS } as unknown as OrderRecord;
-  return openOrder(record, series(0), p, remaining, WAD);
+/** An open buy of `remaining` WAD at price 1 (WAD), in lots of `lot`. */
+function buy(margin: MarginBook, p: Portfolio, seriesId: Hex, id: number, remaining: bigint, lot = C6_TO_WAD): number {
+  return openTestOrder(margin.orders, p, { orderId: series(1000 + id), seriesId, ref: id, isBuy: true, remaining, price: WAD, lot });
 }
 
 t.test('the helpers: exact to 2^53 - 1, NaN beyond, sums checked', async (t) => {
@@ -102,16 +104,16 @@ t.test('a sum at the bound: two positions owing 2^52 and 2^52 - 1, then 2^52 and
 t.test("an open buy's reserve at the bound, and the requirement's own sums", async (t) => {
   const { margin, p, quotes } = book();
   quotes.publish(series(1), flatQuote());
-  const a = buy(p, series(1), 1, SAFE * C6_TO_WAD);
+  const a = buy(margin, p, series(1), 1, SAFE * C6_TO_WAD);
   margin.addOrder(p, a);
-  t.equal(a.reserve, 2 ** 53 - 1, "the order's reserve in doubles");
+  t.equal(margin.exposures.oReserve[a], 2 ** 53 - 1, "the order's reserve in doubles");
   t.ok(margin.cashInDoubles(p));
   t.equal(margin.requirement(p).cashNeeded, SAFE);
-  const b = buy(p, series(1), 2, 1n * C6_TO_WAD);
+  const b = buy(margin, p, series(1), 2, 1n * C6_TO_WAD);
   margin.addOrder(p, b);
   t.notOk(margin.cashInDoubles(p), 'one unit more reserved: the sum leaves the doubles');
   t.equal(margin.requirement(p).cashNeeded, SAFE + 1n);
-  margin.reduceOrder(p, a, C6_TO_WAD);
+  margin.reduceOrder(p, a, 1); // one lot of 10^12 WAD
   t.equal(margin.requirement(p).cashNeeded, SAFE, 'a partial fill, recounted in bigint');
   t.equal(margin.verify([p]), null);
   margin.dropOrder(p, a);
@@ -120,9 +122,9 @@ t.test("an open buy's reserve at the bound, and the requirement's own sums", asy
 
   const { margin: m2, p: p2, quotes: q2 } = book();
   q2.publish(series(1), flatQuote());
-  const big = buy(p2, series(1), 3, (SAFE + 1n) * C6_TO_WAD);
+  const big = buy(m2, p2, series(1), 3, (SAFE + 1n) * C6_TO_WAD, 2n * C6_TO_WAD);
   m2.addOrder(p2, big);
-  t.ok(Number.isNaN(big.reserve), 'a reserve of 2^53: not held in a double');
+  t.ok(Number.isNaN(m2.exposures.oReserve[big]), 'a reserve of 2^53: not held in a double');
   t.notOk(m2.cashInDoubles(p2));
   t.equal(m2.requirement(p2).cashNeeded, SAFE + 1n);
   t.equal(m2.verify([p2]), null);

@@ -12,7 +12,9 @@ import { MarginBook, type ProspectiveOrder } from '../../../engine/risk/marginBo
 import { QuoteBoard, type RiskQuote } from '../../../engine/risk/riskQuote.ts';
 import { SCENARIOS } from '../../../engine/risk/margin.ts';
 import { CashRows } from '../../../engine/actors/cashRows.ts';
-import { newPortfolio, openOrder, type OpenOrder, type Portfolio } from '../../../engine/actors/portfolio.ts';
+import { newPortfolio, type Portfolio } from '../../../engine/actors/portfolio.ts';
+import { OrderSlots } from '../../../engine/actors/openOrders.ts';
+import { openTestOrder } from '../support/restOrder.ts';
 import type { OrderRecord } from '../../../engine/actors/orderRecord.ts';
 import { collateralOf, newPosition } from '../../../engine/actors/position.ts';
 import { DEFAULT_INSTRUCTIONS } from '../../../engine/domain/instructions.ts';
@@ -28,7 +30,7 @@ function book(): { margin: MarginBook; p: Portfolio; quotes: QuoteBoard } {
   const quotes = new QuoteBoard();
   cash = new CashRows();
   cash.ensure(0);
-  return { margin: new MarginBook(quotes, cash, (p) => p, (p) => [p], 0.1), p: newPortfolio(`0x${'d'.repeat(40)}`, 0, 0, 1, 0), quotes };
+  return { margin: new MarginBook(quotes, cash, new OrderSlots(), (p) => p, (p) => [p], 0.1), p: newPortfolio(`0x${'d'.repeat(40)}`, 0, 0, 1, 0), quotes };
 }
 
 function quote(mark: number, spread: (s: number) => number): RiskQuote {
@@ -43,15 +45,14 @@ function order(seriesId: Hex, isBuy: boolean, size: bigint, price: bigint, worst
   return { seriesId, isBuy, size, price, worstFee, premium, premiumN: Number(premium) <= Number.MAX_SAFE_INTEGER ? Number(premium) : -1, worstFeeN: Number(worstFee) <= Number.MAX_SAFE_INTEGER ? Number(worstFee) : -1 };
 }
 
-function rest(margin: MarginBook, p: Portfolio, seriesId: Hex, id: number, isBuy: boolean, remaining: bigint, price: bigint): OpenOrder {
-  const record = { orderId: series(5000 + id), seriesId, ref: id, owner: p.owner, portfolioId: p.id, isBuy, expiry: 0, instructions: DEFAULT_INSTRUCTIONS } as unknown as OrderRecord;
-  const o = openOrder(record, series(0), p, remaining, price);
+function rest(margin: MarginBook, p: Portfolio, seriesId: Hex, id: number, isBuy: boolean, remaining: bigint, price: bigint): number {
+  const o = openTestOrder(margin.orders, p, { orderId: series(5000 + id), seriesId, ref: id, isBuy, remaining, price });
   margin.addOrder(p, o);
   return o;
 }
 
 /** The bigint check's verdict (flows/orders.ts checkAccount without its under-water rule). */
-function passesInBigint(margin: MarginBook, p: Portfolio, orders: ProspectiveOrder[], exclude: OpenOrder[]): boolean {
+function passesInBigint(margin: MarginBook, p: Portfolio, orders: ProspectiveOrder[], exclude: number[]): boolean {
   const r = margin.requirement(p, orders, exclude);
   if (orders.some((o) => o.isBuy) && r.deposit < r.cashNeeded) return false;
   return r.equity >= r.initialMarginWithOrders;
@@ -102,7 +103,7 @@ t.test('seeded checks: a pass in doubles is a pass in bigint, and within the bou
     const { margin, p, quotes } = book();
     for (let k = 1; k <= 3; k++) quotes.publish(series(k), quote(0.5 + rnd() * 2, (s) => (s - 7) * 0.1 * rnd()));
     setDeposit(p, big(6e7));
-    const resting: OpenOrder[] = [];
+    const resting: number[] = [];
     for (let k = 1; k <= 3; k++) {
       if (rnd() < 0.5) {
         p.positions.set(series(k), newPosition(series(k), 10n ** 16n, (big(2000) - 1000n) * 10n ** 16n, -big(1e8), 0n));

@@ -41,7 +41,9 @@ export function naiveMargin(state: VenueState, p: Portfolio): NaiveMargin {
       unrealized += collateralOf(balanceOf(pos), quote.markWad);
       exposure(pos.seriesId)!.balance += Number(balanceOf(pos)) / 1e18;
     }
-    for (const o of q.openOrders.values()) {
+    const slots = state.accounts.orders;
+    for (const s of slots.values(q.openOrders)) {
+      const o = { isBuy: slots.buy[s] === 1, seriesId: slots.seriesId[s]!, remaining: BigInt(slots.lots[s]!) * slots.lot[s]!, price: slots.price[s]! };
       if (o.isBuy) cashNeeded += collateralOf(o.remaining, o.price);
       const e = exposure(o.seriesId);
       if (!e) continue;

@@ -83,7 +83,7 @@ export function* randomBodies(h: Harness, seed: number, n: number): Generator<{ 
       if (open.length === 0) continue;
       const orderId = pick(open);
       const held = h.venue.state.orderIndex.get(orderId)!;
-      const rec = h.venue.state.series.get(held.seriesId)!.openOrder(held.ref)!;
+      const rec = h.venue.state.series.get(h.venue.state.accounts.orders.seriesId[held]!)!.openOrder(h.venue.state.accounts.orders.ref[held]!)!;
       const cancel = { orderId, owner: rec.owner, nonce: h.nextNonce(rec.owner), deadline: Math.floor(h.ts / 1000) + 60 };
       yield { body: rnd() < 0.5 ? { type: 'cancel', cancels: [cancel] } : { type: 'replace', pairs: [{ cancel, place: h.order(rec.owner, rec.seriesId, rec.isBuy, (rec.tick + 1) / 100, 0.05) }] }, advance };
     } else if (x < 0.78) {

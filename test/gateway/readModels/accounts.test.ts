@@ -68,7 +68,7 @@ function differences(h: Harness, twin: HistoryTwin, reads: ReadModels): string[]
     }
     // Open orders, newest first (the engine's book refs are acceptance order).
     const records: OrderRecord[] = [];
-    for (const p of state.accounts.walletPortfolios(w)) for (const o of p.openOrders.values()) records.push(state.series.get(o.seriesId)!.openOrder(o.ref)!);
+    for (const p of state.accounts.walletPortfolios(w)) for (const o of state.accounts.orders.values(p.openOrders)) records.push(state.series.get(state.accounts.orders.seriesId[o]!)!.openOrder(state.accounts.orders.ref[o]!)!);
     records.sort((x, y) => y.ref - x.ref);
     const pair = (r: OrderRecord) => state.pairs.get(state.series.get(r.seriesId)!.spec.pairId)!;
     check(
