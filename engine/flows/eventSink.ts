@@ -10,7 +10,7 @@ import type { Portfolio } from '../actors/portfolio.ts';
 import { emptyPosition, type Position } from '../actors/position.ts';
 import type { VenueState } from '../state.ts';
 import type { SeriesActor } from '../actors/series.ts';
-import { portfolioFigures, type PortfolioFigures } from '../risk/portfolioFigures.ts';
+import { figuresInDoubles, portfolioFigures, type PortfolioFigures } from '../risk/portfolioFigures.ts';
 
 /** The id a client sees: a market maker's internal portfolios are shown as its portfolio 0. */
 export function publicPortfolioId(p: Portfolio): number {
@@ -187,7 +187,12 @@ const FIGURES: PortfolioFigures = { deposit: 0, unrealizedPnl: 0, equity: 0, ini
 export function portfolioEvent(state: VenueState, p: Portfolio): UnstampedEvent {
   const shown = p.internalPair !== null ? state.accounts.cashOfWallet(p.wallet, state.now) : p;
   const cash = state.accounts.cash;
-  const f = portfolioFigures(FIGURES, state.accounts.margin.requirement(shown), state.config.maintenanceRate, cash.deposit[shown.handle]!, cash.wideOf(shown.handle));
+  // In doubles straight from the margin book's rows when every figure is exact (no bigint made), else from the bigint requirement.
+  const margin = state.accounts.margin;
+  const rate = state.config.maintenanceRate;
+  const own = cash.deposit[shown.handle]!;
+  const n = margin.plainInDoubles(shown);
+  const f = n !== null && figuresInDoubles(FIGURES, n, rate, own) ? FIGURES : portfolioFigures(FIGURES, margin.requirement(shown), rate, own, cash.wideOf(shown.handle));
   return {
     type: 'portfolio',
     owner: shown.owner,

@@ -152,6 +152,11 @@ function seenIncludes(anchor: Portfolio): boolean {
 function trigger(state: VenueState, anchor: Portfolio): { equity: bigint; maintenanceMargin: bigint } | null {
   // The requirement itself (the risk view's maintenance margin, health and withdrawable are not
   // needed here); the maintenance margin in doubles while exact (risk/portfolioFigures.ts), else in bigint.
+  const n = state.accounts.margin.plainInDoubles(anchor);
+  if (n !== null) {
+    const mm = ceilRateInDoubles(n.initialMarginWithOrders, state.config.maintenanceRate);
+    if (mm >= 0) return n.equity < mm ? { equity: BigInt(n.equity), maintenanceMargin: BigInt(mm) } : null;
+  }
   const r = state.accounts.margin.requirement(anchor);
   const equity = exactOf(r.equity);
   const withOrders = exactOf(r.initialMarginWithOrders);

@@ -93,6 +93,9 @@ let chkFees = 0n;
 let chkCash = 0n;
 let chkFeesN = 0;
 let chkCashN = 0;
+/** A margin account's figures as they stand in doubles (MarginBook.plainInDoubles), COLLATERAL6. */
+export type PlainFigures = { deposit: number; unrealizedPnl: number; equity: number; initialMargin: number; initialMarginWithOrders: number; positionCount: number };
+const PLAIN: PlainFigures = { deposit: 0, unrealizedPnl: 0, equity: 0, initialMargin: 0, initialMarginWithOrders: 0, positionCount: 0 };
 /** The figures of a check (with prospective orders or exclusions): one object, rewritten by every check. */
 const CHECKED: MutableRequirement = { deposit: 0n, unrealizedPnl: 0n, equity: 0n, initialMargin: 0n, initialMarginWithOrders: 0n, cashNeeded: 0n, positionCount: 0 };
 
@@ -386,10 +389,7 @@ export class MarginBook extends MarginRows {
     if (this.accounts.wide[a] !== 0) return false;
     const acc = this.accounts.objects[a]!;
     const members = acc.single ? null : this.members(acc.anchor);
-    let depositN = 0;
-    const rows = this.deposits.deposit;
-    if (members === null) depositN = rows[acc.anchor.handle]!;
-    else for (const q of members) if (!exact((depositN += rows[q.handle]!))) return false;
+    const depositN = this.depositInDoubles(acc, members);
     if (!exact(depositN)) return false;
     if (!this.orderDeltas(a, acc, members, extra, extraCount, exclude, excludeCount, null)) return false;
     const num = this.accounts.num;
@@ -409,6 +409,53 @@ export class MarginBook extends MarginRows {
     const unrealized = num[base + PREMIUM]! + num[base + MARK]!;
     const equity = depositN + unrealized;
     return exact(imWithOrders) && exact(unrealized) && exact(equity) && equity >= imWithOrders;
+  }
+
+  /** The margin account's deposit (its portfolios' summed) in doubles, each partial sum checked; NaN when one is not exact. */
+  private depositInDoubles(acc: MarginAccount, members: readonly Portfolio[] | null): number {
+    const rows = this.deposits.deposit;
+    if (members === null) return rows[acc.anchor.handle]!;
+    let depositN = 0;
+    for (const q of members) if (!exact((depositN += rows[q.handle]!))) return NaN;
+    return depositN;
+  }
+
+  /**
+   * The figures of `p`'s margin account as they stand (`requirement` with nothing added or taken
+   * away), in doubles: each an integer of COLLATERAL6 checked against 2^53 - 1 as in
+   * `fitsInDoubles`, so each equals the bigint `requirement` gives. Null when one is not exact
+   * (a wide account, deposit or sum): then ask `requirement`. One scratch object, rewritten by
+   * every call; the portfolio event and the liquidation pass read it at once, and no bigint is made.
+   */
+  plainInDoubles(p: Portfolio): PlainFigures | null {
+    const a = this.row(p);
+    if (this.accounts.wide[a] !== 0) return null;
+    const acc = this.accounts.objects[a]!;
+    const deposit = this.depositInDoubles(acc, acc.single ? null : this.members(acc.anchor));
+    const num = this.accounts.num;
+    const base = a * STRIDE;
+    let worst = 0;
+    let worstWithOrders = 0;
+    for (let s = 0; s < SCENARIOS; s++) {
+      const pos = num[base + POS + s]!;
+      if (pos < worst) worst = pos;
+      const all = pos + num[base + ORD + s]!;
+      if (all < worstWithOrders) worstWithOrders = all;
+    }
+    const im = Math.max(num[base + FLOOR_POS]!, -worst);
+    const imo = Math.max(num[base + FLOOR_ORD]!, -worstWithOrders);
+    const upnl = num[base + PREMIUM]! + num[base + MARK]!;
+    const equity = deposit + upnl;
+    // toC6's double path: whole risk units times 100 while exact.
+    if (!(im <= MAX_EXACT_UNITS && imo <= MAX_EXACT_UNITS) || !exact(deposit) || !exact(upnl) || !exact(equity)) return null;
+    const f = PLAIN;
+    f.deposit = deposit;
+    f.unrealizedPnl = upnl;
+    f.equity = equity;
+    f.initialMargin = im <= 0 ? 0 : im * 100;
+    f.initialMarginWithOrders = imo <= 0 ? 0 : imo * 100;
+    f.positionCount = this.accounts.positions[a]!;
+    return f;
   }
 
   /**

@@ -51,11 +51,30 @@ export function ceilRateInDoubles(x: number, rate: bigint): number {
  * Written into `out` (a command's scratch, read at once by the event it fills).
  */
 export function portfolioFigures(out: PortfolioFigures, r: Requirement, rate: bigint, own: number, ownWide: bigint | null): PortfolioFigures {
-  const deposit = exactOf(r.deposit);
-  const upnl = exactOf(r.unrealizedPnl);
-  const equity = exactOf(r.equity);
-  const im = exactOf(r.initialMargin);
-  const imo = exactOf(r.initialMarginWithOrders);
+  const f = FROM_BIGINT;
+  f.deposit = exactOf(r.deposit);
+  f.unrealizedPnl = exactOf(r.unrealizedPnl);
+  f.equity = exactOf(r.equity);
+  f.initialMargin = exactOf(r.initialMargin);
+  f.initialMarginWithOrders = exactOf(r.initialMarginWithOrders);
+  f.positionCount = r.positionCount;
+  return figuresInDoubles(out, f, rate, own) ? out : portfolioFiguresInBigint(out, r, rate, ownWide ?? BigInt(own));
+}
+
+/** A requirement's figures in doubles (NaN: not exact), as MarginBook.plainInDoubles gives them. */
+export type FiguresN = { deposit: number; unrealizedPnl: number; equity: number; initialMargin: number; initialMarginWithOrders: number; positionCount: number };
+const FROM_BIGINT: FiguresN = { deposit: 0, unrealizedPnl: 0, equity: 0, initialMargin: 0, initialMarginWithOrders: 0, positionCount: 0 };
+
+/**
+ * The figures from requirement figures in doubles `r` (each exact or NaN), written into `out`;
+ * false (and `out` not to be read) when one is not provably exact: then portfolioFiguresInBigint.
+ */
+export function figuresInDoubles(out: PortfolioFigures, r: FiguresN, rate: bigint, own: number): boolean {
+  const deposit = r.deposit;
+  const upnl = r.unrealizedPnl;
+  const equity = r.equity;
+  const im = r.initialMargin;
+  const imo = r.initialMarginWithOrders;
   const mm = im >= 0 ? ceilRateInDoubles(im, rate) : -1;
   const free = equity - imo;
   // NaN (a figure beyond the bound) fails every compare below, so one check covers all.
@@ -71,9 +90,9 @@ export function portfolioFigures(out: PortfolioFigures, r: Requirement, rate: bi
     out.isHealthy = mm === 0 ? equity >= 0 : equity >= mm;
     out.maxWithdraw = mw < ownPos ? mw : ownPos;
     out.positionCount = r.positionCount;
-    return out;
+    return true;
   }
-  return portfolioFiguresInBigint(out, r, rate, ownWide ?? BigInt(own));
+  return false;
 }
 
 /** The same figures by the bigint formulas (the account actor's view), each given as Cash. */

@@ -18,6 +18,8 @@ import { prng } from '../domain/prng.ts';
 
 /** One risk unit (1e-4 of the quote currency) in COLLATERAL6. */
 const UNIT = 100n;
+/** How many accounts' figures the checks found in doubles (MarginBook.plainInDoubles), to show the comparison ran. */
+let plainInDoubles = 0;
 
 function checkAgainstReference(t: Test, state: VenueState, where: string): boolean {
   const problem = state.accounts.margin.verify(state.accounts.allPortfolios());
@@ -31,7 +33,15 @@ function checkAgainstReference(t: Test, state: VenueState, where: string): boole
     return false;
   }
   for (const p of state.accounts.allPortfolios()) {
+    // The figures in doubles (the portfolio event's and the liquidation pass's) equal the bigint requirement's, when given.
+    const n = state.accounts.margin.plainInDoubles(p);
+    const doubles = n === null ? null : { ...n };
     const kept = state.accounts.margin.requirement(p);
+    if (doubles !== null) plainInDoubles++;
+    if (doubles !== null && (BigInt(doubles.deposit) !== kept.deposit || BigInt(doubles.unrealizedPnl) !== kept.unrealizedPnl || BigInt(doubles.equity) !== kept.equity || BigInt(doubles.initialMargin) !== kept.initialMargin || BigInt(doubles.initialMarginWithOrders) !== kept.initialMarginWithOrders || doubles.positionCount !== kept.positionCount)) {
+      t.fail(`${where}: ${p.owner}/${p.id}: figures in doubles ${JSON.stringify(doubles)} differ from the requirement's`);
+      return false;
+    }
     const ref = naiveMargin(state, p);
     const slack = UNIT * BigInt(ref.terms + 2);
     const who = `${where}: ${p.owner}/${p.id}`;
@@ -58,6 +68,7 @@ t.test('a random stream: kept margin = rebuild = reference after every command',
     if (!checkAgainstReference(t, h.venue.state, `command ${++n} (${body.type})`)) return;
   }
   t.ok(n > 1500, 'every command checked');
+  t.ok(plainInDoubles > 10_000, `the figures in doubles compared with the requirement (${plainInDoubles} times)`);
 });
 
 /** Small accounts and a market maker, so that refusals, shorts, closes and settlement all happen. */
