@@ -159,7 +159,7 @@ export function newRecord(state: VenueState, v: ValidPlace): OrderRecord {
     seriesId: o.seriesId,
     ref: state.nextRef++,
     owner: o.owner,
-    ownerIndex: state.internOwner(o.owner),
+    ownerIndex: state.internWalletOwner(v.wallet, o.owner), // by the wallet handle the rules found: no second lookup of the owner
     portfolioId: o.portfolioId,
     routedPortfolioId: v.portfolio.id,
     isBuy: o.isBuy,
