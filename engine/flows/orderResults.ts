@@ -14,6 +14,7 @@
 import type { Hex } from '../domain/hex.ts';
 import type { OrderRecord } from '../actors/orderRecord.ts';
 import type { CancelReason, OrderInstructions } from '../domain/instructions.ts';
+import { grown } from '../risk/exposure.ts';
 
 /**
  * The trades of one command's fills, in order: parallel arrays of trade id, tick and lots.
@@ -30,23 +31,15 @@ export class TradeTape {
   /** Append one fill's trade. */
   push(id: number, tick: number, lots: number): void {
     const i = this.count;
-    if (i === this.ids.length) this.grow();
+    if (i === this.ids.length) {
+      this.ids = grown(this.ids, i + 1);
+      this.ticks = grown(this.ticks, i + 1);
+      this.lots = grown(this.lots, i + 1);
+    }
     this.ids[i] = id;
     this.ticks[i] = tick;
     this.lots[i] = lots;
     this.count = i + 1;
-  }
-
-  private grow(): void {
-    const n = this.ids.length * 2;
-    const more = (a: Float64Array): Float64Array => {
-      const b = new Float64Array(n);
-      b.set(a);
-      return b;
-    };
-    this.ids = more(this.ids);
-    this.ticks = more(this.ticks);
-    this.lots = more(this.lots);
   }
 }
 
