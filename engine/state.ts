@@ -48,6 +48,8 @@ export class VenueState {
   readonly insurance = new InsuranceFund();
   /** Wallet -> small integer for the book's self-trade prevention. */
   readonly ownerIndex = new Map<string, number>();
+  /** By wallet handle: its owner's index in `ownerIndex`, -1 until asked (internWalletOwner). */
+  private readonly walletOwnerIndex: number[] = [];
   /** Open order -> its record and everything a cancel, fill or expiry touches: one lookup finds all. */
   readonly orderIndex = new Map<Hex, number>();
   /**
@@ -84,6 +86,22 @@ export class VenueState {
   /** The interned index of `owner`, or -1 when it was never interned (read only). */
   ownerIndexOf(owner: string): number {
     return this.ownerIndex.get(owner) ?? -1;
+  }
+
+  /**
+   * `internOwner` of a wallet's owner by the wallet's handle (the account actor's, accounts.ts:
+   * one handle per owner, never reused). The index is kept per handle once known, so an order
+   * command interns its owner with the one lookup its rules made (`walletOf`). Derived, not in
+   * snapshots: the interned indices themselves (`ownerIndex`) are, unchanged.
+   */
+  internWalletOwner(wallet: number, owner: string): number {
+    const row = this.walletOwnerIndex;
+    const known = wallet < row.length ? row[wallet]! : -1;
+    if (known >= 0) return known;
+    const i = this.internOwner(owner);
+    while (row.length <= wallet) row.push(-1);
+    row[wallet] = i;
+    return i;
   }
 
   internOwner(owner: string): number {

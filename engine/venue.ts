@@ -10,7 +10,7 @@ import { reject, type Rejection } from './codes.ts';
 import { defaultVenueConfig, type VenueConfig } from './config.ts';
 import { VenueState } from './state.ts';
 import { EventSink } from './flows/eventSink.ts';
-import { enterOrders, type OrderOutcome } from './flows/orders.ts';
+import { enterOrders, type EngineOrderOutcome, type OrderOutcome } from './flows/orders.ts';
 import { deposit, withdraw, transfer } from './flows/cash.ts';
 import { listPair, updateOracle } from './flows/market.ts';
 import { tick } from './flows/clock.ts';
@@ -28,11 +28,17 @@ import { chainEvent } from './flows/chain.ts';
 import { depositToFund, liquidationPass } from './flows/liquidation.ts';
 import { executeStrategy } from './flows/strategy.ts';
 
-export type CommandValue =
+/**
+ * A command's result value. The order commands' outcomes are in the wire form by default
+ * (`OrderOutcome`: WAD sizes and prices); `Venue.apply` gives them in the engine's compact form
+ * (`EngineCommandValue`: lots, ticks, in the venue's reused storage, valid until its next apply)
+ * and `WireEvents.result` (engine/wire.ts) converts them.
+ */
+export type CommandValue<O = OrderOutcome> =
   | null
   | { readonly portfolioId: number }
-  | { readonly outcomes: readonly OrderOutcome[] }
-  | { readonly strategyId: Hex; readonly outcomes: readonly OrderOutcome[] }
+  | { readonly outcomes: readonly O[] }
+  | { readonly strategyId: Hex; readonly outcomes: readonly O[] }
   | { readonly requestId: Hex }
   | { readonly tradeId: string }
   | { readonly orderIds: readonly Hex[] }
@@ -47,9 +53,14 @@ export type CommandValue =
  * compact form (`EngineEvent`, engine/events.ts); `WireEvents.result` (engine/wire.ts) turns them
  * into the wire form (`VenueEvent`, the default), which is what the gateway hands on.
  */
-export type ApplyResult<E = VenueEvent> =
-  | { readonly ok: true; readonly value: CommandValue; readonly events: readonly E[] }
+export type ApplyResult<E = VenueEvent, V = CommandValue> =
+  | { readonly ok: true; readonly value: V; readonly events: readonly E[] }
   | { readonly ok: false; readonly rejection: Rejection; readonly events: readonly E[] };
+
+/** The order commands' value in the engine's compact form (flows/orderResults.ts). */
+export type EngineCommandValue = CommandValue<EngineOrderOutcome>;
+/** What `Venue.apply` returns: compact events and values, which `WireEvents.result` turns into an `ApplyResult`. */
+export type EngineApplyResult = ApplyResult<EngineEvent, EngineCommandValue>;
 
 export class Venue {
   /** One sink, reset for every command: its bookkeeping is reused (apply never re-enters). */
@@ -82,7 +93,12 @@ export class Venue {
     return this.migratedHash ?? this.stateHash();
   }
 
-  apply(cmd: Command): ApplyResult<EngineEvent> {
+  /**
+   * Apply one command: its result and events in the compact form. An order command's value is
+   * the venue's reused storage (flows/orderResults.ts): convert it (`WireEvents.result`) or read
+   * it before the next `apply`.
+   */
+  apply(cmd: Command): EngineApplyResult {
     const state = this.state;
     state.seq = cmd.seq;
     if (cmd.ts > state.now) state.now = cmd.ts;
@@ -95,7 +111,7 @@ export class Venue {
     return { ok: true, value: outcome, events: sink.finish(state) };
   }
 
-  private dispatch(cmd: Command, sink: EventSink): CommandValue | Rejection {
+  private dispatch(cmd: Command, sink: EventSink): EngineCommandValue | Rejection {
     const s = this.state;
     switch (cmd.type) {
       case 'list_pair':

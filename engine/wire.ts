@@ -8,7 +8,8 @@
  * exactly those the engine made before the compact form: the same formulas, in bigint.
  */
 import type { Hex } from './domain/hex.ts';
-import type { ApplyResult } from './venue.ts';
+import type { ApplyResult, CommandValue, EngineApplyResult, EngineCommandValue } from './venue.ts';
+import type { EngineOrderOutcome, OrderOutcome, OrderTrade } from './flows/orderResults.ts';
 import { UINT256_MAX, WAD, WAD_PER_C6 } from './domain/fixed.ts';
 import { tickToPrice } from './domain/ticks.ts';
 import type {
@@ -54,11 +55,38 @@ export class WireEvents {
     return out;
   }
 
-  /** An apply's result with its events in wire form (the value and rejection as they are). */
-  result(r: ApplyResult<EngineEvent>): ApplyResult {
-    // A rejection has no events, and an empty list is the same in both forms.
-    if (r.events.length === 0) return r as ApplyResult;
-    return r.ok ? { ok: true, value: r.value, events: this.events(r.events) } : { ok: false, rejection: r.rejection, events: this.events(r.events) };
+  /**
+   * An apply's result in wire form: its events, and an order command's outcomes (lots and ticks
+   * in the venue's reused storage) as WAD values in objects of their own; other values and a
+   * rejection as they are. Call it before the venue's next apply.
+   */
+  result(r: EngineApplyResult): ApplyResult {
+    if (!r.ok) return r.events.length === 0 ? (r as ApplyResult) : { ok: false, rejection: r.rejection, events: this.events(r.events) };
+    // The events first: a command's listings come before any value that needs their grid.
+    const events = r.events.length === 0 ? (r.events as readonly VenueEvent[]) : this.events(r.events);
+    return { ok: true, value: this.value(r.value), events };
+  }
+
+  /** A command's value in wire form: an order command's outcomes converted, any other value as it is. */
+  value(v: EngineCommandValue): CommandValue {
+    if (v === null || !('outcomes' in v)) return v;
+    const from = v.outcomes;
+    const outcomes = new Array<OrderOutcome>(from.length);
+    for (let i = 0; i < from.length; i++) outcomes[i] = this.outcome(from[i]!);
+    return 'strategyId' in v ? { strategyId: v.strategyId, outcomes } : { outcomes };
+  }
+
+  /** One place's outcome: filled and remaining lots, and each trade's tick and lots, in WAD on its series' grid; trade ids as decimal strings. */
+  private outcome(o: EngineOrderOutcome): OrderOutcome {
+    const g = this.grid(o.seriesId);
+    const step = g.sizeStep;
+    const tape = o.trades;
+    const trades = new Array<OrderTrade>(o.tradeCount);
+    for (let k = 0; k < o.tradeCount; k++) {
+      const at = o.tradeStart + k;
+      trades[k] = { tradeId: String(tape.ids[at]!), price: tickToPrice(tape.ticks[at]!, g.tickDecimals), size: BigInt(tape.lots[at]!) * step };
+    }
+    return { orderId: o.orderId, status: o.status, filled: BigInt(o.filledLots) * step, remaining: BigInt(o.remainingLots) * step, trades, instructions: o.instructions, cancelReason: o.cancelReason };
   }
 
   /** One event in wire form: a new object for the compact five, the same object otherwise. */

@@ -11,6 +11,7 @@ import { emptyPosition, type Position } from '../actors/position.ts';
 import type { VenueState } from '../state.ts';
 import type { SeriesActor } from '../actors/series.ts';
 import { figuresInDoubles, portfolioFigures, type PortfolioFigures } from '../risk/portfolioFigures.ts';
+import { OrderResults } from './orderResults.ts';
 
 /** The id a client sees: a market maker's internal portfolios are shown as its portfolio 0. */
 export function publicPortfolioId(p: Portfolio): number {
@@ -51,6 +52,8 @@ export class EventSink {
   private portfolioIndex: Set<string> | null = null;
   private readonly books: SeriesActor[] = [];
   private bookCount = 0;
+  /** The order command's result value and its trades (orderResults.ts): the venue's storage, reset by every command. */
+  readonly results = new OrderResults();
 
   /** Start the next command: sequence `seq`, venue time `ts` (ms); a fresh event list, nothing touched. */
   begin(seq: number, ts: number): void {
@@ -62,6 +65,7 @@ export class EventSink {
     this.positionIndex = null;
     this.portfolioIndex = null;
     this.bookCount = 0;
+    this.results.begin();
   }
 
   /** Append an event, stamped with the command's sequence number and time. */

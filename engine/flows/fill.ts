@@ -67,8 +67,8 @@ function moneyOf(state: VenueState, pairId: Hex, f: FillParams): FillMoney {
   return m;
 }
 
-/** Apply a fill; returns the trade id. */
-export function applyFill(state: VenueState, sink: EventSink, f: FillParams): string {
+/** Apply a fill; returns its trade id (the state's counter; the trade event carries it as a decimal string). */
+export function applyFill(state: VenueState, sink: EventSink, f: FillParams): number {
   const series = f.seriesHandle === undefined ? state.series.get(f.seriesId)! : state.series.at(f.seriesHandle);
   const m = f.money ?? moneyOf(state, series.spec.pairId, f);
   const premium = m.premium;
@@ -85,7 +85,8 @@ export function applyFill(state: VenueState, sink: EventSink, f: FillParams): st
   state.accounts.debit(f.taker.portfolio, takerFeeC6);
   state.accounts.debit(f.maker.portfolio, makerFeeC6);
 
-  const tradeId = String(state.nextTradeId++);
+  const tradeNo = state.nextTradeId++;
+  const tradeId = String(tradeNo);
   record(state, f.maker.portfolio);
   record(state, f.taker.portfolio);
   // The compact trade event (engine/events.ts): ticks and lots for a book fill, else the WAD
@@ -114,7 +115,7 @@ export function applyFill(state: VenueState, sink: EventSink, f: FillParams): st
     source: f.source,
   });
   referralRebate(state, sink, f.taker.portfolio.owner, takerFeeC6, tradeId);
-  return tradeId;
+  return tradeNo;
 }
 
 /** Move one side's position by a fill of `qty` lots (of `lot` WAD) for `flow` premium; returns the change in its long open interest (lots). */

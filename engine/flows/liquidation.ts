@@ -335,7 +335,10 @@ function closeStep(state: VenueState, sink: EventSink, id: string, n: number, me
   const guard = MmpGuard.of(state, series, pair.sizeStep);
   if (inRange || isBuy) {
     const outcome = series.match(record, false, guard);
-    for (const t of settleMatch(state, sink, outcome, pair, record, member, guard, true)) closes.push({ seriesId, side, size: t.size, price: t.price, counterparty: 'book' });
+    // Its trades, read off the command's trade tape (tick and lots) at once.
+    const n = settleMatch(state, sink, outcome, pair, record, member, guard, true);
+    const tape = sink.results.trades;
+    for (let k = tape.count - n; k < tape.count; k++) closes.push({ seriesId, side, size: BigInt(tape.lots[k]!) * pair.sizeStep, price: tickToPrice(tape.ticks[k]!, pair.tickDecimals), counterparty: 'book' });
   }
   const restLots = lots - record.filledLots;
   if (restLots > 0) {

@@ -20,7 +20,7 @@ import { instructionRules } from './instructionRules.ts';
 
 /** The rules of one place entry, in the order they are checked; `nowSec` is the command's time. */
 export function placeRules<T extends PlaceDraft>(state: VenueState, o: T, nowSec: number): PlaceFacts<T> | Rejection {
-  const series = state.series.get(o.seriesId);
+  const series = state.series.byId(o.seriesId); // the last series found kept: usually a string comparison
   if (!series) return reject('unknown_series', { seriesId: o.seriesId });
   const pair = state.pairs.get(series.spec.pairId)!;
   if (series.settled) return reject('series_settled', { seriesId: o.seriesId });

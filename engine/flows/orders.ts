@@ -20,21 +20,13 @@ import { applyFill, worstFeeOf, type FillParams, type FillSide } from './fill.ts
 import { fillMoneyOf, notionalInDoubles, worstFeeInDoubles, type FillMoney } from '../domain/fees.ts';
 import { checkOrders, withPortfolio } from './orderRules.ts';
 import type { ValidPlace } from './orderDrafts.ts';
-import { DEFAULT_INSTRUCTIONS, type CancelReason, type OrderInstructions } from '../domain/instructions.ts';
+import { DEFAULT_INSTRUCTIONS, type CancelReason } from '../domain/instructions.ts';
 import { MmpGuard } from './mmp.ts';
 import type { MmpEntry } from '../actors/mmp.ts';
 import type { MatchOutcome } from '../actors/series.ts';
+import type { EngineOrderOutcome } from './orderResults.ts';
 
-export type OrderOutcome = {
-  readonly orderId: Hex;
-  readonly status: OrderRecord['status'];
-  readonly filled: bigint;
-  readonly remaining: bigint;
-  readonly trades: readonly { readonly tradeId: string; readonly price: bigint; readonly size: bigint }[];
-  readonly instructions: OrderInstructions;
-  /** ioc, fok or mmp when the instruction cancelled it (whole or its rest), else null. */
-  readonly cancelReason: CancelReason | null;
-};
+export type { EngineOrderOutcome, OrderOutcome, OrderTrade } from './orderResults.ts';
 
 export { validatePlace, validateCancel } from './orderRules.ts';
 export type { CheckedPlace, ValidPlace, ValidCancel } from './orderDrafts.ts';
@@ -169,7 +161,7 @@ export function newRecord(state: VenueState, v: ValidPlace): OrderRecord {
     seriesId: o.seriesId,
     ref: state.nextRef++,
     owner: o.owner,
-    ownerIndex: state.internOwner(o.owner),
+    ownerIndex: state.internWalletOwner(v.wallet, o.owner), // by the wallet handle the rules found: no second lookup of the owner
     portfolioId: o.portfolioId,
     routedPortfolioId: v.portfolio.id,
     isBuy: o.isBuy,
@@ -184,7 +176,8 @@ export function newRecord(state: VenueState, v: ValidPlace): OrderRecord {
   };
 }
 
-function executePlace(state: VenueState, sink: EventSink, v: ValidPlace): OrderOutcome {
+/** Apply one validated place; its outcome is added to the command's results (sink.results). */
+function executePlace(state: VenueState, sink: EventSink, v: ValidPlace): void {
   const { o, pair } = v;
   // The series by its handle: an array read, no lookup by id.
   const series = state.series.at(v.seriesHandle);
@@ -192,7 +185,10 @@ function executePlace(state: VenueState, sink: EventSink, v: ValidPlace): OrderO
   const tif = o.instructions?.timeInForce ?? 'GTC';
   // Market maker protection: an mmp order of a wallet that an earlier entry of this command
   // froze on the pair is cancelled at once (the rules passed before the trip). Only the nonce is used.
-  if (o.instructions?.mmp === true && state.mmp.isFrozen(o.owner, pair.pairId, state.now)) return killEarly(state, sink, v, 'mmp', 'mmp_frozen');
+  if (o.instructions?.mmp === true && state.mmp.isFrozen(o.owner, pair.pairId, state.now)) {
+    killEarly(state, sink, v, 'mmp', 'mmp_frozen');
+    return;
+  }
   // A guard when some wallet has an MMP config on the pair (flows/mmp.ts): fills count, trips stop quotes.
   const guard = MmpGuard.of(state, series, pair.sizeStep);
   // Fill-or-kill: killed before it touches the book when other owners' liquidity at its
@@ -204,14 +200,15 @@ function executePlace(state: VenueState, sink: EventSink, v: ValidPlace): OrderO
       guard === null
         ? series.fillableLots(state.ownerIndexOf(o.owner), o.isBuy, o.tick, v.lots)
         : series.fillableLotsGuarded(probeRecord(state, v), v.lots, new MmpGuard(state, series, pair.sizeStep, true));
-    if (fillable < v.lots) return killEarly(state, sink, v, 'fok', 'fok_not_filled');
+    if (fillable < v.lots) {
+      killEarly(state, sink, v, 'fok', 'fok_not_filled');
+      return;
+    }
   }
   const record = newRecord(state, v);
   const outcome = series.match(record, tif === 'GTC', guard);
-  const trades = settleMatch(state, sink, outcome, pair, record, v.portfolio, guard, false);
+  const tradeCount = settleMatch(state, sink, outcome, pair, record, v.portfolio, guard, false);
   const stopped = outcome.stopped;
-  const filled = BigInt(record.filledLots) * pair.sizeStep;
-  const remaining = o.size - filled; // the order's size is lots x sizeStep (validated)
   if (outcome.restingLots > 0) {
     state.orderIndex.set(o.orderId, state.accounts.restOrder(record, v.portfolio, pair, outcome.restingLots, v.price));
     if (record.expiry < series.spec.expiry) state.trackGoodTill(record.expiry, o.orderId);
@@ -221,15 +218,12 @@ function executePlace(state: VenueState, sink: EventSink, v: ValidPlace): OrderO
   const killed: CancelReason | null = record.status !== 'cancelled' ? null : stopped ? 'mmp' : tif === 'IOC' ? 'ioc' : 'fok';
   pushOrderEvent(sink, record, record.filledLots, outcome.restingLots > 0 ? record.lots - record.filledLots : 0, killed === null ? null : killed === 'mmp' ? 'mmp_tripped' : `${killed}_remainder`, killed);
   guard?.events(sink);
-  return { orderId: o.orderId, status: record.status, filled, remaining: outcome.restingLots > 0 ? remaining : 0n, trades, instructions: record.instructions, cancelReason: killed };
+  sink.results.add(o.orderId, o.seriesId, record.status, record.filledLots, outcome.restingLots > 0 ? record.lots - record.filledLots : 0, tradeCount, record.instructions, killed);
 }
 
-type Trade = { readonly tradeId: string; readonly price: bigint; readonly size: bigint };
-/** The trades of a match without fills (most places): one shared, frozen empty list. */
-const NO_TRADES: readonly Trade[] = Object.freeze([]);
-
 // One book fill's parameters, sides and money, rewritten for every fill of every match (applyFill
-// reads them during its call only and keeps none): no object per fill.
+// reads them during its call only and keeps none): no object per fill. Its WAD `size` stays 0n: a
+// book fill has its tick and lots (on the grid) and its money, so applyFill never reads it.
 const BOOK_MAKER: Writable<FillSide> = { portfolio: null as unknown as Portfolio, orderId: null };
 const BOOK_TAKER: Writable<FillSide> = { portfolio: null as unknown as Portfolio, orderId: null };
 const BOOK_MONEY: FillMoney = { premium: 0n, notional: 0n, takerFee: 0n, makerFee: 0n, premiumN: -1, notionalN: -1, takerFeeN: -1, makerFeeN: -1 };
@@ -239,13 +233,14 @@ const BOOK_FILL: Writable<FillParams> = { seriesId: '0x', seriesHandle: -1, pric
  * Settle what a match did (flows shared by order entry and the liquidation pass): each fill
  * between the resting maker and `taker` (fee-free for the venue's liquidation orders), the
  * resting orders self-trade prevention or market maker protection removed, and the mmp orders
- * of wallets the match froze. Returns the taker's trades.
+ * of wallets the match froze. The taker's trades are appended to the command's trade tape
+ * (`sink.results.trades`: trade id, tick, lots); returns how many.
  */
-export function settleMatch(state: VenueState, sink: EventSink, outcome: MatchOutcome, pair: Pair, taker: OrderRecord, takerPortfolio: Portfolio, guard: MmpGuard | null, feeFree: boolean): readonly Trade[] {
+export function settleMatch(state: VenueState, sink: EventSink, outcome: MatchOutcome, pair: Pair, taker: OrderRecord, takerPortfolio: Portfolio, guard: MmpGuard | null, feeFree: boolean): number {
   const n = outcome.fillCount;
-  const trades = n === 0 ? NO_TRADES : new Array<Trade>(n);
   const accounts = state.accounts;
   if (n > 0) {
+    const trades = sink.results.trades;
     const spot = state.oracles.get(pair.pairId)!.spot;
     const f = BOOK_FILL;
     f.seriesId = taker.seriesId;
@@ -260,24 +255,23 @@ export function settleMatch(state: VenueState, sink: EventSink, outcome: MatchOu
       const lots = outcome.fillLots[i]!;
       const resting = state.orderIndex.get(maker.orderId)!;
       const makerPortfolio = accounts.holderOf(resting);
-      const price = accounts.orders.price[resting]!; // fills are at the maker's price
-      const size = BigInt(lots) * pair.sizeStep;
+      const price = accounts.orders.price[resting]!; // read before the slot may be freed below
+      const tick = outcome.fillTick[i]!; // fills are at the maker's price
       if (maker.status === 'filled') {
         accounts.closeOrder(resting);
         state.orderIndex.delete(maker.orderId);
       } else {
         accounts.fillOrder(resting, lots);
       }
+      // A book fill's trade event and money come from tick and lots (fillMoneyOf below): its WAD size is not read.
       f.price = price;
-      f.size = size;
-      f.tick = outcome.fillTick[i]!;
+      f.tick = tick;
       f.lots = lots;
       BOOK_MAKER.portfolio = makerPortfolio;
       BOOK_MAKER.orderId = maker.orderId;
       // Premium, notional and fees from lots and the maker's tick, in doubles while exact (domain/fees.ts).
-      fillMoneyOf(BOOK_MONEY, lots, outcome.fillTick[i]!, pair.sizeStep, pair.tickDecimals, spot, state.config, feeFree);
-      const tradeId = applyFill(state, sink, f);
-      (trades as Trade[])[i] = { tradeId, price, size };
+      fillMoneyOf(BOOK_MONEY, lots, tick, pair.sizeStep, pair.tickDecimals, spot, state.config, feeFree);
+      trades.push(applyFill(state, sink, f), tick, lots);
       orderEvent(sink, maker, null, null);
     }
   }
@@ -298,7 +292,7 @@ export function settleMatch(state: VenueState, sink: EventSink, outcome: MatchOu
     orderEvent(sink, m, 'mmp_tripped', 'mmp');
   }
   if (guard !== null) for (const e of guard.tripped) cancelMmpOrders(state, sink, e);
-  return trades;
+  return n;
 }
 
 /**
@@ -326,7 +320,7 @@ export function probeRecord(state: VenueState, v: ValidPlace): OrderRecord {
  * An order cancelled whole before it touches the book (no book ref used): a fill-or-kill order
  * that could not fill at once (`fok`), an mmp order of a wallet frozen earlier in its command (`mmp`).
  */
-function killEarly(state: VenueState, sink: EventSink, v: ValidPlace, cancelReason: 'fok' | 'mmp', reason: string): OrderOutcome {
+function killEarly(state: VenueState, sink: EventSink, v: ValidPlace, cancelReason: 'fok' | 'mmp', reason: string): void {
   const { o } = v;
   const instructions = o.instructions ?? DEFAULT_INSTRUCTIONS;
   sink.push({
@@ -348,7 +342,7 @@ function killEarly(state: VenueState, sink: EventSink, v: ValidPlace, cancelReas
     reason,
     cancelReason,
   });
-  return { orderId: o.orderId, status: 'cancelled', filled: 0n, remaining: 0n, trades: [], instructions, cancelReason };
+  sink.results.add(o.orderId, o.seriesId, 'cancelled', 0, 0, 0, instructions, cancelReason);
 }
 
 /** Take an open order (its slot, `open`) off the book and release its reservation; the slot is freed. */
@@ -402,7 +396,7 @@ export function orderEventOf(r: OrderRecord, filledLots: number, remainingLots: 
 /** The open orders a command's cancels take away, for its risk check (rewritten by every command; kept with a count). */
 const CANCELLED: number[] = [];
 
-export type OrdersValue = { readonly outcomes: readonly OrderOutcome[] };
+export type OrdersValue = { readonly outcomes: readonly EngineOrderOutcome[] };
 
 /** Place, cancel or replace: the order rules (orderRules.ts, the engine's pre-check), risk once, then apply in order. */
 export function enterOrders(
@@ -439,7 +433,8 @@ export function enterOrders(
     state.accounts.nonces[v.wallet]!.use(v.c.nonce);
     removeOrder(state, sink, v.open, 'cancelled', 'cancelled_by_owner', cancelReason);
   }
-  const outcomes = new Array<OrderOutcome>(validPlaces.length);
-  for (let i = 0; i < validPlaces.length; i++) outcomes[i] = executePlace(state, sink, validPlaces[i]!);
-  return { outcomes };
+  // The outcomes go to the venue's reused result storage (orderResults.ts): valid until its next command.
+  sink.results.begin();
+  for (let i = 0; i < validPlaces.length; i++) executePlace(state, sink, validPlaces[i]!);
+  return sink.results.value();
 }

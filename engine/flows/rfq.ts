@@ -142,5 +142,5 @@ export function fillQuote(state: VenueState, sink: EventSink, f: RfqFillInput): 
   request.filledQuoteId = f.quoteId;
   state.rfq.resolve(request, 'filled');
   sink.push({ type: 'rfq_resolved', requestId: request.requestId, status: 'filled', quoteId: f.quoteId, fillSize: f.fillSize });
-  return { tradeId };
+  return { tradeId: String(tradeId) };
 }

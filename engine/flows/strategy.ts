@@ -28,11 +28,11 @@ import type { VenueState } from '../state.ts';
 import type { MatchGuard } from '../actors/series.ts';
 import type { OrderRecord } from '../actors/orderRecord.ts';
 import type { EventSink } from './eventSink.ts';
-import { enterOrders, probeRecord, type OrderOutcome } from './orders.ts';
+import { enterOrders, probeRecord, type EngineOrderOutcome } from './orders.ts';
 import type { ValidPlace } from './orderDrafts.ts';
 import { MmpGuard } from './mmp.ts';
 
-export type StrategyValue = { readonly strategyId: Hex; readonly outcomes: readonly OrderOutcome[] };
+export type StrategyValue = { readonly strategyId: Hex; readonly outcomes: readonly EngineOrderOutcome[] };
 
 function shape(orders: readonly PlaceOrder[]): Rejection | null {
   if (orders.length === 0) return reject('batch_empty');

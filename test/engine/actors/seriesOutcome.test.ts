@@ -76,6 +76,22 @@ t.test('handles: dense, stable, never removed', async (t) => {
   t.throws(() => table.at(7), /no series with handle 7/);
 });
 
+t.test('byId: the last series found kept, forgotten by any set (a series taken over answers with its new actor)', async (t) => {
+  const table = new SeriesTable();
+  const a = actor();
+  const b = actor();
+  table.set('0x01', a).set('0x02', b);
+  t.equal(table.byId('0x01'), a);
+  t.equal(table.byId('0x01'), a, 'again: the kept one');
+  t.equal(table.byId('0x03'), undefined, 'an unknown id: undefined');
+  t.equal(table.byId('0x01'), a, 'an unknown id does not displace it');
+  t.equal(table.byId('0x02'), b, 'another id: looked up');
+  const b2 = actor();
+  table.set('0x02', b2);
+  t.equal(table.byId('0x02'), b2, 'taken over: the new actor, not the kept one');
+  t.equal(table.byId('0x02'), table.get('0x02'), 'as get answers');
+});
+
 t.test('after a restore every series resolves by its handle, in the snapshot\'s order', async (t) => {
   const h = listedVenue();
   const live = [...h.venue.state.series.values()];
