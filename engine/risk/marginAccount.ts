@@ -52,6 +52,11 @@ export class MarginAccount {
    * snapshots leave it out.
    */
   plain: MutableRequirement | null = null;
+  /** The figures in doubles as MarginBook.plainInDoubles last computed them (valid while AccountRows.current says so and the deposit is the same). Derived. */
+  nDeposit = NaN;
+  nUnrealizedPnl = 0;
+  nInitialMargin = 0;
+  nInitialMarginWithOrders = 0;
   /** The last deposit counted in doubles and its bigint: a check with unchanged cash makes no new bigint. */
   depositN = NaN;
   depositBig = 0n;
@@ -83,7 +88,7 @@ export class AccountRows {
   staleHead = new Int32Array(16);
   /** Exposures with a position (balance not 0): the account's open positions. */
   positions = new Int32Array(16);
-  /** 1 while the requirement memo matches the sums. */
+  /** Bit 1 while the requirement memo matches the sums, bit 2 while the figures in doubles kept on the account do (marginBook.ts). */
   current = new Uint8Array(16);
   /** 1 once a cash figure left the exact range of doubles: its cash is then recounted in bigint (exactCash.ts). */
   wide = new Uint8Array(16);

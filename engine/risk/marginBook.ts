@@ -95,6 +95,9 @@ let chkFeesN = 0;
 let chkCashN = 0;
 /** A margin account's figures as they stand in doubles (MarginBook.plainInDoubles), COLLATERAL6. */
 export type PlainFigures = { deposit: number; unrealizedPnl: number; equity: number; initialMargin: number; initialMarginWithOrders: number; positionCount: number };
+/** Bits of AccountRows.current: the requirement memo, and the figures in doubles kept on the account, match the sums (any count clears both). */
+const MEMO = 1;
+const IN_DOUBLES = 2;
 const PLAIN: PlainFigures = { deposit: 0, unrealizedPnl: 0, equity: 0, initialMargin: 0, initialMarginWithOrders: 0, positionCount: 0 };
 /** The figures of a check (with prospective orders or exclusions): one object, rewritten by every check. */
 const CHECKED: MutableRequirement = { deposit: 0n, unrealizedPnl: 0n, equity: 0n, initialMargin: 0n, initialMarginWithOrders: 0n, cashNeeded: 0n, positionCount: 0 };
@@ -329,7 +332,7 @@ export class MarginBook extends MarginRows {
     // portfolio event), the same object.
     const plain = extraCount === 0 && excludeCount === 0;
     const memo = acc.plain;
-    if (plain && memo !== null && this.accounts.current[a] === 1 && memo.deposit === deposit) return memo;
+    if (plain && memo !== null && (this.accounts.current[a]! & MEMO) !== 0 && memo.deposit === deposit) return memo;
     const num = this.accounts.num;
     const base = a * STRIDE;
     let floorOrd = num[base + FLOOR_ORD]!;
@@ -371,7 +374,7 @@ export class MarginBook extends MarginRows {
     r.positionCount = this.accounts.positions[a]!;
     if (!plain) return r;
     acc.viewCurrent = false;
-    this.accounts.current[a] = 1;
+    this.accounts.current[a]! |= MEMO;
     return r;
   }
 
@@ -432,6 +435,17 @@ export class MarginBook extends MarginRows {
     if (this.accounts.wide[a] !== 0) return null;
     const acc = this.accounts.objects[a]!;
     const deposit = this.depositInDoubles(acc, acc.single ? null : this.members(acc.anchor));
+    const f = PLAIN;
+    f.positionCount = this.accounts.positions[a]!;
+    // Asked again with nothing counted since and the same deposit (the liquidation pass after the portfolio event): the kept figures.
+    if ((this.accounts.current[a]! & IN_DOUBLES) !== 0 && acc.nDeposit === deposit) {
+      f.deposit = deposit;
+      f.unrealizedPnl = acc.nUnrealizedPnl;
+      f.equity = deposit + acc.nUnrealizedPnl;
+      f.initialMargin = acc.nInitialMargin;
+      f.initialMarginWithOrders = acc.nInitialMarginWithOrders;
+      return f;
+    }
     const num = this.accounts.num;
     const base = a * STRIDE;
     let worst = 0;
@@ -448,13 +462,16 @@ export class MarginBook extends MarginRows {
     const equity = deposit + upnl;
     // toC6's double path: whole risk units times 100 while exact.
     if (!(im <= MAX_EXACT_UNITS && imo <= MAX_EXACT_UNITS) || !exact(deposit) || !exact(upnl) || !exact(equity)) return null;
-    const f = PLAIN;
     f.deposit = deposit;
     f.unrealizedPnl = upnl;
     f.equity = equity;
     f.initialMargin = im <= 0 ? 0 : im * 100;
     f.initialMarginWithOrders = imo <= 0 ? 0 : imo * 100;
-    f.positionCount = this.accounts.positions[a]!;
+    acc.nDeposit = deposit;
+    acc.nUnrealizedPnl = upnl;
+    acc.nInitialMargin = f.initialMargin;
+    acc.nInitialMarginWithOrders = f.initialMarginWithOrders;
+    this.accounts.current[a]! |= IN_DOUBLES;
     return f;
   }
 
