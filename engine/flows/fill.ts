@@ -113,6 +113,8 @@ export function applyFill(state: VenueState, sink: EventSink, f: FillParams): nu
     takerFee: m.takerFeeN >= 0 ? m.takerFeeN : takerFeeC6,
     openInterestLots: series.openInterest,
     source: f.source,
+    seq: 0,
+    ts: 0,
   });
   referralRebate(state, sink, f.taker.portfolio.owner, takerFeeC6, tradeId);
   return tradeNo;

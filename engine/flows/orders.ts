@@ -13,7 +13,8 @@ import type { Portfolio } from '../actors/portfolio.ts';
 import { balanceOf, collateralOf } from '../actors/position.ts';
 import { wadOfLots } from '../domain/lots.ts';
 import type { ProspectiveOrder } from '../risk/marginBook.ts';
-import type { EventSink, UnstampedEvent } from './eventSink.ts';
+import type { EventSink } from './eventSink.ts';
+import type { EngineEvent } from '../events.ts';
 import { tickToPrice } from '../domain/ticks.ts';
 import { premiumInBigint, premiumInDoubles, premiumPerLotTick } from '../domain/premium.ts';
 import { applyFill, worstFeeOf, type FillParams, type FillSide } from './fill.ts';
@@ -371,7 +372,7 @@ export function pushOrderEvent(sink: EventSink, r: OrderRecord, filledLots: numb
 }
 
 /** The order event of a record (its static fields) in a given state, compact (tick, lots); the sink or the image stamps it. */
-export function orderEventOf(r: OrderRecord, filledLots: number, remainingLots: number, reason: string | null, cancelReason: CancelReason | null): UnstampedEvent {
+export function orderEventOf(r: OrderRecord, filledLots: number, remainingLots: number, reason: string | null, cancelReason: CancelReason | null): EngineEvent {
   return {
     type: 'order',
     orderId: r.orderId,
@@ -390,6 +391,8 @@ export function orderEventOf(r: OrderRecord, filledLots: number, remainingLots: 
     remainingLots,
     reason,
     cancelReason,
+    seq: 0,
+    ts: 0,
   };
 }
 
