@@ -12,7 +12,7 @@ import { MarginBook, NO_PROSPECTIVE, type ProspectiveOrder, type Requirement } f
 import type { MutableRiskView, RiskView } from '../risk/marginAccount.ts';
 import type { QuoteBoard } from '../risk/riskQuote.ts';
 import { newPortfolio, type Portfolio } from './portfolio.ts';
-import { OrderSlots } from './openOrders.ts';
+import { OrderSlots, type OpenTerms } from './openOrders.ts';
 import type { OrderRecord } from './orderRecord.ts';
 import type { Pair } from './registry.ts';
 import { lotNumberOf } from '../domain/lots.ts';
@@ -26,6 +26,8 @@ import { grown } from '../risk/exposure.ts';
 export type { RiskView } from '../risk/marginAccount.ts';
 
 const NO_OPEN_ORDERS: readonly number[] = [];
+/** restOrder's terms, rewritten for every order. */
+const TERMS: { -readonly [K in keyof OpenTerms]: OpenTerms[K] } = { pairId: '0x', holder: -1, lots: 0, price: 0n, lot: 1n, lotNumber: NaN, perLotTick: 0 };
 /** A check's view (AccountActor.risk with orders added or taken away), rewritten by every check. */
 const CHECK_VIEW: MutableRiskView = { deposit: 0n, unrealizedPnl: 0n, equity: 0n, initialMargin: 0n, initialMarginWithOrders: 0n, maintenanceMargin: 0n, healthRatio: 0n, isHealthy: true, maxWithdraw: 0n, positionCount: 0 };
 
@@ -94,7 +96,16 @@ export class AccountActor {
     }
     // The premium factor applies only to a price on the record's tick (always so for an order placed here; checked for a restored one).
     const perLotTick = price === tickToPrice(record.tick, pair.tickDecimals) ? premiumPerLotTick(lot, pair.tickDecimals) : 0;
-    const o = this.orders.open(record, { pairId: pair.pairId, holder: p.handle, lots, price, lot, lotNumber: this.lastLotNumber, perLotTick });
+    // The terms in one scratch object (open copies them into the slot): nothing allocated per order.
+    const t = TERMS;
+    t.pairId = pair.pairId;
+    t.holder = p.handle;
+    t.lots = lots;
+    t.price = price;
+    t.lot = lot;
+    t.lotNumber = this.lastLotNumber;
+    t.perLotTick = perLotTick;
+    const o = this.orders.open(record, t);
     if (counted) this.margin.addOrder(p, o);
     else this.orders.add(p.openOrders, o);
     return o;
