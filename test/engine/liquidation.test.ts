@@ -274,6 +274,28 @@ function partial(withBook: boolean, t: Test, bandBps = 1000) {
   checkProperties(t, r);
 }
 
+t.test('a position larger than four of the largest orders closes in orders of at most MAX_ORDER_LOTS', async (t) => {
+  let call: Hex = '0x';
+  const r = run({
+    config: { ...NO_FEES, maxOrderLots: 50 }, // 0.5 contract an order
+    fund: usdc(1_000_000),
+    shock: 110_000n * WAD,
+    build: (h, d) => {
+      fundAll(h, d);
+      call = seriesAt(h, true, 0);
+      for (let i = 0; i < 8; i++) shortTo(h, call, 0.5); // short 4 contracts: a quarter is 100 lots
+      return { owner: ALICE, portfolioId: 1 };
+    },
+    target: (f) => (f.mm * 97n) / 100n,
+  });
+  const closing = r.events.filter((e): e is OrderEvent => e.type === 'order' && e.orderId.startsWith('0x11') && e.owner === ALICE);
+  t.ok(closing.length >= 1, `closed (${closing.length} orders)`);
+  // A quarter of the position (the usual step) is 100 lots: each order is capped at 50.
+  t.ok(closing.every((e) => e.size <= WAD / 2n), `none above 50 lots of 0.01 (${closing.map((e) => e.size).join(', ')})`);
+  t.ok(closing.every((e) => e.status === 'filled'), 'each filled whole');
+  checkProperties(t, r);
+});
+
 t.test('partial close by the book', async (t) => partial(true, t));
 t.test('no liquidity: the fund takes it at the band edge', async (t) => partial(false, t));
 t.test('no liquidity, a band of 5% (LIQUIDATION_BAND_BPS 500): the fund takes it at that edge', async (t) => partial(false, t, 500));
