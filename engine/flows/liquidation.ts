@@ -196,7 +196,7 @@ function liquidateIfDue(state: VenueState, sink: EventSink, anchor: Portfolio): 
     if (step === undefined) {
       const quarter = (abs + STEPS_PER_POSITION - 1n) / STEPS_PER_POSITION;
       step = ((quarter + pair.sizeStep - 1n) / pair.sizeStep) * pair.sizeStep;
-      // No closing order larger than the book takes (MAX_ORDER_LOTS, a safe integer): its lots are then exact in a double (closeStep).
+      // No closing order larger than the venue takes (maxOrderLots, a safe integer): its lots are then exact in a double (closeStep).
       const most = state.maxOrderLots * pair.sizeStep;
       if (step > most) step = most;
       steps.set(position.seriesId, step);

@@ -274,10 +274,10 @@ function partial(withBook: boolean, t: Test, bandBps = 1000) {
   checkProperties(t, r);
 }
 
-t.test('a position larger than four of the largest orders closes in orders of at most MAX_ORDER_LOTS', async (t) => {
+t.test('a position larger than four of the largest orders closes in orders of at most maxOrderLots', async (t) => {
   let call: Hex = '0x';
   const r = run({
-    config: { ...NO_FEES, maxOrderLots: 50 }, // 0.5 contract an order
+    config: { ...NO_FEES, maxOrderLots: 50 }, // 0.5 contract an order at most
     fund: usdc(1_000_000),
     shock: 110_000n * WAD,
     build: (h, d) => {
