@@ -86,11 +86,6 @@ export class OrderSlots {
   /** Open orders held (slots in use). */
   live = 0;
 
-  /** Slots in use or freed so far: every handle is below it (the margin book sizes its per-slot rows by it). */
-  get capacity(): number {
-    return this.lots.length;
-  }
-
   /** A slot for the open order of `record` on the terms `t`, not yet in a list. */
   open(record: OrderRecord, t: OpenTerms): number {
     let s = this.free;
