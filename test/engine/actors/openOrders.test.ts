@@ -2,8 +2,8 @@
  * Open orders as slots (engine/actors/openOrders.ts): a portfolio's list through the slots
  * against an array model (the same members in the same insertion order through a long seeded
  * run of adds and deletes at the head, the tail and the middle, with slots freed and reused);
- * a slot in one list only, held by one portfolio; and the margin book's audit catches a broken
- * exposure link.
+ * a slot in one list only, held by one portfolio; the margin book's audit catches a broken
+ * exposure link; and a restore refuses a snapshot whose reservation is not its series' order.
  */
 import { DEFAULT_INSTRUCTIONS } from '../../../engine/domain/instructions.ts';
 import t from 'tap';
@@ -12,6 +12,7 @@ import { OpenOrders, OrderSlots } from '../../../engine/actors/openOrders.ts';
 import type { OrderRecord } from '../../../engine/actors/orderRecord.ts';
 import { prng, randInt } from '../domain/prng.ts';
 import { listedVenue, BTC, usdc } from '../support/venueFixture.ts';
+import { Venue } from '../../../engine/venue.ts';
 
 const SERIES = `0x${'5'.repeat(64)}` as Hex;
 const PAIR = `0x${'6'.repeat(64)}` as Hex;
@@ -107,4 +108,23 @@ t.test("the margin book's audit notices an order missing from its exposure's lis
   t.match(state.accounts.margin.verify(portfolios()), /not in its exposure's list/);
   rows.addOrder(e, middle, state.accounts.orders.orderId[middle]!);
   t.equal(state.accounts.margin.verify(portfolios()), null, 'consistent again once relinked');
+});
+
+t.test("a snapshot whose reservation is not its series' remaining order is refused on restore", async (t) => {
+  const h = listedVenue();
+  const owner = `0x${'c'.repeat(40)}`;
+  h.fund(owner, usdc(1_000_000));
+  const seriesId = h.atm(BTC, true);
+  h.ok({ type: 'place', orders: [h.order(owner, seriesId, true, 10, 0.1)] });
+  const bytes = h.venue.serialize();
+  t.ok(Venue.restore(bytes), 'as written: restored');
+  type Dump = { accounts: { portfolios: { openOrders: { orderId: string; remaining: { $b: string } }[] }[] }[] };
+  const dump = JSON.parse(new TextDecoder().decode(bytes)) as Dump;
+  const held = dump.accounts.flatMap((a) => a.portfolios).flatMap((p) => p.openOrders);
+  t.equal(held.length, 1);
+  t.equal(held[0]!.remaining.$b, String(10n ** 17n), '0.1 contract reserved, in WAD');
+  held[0]!.remaining.$b = String(2n * 10n ** 17n); // on the grid, but not what the series holds
+  t.throws(() => Venue.restore(new TextEncoder().encode(JSON.stringify(dump))), /reserves 200000000000000000 of order 0x[0-9a-f]+, its series holds 10 lots/);
+  held[0]!.remaining.$b = String(10n ** 17n + 1n); // off the grid
+  t.throws(() => Venue.restore(new TextEncoder().encode(JSON.stringify(dump))), /its series holds 10 lots/);
 });
