@@ -36,6 +36,9 @@ export function cashBig(v: Cash): bigint {
   return typeof v === 'bigint' ? v : BigInt(v);
 }
 
+/** A result's events when it has none: shared, never written. */
+const NO_EVENTS: readonly VenueEvent[] = Object.freeze([]);
+
 const abs = (x: bigint): bigint => (x < 0n ? -x : x);
 
 /** The converter: one per engine (and per replica), fed every event in order; it learns the grids from them. */
@@ -61,9 +64,10 @@ export class WireEvents {
    * rejection as they are. Call it before the venue's next apply.
    */
   result(r: EngineApplyResult): ApplyResult {
-    if (!r.ok) return r.events.length === 0 ? (r as ApplyResult) : { ok: false, rejection: r.rejection, events: this.events(r.events) };
+    // A result object of its own: the engine's is rewritten by its next apply.
+    if (!r.ok) return { ok: false, rejection: r.rejection, events: r.events.length === 0 ? NO_EVENTS : this.events(r.events) };
     // The events first: a command's listings come before any value that needs their grid.
-    const events = r.events.length === 0 ? (r.events as readonly VenueEvent[]) : this.events(r.events);
+    const events = r.events.length === 0 ? NO_EVENTS : this.events(r.events);
     return { ok: true, value: this.value(r.value), events };
   }
 

@@ -109,10 +109,6 @@ export type MatchGuard = {
 };
 
 
-const ascending = (a: number, b: number): number => a - b;
-const descending = (a: number, b: number): number => b - a;
-const NO_TICKS: readonly number[] = [];
-
 /**
  * The distinct ticks of one side touched during a command: a few, so an array with a scan (a
  * Set's clear() is a runtime call). The storage is kept from command to command and only the
@@ -127,14 +123,28 @@ class TouchedTicks {
     this.ticks[this.size++] = tick;
   }
 
-  /** The ticks best first for the side, valid until the next add; forgets them. */
-  drain(isBid: boolean): readonly number[] {
-    if (this.size === 0) return NO_TICKS;
+  /**
+   * Sort the ticks best first for the side (an insertion sort over the few: Array.prototype.sort
+   * would allocate its work array) and forget them; read them with `at` until the next add.
+   */
+  drain(isBid: boolean): number {
     const ticks = this.ticks;
-    if (ticks.length !== this.size) ticks.length = this.size; // drops stale ticks, keeps the storage
-    if (this.size > 1) ticks.sort(isBid ? descending : ascending);
+    const n = this.size;
+    for (let i = 1; i < n; i++) {
+      const t = ticks[i]!;
+      let j = i - 1;
+      while (j >= 0 && (isBid ? ticks[j]! < t : ticks[j]! > t)) {
+        ticks[j + 1] = ticks[j]!;
+        j--;
+      }
+      ticks[j + 1] = t;
+    }
     this.size = 0;
-    return ticks;
+    return n;
+  }
+
+  at(i: number): number {
+    return this.ticks[i]!;
   }
 }
 
@@ -341,21 +351,28 @@ export class SeriesActor {
     this.riskQuote = { markWad: marks.mark, mark: Number(marks.mark) / 1e18, scenarios, spot: Number(spot) / 1e18, spotWad: spot };
   }
 
-  /**
-   * Levels touched since the last call, best first, as [tick, lots, order count] at their current
-   * aggregate; clears them. Null when none was touched.
-   */
-  drainTouched(): { bids: EngineDepthLevel[]; asks: EngineDepthLevel[] } | null {
-    if (this.touchedBids.size === 0 && this.touchedAsks.size === 0) return null;
-    return { bids: this.levels(this.touchedBids, true), asks: this.levels(this.touchedAsks, false) };
+  /** How many levels of a side were touched since the last drain. */
+  touchedCount(isBid: boolean): number {
+    return (isBid ? this.touchedBids : this.touchedAsks).size;
   }
 
-  /** The touched levels of one side as [tick, lots, count] (the compact depth event's; engine/wire.ts makes them WAD). */
-  private levels(touched: TouchedTicks, isBid: boolean): EngineDepthLevel[] {
-    const ticks = touched.drain(isBid);
-    const out: EngineDepthLevel[] = new Array(ticks.length);
-    for (let i = 0; i < ticks.length; i++) out[i] = [ticks[i]!, this.book.levelQty(isBid, ticks[i]!), this.book.levelCount(isBid, ticks[i]!)];
-    return out;
+  /**
+   * The levels of a side touched since the last drain, best first, written into `out` (exactly
+   * `touchedCount(isBid)` levels, the event sink's reused storage) as [tick, lots, order count]
+   * at their current aggregate (the compact depth event's; engine/wire.ts makes them WAD);
+   * forgets them. Returns `out`.
+   */
+  drainLevels(isBid: boolean, out: number[][]): EngineDepthLevel[] {
+    const touched = isBid ? this.touchedBids : this.touchedAsks;
+    const n = touched.drain(isBid);
+    for (let i = 0; i < n; i++) {
+      const tick = touched.at(i);
+      const level = out[i]!;
+      level[0] = tick;
+      level[1] = this.book.levelQty(isBid, tick);
+      level[2] = this.book.levelCount(isBid, tick);
+    }
+    return out as unknown as EngineDepthLevel[];
   }
 
   /**

@@ -5,13 +5,14 @@
  * the figures as they stand after it: a reader folding the events needs nothing else.
  */
 import type { Hex } from '../domain/hex.ts';
-import type { Cash, EngineEvent } from '../events.ts';
+import type { Cash, EngineEvent, EnginePortfolioEvent, EnginePositionEvent } from '../events.ts';
 import type { Portfolio } from '../actors/portfolio.ts';
 import { emptyPosition, type Position } from '../actors/position.ts';
 import type { VenueState } from '../state.ts';
 import type { SeriesActor } from '../actors/series.ts';
 import { figuresInDoubles, portfolioFigures, type PortfolioFigures } from '../risk/portfolioFigures.ts';
 import { OrderResults } from './orderResults.ts';
+import { blankDepthEvent, blankOrderEvent, blankPortfolioEvent, blankPositionEvent, blankTradeEvent, LevelArrays, Pool, type Writable } from './eventPool.ts';
 
 /** The id a client sees: a market maker's internal portfolios are shown as its portfolio 0. */
 export function publicPortfolioId(p: Portfolio): number {
@@ -33,8 +34,24 @@ function indexPosition(index: Map<Portfolio, Map<Hex, number>>, p: Portfolio, se
   bySeries.set(seriesId, i);
 }
 
+/** A command's events when it has none: shared, never written. */
+const NO_EVENTS: readonly EngineEvent[] = Object.freeze([]);
+
 export class EventSink {
-  events: EngineEvent[] = [];
+  /**
+   * The command's events: one array kept from command to command (its first `count` entries are
+   * the command's; finish trims it to them), so collecting them allocates nothing once it has
+   * grown to the largest command. Valid until the next command (eventPool.ts).
+   */
+  private readonly events: EngineEvent[] = [];
+  private count = 0;
+  /** The hot events' objects, reused (eventPool.ts): a flow takes one, writes every field and pushes it. */
+  readonly orders = new Pool(blankOrderEvent);
+  readonly trades = new Pool(blankTradeEvent);
+  private readonly positions = new Pool(blankPositionEvent);
+  private readonly portfolioEvents = new Pool(blankPortfolioEvent);
+  private readonly depths = new Pool(blankDepthEvent);
+  private readonly levels = new LevelArrays();
   seq = 0;
   ts = 0;
   // What the command touched: few entries, so parallel arrays with a linear scan (no keys to
@@ -59,7 +76,13 @@ export class EventSink {
   begin(seq: number, ts: number): void {
     this.seq = seq;
     this.ts = ts;
-    this.events = [];
+    this.count = 0;
+    this.orders.reset();
+    this.trades.reset();
+    this.positions.reset();
+    this.portfolioEvents.reset();
+    this.depths.reset();
+    this.levels.reset();
     this.positionCount = 0;
     this.portfolioCount = 0;
     this.positionIndex = null;
@@ -77,7 +100,12 @@ export class EventSink {
     const stamped = e as { seq?: number; ts?: number };
     stamped.seq = this.seq;
     stamped.ts = this.ts;
-    this.events.push(e as EngineEvent);
+    this.events[this.count++] = e as EngineEvent;
+  }
+
+  /** Objects the reused storage has made so far (each pool's most in one command): for tests. */
+  storageMade(): number {
+    return this.orders.made + this.trades.made + this.positions.made + this.portfolioEvents.made + this.depths.made + this.levels.made;
   }
 
   /** A position of `p` on `seriesId` changed; `pos` is its object (kept even when it has just closed). */
@@ -139,17 +167,25 @@ export class EventSink {
     this.books[this.bookCount++] = series;
   }
 
-  /** Append the deduplicated depth, position and portfolio events; returns all events. */
-  finish(state: VenueState): EngineEvent[] {
+  /**
+   * Append the deduplicated depth, position and portfolio events; returns all the command's
+   * events (the sink's storage: valid until the next command).
+   */
+  finish(state: VenueState): readonly EngineEvent[] {
     for (let i = 0; i < this.bookCount; i++) {
       const s = this.books[i]!;
       const pair = state.pairs.get(s.spec.pairId);
       if (!pair) continue;
-      const touched = s.drainTouched();
-      if (!touched) continue;
-      const prevBookSeq = s.bookSeq;
-      s.bookSeq++;
-      this.push({ type: 'depth', seriesId: s.spec.seriesId, bookSeq: s.bookSeq, prevBookSeq, bids: touched.bids, asks: touched.asks, seq: 0, ts: 0 });
+      const bids = s.touchedCount(true);
+      const asks = s.touchedCount(false);
+      if (bids + asks === 0) continue;
+      const e = this.depths.take();
+      e.seriesId = s.spec.seriesId;
+      e.prevBookSeq = s.bookSeq;
+      e.bookSeq = ++s.bookSeq;
+      e.bids = s.drainLevels(true, this.levels.take(bids));
+      e.asks = s.drainLevels(false, this.levels.take(asks));
+      this.push(e);
     }
     for (let i = 0; i < this.positionCount; i++) {
       const portfolio = this.positionPortfolios[i]!;
@@ -157,10 +193,14 @@ export class EventSink {
       const live = portfolio.positions.get(seriesId);
       const pos = live ?? this.positionObjects[i] ?? FLAT;
       // A closed position keeps its realised PnL in the event; its balance and premium are 0.
-      this.push(positionEventOf(portfolio, seriesId, pos, live !== undefined));
+      this.push(writePositionEvent(this.positions.take(), portfolio, seriesId, pos, live !== undefined));
     }
-    for (let i = 0; i < this.portfolioCount; i++) this.push(portfolioEvent(state, this.portfolios[i]!));
-    return this.events;
+    for (let i = 0; i < this.portfolioCount; i++) this.push(writePortfolioEvent(this.portfolioEvents.take(), state, this.portfolios[i]!));
+    const events = this.events;
+    if (this.count === 0) return NO_EVENTS;
+    // Trimmed to this command's events (a shorter array keeps its storage unless far shorter).
+    if (events.length !== this.count) events.length = this.count;
+    return events;
   }
 }
 
@@ -178,21 +218,42 @@ export function realizedCash(p: Position): Cash {
  * The position event of `p` (its public id) on `seriesId` from `pos`: balance in lots, deferred
  * premium and realised PnL C6 (the converter adds the WAD balance and the average price). A
  * position that is no longer held (`live` false) shows balance and premium 0 and keeps its
- * realised PnL.
+ * realised PnL. A fresh object (the image's).
  */
 export function positionEventOf(p: Portfolio, seriesId: Hex, pos: Position, live: boolean): EngineEvent {
-  return { type: 'position', owner: p.owner, portfolioId: publicPortfolioId(p), seriesId, lots: live ? pos.lots : 0, premium: live ? premiumCash(pos) : 0, realizedPnl: realizedCash(pos), seq: 0, ts: 0 };
+  return writePositionEvent(blankPositionEvent(), p, seriesId, pos, live);
 }
 
-/** The figures of a portfolio event, written here and copied into the event at once. */
+/** positionEventOf written into `e` (the sink's reused storage, or a blank). */
+function writePositionEvent(e: Writable<EnginePositionEvent>, p: Portfolio, seriesId: Hex, pos: Position, live: boolean): EnginePositionEvent {
+  e.owner = p.owner;
+  e.portfolioId = publicPortfolioId(p);
+  e.seriesId = seriesId;
+  e.lots = live ? pos.lots : 0;
+  e.premium = live ? premiumCash(pos) : 0;
+  e.realizedPnl = realizedCash(pos);
+  return e;
+}
+
+/**
+ * The figures of a portfolio event, written here and copied into the event at once: one scratch
+ * for figures in doubles and one for the bigint path, so that the first's fields only ever hold
+ * numbers (a field that once held a bigint boxes every double stored in it afterwards).
+ */
 const FIGURES: PortfolioFigures = { deposit: 0, unrealizedPnl: 0, equity: 0, initialMargin: 0, initialMarginWithOrders: 0, maintenanceMargin: 0, isHealthy: true, maxWithdraw: 0, positionCount: 0 };
+const FIGURES_WIDE: PortfolioFigures = { deposit: 0, unrealizedPnl: 0, equity: 0, initialMargin: 0, initialMarginWithOrders: 0, maintenanceMargin: 0, isHealthy: true, maxWithdraw: 0, positionCount: 0 };
 
 /**
  * The figures of `p`'s margin account now, as the portfolio event carries them (the public
  * portfolio's view), in doubles where exact (risk/portfolioFigures.ts); the converter adds
- * the health ratio.
+ * the health ratio. A fresh object (the image's).
  */
 export function portfolioEvent(state: VenueState, p: Portfolio): EngineEvent {
+  return writePortfolioEvent(blankPortfolioEvent(), state, p);
+}
+
+/** portfolioEvent written into `e` (the sink's reused storage, or a blank). */
+function writePortfolioEvent(e: Writable<EnginePortfolioEvent>, state: VenueState, p: Portfolio): EnginePortfolioEvent {
   const shown = p.internalPair !== null ? state.accounts.cashOfWallet(p.wallet, state.now) : p;
   const cash = state.accounts.cash;
   // In doubles straight from the margin book's rows when every figure is exact (no bigint made), else from the bigint requirement.
@@ -200,22 +261,18 @@ export function portfolioEvent(state: VenueState, p: Portfolio): EngineEvent {
   const rate = state.config.maintenanceRate;
   const own = cash.deposit[shown.handle]!;
   const n = margin.plainInDoubles(shown);
-  const f = n !== null && figuresInDoubles(FIGURES, n, rate, own) ? FIGURES : portfolioFigures(FIGURES, margin.requirement(shown), rate, own, cash.wideOf(shown.handle));
-  return {
-    type: 'portfolio',
-    owner: shown.owner,
-    portfolioId: shown.id,
-    createdAt: shown.createdAt,
-    deposit: f.deposit,
-    unrealizedPnl: f.unrealizedPnl,
-    equity: f.equity,
-    initialMargin: f.initialMargin,
-    initialMarginWithOrders: f.initialMarginWithOrders,
-    maintenanceMargin: f.maintenanceMargin,
-    isHealthy: f.isHealthy,
-    maxWithdraw: f.maxWithdraw,
-    positionCount: f.positionCount,
-    seq: 0,
-    ts: 0,
-  };
+  const f = n !== null && figuresInDoubles(FIGURES, n, rate, own) ? FIGURES : portfolioFigures(FIGURES_WIDE, margin.requirement(shown), rate, own, cash.wideOf(shown.handle));
+  e.owner = shown.owner;
+  e.portfolioId = shown.id;
+  e.createdAt = shown.createdAt;
+  e.deposit = f.deposit;
+  e.unrealizedPnl = f.unrealizedPnl;
+  e.equity = f.equity;
+  e.initialMargin = f.initialMargin;
+  e.initialMarginWithOrders = f.initialMarginWithOrders;
+  e.maintenanceMargin = f.maintenanceMargin;
+  e.isHealthy = f.isHealthy;
+  e.maxWithdraw = f.maxWithdraw;
+  e.positionCount = f.positionCount;
+  return e;
 }

@@ -89,33 +89,30 @@ export function applyFill(state: VenueState, sink: EventSink, f: FillParams): nu
   const tradeId = String(tradeNo);
   record(state, f.maker.portfolio);
   record(state, f.taker.portfolio);
-  // The compact trade event (engine/events.ts): ticks and lots for a book fill, else the WAD
-  // values; each money figure as its double when exact, else its bigint.
+  // The compact trade event (engine/events.ts), in the sink's reused storage: ticks and lots for
+  // a book fill, else the WAD values; each money figure as its double when exact, else its bigint.
   const onGrid = f.tick !== undefined && f.tick >= 0 && typeof f.lots === 'number';
-  sink.push({
-    type: 'trade',
-    tradeId,
-    seriesId: f.seriesId,
-    tick: onGrid ? f.tick! : -1,
-    lots: onGrid ? (f.lots as number) : -1,
-    priceWad: onGrid ? null : f.price,
-    sizeWad: onGrid ? null : f.size,
-    premium: m.premiumN >= 0 ? m.premiumN : premium,
-    notional: m.notionalN >= 0 ? m.notionalN : notional,
-    takerSide: f.takerIsBuy ? 'buy' : 'sell',
-    maker: f.maker.portfolio.owner,
-    taker: f.taker.portfolio.owner,
-    makerOrderId: f.maker.orderId,
-    takerOrderId: f.taker.orderId,
-    makerPortfolioId: publicPortfolioId(f.maker.portfolio),
-    takerPortfolioId: publicPortfolioId(f.taker.portfolio),
-    makerFee: m.makerFeeN >= 0 ? m.makerFeeN : makerFeeC6,
-    takerFee: m.takerFeeN >= 0 ? m.takerFeeN : takerFeeC6,
-    openInterestLots: series.openInterest,
-    source: f.source,
-    seq: 0,
-    ts: 0,
-  });
+  const e = sink.trades.take();
+  e.tradeId = tradeId;
+  e.seriesId = f.seriesId;
+  e.tick = onGrid ? f.tick! : -1;
+  e.lots = onGrid ? (f.lots as number) : -1;
+  e.priceWad = onGrid ? null : f.price;
+  e.sizeWad = onGrid ? null : f.size;
+  e.premium = m.premiumN >= 0 ? m.premiumN : premium;
+  e.notional = m.notionalN >= 0 ? m.notionalN : notional;
+  e.takerSide = f.takerIsBuy ? 'buy' : 'sell';
+  e.maker = f.maker.portfolio.owner;
+  e.taker = f.taker.portfolio.owner;
+  e.makerOrderId = f.maker.orderId;
+  e.takerOrderId = f.taker.orderId;
+  e.makerPortfolioId = publicPortfolioId(f.maker.portfolio);
+  e.takerPortfolioId = publicPortfolioId(f.taker.portfolio);
+  e.makerFee = m.makerFeeN >= 0 ? m.makerFeeN : makerFeeC6;
+  e.takerFee = m.takerFeeN >= 0 ? m.takerFeeN : takerFeeC6;
+  e.openInterestLots = series.openInterest;
+  e.source = f.source;
+  sink.push(e);
   referralRebate(state, sink, f.taker.portfolio.owner, takerFeeC6, tradeId);
   return tradeNo;
 }

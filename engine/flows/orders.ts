@@ -14,14 +14,15 @@ import { balanceOf, collateralOf } from '../actors/position.ts';
 import { wadOfLots } from '../domain/lots.ts';
 import type { ProspectiveOrder } from '../risk/marginBook.ts';
 import type { EventSink } from './eventSink.ts';
-import type { EngineEvent } from '../events.ts';
+import type { EngineEvent, EngineOrderEvent, OrderStatus } from '../events.ts';
+import { blankOrderEvent, type Writable } from './eventPool.ts';
 import { tickToPrice } from '../domain/ticks.ts';
 import { premiumInBigint, premiumInDoubles, premiumPerLotTick } from '../domain/premium.ts';
 import { applyFill, worstFeeOf, type FillParams, type FillSide } from './fill.ts';
 import { fillMoneyOf, notionalInDoubles, worstFeeInDoubles, type FillMoney } from '../domain/fees.ts';
 import { checkOrders, withPortfolio } from './orderRules.ts';
 import type { ValidPlace } from './orderDrafts.ts';
-import { DEFAULT_INSTRUCTIONS, type CancelReason } from '../domain/instructions.ts';
+import { DEFAULT_INSTRUCTIONS, type CancelReason, type OrderInstructions } from '../domain/instructions.ts';
 import { MmpGuard } from './mmp.ts';
 import type { MmpEntry } from '../actors/mmp.ts';
 import type { MatchOutcome } from '../actors/series.ts';
@@ -85,8 +86,6 @@ function checkRisk(state: VenueState, places: readonly ValidPlace[], cancelled: 
   }
   return null;
 }
-
-type Writable<T> = { -readonly [K in keyof T]: T[K] };
 
 /** The prospective orders of one account's check, rewritten by every check (checkRisk never re-enters); grown to the largest batch. */
 const CHECK: Writable<ProspectiveOrder>[] = [];
@@ -217,10 +216,13 @@ function executePlace(state: VenueState, sink: EventSink, v: ValidPlace): void {
   sink.portfolio(v.portfolio);
   sink.book(series);
   const killed: CancelReason | null = record.status !== 'cancelled' ? null : stopped ? 'mmp' : tif === 'IOC' ? 'ioc' : 'fok';
-  pushOrderEvent(sink, record, record.filledLots, outcome.restingLots > 0 ? record.lots - record.filledLots : 0, killed === null ? null : killed === 'mmp' ? 'mmp_tripped' : `${killed}_remainder`, killed);
+  pushOrderEvent(sink, record, record.filledLots, outcome.restingLots > 0 ? record.lots - record.filledLots : 0, killed === null ? null : KILLED_REASON[killed], killed);
   guard?.events(sink);
   sink.results.add(o.orderId, o.seriesId, record.status, record.filledLots, outcome.restingLots > 0 ? record.lots - record.filledLots : 0, tradeCount, record.instructions, killed);
 }
+
+/** The reason of a taker cancelled by its instructions or by market maker protection (a constant: no string built per order). */
+const KILLED_REASON: Readonly<Record<'mmp' | 'ioc' | 'fok', string>> = { mmp: 'mmp_tripped', ioc: 'ioc_remainder', fok: 'fok_remainder' };
 
 // One book fill's parameters, sides and money, rewritten for every fill of every match (applyFill
 // reads them during its call only and keeps none): no object per fill. Its WAD `size` stays 0n: a
@@ -324,25 +326,8 @@ export function probeRecord(state: VenueState, v: ValidPlace): OrderRecord {
 function killEarly(state: VenueState, sink: EventSink, v: ValidPlace, cancelReason: 'fok' | 'mmp', reason: string): void {
   const { o } = v;
   const instructions = o.instructions ?? DEFAULT_INSTRUCTIONS;
-  sink.push({
-    type: 'order',
-    orderId: o.orderId,
-    owner: o.owner,
-    portfolioId: o.portfolioId,
-    seriesId: o.seriesId,
-    side: o.isBuy ? 'buy' : 'sell',
-    tick: o.tick,
-    lots: v.lots,
-    expiry: Math.min(o.expiry, state.series.at(v.seriesHandle).spec.expiry),
-    nonce: o.nonce,
-    createdAt: state.now,
-    instructions,
-    status: 'cancelled',
-    filledLots: 0,
-    remainingLots: 0,
-    reason,
-    cancelReason,
-  });
+  const expiry = Math.min(o.expiry, state.series.at(v.seriesHandle).spec.expiry);
+  sink.push(writeOrderEvent(sink.orders.take(), o.orderId, o.owner, o.portfolioId, o.seriesId, o.isBuy, o.tick, v.lots, expiry, o.nonce, state.now, instructions, 'cancelled', 0, 0, reason, cancelReason));
   sink.results.add(o.orderId, o.seriesId, 'cancelled', 0, 0, 0, instructions, cancelReason);
 }
 
@@ -366,34 +351,53 @@ export function orderEvent(sink: EventSink, r: OrderRecord, reason: string | nul
   pushOrderEvent(sink, r, r.filledLots, open ? r.lots - r.filledLots : 0, reason, cancelReason);
 }
 
-/** An order event: the order's static fields from its record, and its state after the command (filled and remaining in lots). */
+/** An order event: the order's static fields from its record, and its state after the command (filled and remaining in lots); in the sink's reused storage. */
 export function pushOrderEvent(sink: EventSink, r: OrderRecord, filledLots: number, remainingLots: number, reason: string | null, cancelReason: CancelReason | null): void {
-  sink.push(orderEventOf(r, filledLots, remainingLots, reason, cancelReason));
+  sink.push(writeOrderEvent(sink.orders.take(), r.orderId, r.owner, r.portfolioId, r.seriesId, r.isBuy, r.tick, r.lots, r.expiry, r.nonce ?? null, r.createdAt, r.instructions, r.status, filledLots, remainingLots, reason, cancelReason));
 }
 
-/** The order event of a record (its static fields) in a given state, compact (tick, lots); the sink or the image stamps it. */
+/** The order event of a record (its static fields) in a given state, compact (tick, lots), a fresh object (the image's); the image stamps it. */
 export function orderEventOf(r: OrderRecord, filledLots: number, remainingLots: number, reason: string | null, cancelReason: CancelReason | null): EngineEvent {
-  return {
-    type: 'order',
-    orderId: r.orderId,
-    owner: r.owner,
-    portfolioId: r.portfolioId,
-    seriesId: r.seriesId,
-    side: r.isBuy ? 'buy' : 'sell',
-    tick: r.tick,
-    lots: r.lots,
-    expiry: r.expiry,
-    nonce: r.nonce ?? null,
-    createdAt: r.createdAt,
-    instructions: r.instructions,
-    status: r.status,
-    filledLots,
-    remainingLots,
-    reason,
-    cancelReason,
-    seq: 0,
-    ts: 0,
-  };
+  return writeOrderEvent(blankOrderEvent(), r.orderId, r.owner, r.portfolioId, r.seriesId, r.isBuy, r.tick, r.lots, r.expiry, r.nonce ?? null, r.createdAt, r.instructions, r.status, filledLots, remainingLots, reason, cancelReason);
+}
+
+/** Every field of an order event written into `e` (a blank, or the sink's reused storage); returns it. */
+function writeOrderEvent(
+  e: Writable<EngineOrderEvent>,
+  orderId: Hex,
+  owner: string,
+  portfolioId: number,
+  seriesId: Hex,
+  isBuy: boolean,
+  tick: number,
+  lots: number,
+  expiry: number,
+  nonce: bigint | null,
+  createdAt: number,
+  instructions: OrderInstructions,
+  status: OrderStatus,
+  filledLots: number,
+  remainingLots: number,
+  reason: string | null,
+  cancelReason: CancelReason | null,
+): EngineOrderEvent {
+  e.orderId = orderId;
+  e.owner = owner;
+  e.portfolioId = portfolioId;
+  e.seriesId = seriesId;
+  e.side = isBuy ? 'buy' : 'sell';
+  e.tick = tick;
+  e.lots = lots;
+  e.expiry = expiry;
+  e.nonce = nonce;
+  e.createdAt = createdAt;
+  e.instructions = instructions;
+  e.status = status;
+  e.filledLots = filledLots;
+  e.remainingLots = remainingLots;
+  e.reason = reason;
+  e.cancelReason = cancelReason;
+  return e;
 }
 
 /** The open orders a command's cancels take away, for its risk check (rewritten by every command; kept with a count). */

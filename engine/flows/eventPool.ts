@@ -1,0 +1,123 @@
+/**
+ * The event sink's reused storage (flows/eventSink.ts): the hot events of a command (order,
+ * trade, position, portfolio, depth and its levels) are written into objects kept from command
+ * to command, so a command allocates none once the storage has grown to its largest command.
+ * What `Venue.apply` returns is therefore valid until the next `apply`, like its order results
+ * (flows/orderResults.ts): a reader converts (engine/wire.ts) or copies it before then.
+ */
+import type { EngineDepthEvent, EngineDepthLevel, EngineOrderEvent, EnginePortfolioEvent, EnginePositionEvent, EngineTradeEvent } from '../events.ts';
+import { DEFAULT_INSTRUCTIONS } from '../domain/instructions.ts';
+
+/** A depth event's side with no level: shared, never written. */
+export const NO_LEVELS: readonly EngineDepthLevel[] = Object.freeze([]);
+
+/** An event as its writer fills it in. */
+export type Writable<T> = { -readonly [K in keyof T]: T[K] };
+
+// Blank events of the hot kinds, every field in the order the wire form has it, so that every
+// object of a kind shares one hidden class (a fresh one for the image, a pooled one for a command).
+// Numbers start as numbers (their fields keep a number representation, written in place).
+
+export function blankOrderEvent(): Writable<EngineOrderEvent> {
+  return { type: 'order', orderId: '0x', owner: '', portfolioId: 0, seriesId: '0x', side: 'buy', tick: 0, lots: 0, expiry: 0, nonce: null, createdAt: 0, instructions: DEFAULT_INSTRUCTIONS, status: 'open', filledLots: 0, remainingLots: 0, reason: null, cancelReason: null, seq: 0, ts: 0 };
+}
+
+export function blankTradeEvent(): Writable<EngineTradeEvent> {
+  return {
+    type: 'trade',
+    tradeId: '',
+    seriesId: '0x',
+    tick: 0,
+    lots: 0,
+    priceWad: null,
+    sizeWad: null,
+    premium: 0,
+    notional: 0,
+    takerSide: 'buy',
+    maker: '',
+    taker: '',
+    makerOrderId: null,
+    takerOrderId: null,
+    makerPortfolioId: 0,
+    takerPortfolioId: 0,
+    makerFee: 0,
+    takerFee: 0,
+    openInterestLots: 0,
+    source: 'book',
+    seq: 0,
+    ts: 0,
+  };
+}
+
+export function blankPositionEvent(): Writable<EnginePositionEvent> {
+  return { type: 'position', owner: '', portfolioId: 0, seriesId: '0x', lots: 0, premium: 0, realizedPnl: 0, seq: 0, ts: 0 };
+}
+
+export function blankPortfolioEvent(): Writable<EnginePortfolioEvent> {
+  return { type: 'portfolio', owner: '', portfolioId: 0, createdAt: 0, deposit: 0, unrealizedPnl: 0, equity: 0, initialMargin: 0, initialMarginWithOrders: 0, maintenanceMargin: 0, isHealthy: true, maxWithdraw: 0, positionCount: 0, seq: 0, ts: 0 };
+}
+
+export function blankDepthEvent(): Writable<EngineDepthEvent> {
+  return { type: 'depth', seriesId: '0x', bookSeq: 0, prevBookSeq: 0, bids: NO_LEVELS, asks: NO_LEVELS, seq: 0, ts: 0 };
+}
+
+/** Objects of one shape handed out in order during a command; all of them free again at the next command's start. */
+export class Pool<T> {
+  private readonly items: T[] = [];
+  private used = 0;
+
+  constructor(private readonly blank: () => T) {}
+
+  /** The next free object (a new one only when every object made so far is in use): the caller writes every field. */
+  take(): T {
+    if (this.used === this.items.length) this.items.push(this.blank());
+    return this.items[this.used++]!;
+  }
+
+  /** Every object free again (the start of a command). */
+  reset(): void {
+    this.used = 0;
+  }
+
+  /** How many objects have been made (the most one command has used): for tests. */
+  get made(): number {
+    return this.items.length;
+  }
+}
+
+/**
+ * Arrays of depth levels by length: an array of n levels is taken from the pool of length n, so
+ * no array is ever shrunk or grown (either would reallocate its storage) and a level ([tick, lots,
+ * count], an array of doubles) is rewritten in place.
+ */
+export class LevelArrays {
+  private readonly byLength: Pool<number[][]>[] = [];
+
+  /** An array of `n` levels, each to be written by the caller (the empty side is a shared frozen array). */
+  take(n: number): number[][] {
+    if (n === 0) return NO_LEVELS as unknown as number[][];
+    let pool = this.byLength[n];
+    if (pool === undefined) {
+      pool = new Pool(() => {
+        const levels = new Array<number[]>(n);
+        for (let i = 0; i < n; i++) levels[i] = [0.5, 0.5, 0.5]; // doubles from the start: written in place, never boxed
+        return levels;
+      });
+      this.byLength[n] = pool;
+    }
+    return pool.take();
+  }
+
+  reset(): void {
+    const pools = this.byLength;
+    for (let n = 1; n < pools.length; n++) pools[n]?.reset();
+  }
+
+  /** Arrays made so far, over every length: for tests. */
+  get made(): number {
+    let made = 0;
+    const pools = this.byLength;
+    for (let n = 1; n < pools.length; n++) made += pools[n]?.made ?? 0;
+    return made;
+  }
+}
