@@ -53,6 +53,9 @@ export function isFrozenAt(e: MmpEntry, nowMs: number): boolean {
 
 const key = (owner: string, pairId: Hex): string => `${owner}|${pairId}`;
 
+/** What `due` gives when nothing is due: shared, never written. */
+const NOTHING_DUE: readonly MmpEntry[] = Object.freeze([]);
+
 export class MmpActor {
   /** Every (wallet, pair) with a config, in the order first configured (snapshots keep it). */
   readonly entries = new Map<string, MmpEntry>();
@@ -151,8 +154,8 @@ export class MmpActor {
   }
 
   /** Entries whose freeze has run out at `nowMs` (frozen, frozenUntil <= nowMs), in entry order. */
-  due(nowMs: number): MmpEntry[] {
-    if (this.timed === 0 || nowMs < this.nextDue) return [];
+  due(nowMs: number): readonly MmpEntry[] {
+    if (this.timed === 0 || nowMs < this.nextDue) return NOTHING_DUE; // every command asks: no array made
     const out: MmpEntry[] = [];
     let next = Infinity;
     for (const e of this.entries.values()) {

@@ -8,6 +8,56 @@
 import type { EngineDepthEvent, EngineDepthLevel, EngineOrderEvent, EnginePortfolioEvent, EnginePositionEvent, EngineTradeEvent } from '../events.ts';
 import { DEFAULT_INSTRUCTIONS } from '../domain/instructions.ts';
 
+/**
+ * Arrays of exactly n slots for n up to `most`, one pool per length, for storage that must be
+ * an array of the right length (a command's events, a depth side): reused whole, so never
+ * shrunk or grown (either would reallocate its storage). A longer one is a fresh array.
+ */
+export class ArraysByLength<T> {
+  private readonly byLength: Pool<T[]>[] = [];
+
+  constructor(
+    private readonly fill: () => T,
+    private readonly most: number,
+  ) {}
+
+  /** An array of `n` slots to be written by the caller (n > 0). */
+  take(n: number): T[] {
+    if (n > this.most) return this.make(n);
+    return (this.byLength[n] ?? this.poolOf(n)).take();
+  }
+
+  /**
+   * The pool of length `n`, made on first use. Its closure lives here, not in `take`: a function
+   * with a closure over its parameters allocates a context on every call, whether or not the
+   * closure is made.
+   */
+  private poolOf(n: number): Pool<T[]> {
+    const pool = new Pool(() => this.make(n));
+    this.byLength[n] = pool;
+    return pool;
+  }
+
+  private make(n: number): T[] {
+    const out = new Array<T>(n);
+    for (let i = 0; i < n; i++) out[i] = this.fill();
+    return out;
+  }
+
+  reset(): void {
+    const pools = this.byLength;
+    for (let n = 1; n < pools.length; n++) pools[n]?.reset();
+  }
+
+  /** Arrays made so far, over every pooled length: for tests. */
+  get made(): number {
+    let made = 0;
+    const pools = this.byLength;
+    for (let n = 1; n < pools.length; n++) made += pools[n]?.made ?? 0;
+    return made;
+  }
+}
+
 /** A depth event's side with no level: shared, never written. */
 export const NO_LEVELS: readonly EngineDepthLevel[] = Object.freeze([]);
 
@@ -85,39 +135,26 @@ export class Pool<T> {
   }
 }
 
+/** The longest depth side and events list kept in the storage (a longer one, an oracle update's or a liquidation's, is a fresh array). */
+export const POOLED_LENGTH = 64;
+
 /**
- * Arrays of depth levels by length: an array of n levels is taken from the pool of length n, so
- * no array is ever shrunk or grown (either would reallocate its storage) and a level ([tick, lots,
- * count], an array of doubles) is rewritten in place.
+ * Arrays of depth levels by length: a side of n levels is an array from the pool of length n,
+ * each level ([tick, lots, count], an array of doubles) rewritten in place.
  */
 export class LevelArrays {
-  private readonly byLength: Pool<number[][]>[] = [];
+  private readonly arrays = new ArraysByLength<number[]>(() => [0.5, 0.5, 0.5], POOLED_LENGTH); // doubles from the start: written in place, never boxed
 
   /** An array of `n` levels, each to be written by the caller (the empty side is a shared frozen array). */
   take(n: number): number[][] {
-    if (n === 0) return NO_LEVELS as unknown as number[][];
-    let pool = this.byLength[n];
-    if (pool === undefined) {
-      pool = new Pool(() => {
-        const levels = new Array<number[]>(n);
-        for (let i = 0; i < n; i++) levels[i] = [0.5, 0.5, 0.5]; // doubles from the start: written in place, never boxed
-        return levels;
-      });
-      this.byLength[n] = pool;
-    }
-    return pool.take();
+    return n === 0 ? (NO_LEVELS as unknown as number[][]) : this.arrays.take(n);
   }
 
   reset(): void {
-    const pools = this.byLength;
-    for (let n = 1; n < pools.length; n++) pools[n]?.reset();
+    this.arrays.reset();
   }
 
-  /** Arrays made so far, over every length: for tests. */
   get made(): number {
-    let made = 0;
-    const pools = this.byLength;
-    for (let n = 1; n < pools.length; n++) made += pools[n]?.made ?? 0;
-    return made;
+    return this.arrays.made;
   }
 }

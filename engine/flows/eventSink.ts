@@ -5,14 +5,14 @@
  * the figures as they stand after it: a reader folding the events needs nothing else.
  */
 import type { Hex } from '../domain/hex.ts';
-import type { Cash, EngineEvent, EnginePortfolioEvent, EnginePositionEvent } from '../events.ts';
+import type { Cash, EngineDepthEvent, EngineEvent, EngineOrderEvent, EnginePortfolioEvent, EnginePositionEvent, EngineTradeEvent } from '../events.ts';
 import type { Portfolio } from '../actors/portfolio.ts';
 import { emptyPosition, type Position } from '../actors/position.ts';
 import type { VenueState } from '../state.ts';
 import type { SeriesActor } from '../actors/series.ts';
 import { figuresInDoubles, portfolioFigures, type PortfolioFigures } from '../risk/portfolioFigures.ts';
 import { OrderResults } from './orderResults.ts';
-import { blankDepthEvent, blankOrderEvent, blankPortfolioEvent, blankPositionEvent, blankTradeEvent, LevelArrays, Pool, type Writable } from './eventPool.ts';
+import { ArraysByLength, blankDepthEvent, blankOrderEvent, blankPortfolioEvent, blankPositionEvent, blankTradeEvent, LevelArrays, Pool, POOLED_LENGTH, type Writable } from './eventPool.ts';
 
 /** The id a client sees: a market maker's internal portfolios are shown as its portfolio 0. */
 export function publicPortfolioId(p: Portfolio): number {
@@ -39,15 +39,17 @@ const NO_EVENTS: readonly EngineEvent[] = Object.freeze([]);
 
 export class EventSink {
   /**
-   * The command's events: one array kept from command to command (its first `count` entries are
-   * the command's; finish trims it to them), so collecting them allocates nothing once it has
-   * grown to the largest command. Valid until the next command (eventPool.ts).
+   * The command's events as they are pushed: one array kept from command to command (its first
+   * `count` entries are the command's), never shrunk, so collecting allocates nothing once it has
+   * grown to the largest command. `finish` copies them into an array of exactly `count` from
+   * `lists` (eventPool.ts): valid until the next command.
    */
   private readonly events: EngineEvent[] = [];
   private count = 0;
-  /** The hot events' objects, reused (eventPool.ts): a flow takes one, writes every field and pushes it. */
-  readonly orders = new Pool(blankOrderEvent);
-  readonly trades = new Pool(blankTradeEvent);
+  private readonly lists = new ArraysByLength<EngineEvent>(() => null as unknown as EngineEvent, POOLED_LENGTH);
+  /** The hot events' objects, reused (eventPool.ts): a flow takes one stamped (orderEvent, tradeEvent), writes every field and appends it. */
+  private readonly orders = new Pool(blankOrderEvent);
+  private readonly trades = new Pool(blankTradeEvent);
   private readonly positions = new Pool(blankPositionEvent);
   private readonly portfolioEvents = new Pool(blankPortfolioEvent);
   private readonly depths = new Pool(blankDepthEvent);
@@ -83,6 +85,7 @@ export class EventSink {
     this.portfolioEvents.reset();
     this.depths.reset();
     this.levels.reset();
+    this.lists.reset();
     this.positionCount = 0;
     this.portfolioCount = 0;
     this.positionIndex = null;
@@ -103,9 +106,54 @@ export class EventSink {
     this.events[this.count++] = e as EngineEvent;
   }
 
+  // The pooled events are stamped where they are taken, one site per kind: a store of `ts` (a
+  // double beyond the small integers) at a site that sees every kind of event boxes it anew.
+
+  /** An order event from the storage, stamped, for the caller to fill in whole and `append`. */
+  orderEvent(): Writable<EngineOrderEvent> {
+    const e = this.orders.take();
+    e.seq = this.seq;
+    e.ts = this.ts;
+    return e;
+  }
+
+  /** A trade event from the storage, stamped, for the caller to fill in whole and `append`. */
+  tradeEvent(): Writable<EngineTradeEvent> {
+    const e = this.trades.take();
+    e.seq = this.seq;
+    e.ts = this.ts;
+    return e;
+  }
+
+  private positionEvent(): Writable<EnginePositionEvent> {
+    const e = this.positions.take();
+    e.seq = this.seq;
+    e.ts = this.ts;
+    return e;
+  }
+
+  private portfolioEvent(): Writable<EnginePortfolioEvent> {
+    const e = this.portfolioEvents.take();
+    e.seq = this.seq;
+    e.ts = this.ts;
+    return e;
+  }
+
+  private depthEvent(): Writable<EngineDepthEvent> {
+    const e = this.depths.take();
+    e.seq = this.seq;
+    e.ts = this.ts;
+    return e;
+  }
+
+  /** Append an event taken stamped from the storage (orderEvent, tradeEvent). */
+  append(e: EngineEvent): void {
+    this.events[this.count++] = e;
+  }
+
   /** Objects the reused storage has made so far (each pool's most in one command): for tests. */
   storageMade(): number {
-    return this.orders.made + this.trades.made + this.positions.made + this.portfolioEvents.made + this.depths.made + this.levels.made;
+    return this.orders.made + this.trades.made + this.positions.made + this.portfolioEvents.made + this.depths.made + this.levels.made + this.lists.made;
   }
 
   /** A position of `p` on `seriesId` changed; `pos` is its object (kept even when it has just closed). */
@@ -179,13 +227,13 @@ export class EventSink {
       const bids = s.touchedCount(true);
       const asks = s.touchedCount(false);
       if (bids + asks === 0) continue;
-      const e = this.depths.take();
+      const e = this.depthEvent();
       e.seriesId = s.spec.seriesId;
       e.prevBookSeq = s.bookSeq;
       e.bookSeq = ++s.bookSeq;
       e.bids = s.drainLevels(true, this.levels.take(bids));
       e.asks = s.drainLevels(false, this.levels.take(asks));
-      this.push(e);
+      this.append(e);
     }
     for (let i = 0; i < this.positionCount; i++) {
       const portfolio = this.positionPortfolios[i]!;
@@ -193,14 +241,15 @@ export class EventSink {
       const live = portfolio.positions.get(seriesId);
       const pos = live ?? this.positionObjects[i] ?? FLAT;
       // A closed position keeps its realised PnL in the event; its balance and premium are 0.
-      this.push(writePositionEvent(this.positions.take(), portfolio, seriesId, pos, live !== undefined));
+      this.append(writePositionEvent(this.positionEvent(), portfolio, seriesId, pos, live !== undefined));
     }
-    for (let i = 0; i < this.portfolioCount; i++) this.push(writePortfolioEvent(this.portfolioEvents.take(), state, this.portfolios[i]!));
+    for (let i = 0; i < this.portfolioCount; i++) this.append(writePortfolioEvent(this.portfolioEvent(), state, this.portfolios[i]!));
+    const n = this.count;
+    if (n === 0) return NO_EVENTS;
+    const out = this.lists.take(n);
     const events = this.events;
-    if (this.count === 0) return NO_EVENTS;
-    // Trimmed to this command's events (a shorter array keeps its storage unless far shorter).
-    if (events.length !== this.count) events.length = this.count;
-    return events;
+    for (let i = 0; i < n; i++) out[i] = events[i]!;
+    return out;
   }
 }
 

@@ -92,7 +92,7 @@ export function applyFill(state: VenueState, sink: EventSink, f: FillParams): nu
   // The compact trade event (engine/events.ts), in the sink's reused storage: ticks and lots for
   // a book fill, else the WAD values; each money figure as its double when exact, else its bigint.
   const onGrid = f.tick !== undefined && f.tick >= 0 && typeof f.lots === 'number';
-  const e = sink.trades.take();
+  const e = sink.tradeEvent();
   e.tradeId = tradeId;
   e.seriesId = f.seriesId;
   e.tick = onGrid ? f.tick! : -1;
@@ -112,7 +112,7 @@ export function applyFill(state: VenueState, sink: EventSink, f: FillParams): nu
   e.takerFee = m.takerFeeN >= 0 ? m.takerFeeN : takerFeeC6;
   e.openInterestLots = series.openInterest;
   e.source = f.source;
-  sink.push(e);
+  sink.append(e);
   referralRebate(state, sink, f.taker.portfolio.owner, takerFeeC6, tradeId);
   return tradeNo;
 }

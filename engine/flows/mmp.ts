@@ -55,7 +55,9 @@ export function resetMmp(state: VenueState, sink: EventSink, owner: string, pair
 
 /** The freezes that ran out by now are lifted, each with its event (run after every successful command). */
 export function unfreezeDue(state: VenueState, sink: EventSink): void {
-  for (const e of state.mmp.due(state.now)) {
+  const due = state.mmp.due(state.now);
+  for (let i = 0; i < due.length; i++) {
+    const e = due[i]!;
     state.mmp.unfreeze(e);
     sink.push(mmpEvent(state.mmp, e, state.now));
   }

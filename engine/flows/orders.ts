@@ -327,7 +327,7 @@ function killEarly(state: VenueState, sink: EventSink, v: ValidPlace, cancelReas
   const { o } = v;
   const instructions = o.instructions ?? DEFAULT_INSTRUCTIONS;
   const expiry = Math.min(o.expiry, state.series.at(v.seriesHandle).spec.expiry);
-  sink.push(writeOrderEvent(sink.orders.take(), o.orderId, o.owner, o.portfolioId, o.seriesId, o.isBuy, o.tick, v.lots, expiry, o.nonce, state.now, instructions, 'cancelled', 0, 0, reason, cancelReason));
+  sink.append(writeOrderEvent(sink.orderEvent(), o.orderId, o.owner, o.portfolioId, o.seriesId, o.isBuy, o.tick, v.lots, expiry, o.nonce, state.now, instructions, 'cancelled', 0, 0, reason, cancelReason));
   sink.results.add(o.orderId, o.seriesId, 'cancelled', 0, 0, 0, instructions, cancelReason);
 }
 
@@ -353,7 +353,7 @@ export function orderEvent(sink: EventSink, r: OrderRecord, reason: string | nul
 
 /** An order event: the order's static fields from its record, and its state after the command (filled and remaining in lots); in the sink's reused storage. */
 export function pushOrderEvent(sink: EventSink, r: OrderRecord, filledLots: number, remainingLots: number, reason: string | null, cancelReason: CancelReason | null): void {
-  sink.push(writeOrderEvent(sink.orders.take(), r.orderId, r.owner, r.portfolioId, r.seriesId, r.isBuy, r.tick, r.lots, r.expiry, r.nonce ?? null, r.createdAt, r.instructions, r.status, filledLots, remainingLots, reason, cancelReason));
+  sink.append(writeOrderEvent(sink.orderEvent(), r.orderId, r.owner, r.portfolioId, r.seriesId, r.isBuy, r.tick, r.lots, r.expiry, r.nonce ?? null, r.createdAt, r.instructions, r.status, filledLots, remainingLots, reason, cancelReason));
 }
 
 /** The order event of a record (its static fields) in a given state, compact (tick, lots), a fresh object (the image's); the image stamps it. */

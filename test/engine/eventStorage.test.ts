@@ -10,16 +10,19 @@ import { makeOpStream } from '../../bench/book.ts';
 import { prepare } from '../../bench/lib/seriesActorSubject.ts';
 import type { EngineEvent } from '../../engine/events.ts';
 import { WireEvents } from '../../engine/wire.ts';
+import { Venue } from '../../engine/venue.ts';
+import { POOLED_LENGTH } from '../../engine/flows/eventPool.ts';
 
-/** The objects one command's events take from the storage: one per hot event, one per non-empty depth side (by its length). */
+/** The objects one command's events take from the storage: one per hot event, one per non-empty depth side (by its length), the list of events (by its length). */
 function needOf(events: readonly EngineEvent[]): Map<string, number> {
   const need = new Map<string, number>();
   const add = (k: string): void => void need.set(k, (need.get(k) ?? 0) + 1);
+  if (events.length > 0 && events.length <= POOLED_LENGTH) add(`events ${events.length}`); // a longer list is a fresh array
   for (const e of events) {
     if (e.type === 'order' || e.type === 'trade' || e.type === 'position' || e.type === 'portfolio') add(e.type);
     if (e.type === 'depth') {
       add('depth');
-      for (const side of [e.bids, e.asks]) if (side.length > 0) add(`levels ${side.length}`);
+      for (const side of [e.bids, e.asks]) if (side.length > 0 && side.length <= POOLED_LENGTH) add(`levels ${side.length}`);
     }
   }
   return need;
@@ -27,17 +30,22 @@ function needOf(events: readonly EngineEvent[]): Map<string, number> {
 
 t.test('the storage grows to the largest command and stays there', (t) => {
   const p = prepare(makeOpStream(6_000, 11));
+  // A fresh venue through the setup and the stream, so that every command it applied is counted.
+  const venue = Venue.create(p.venue.config);
   const most = new Map<string, number>();
   let events = 0;
-  for (const c of p.commands) {
-    const r = p.venue.apply(c);
+  let longest = 0;
+  for (const c of [...p.setup, ...p.commands]) {
+    const r = venue.apply(c);
     events += r.events.length;
+    longest = Math.max(longest, r.events.length);
     for (const [k, n] of needOf(r.events)) most.set(k, Math.max(most.get(k) ?? 0, n));
   }
   const bound = [...most.values()].reduce((a, b) => a + b, 0);
   t.ok(events > 10_000, `the stream made events (${events})`);
+  t.ok(longest > POOLED_LENGTH, `a command with more events than the storage keeps lists for (${longest}): a fresh array`);
   t.ok(most.get('trade')! > 1 && most.get('depth')! >= 1, 'trades and depth among them');
-  t.equal(p.venue.storageMade(), bound, `objects made: exactly the most one command needed of each kind (${bound}), not one per event`);
+  t.equal(venue.storageMade(), bound, `objects made: exactly the most one command needed of each kind (${bound}), not one per event`);
   t.end();
 });
 
