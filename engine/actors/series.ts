@@ -10,6 +10,7 @@ import type { EngineDepthLevel } from '../events.ts';
 import type { SeriesMarks } from '../commands.ts';
 import type { RiskQuote } from '../risk/riskQuote.ts';
 import type { OrderRecord } from './orderRecord.ts';
+import type { RecordPool } from './recordPool.ts';
 import { fillableLots, wouldTake, type OwnResting } from '../book/instructions.ts';
 
 export type SeriesSpec = {
@@ -155,6 +156,12 @@ export class SeriesActor {
   riskQuote: RiskQuote | null = null;
   /** Sum of long balances, in lots of the pair's size step (domain/lots.ts: a bigint only beyond 2^53 - 1). */
   openInterest: Lots = 0;
+  /**
+   * The venue's record pool (actors/recordPool.ts), set when the series enters its table: a
+   * record whose order leaves this book is handed back to it, free again after the command.
+   * Null for an actor outside a venue (tests): its records are left to the collector.
+   */
+  records: RecordPool | null = null;
   /** Levels touched since the last drain. */
   private readonly touchedBids = new TouchedTicks();
   private readonly touchedAsks = new TouchedTicks();
@@ -309,9 +316,13 @@ export class SeriesActor {
     (isBid ? this.touchedBids : this.touchedAsks).add(tick);
   }
 
-  /** Finished orders leave the live maps: they are reported by events and the account's history. */
+  /**
+   * Finished orders leave the live maps: they are reported by events and the account's history.
+   * The record goes back to the venue's pool (once, however often it is forgotten), which frees
+   * it only at the end of the command: the outcome, the flows and the events still read it.
+   */
   private forget(order: OrderRecord): void {
-    this.byRef.delete(order.ref);
+    if (this.byRef.delete(order.ref)) this.records?.leave(order);
   }
 
   /** Open orders, oldest first. */
