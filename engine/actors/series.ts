@@ -30,7 +30,9 @@ export type SeriesSpec = {
  * a struct of arrays reused by every match of its series (valid until the series' next match),
  * no object per fill. Fill `i` (i < fillCount) took `fillLots[i]` lots from the resting order
  * of book ref `fillRef[i]` at `fillTick[i]` (the maker's tick); `fillMaker[i]` is that order's
- * record as the match left it (its fills and status, for the order event). The resting orders
+ * record as the match left it (its fills and status, for the order event; a record whose order
+ * left the book is recycled after the command, actors/recordPool.ts: read it within the
+ * command, keep none). The resting orders
  * self-trade prevention removed and those market maker protection removed instead of matching
  * (their owner froze) are listed likewise, in the order the book met them. The series is named
  * by its handle (`SeriesTable.at`), not by the actor.
