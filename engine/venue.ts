@@ -104,6 +104,9 @@ export class Venue {
    */
   apply(cmd: Command): EngineApplyResult {
     const state = this.state;
+    // The end of the previous command: the order records that left a book in it are free again
+    // (actors/recordPool.ts). Not earlier: its events and results, valid until now, may read them.
+    state.series.records.recycle();
     state.seq = cmd.seq;
     if (cmd.ts > state.now) state.now = cmd.ts;
     const sink = this.sink;

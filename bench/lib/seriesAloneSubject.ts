@@ -25,6 +25,7 @@ import { prepare } from './seriesActorSubject.ts';
 
 /** Apply one place or cancel command through the series actor alone; returns its event count (0 if refused). */
 function applyAlone(state: VenueState, sink: EventSink, cmd: Command): number {
+  state.series.records.recycle(); // as Venue.apply: the previous command's finished order records are free again
   state.seq = cmd.seq;
   if (cmd.ts > state.now) state.now = cmd.ts;
   sink.begin(cmd.seq, state.now);

@@ -3,6 +3,11 @@
  * (engine/actors/series.ts); the account side's open order keeps its own copy of the fixed
  * fields (engine/actors/portfolio.ts), a match's outcome lists the records it filled or removed
  * (for their order events), and events and snapshots carry its fields. Data only.
+ *
+ * The series side's records are recycled (actors/recordPool.ts): a record is valid from the
+ * order's entry until the end of the command in which its order left the book (or never
+ * rested), after which it belongs to another order. Holders copy what they keep (the account
+ * side's slot, an event) and keep no record past its command.
  */
 import type { Hex } from '../domain/hex.ts';
 import type { OrderStatus } from '../events.ts';
@@ -20,8 +25,8 @@ export type OrderRecord = {
   readonly isBuy: boolean;
   readonly tick: number;
   readonly lots: number;
-  /** The signed order's nonce; absent for an order restored from a snapshot taken before records kept it. */
-  readonly nonce?: bigint;
+  /** The signed order's nonce; absent (or undefined) for the venue's own orders and for an order restored from a snapshot taken before records kept it. */
+  readonly nonce?: bigint | undefined;
   filledLots: number;
   status: OrderStatus;
   readonly expiry: number; // seconds

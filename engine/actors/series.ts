@@ -10,6 +10,7 @@ import type { EngineDepthLevel } from '../events.ts';
 import type { SeriesMarks } from '../commands.ts';
 import type { RiskQuote } from '../risk/riskQuote.ts';
 import type { OrderRecord } from './orderRecord.ts';
+import type { RecordPool } from './recordPool.ts';
 import { fillableLots, wouldTake, type OwnResting } from '../book/instructions.ts';
 
 export type SeriesSpec = {
@@ -29,7 +30,9 @@ export type SeriesSpec = {
  * a struct of arrays reused by every match of its series (valid until the series' next match),
  * no object per fill. Fill `i` (i < fillCount) took `fillLots[i]` lots from the resting order
  * of book ref `fillRef[i]` at `fillTick[i]` (the maker's tick); `fillMaker[i]` is that order's
- * record as the match left it (its fills and status, for the order event). The resting orders
+ * record as the match left it (its fills and status, for the order event; a record whose order
+ * left the book is recycled after the command, actors/recordPool.ts: read it within the
+ * command, keep none). The resting orders
  * self-trade prevention removed and those market maker protection removed instead of matching
  * (their owner froze) are listed likewise, in the order the book met them. The series is named
  * by its handle (`SeriesTable.at`), not by the actor.
@@ -165,6 +168,12 @@ export class SeriesActor {
   riskQuote: RiskQuote | null = null;
   /** Sum of long balances, in lots of the pair's size step (domain/lots.ts: a bigint only beyond 2^53 - 1). */
   openInterest: Lots = 0;
+  /**
+   * The venue's record pool (actors/recordPool.ts), set when the series enters its table: a
+   * record whose order leaves this book is handed back to it, free again after the command.
+   * Null for an actor outside a venue (tests): its records are left to the collector.
+   */
+  records: RecordPool | null = null;
   /** Levels touched since the last drain. */
   private readonly touchedBids = new TouchedTicks();
   private readonly touchedAsks = new TouchedTicks();
@@ -319,9 +328,13 @@ export class SeriesActor {
     (isBid ? this.touchedBids : this.touchedAsks).add(tick);
   }
 
-  /** Finished orders leave the live maps: they are reported by events and the account's history. */
+  /**
+   * Finished orders leave the live maps: they are reported by events and the account's history.
+   * The record goes back to the venue's pool (once, however often it is forgotten), which frees
+   * it only at the end of the command: the outcome, the flows and the events still read it.
+   */
   private forget(order: OrderRecord): void {
-    this.byRef.delete(order.ref);
+    if (this.byRef.delete(order.ref)) this.records?.leave(order);
   }
 
   /** Open orders, oldest first. */

@@ -8,8 +8,11 @@
  */
 import type { Hex } from '../domain/hex.ts';
 import type { SeriesActor } from './series.ts';
+import { RecordPool } from './recordPool.ts';
 
 export class SeriesTable extends Map<Hex, SeriesActor> {
+  /** The order records of every series, recycled (actors/recordPool.ts): each series entering the table hands its finished records back here. */
+  readonly records = new RecordPool();
   private readonly slots: SeriesActor[] = [];
   /** The id and series `byId` found last (null: none, or the table changed since). */
   private lastId: Hex | null = null;
@@ -26,6 +29,7 @@ export class SeriesTable extends Map<Hex, SeriesActor> {
       series.handle = this.slots.length;
       this.slots.push(series);
     }
+    series.records = this.records;
     return super.set(seriesId, series);
   }
 

@@ -27,7 +27,6 @@ import { WAD, UINT128_MAX } from '../domain/fixed.ts';
 import { reject, type Rejection } from '../codes.ts';
 import type { VenueState } from '../state.ts';
 import type { Portfolio } from '../actors/portfolio.ts';
-import type { OrderRecord } from '../actors/orderRecord.ts';
 import type { Position } from '../actors/position.ts';
 import type { SeriesActor } from '../actors/series.ts';
 import type { Pair } from '../actors/registry.ts';
@@ -317,23 +316,8 @@ function closeStep(state: VenueState, sink: EventSink, id: string, n: number, me
   // purchase may take every ask (all lie below it), so it meets the book at the range's top; a
   // sale could meet no bid, so the book is skipped. The fund's price stays the edge's.
   const inRange = edge.tick <= MAX_TICK;
-  const record: OrderRecord = {
-    orderId: closingOrderId(id, n),
-    seriesId,
-    ref: state.nextRef++,
-    owner: member.owner,
-    ownerIndex: state.internOwner(member.owner),
-    portfolioId: publicPortfolioId(member),
-    routedPortfolioId: member.id,
-    isBuy,
-    tick: inRange ? edge.tick : MAX_TICK,
-    lots,
-    filledLots: 0,
-    status: 'open',
-    expiry: series.spec.expiry,
-    createdAt: state.now,
-    instructions: LIQUIDATION_ORDER,
-  };
+  // A record of the venue's pool (actors/recordPool.ts): the IOC order never rests, so it is recycled after the command.
+  const record = state.series.records.take().init(closingOrderId(id, n), seriesId, state.nextRef++, member.owner, state.internOwner(member.owner), publicPortfolioId(member), member.id, isBuy, inRange ? edge.tick : MAX_TICK, lots, undefined, series.spec.expiry, state.now, LIQUIDATION_ORDER);
   const side = isBuy ? 'buy' : 'sell';
   const guard = MmpGuard.of(state, series, pair.sizeStep);
   if (inRange || isBuy) {
@@ -342,7 +326,7 @@ function closeStep(state: VenueState, sink: EventSink, id: string, n: number, me
     const n = settleMatch(state, sink, outcome, pair, record, member, guard, true);
     const tape = sink.results.trades;
     for (let k = tape.count - n; k < tape.count; k++) closes.push({ seriesId, side, size: BigInt(tape.lots[k]!) * pair.sizeStep, price: tickToPrice(tape.ticks[k]!, pair.tickDecimals), counterparty: 'book' });
-  }
+  } else state.series.records.leave(record); // never met the book: recycled after the command all the same
   const restLots = lots - record.filledLots;
   if (restLots > 0) {
     const rest = BigInt(restLots) * pair.sizeStep;

@@ -153,27 +153,30 @@ function checkAccount(state: VenueState, portfolio: Portfolio, count: number, ca
   return null;
 }
 
-/** The series' record of a validated order, before it matches: a fresh book ref, status open. */
+/**
+ * The series' record of a validated order, before it matches: a fresh book ref, status open. A
+ * record of the venue's pool (actors/recordPool.ts), re-initialised in place: no allocation. It
+ * is the series' until its order leaves the book and is recycled after the command, so nothing
+ * may keep it past the command.
+ */
 export function newRecord(state: VenueState, v: ValidPlace): OrderRecord {
   const { o } = v;
-  return {
-    orderId: o.orderId,
-    seriesId: o.seriesId,
-    ref: state.nextRef++,
-    owner: o.owner,
-    ownerIndex: state.internWalletOwner(v.wallet, o.owner), // by the wallet handle the rules found: no second lookup of the owner
-    portfolioId: o.portfolioId,
-    routedPortfolioId: v.portfolio.id,
-    isBuy: o.isBuy,
-    tick: o.tick,
-    lots: v.lots,
-    filledLots: 0,
-    nonce: o.nonce,
-    status: 'open',
-    expiry: Math.min(o.expiry, state.series.at(v.seriesHandle).spec.expiry),
-    createdAt: state.now,
-    instructions: o.instructions ?? DEFAULT_INSTRUCTIONS,
-  };
+  return state.series.records.take().init(
+    o.orderId,
+    o.seriesId,
+    state.nextRef++,
+    o.owner,
+    state.internWalletOwner(v.wallet, o.owner), // by the wallet handle the rules found: no second lookup of the owner
+    o.portfolioId,
+    v.portfolio.id,
+    o.isBuy,
+    o.tick,
+    v.lots,
+    o.nonce,
+    Math.min(o.expiry, state.series.at(v.seriesHandle).spec.expiry),
+    state.now,
+    o.instructions ?? DEFAULT_INSTRUCTIONS,
+  );
 }
 
 /** Apply one validated place; its outcome is added to the command's results (sink.results). */
@@ -313,10 +316,13 @@ function cancelMmpOrders(state: VenueState, sink: EventSink, e: MmpEntry): void 
   for (const open of doomed) removeOrder(state, sink, open, 'cancelled', 'mmp_tripped', 'mmp');
 }
 
-/** The taker as the fill-or-kill check under market maker protection sees it: no book ref used. */
+/**
+ * The taker as the fill-or-kill check under market maker protection sees it: no book ref used.
+ * The pool's one probe record, rewritten by every probe: valid only for the check it is made for.
+ */
 export function probeRecord(state: VenueState, v: ValidPlace): OrderRecord {
   const { o } = v;
-  return { orderId: o.orderId, seriesId: o.seriesId, ref: 0, owner: o.owner, ownerIndex: state.ownerIndexOf(o.owner), portfolioId: o.portfolioId, routedPortfolioId: v.portfolio.id, isBuy: o.isBuy, tick: o.tick, lots: v.lots, filledLots: 0, nonce: o.nonce, status: 'open', expiry: o.expiry, createdAt: state.now, instructions: o.instructions ?? DEFAULT_INSTRUCTIONS };
+  return state.series.records.probe.init(o.orderId, o.seriesId, 0, o.owner, state.ownerIndexOf(o.owner), o.portfolioId, v.portfolio.id, o.isBuy, o.tick, v.lots, o.nonce, o.expiry, state.now, o.instructions ?? DEFAULT_INSTRUCTIONS);
 }
 
 /**

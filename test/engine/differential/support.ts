@@ -59,9 +59,11 @@ export function checkEnd(t: Test, live: Venue, reference: ReferenceVenue): void 
   t.equal(wire(new WireEvents().events(live.imageEvents())), wire(reference.imageEvents()), 'the same image events at the end, in wire form');
 }
 
-/** One seeded full stream through the live engine and the reference; every result compared. */
-export function fullStreamDiff(t: Test, seed: number, n: number): void {
-  const h = new Harness();
+/** What one seeded full stream did: the first command whose result differs from the reference's (null: none), and the stream's size. */
+export type FullStreamRun = { first: Mismatch | null; commands: number; fills: number; refusals: number; reference: ReferenceVenue };
+
+/** One seeded full stream through `h`'s live engine and a fresh reference; every result compared. */
+export function runFullStream(h: Harness, seed: number, n: number): FullStreamRun {
   const reference = ReferenceVenue.create(referenceConfig);
   let first: Mismatch | null = null;
   let fills = 0;
@@ -74,7 +76,13 @@ export function fullStreamDiff(t: Test, seed: number, n: number): void {
     const m = compare(reference, h.log[h.log.length - 1]!, index++, wire(r));
     if (m !== null && first === null) first = m;
   }
+  return { first, commands: index, fills, refusals, reference };
+}
+
+/** One seeded full stream through the live engine (`h`'s, a fresh one by default) and the reference; every result compared. */
+export function fullStreamDiff(t: Test, seed: number, n: number, h = new Harness()): void {
+  const { first, commands, fills, refusals, reference } = runFullStream(h, seed, n);
   t.equal(first, null, 'every command: the same result and events, in wire form');
-  t.ok(index > n && fills > 200 && refusals > 20, `a long stream with fills and refusals (${index} commands, ${fills} trades, ${refusals} refusals)`);
+  t.ok(commands > n && fills > 200 && refusals > 20, `a long stream with fills and refusals (${commands} commands, ${fills} trades, ${refusals} refusals)`);
   checkEnd(t, h.venue, reference);
 }
