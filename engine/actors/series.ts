@@ -10,6 +10,7 @@ import type { EngineDepthLevel } from '../events.ts';
 import type { SeriesMarks } from '../commands.ts';
 import type { RiskQuote } from '../risk/riskQuote.ts';
 import type { OrderRecord } from './orderRecord.ts';
+import { OpenRecords } from './openRecords.ts';
 import type { RecordPool } from './recordPool.ts';
 import { fillableLots, wouldTake, type OwnResting } from '../book/instructions.ts';
 
@@ -155,10 +156,11 @@ export class SeriesActor {
   /** Its dense index among the venue's series (SeriesTable), by which flows and outcomes name it; -1 until the table holds it. */
   handle = -1;
   /**
-   * Its open orders by book ref, oldest first (the book reports fills by ref). The one map of
-   * them: the venue's order index finds them by id.
+   * Its open orders by book ref, oldest first (the book reports fills by ref; actors/openRecords.ts:
+   * no Map, whose table churn allocated). The one index of them: the venue's order index finds
+   * them by id.
    */
-  private readonly byRef = new Map<number, OrderRecord>();
+  private readonly byRef = new OpenRecords();
   /** Book sequence for depth streams: bumps once per command that changed a level. */
   bookSeq = 0;
   settled = false;
@@ -245,7 +247,7 @@ export class SeriesActor {
     out.reset();
     out.seriesHandle = this.handle;
     this.takerIsBuy = order.isBuy;
-    this.byRef.set(order.ref, order);
+    this.byRef.set(order);
     let sink = this.sink;
     if (guard !== null) {
       this.guard = guard;
@@ -337,8 +339,8 @@ export class SeriesActor {
     if (this.byRef.delete(order.ref)) this.records?.leave(order);
   }
 
-  /** Open orders, oldest first. */
-  openOrders(): IterableIterator<OrderRecord> {
+  /** Open orders, oldest first (a fresh array: not for the hot path). */
+  openOrders(): OrderRecord[] {
     return this.byRef.values();
   }
 
@@ -393,7 +395,7 @@ export class SeriesActor {
    * identical), then the book from refs in priority order (so matching continues identically).
    */
   restore(records: readonly OrderRecord[], priority: readonly number[]): void {
-    for (const r of records) this.byRef.set(r.ref, r);
+    for (const r of records) this.byRef.set(r);
     const crossed: MatchSink = {
       onFill() {
         throw new Error('restored book crossed: snapshot is inconsistent');
