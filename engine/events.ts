@@ -373,7 +373,9 @@ export type EventLots = number | bigint;
  * WAD `priceWad` and `sizeWad` instead (tick and lots -1). The series' open interest after it in
  * lots (`openInterestLots`).
  */
-export type EngineTradeEvent = Omit<TradeEvent, 'price' | 'size' | 'premium' | 'notional' | 'makerFee' | 'takerFee' | 'openInterest'> & {
+export type EngineTradeEvent = Omit<TradeEvent, 'tradeId' | 'price' | 'size' | 'premium' | 'notional' | 'makerFee' | 'takerFee' | 'openInterest'> & {
+  /** The trade id as the state's counter (the wire's `tradeId` is its decimal string). */
+  readonly tradeNo: number;
   readonly openInterestLots: EventLots;
   readonly tick: number;
   readonly lots: number;

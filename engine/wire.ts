@@ -132,7 +132,7 @@ export class WireEvents {
     const g = this.grid(e.seriesId);
     return {
       type: 'trade',
-      tradeId: e.tradeId,
+      tradeId: String(e.tradeNo),
       seriesId: e.seriesId,
       price: e.priceWad ?? tickToPrice(e.tick, g.tickDecimals),
       size: e.sizeWad ?? BigInt(e.lots) * g.sizeStep,

@@ -75,7 +75,7 @@ export function blankOrderEvent(): Writable<EngineOrderEvent> {
 export function blankTradeEvent(): Writable<EngineTradeEvent> {
   return {
     type: 'trade',
-    tradeId: '',
+    tradeNo: 0,
     seriesId: '0x',
     tick: 0,
     lots: 0,

@@ -86,14 +86,13 @@ export function applyFill(state: VenueState, sink: EventSink, f: FillParams): nu
   state.accounts.debit(f.maker.portfolio, makerFeeC6);
 
   const tradeNo = state.nextTradeId++;
-  const tradeId = String(tradeNo);
   record(state, f.maker.portfolio);
   record(state, f.taker.portfolio);
   // The compact trade event (engine/events.ts), in the sink's reused storage: ticks and lots for
   // a book fill, else the WAD values; each money figure as its double when exact, else its bigint.
   const onGrid = f.tick !== undefined && f.tick >= 0 && typeof f.lots === 'number';
   const e = sink.tradeEvent();
-  e.tradeId = tradeId;
+  e.tradeNo = tradeNo;
   e.seriesId = f.seriesId;
   e.tick = onGrid ? f.tick! : -1;
   e.lots = onGrid ? (f.lots as number) : -1;
@@ -113,7 +112,7 @@ export function applyFill(state: VenueState, sink: EventSink, f: FillParams): nu
   e.openInterestLots = series.openInterest;
   e.source = f.source;
   sink.append(e);
-  referralRebate(state, sink, f.taker.portfolio.owner, takerFeeC6, tradeId);
+  referralRebate(state, sink, f.taker.portfolio.owner, takerFeeC6, tradeNo);
   return tradeNo;
 }
 

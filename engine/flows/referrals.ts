@@ -38,7 +38,7 @@ export function applyReferralCode(state: VenueState, sink: EventSink, owner: str
  * At a fill: the taker's referrer, if any, receives `referralRebateBps` of the taker fee
  * (COLLATERAL6, rounded down) in its portfolio 0, out of the fee the venue took.
  */
-export function referralRebate(state: VenueState, sink: EventSink, taker: string, takerFee: bigint, tradeId: string): void {
+export function referralRebate(state: VenueState, sink: EventSink, taker: string, takerFee: bigint, tradeNo: number): void {
   if (takerFee <= 0n || state.referrals.links.size === 0) return;
   const referrer = state.referrals.referrerOf(taker);
   if (referrer === undefined) return;
@@ -47,5 +47,5 @@ export function referralRebate(state: VenueState, sink: EventSink, taker: string
   const cash = state.accounts.cashPortfolio(referrer, state.now);
   state.accounts.credit(cash, amount);
   sink.portfolio(cash);
-  sink.push({ type: 'referral_rebate', referrer, referee: taker, tradeId, amount });
+  sink.push({ type: 'referral_rebate', referrer, referee: taker, tradeId: String(tradeNo), amount });
 }

@@ -43,11 +43,11 @@ t.test("a place's outcome in lots and ticks, and the wire's outcome from it", as
   t.same(bigintFields(o!), [], 'no bigint in the engine\'s outcome');
   const at = o!.tradeStart;
   const tradeEvent = compact.events.find((e): e is EngineTradeEvent => e.type === 'trade')!;
-  t.same([o!.trades.ids[at], o!.trades.ticks[at], o!.trades.lots[at]], [Number(tradeEvent.tradeId), 200_000, 40], 'the trade: its id, the maker\'s tick, lots');
+  t.same([o!.trades.ids[at], o!.trades.ticks[at], o!.trades.lots[at]], [tradeEvent.tradeNo, 200_000, 40], 'the trade: its id, the maker\'s tick, lots');
   const wired = h.wire.result(compact);
   t.ok(wired.ok);
   const w = (wired.ok ? (wired.value as { outcomes: readonly OrderOutcome[] }).outcomes : [])[0];
-  t.same(w, { orderId: cmd.type === 'place' ? cmd.orders[0]!.orderId : '', status: 'filled', filled: wad(0.4), remaining: 0n, trades: [{ tradeId: tradeEvent.tradeId, price: 2000n * WAD, size: wad(0.4) }], instructions: o!.instructions, cancelReason: null });
+  t.same(w, { orderId: cmd.type === 'place' ? cmd.orders[0]!.orderId : '', status: 'filled', filled: wad(0.4), remaining: 0n, trades: [{ tradeId: String(tradeEvent.tradeNo), price: 2000n * WAD, size: wad(0.4) }], instructions: o!.instructions, cancelReason: null });
   t.same(Object.keys(w!), ['orderId', 'status', 'filled', 'remaining', 'trades', 'instructions', 'cancelReason'], 'the wire outcome\'s fields, in their order');
 });
 

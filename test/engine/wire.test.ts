@@ -93,7 +93,7 @@ t.test('cash at the bound: a double up to 2^53 - 1, the bigint beyond, both conv
   const marks = { seriesId, mark: 0n, delta: 0n, gamma: 0n, vega: 0n, theta: 0n, rho: 0n };
   w.event({ type: 'series_listed', seriesId, pairId: BTC, pairSymbol: 'BTC-USDC', underlying: 'BTC', symbol: 'X', strike: 1n, expiry: 1, isCall: true, marks, openInterest: 0n, seq: 1, ts: 1 });
   const trade = (premium: number | bigint, fee: number | bigint, openInterestLots: number | bigint = 0): EngineEvent => ({
-    type: 'trade', tradeId: '1', seriesId, tick: 4_294_967_295, lots: Number.MAX_SAFE_INTEGER, priceWad: null, sizeWad: null, premium, notional: premium, takerSide: 'buy',
+    type: 'trade', tradeNo: 1, seriesId, tick: 4_294_967_295, lots: Number.MAX_SAFE_INTEGER, priceWad: null, sizeWad: null, premium, notional: premium, takerSide: 'buy',
     maker: ALICE, taker: BOB, makerOrderId: null, takerOrderId: null, makerPortfolioId: 1, takerPortfolioId: 1, makerFee: fee, takerFee: fee, openInterestLots, source: 'book', seq: 2, ts: 2,
   });
   const at = w.event(trade(Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER)) as TradeEvent;
