@@ -62,6 +62,9 @@ export type EngineCommandValue = CommandValue<EngineOrderOutcome>;
 /** What `Venue.apply` returns: compact events and values, which `WireEvents.result` turns into an `ApplyResult`. */
 export type EngineApplyResult = ApplyResult<EngineEvent, EngineCommandValue>;
 
+/** A command's missing half (a place's cancels, a cancel's places): one empty list, never written, instead of a literal per command. */
+const NO_ENTRIES: readonly never[] = [];
+
 export class Venue {
   /** One sink, reset for every command: its bookkeeping is reused (apply never re-enters). */
   private readonly sink = new EventSink();
@@ -146,9 +149,9 @@ export class Venue {
       case 'transfer':
         return transfer(s, sink, cmd.owner, cmd.fromPortfolioId, cmd.toPortfolioId, cmd.amount);
       case 'place':
-        return enterOrders(s, sink, [], cmd.orders);
+        return enterOrders(s, sink, NO_ENTRIES, cmd.orders);
       case 'cancel':
-        return enterOrders(s, sink, cmd.cancels, []);
+        return enterOrders(s, sink, cmd.cancels, NO_ENTRIES);
       case 'replace':
         return enterOrders(s, sink, cmd.pairs.map((p) => p.cancel), cmd.pairs.map((p) => p.place), 'replace');
       case 'strategy':
