@@ -114,25 +114,33 @@ export function withPortfolio(state: VenueState, v: CheckedPlace): ValidPlace {
 /** What uniqueness within a command looks at: the wallet and the nonce (null: not chosen yet). */
 export type Keyed = { readonly owner: string; readonly nonce: bigint | null };
 
-/** Nonces and order ids must be unique within one command (entries without them yet are skipped). */
+/**
+ * Nonces and order ids must be unique within one command (entries without them yet are
+ * skipped). The first entry, places then cancels, whose nonce an earlier entry of its wallet
+ * used; then the first place whose order id an earlier place has; then the first cancel whose
+ * order an earlier cancel names. Compared pairwise (a command holds at most maxBatch of each:
+ * checkBatch), no set or key built: nothing allocated unless refused.
+ */
 export function checkUnique(places: readonly (Keyed & { readonly orderId: Hex | null })[], cancels: readonly (Keyed & { readonly orderId: Hex })[]): Rejection | null {
-  if (places.length + cancels.length < 2) return null;
-  const ids = new Set<string>();
-  const nonces = new Set<string>();
-  for (const x of [...places, ...cancels]) {
+  const np = places.length;
+  const n = np + cancels.length;
+  if (n < 2) return null;
+  for (let k = 1; k < n; k++) {
+    const x = k < np ? places[k]! : cancels[k - np]!;
     if (x.nonce === null) continue;
-    const n = `${x.owner}|${x.nonce}`;
-    if (nonces.has(n)) return reject('duplicate_in_batch', { nonce: x.nonce.toString() });
-    nonces.add(n);
+    for (let j = 0; j < k; j++) {
+      const y = j < np ? places[j]! : cancels[j - np]!;
+      if (y.nonce === x.nonce && y.owner === x.owner) return reject('duplicate_in_batch', { nonce: x.nonce.toString() });
+    }
   }
-  for (const p of places) {
-    if (p.orderId === null) continue;
-    if (ids.has(p.orderId)) return reject('duplicate_in_batch', { orderId: p.orderId });
-    ids.add(p.orderId);
+  for (let k = 1; k < np; k++) {
+    const id = places[k]!.orderId;
+    if (id === null) continue;
+    for (let j = 0; j < k; j++) if (places[j]!.orderId === id) return reject('duplicate_in_batch', { orderId: id });
   }
-  for (const c of cancels) {
-    if (ids.has(`cancel|${c.orderId}`)) return reject('duplicate_in_batch', { orderId: c.orderId });
-    ids.add(`cancel|${c.orderId}`);
+  for (let k = 1; k < cancels.length; k++) {
+    const id = cancels[k]!.orderId;
+    for (let j = 0; j < k; j++) if (cancels[j]!.orderId === id) return reject('duplicate_in_batch', { orderId: id });
   }
   return null;
 }
@@ -172,8 +180,13 @@ export function checkedCapacity(): { readonly cancels: number; readonly places: 
   return { cancels: CHECKED_CANCELS.length, places: CHECKED_PLACES.length };
 }
 
-/** Every order rule of one place, cancel or replace command, in the order the engine applies them. */
-export function checkOrders(state: VenueState, cancels: readonly CancelOrder[], places: readonly PlaceOrder[], nowSec: number, nowMs: number = state.now): CheckedOrders | Rejection {
+/**
+ * Every order rule of one place, cancel or replace command, in the order the engine applies
+ * them. `nowMs` (market maker protection's time) is the state's clock unless given: left
+ * undefined, as the engine leaves it, it is read where it is needed (instructionRules), not
+ * passed along as a double (a double argument of a call not inlined is boxed: an allocation).
+ */
+export function checkOrders(state: VenueState, cancels: readonly CancelOrder[], places: readonly PlaceOrder[], nowSec: number, nowMs?: number): CheckedOrders | Rejection {
   const batch = checkBatch(state, cancels.length, places.length);
   if (batch) return batch;
   const unique = checkUnique(places, cancels);

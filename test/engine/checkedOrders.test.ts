@@ -8,7 +8,9 @@
  */
 import t from 'tap';
 import type { CommandBody, PlaceOrder } from '../../engine/commands.ts';
-import { checkOrders, checkedCapacity, type CheckedOrders } from '../../engine/flows/orderRules.ts';
+import { checkOrders, checkUnique, checkedCapacity, type CheckedOrders } from '../../engine/flows/orderRules.ts';
+import { checkUnique as referenceCheckUnique } from './reference/engine/flows/orderRules.ts';
+import { prng, randInt } from './domain/prng.ts';
 import { instructionsOf } from '../../engine/domain/instructions.ts';
 import { Venue as ReferenceVenue } from './reference/engine/venue.ts';
 import { defaultVenueConfig as referenceConfig } from './reference/engine/config.ts';
@@ -96,4 +98,25 @@ t.test('in steady state the storage allocates nothing: the same entries, the cap
   const three = check(Array.from({ length: 3 }, (_, i) => h.order(CAROL, call, true, 1000 + i, 1)));
   t.same(three.places.slice(0, 3), entries.slice(0, 3), 'a smaller batch reuses the first entries');
   t.same(checkedCapacity(), largest, 'the capacity stays at the largest command');
+});
+
+t.test('uniqueness within a command, compared pairwise: the refusal the reference gives, on random batches', async (t) => {
+  const rnd = prng(23);
+  const owners = [ALICE, BOB, CAROL];
+  const id = () => `0x${randInt(rnd, 0, 9).toString(16).padStart(64, '0')}` as const;
+  const nonce = () => (rnd() < 0.15 ? null : BigInt(randInt(rnd, 1, 12)));
+  const codes = new Map<string, number>();
+  for (let i = 0; i < 5000; i++) {
+    const places = Array.from({ length: randInt(rnd, 0, 6) }, () => ({ owner: owners[randInt(rnd, 0, 2)]!, nonce: nonce(), orderId: rnd() < 0.2 ? null : id() }));
+    const cancels = Array.from({ length: randInt(rnd, 0, 6) }, () => ({ owner: owners[randInt(rnd, 0, 2)]!, nonce: nonce(), orderId: id() }));
+    const live = wire(checkUnique(places, cancels));
+    const reference = wire(referenceCheckUnique(places, cancels));
+    if (live !== reference) {
+      t.fail(`${wire({ places, cancels })}: ${live}, the reference ${reference}`);
+      return;
+    }
+    const key = live === 'null' ? 'passed' : live.includes('nonce') ? 'nonce' : 'orderId';
+    codes.set(key, (codes.get(key) ?? 0) + 1);
+  }
+  t.ok((codes.get('passed') ?? 0) > 300 && (codes.get('nonce') ?? 0) > 300 && (codes.get('orderId') ?? 0) > 300, `passes and both refusals (${wire([...codes])})`);
 });
