@@ -37,6 +37,9 @@ t.test('batches, refusals part-way and single commands: every result and event a
     { type: 'place', orders: bids },
     // Cancels and places together (a replace of three): each place entry rewritten, the cancels counted.
     { type: 'replace', pairs: [0, 1, 2].map((i) => ({ cancel: cancel(ALICE, asks[i]!), place: h.order(ALICE, call, false, 2100 + 10 * i, 1) })) },
+    // A replace of one after the replace of three (its lists shrink), then of two.
+    { type: 'replace', pairs: [{ cancel: cancel(ALICE, asks[4]!), place: h.order(ALICE, call, false, 2200, 1) }] },
+    { type: 'replace', pairs: [0, 1].map((i) => ({ cancel: cancel(BOB, bids[i + 1]!), place: h.order(BOB, call, true, 1560 + 10 * i, 1) })) },
     // A batch refused at its third entry (off the size step): entries 0-1 rewritten, nothing applied.
     { type: 'place', orders: [h.order(CAROL, call, true, 1400, 1), h.order(CAROL, call, true, 1410, 1), h.order(CAROL, call, true, 1420, 0.000001)] },
     // A cancel batch refused at its second entry (an order not the wallet's), then one that passes.
@@ -49,7 +52,7 @@ t.test('batches, refusals part-way and single commands: every result and event a
     { type: 'place', orders: [h.order(CAROL, call, false, 1700, 1), h.order(CAROL, call, true, 1700, 1, { instructions: instructionsOf({ postOnly: true }) })] },
     // Single commands after the batches: a crossing place (fills), a cancel, a place that rests, an IOC.
     { type: 'place', orders: [h.order(CAROL, call, true, 2040, 1)] },
-    { type: 'cancel', cancels: [cancel(BOB, bids[1]!)] },
+    { type: 'cancel', cancels: [cancel(BOB, bids[0]!)] },
     { type: 'place', orders: [h.order(CAROL, call, true, 1600, 1)] },
     { type: 'place', orders: [h.order(BOB, call, true, 2100, 3, { instructions: instructionsOf({ timeInForce: 'IOC' }) })] },
   ];
@@ -64,7 +67,7 @@ t.test('batches, refusals part-way and single commands: every result and event a
     const m = compare(reference, h.log[h.log.length - 1]!, i, wire(r));
     if (m !== null && first === null) first = m;
   });
-  t.same(codes, [null, null, null, 'off_size_step', 'not_owner', null, null, null, 'post_only_would_take', null, null, null, null], 'the commands passed and were refused as built');
+  t.same(codes, [null, null, null, null, null, 'off_size_step', 'not_owner', null, null, null, 'post_only_would_take', null, null, null, null], 'the commands passed and were refused as built');
   t.equal(first, null, 'every command: the same result and events as the reference');
   checkEnd(t, h.venue, reference);
 });
