@@ -124,12 +124,14 @@ export class VenueState {
     const heap = this.expiryHeap;
     heap.push(expiry, orderId);
     if (heap.size <= 2 * this.orderIndex.size + EXPIRY_SLACK) return;
-    const goodTill = this.accounts.orders.expiry;
-    heap.retain((key, id) => {
-      const o = this.orderIndex.get(id);
-      return o !== undefined && goodTill[o] === key;
-    });
+    heap.retain(this.stillGoodTill);
   }
+
+  /** A heap entry whose order is still open with that good-till time (made once: a sweep allocates no closure). */
+  private readonly stillGoodTill = (key: number, id: Hex): boolean => {
+    const o = this.orderIndex.get(id);
+    return o !== undefined && this.accounts.orders.expiry[o] === key;
+  };
 
   /** Open interest of `pairId`'s live calls (or puts), lots of the pair's size step. */
   pairOpenInterest(pairId: Hex, isCall: boolean): Lots {

@@ -4,7 +4,7 @@
  * commands gives the same state (architecture.md rules 1 and 2).
  */
 import type { Hex } from './domain/hex.ts';
-import type { Command } from './commands.ts';
+import type { CancelOrder, Command, PlaceOrder } from './commands.ts';
 import type { EngineEvent, VenueEvent } from './events.ts';
 import { reject, type Rejection } from './codes.ts';
 import { defaultVenueConfig, type VenueConfig } from './config.ts';
@@ -61,6 +61,27 @@ export type ApplyResult<E = VenueEvent, V = CommandValue> =
 export type EngineCommandValue = CommandValue<EngineOrderOutcome>;
 /** What `Venue.apply` returns: compact events and values, which `WireEvents.result` turns into an `ApplyResult`. */
 export type EngineApplyResult = ApplyResult<EngineEvent, EngineCommandValue>;
+
+/** A command's missing half (a place's cancels, a cancel's places): one empty list, never written, instead of a literal per command. */
+const NO_ENTRIES: readonly never[] = [];
+
+/**
+ * A replace's cancels and its places as the two lists enterOrders takes: two lists rewritten by
+ * every replace (enterOrders reads them during its call only), not two arrays per command.
+ */
+const REPLACE_CANCELS: CancelOrder[] = [];
+const REPLACE_PLACES: PlaceOrder[] = [];
+
+type ReplacePair = { readonly cancel: CancelOrder; readonly place: PlaceOrder };
+
+function replaceHalf<K extends keyof ReplacePair>(pairs: readonly ReplacePair[], into: ReplacePair[K][], half: K): readonly ReplacePair[K][] {
+  if (into.length > pairs.length) into.length = pairs.length;
+  for (let i = 0; i < pairs.length; i++) {
+    if (i < into.length) into[i] = pairs[i]![half];
+    else into.push(pairs[i]![half]);
+  }
+  return into;
+}
 
 export class Venue {
   /** One sink, reset for every command: its bookkeeping is reused (apply never re-enters). */
@@ -160,11 +181,11 @@ export class Venue {
       case 'transfer':
         return transfer(s, sink, cmd.owner, cmd.fromPortfolioId, cmd.toPortfolioId, cmd.amount);
       case 'place':
-        return enterOrders(s, sink, [], cmd.orders);
+        return enterOrders(s, sink, NO_ENTRIES, cmd.orders);
       case 'cancel':
-        return enterOrders(s, sink, cmd.cancels, []);
+        return enterOrders(s, sink, cmd.cancels, NO_ENTRIES);
       case 'replace':
-        return enterOrders(s, sink, cmd.pairs.map((p) => p.cancel), cmd.pairs.map((p) => p.place), 'replace');
+        return enterOrders(s, sink, replaceHalf(cmd.pairs, REPLACE_CANCELS, 'cancel'), replaceHalf(cmd.pairs, REPLACE_PLACES, 'place'), 'replace');
       case 'strategy':
         return executeStrategy(s, sink, cmd.strategyId, cmd.orders);
       case 'rfq_request':

@@ -1,60 +1,76 @@
-/** A binary min-heap of (key, value) pairs; ties pop in insertion order. */
+/**
+ * A binary min-heap of (key, value) pairs; ties pop in insertion order.
+ *
+ * Allocates nothing in steady state: its entries are the first `size` of three parallel arrays
+ * that only grow (to the most entries held at once); a pop or a `retain` leaves their capacity
+ * in place for the next pushes (a value past `size` is cleared, so the heap keeps no reference).
+ */
 export class MinHeap<V> {
-  private keys: number[] = [];
-  private order: number[] = [];
-  private values: V[] = [];
+  private readonly keys: number[] = [];
+  private readonly order: number[] = [];
+  private readonly values: V[] = [];
+  private n = 0;
   private counter = 0;
 
   get size(): number {
+    return this.n;
+  }
+
+  /** The entries the arrays have room for without growing (the most held at once). For tests. */
+  get capacity(): number {
     return this.keys.length;
   }
 
   push(key: number, value: V): void {
-    this.keys.push(key);
-    this.order.push(this.counter++);
-    this.values.push(value);
-    this.up(this.keys.length - 1);
+    const i = this.n++;
+    if (i === this.keys.length) {
+      this.keys.push(key);
+      this.order.push(this.counter++);
+      this.values.push(value);
+    } else {
+      this.keys[i] = key;
+      this.order[i] = this.counter++;
+      this.values[i] = value;
+    }
+    this.up(i);
   }
 
   peekKey(): number | undefined {
-    return this.keys[0];
+    return this.n === 0 ? undefined : this.keys[0];
   }
 
   pop(): V | undefined {
-    if (this.keys.length === 0) return undefined;
+    if (this.n === 0) return undefined;
     const top = this.values[0];
-    const lastKey = this.keys.pop()!;
-    const lastOrder = this.order.pop()!;
-    const lastValue = this.values.pop()!;
-    if (this.keys.length > 0) {
-      this.keys[0] = lastKey;
-      this.order[0] = lastOrder;
-      this.values[0] = lastValue;
-      this.down(0);
-    }
+    const last = --this.n;
+    if (last > 0) this.move(last, 0);
+    this.values[last] = undefined as V;
+    if (last > 0) this.down(0);
     return top;
   }
 
   /**
-   * Keep only the entries `keep` accepts: O(n log n), ties keep their insertion order (a
-   * sorted array is a heap, so the survivors are stored sorted).
+   * Keep only the entries `keep` accepts, in place: O(n). The survivors are packed to the front
+   * and made a heap again; each keeps its insertion rank, so they pop (and list: `entries`) in
+   * the order they would have.
    */
   retain(keep: (key: number, value: V) => boolean): void {
-    const idx: number[] = [];
-    for (let i = 0; i < this.keys.length; i++) if (keep(this.keys[i]!, this.values[i]!)) idx.push(i);
-    idx.sort((a, b) => this.keys[a]! - this.keys[b]! || this.order[a]! - this.order[b]!);
-    const keys = idx.map((i) => this.keys[i]!);
-    const order = idx.map((i) => this.order[i]!);
-    const values = idx.map((i) => this.values[i]!);
-    this.keys = keys;
-    this.order = order;
-    this.values = values;
+    const n = this.n;
+    let m = 0;
+    for (let i = 0; i < n; i++) {
+      if (!keep(this.keys[i]!, this.values[i]!)) continue;
+      if (m !== i) this.move(i, m);
+      m++;
+    }
+    for (let i = m; i < n; i++) this.values[i] = undefined as V;
+    this.n = m;
+    for (let i = (m >> 1) - 1; i >= 0; i--) this.down(i);
   }
 
-  /** Entries in heap-array order (for snapshots; rebuilt by pushing them back). */
+  /** Entries by key, ties in insertion order (for snapshots; rebuilt by pushing them back). */
   entries(): [number, V][] {
     const out: [number, V][] = [];
-    const idx = this.keys.map((_, i) => i).sort((a, b) => this.keys[a]! - this.keys[b]! || this.order[a]! - this.order[b]!);
+    const idx = Array.from({ length: this.n }, (_, i) => i).sort((a, b) => this.keys[a]! - this.keys[b]! || this.order[a]! - this.order[b]!);
     for (const i of idx) out.push([this.keys[i]!, this.values[i]!]);
     return out;
   }
@@ -63,10 +79,21 @@ export class MinHeap<V> {
     return this.keys[a]! < this.keys[b]! || (this.keys[a] === this.keys[b] && this.order[a]! < this.order[b]!);
   }
 
+  /** Entry `from` copied over entry `to`. */
+  private move(from: number, to: number): void {
+    this.keys[to] = this.keys[from]!;
+    this.order[to] = this.order[from]!;
+    this.values[to] = this.values[from]!;
+  }
+
   private swap(a: number, b: number): void {
-    [this.keys[a], this.keys[b]] = [this.keys[b]!, this.keys[a]!];
-    [this.order[a], this.order[b]] = [this.order[b]!, this.order[a]!];
-    [this.values[a], this.values[b]] = [this.values[b]!, this.values[a]!];
+    const k = this.keys[a]!;
+    const o = this.order[a]!;
+    const v = this.values[a]!;
+    this.move(b, a);
+    this.keys[b] = k;
+    this.order[b] = o;
+    this.values[b] = v;
   }
 
   private up(i: number): void {
@@ -79,7 +106,7 @@ export class MinHeap<V> {
   }
 
   private down(i: number): void {
-    const n = this.keys.length;
+    const n = this.n;
     for (;;) {
       const l = 2 * i + 1;
       const r = l + 1;

@@ -19,8 +19,11 @@
  * y < 2^53 / den), so the rounded quotient does not cross a whole number and its floor is the
  * truncated quotient. (The result is checked once more, `q x den > p`, which costs a compare.)
  * For x >= 0 truncation and floor agree, so the value is the bigint division's to the unit.
- * Anything else (a negative or fractional x, a product at or above 2^53, a ratio that does not
- * reduce below 2^53) answers -1 and the caller computes in bigint.
+ * When x x num is not exact, num is split (num = whole x den + rest) and the two terms are
+ * computed as above, so a ratio with a large num (a mark value's) still has its exact value in
+ * doubles while x x whole and x x rest stay below 2^53.
+ * Anything else (a negative or fractional x, a product at or above 2^53 either way, a ratio that
+ * does not reduce below 2^53) answers -1 and the caller computes in bigint.
  */
 import { WAD } from './fixed.ts';
 import { premiumInBigint, premiumInDoubles, premiumPerLotTick } from './premium.ts';
@@ -59,7 +62,21 @@ export function mulDivInDoubles(x: number, r: Ratio): number {
   const den = r.den;
   if (den === 0 || !(x >= 0) || !Number.isInteger(x)) return -1;
   const p = x * r.num;
-  if (p > SAFE) return -1;
+  if (p <= SAFE) return floorDiv(p, den);
+  // x x num beyond 2^53 (a mark value: num/den = lot x mark / 10^30 rarely reduces): with num =
+  // whole x den + rest (rest < den; `%` of exact integers is exact, and so is the division of
+  // num - rest, a multiple of den), x x num / den = x x whole + x x rest / den, the first term
+  // a whole number: truncated, x x whole + floor(x x rest / den), each step checked as above.
+  const rest = r.num % den;
+  const whole = x * ((r.num - rest) / den);
+  const part = x * rest;
+  if (whole > SAFE || part > SAFE) return -1;
+  const v = whole + floorDiv(part, den);
+  return v <= SAFE ? v : -1;
+}
+
+/** floor(p / den) for exact integers 0 <= p, 0 < den below 2^53 (see above). */
+function floorDiv(p: number, den: number): number {
   const q = Math.floor(p / den);
   return q * den > p ? q - 1 : q;
 }

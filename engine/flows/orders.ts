@@ -20,7 +20,7 @@ import { tickToPrice } from '../domain/ticks.ts';
 import { premiumInBigint, premiumInDoubles, premiumPerLotTick } from '../domain/premium.ts';
 import { applyFill, worstFeeOf, type FillParams, type FillSide } from './fill.ts';
 import { fillMoneyOf, notionalInDoubles, worstFeeInDoubles, type FillMoney } from '../domain/fees.ts';
-import { checkOrders, withPortfolio } from './orderRules.ts';
+import { checkOrders, withPortfolios } from './orderRules.ts';
 import type { ValidPlace } from './orderDrafts.ts';
 import { DEFAULT_INSTRUCTIONS, type CancelReason, type OrderInstructions } from '../domain/instructions.ts';
 import { MmpGuard } from './mmp.ts';
@@ -34,9 +34,10 @@ export { validatePlace, validateCancel } from './orderRules.ts';
 export type { CheckedPlace, ValidPlace, ValidCancel } from './orderDrafts.ts';
 
 /** Open interest a pair would reach if every new order opened its full size (a safe upper bound). */
-function checkOpenInterest(state: VenueState, places: readonly ValidPlace[]): Rejection | null {
+function checkOpenInterest(state: VenueState, places: readonly ValidPlace[], count: number): Rejection | null {
   let adds: Map<string, bigint> | null = null; // only when some pair is capped (0 = unlimited)
-  for (const v of places) {
+  for (let i = 0; i < count; i++) {
+    const v = places[i]!;
     const isCall = state.series.at(v.seriesHandle).spec.isCall;
     const capped = isCall ? v.pair.maxCallOI : v.pair.maxPutOI;
     if (capped === 0n) continue;
@@ -63,24 +64,24 @@ function checkOpenInterest(state: VenueState, places: readonly ValidPlace[]): Re
 
 /**
  * Margin and cash for every margin account the command touches, counting every order's worst
- * case (the first `cancelledCount` of `cancelled`, the command's cancels, taken away). Allocates
+ * case (the first `count` of `places`; the first `cancelledCount` of `cancelled`, the command's cancels, taken away). Allocates
  * nothing: the orders of one account at a time are written into scratch entries (CHECK), in
  * the order of the places, accounts in the order of their first place.
  */
-function checkRisk(state: VenueState, places: readonly ValidPlace[], cancelled: readonly number[], cancelledCount: number): Rejection | null {
-  if (places.length === 1) {
+function checkRisk(state: VenueState, places: readonly ValidPlace[], count: number, cancelled: readonly number[], cancelledCount: number): Rejection | null {
+  if (count === 1) {
     // The usual command, one order.
     prospective(state, places[0]!, scratchEntry(0));
     return checkAccount(state, places[0]!.portfolio, 1, cancelled, cancelledCount);
   }
   const margin = state.accounts.margin;
-  for (let i = 0; i < places.length; i++) {
+  for (let i = 0; i < count; i++) {
     const account = margin.account(places[i]!.portfolio);
     let earlier = false;
     for (let j = 0; j < i && !earlier; j++) earlier = margin.account(places[j]!.portfolio) === account;
     if (earlier) continue; // checked with the first place of its account
     let n = 0;
-    for (let j = i; j < places.length; j++) if (margin.account(places[j]!.portfolio) === account) prospective(state, places[j]!, scratchEntry(n++));
+    for (let j = i; j < count; j++) if (margin.account(places[j]!.portfolio) === account) prospective(state, places[j]!, scratchEntry(n++));
     const refused = checkAccount(state, places[i]!.portfolio, n, cancelled, cancelledCount);
     if (refused) return refused;
   }
@@ -423,31 +424,30 @@ export function enterOrders(
 ): OrdersValue | Rejection {
   const checked = checkOrders(state, cancels, places, state.nowSec);
   if ('code' in checked) return checked;
+  // The checked entries are reused storage (orderRules.ts), valid for this command: nothing below keeps them.
   const validCancels = checked.cancels;
+  const cancelCount = checked.cancelCount;
+  const placeCount = checked.placeCount;
   // Every rule passed: a market maker's internal portfolio used for the first time is created now.
-  let validPlaces = checked.places as readonly ValidPlace[];
-  for (let i = 0; i < validPlaces.length; i++) {
-    if (validPlaces[i]!.portfolio !== null) continue;
-    if (validPlaces === checked.places) validPlaces = validPlaces.slice();
-    (validPlaces as ValidPlace[])[i] = withPortfolio(state, validPlaces[i]!);
-  }
+  const validPlaces = withPortfolios(state, checked);
   if (gate !== undefined) {
-    const refused = gate(validPlaces);
+    const refused = gate(validPlaces.slice(0, placeCount));
     if (refused) return refused;
   }
-  if (validPlaces.length > 0) {
-    const oi = checkOpenInterest(state, validPlaces);
+  if (placeCount > 0) {
+    const oi = checkOpenInterest(state, validPlaces, placeCount);
     if (oi) return oi;
-    for (let i = 0; i < validCancels.length; i++) CANCELLED[i] = validCancels[i]!.open;
-    const risk = checkRisk(state, validPlaces, CANCELLED, validCancels.length);
+    for (let i = 0; i < cancelCount; i++) CANCELLED[i] = validCancels[i]!.open;
+    const risk = checkRisk(state, validPlaces, placeCount, CANCELLED, cancelCount);
     if (risk) return risk;
   }
-  for (const v of validCancels) {
+  for (let i = 0; i < cancelCount; i++) {
+    const v = validCancels[i]!;
     state.accounts.nonces[v.wallet]!.use(v.c.nonce);
     removeOrder(state, sink, v.open, 'cancelled', 'cancelled_by_owner', cancelReason);
   }
   // The outcomes go to the venue's reused result storage (orderResults.ts): valid until its next command.
   sink.results.begin();
-  for (let i = 0; i < validPlaces.length; i++) executePlace(state, sink, validPlaces[i]!);
+  for (let i = 0; i < placeCount; i++) executePlace(state, sink, validPlaces[i]!);
   return sink.results.value();
 }

@@ -40,3 +40,21 @@ t.test('retain keeps what it accepts, in heap order, and the heap keeps working'
   h.retain(() => true);
   t.equal(h.size, 0, 'an empty heap stays empty');
 });
+
+t.test('its arrays only grow to the most entries held at once: pops and sweeps leave room that later pushes reuse', async (t) => {
+  const rnd = prng(5);
+  const h = new MinHeap<number>();
+  pushRandom(h, rnd, 0, 1000, 80);
+  t.equal(h.capacity, 1000);
+  h.retain((_key, v) => v % 2 === 0);
+  t.equal(h.size, 500, 'half swept');
+  t.equal(h.capacity, 1000, 'the sweep kept the room');
+  pushRandom(h, rnd, 1000, 500, 80);
+  t.equal(h.capacity, 1000, 'pushes back to the most held reuse it');
+  for (let i = 0; i < 300; i++) h.pop();
+  pushRandom(h, rnd, 2000, 300, 80);
+  t.equal(h.capacity, 1000, 'pops leave it too');
+  h.push(-1, -1);
+  t.equal(h.capacity, 1001, 'one more than ever held grows it by one entry');
+  t.equal(h.pop(), -1, 'the new least key first');
+});

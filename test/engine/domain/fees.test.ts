@@ -53,6 +53,36 @@ t.test('x x num / den at each bound', async (t) => {
   t.equal(mulDivInDoubles(5, { num: 0, den: 0 }), -1, 'an unusable ratio');
 });
 
+t.test('x x num beyond 2^53: num split into whole x den + rest, exact while both terms are', async (t) => {
+  // A mark value's ratio (lot 0.01 x mark 30,003.196... / 10^30): num near 2^51, so 5 lots already overflow x x num.
+  const mark = { num: 1875199767093889, den: 6250000 };
+  const exact = (x: number, r: { num: number; den: number }) => Number((BigInt(x) * BigInt(r.num)) / BigInt(r.den));
+  for (const x of [5, 37, 1000, 123_456]) t.equal(mulDivInDoubles(x, mark), exact(x, mark), `${x} lots at a mark: the bigint value`);
+  const whole = Math.floor(mark.num / mark.den);
+  const most = Math.floor(SAFE / whole); // x x whole at its bound (x x rest is far below)
+  t.equal(mulDivInDoubles(most, mark), exact(most, mark), 'x x whole below 2^53 (the sum checked too)');
+  t.equal(mulDivInDoubles(most + 1, mark), -1, 'x x whole beyond: the fallback');
+  t.equal(mulDivInDoubles(2 ** 40, { num: 2 ** 20 + 1, den: 2 ** 21 }), -1, 'x x rest beyond 2^53: the fallback');
+  // Random ratios and sizes: the value is the bigint's whenever it is not -1, and -1 only when a term leaves the bound.
+  const rnd = prng(19);
+  let split = 0;
+  for (let i = 0; i < 20_000; i++) {
+    const den = randInt(rnd, 1, 2 ** randInt(rnd, 1, 40));
+    const num = randInt(rnd, 0, 2 ** randInt(rnd, 1, 52));
+    const x = randInt(rnd, 0, 2 ** randInt(rnd, 0, 40));
+    const r = { num, den };
+    const v = mulDivInDoubles(x, r);
+    const rest = num % den;
+    const fits = BigInt(x) * BigInt(num) <= BigInt(SAFE) || (BigInt(x) * BigInt((num - rest) / den) <= BigInt(SAFE) && BigInt(x) * BigInt(rest) <= BigInt(SAFE) && exact(x, r) <= SAFE);
+    if (BigInt(x) * BigInt(num) > BigInt(SAFE) && fits) split++;
+    if (v !== (fits ? exact(x, r) : -1)) {
+      t.fail(`x ${x} num ${num} den ${den}: ${v}, expected ${fits ? exact(x, r) : -1}`);
+      return;
+    }
+  }
+  t.ok(split > 1000, `the split path taken (${split} times)`);
+});
+
 t.test('notional at its bound: lots x spot x sizeStep', async (t) => {
   const most = Math.floor(SAFE / 600_000_000); // lots of 0.01 at 60,000
   t.equal(notionalInDoubles(most, SPOT, LOT), most * 600_000_000, 'the most lots exact in doubles');
