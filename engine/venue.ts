@@ -131,7 +131,7 @@ export class Venue {
     state.seq = cmd.seq;
     if (cmd.ts > state.now) state.now = cmd.ts;
     const sink = this.sink;
-    sink.begin(cmd.seq, state.now);
+    sink.begin(cmd.seq, state); // the venue time read inside: a double passed to a call is boxed
     const outcome = this.dispatch(cmd, sink);
     if (outcome !== null && 'code' in outcome) {
       const refused = this.refused;

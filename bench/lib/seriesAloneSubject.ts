@@ -28,7 +28,7 @@ function applyAlone(state: VenueState, sink: EventSink, cmd: Command): number {
   state.series.records.recycle(); // as Venue.apply: the previous command's finished order records are free again
   state.seq = cmd.seq;
   if (cmd.ts > state.now) state.now = cmd.ts;
-  sink.begin(cmd.seq, state.now);
+  sink.begin(cmd.seq, state);
   // One entry a command, as the bench builds them (a batch would need the engine's all-or-nothing checks).
   if (cmd.type === 'cancel' && cmd.cancels.length === 1) {
     const c = cmd.cancels[0]!;

@@ -153,6 +153,11 @@ export class MmpActor {
     Object.assign(e.window, emptyWindow());
   }
 
+  /** Whether some entry is frozen until a time (one may then come due). */
+  anyTimed(): boolean {
+    return this.timed !== 0;
+  }
+
   /** Entries whose freeze has run out at `nowMs` (frozen, frozenUntil <= nowMs), in entry order. */
   due(nowMs: number): readonly MmpEntry[] {
     if (this.timed === 0 || nowMs < this.nextDue) return NOTHING_DUE; // every command asks: no array made

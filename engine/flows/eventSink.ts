@@ -74,10 +74,10 @@ export class EventSink {
   /** The order command's result value and its trades (orderResults.ts): the venue's storage, reset by every command. */
   readonly results = new OrderResults();
 
-  /** Start the next command: sequence `seq`, venue time `ts` (ms); a fresh event list, nothing touched. */
-  begin(seq: number, ts: number): void {
+  /** Start the next command: sequence `seq`, at the venue's time (`state.now`, ms); a fresh event list, nothing touched. */
+  begin(seq: number, state: VenueState): void {
     this.seq = seq;
-    this.ts = ts;
+    this.ts = state.now;
     this.count = 0;
     this.orders.reset();
     this.trades.reset();

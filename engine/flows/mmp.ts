@@ -55,6 +55,7 @@ export function resetMmp(state: VenueState, sink: EventSink, owner: string, pair
 
 /** The freezes that ran out by now are lifted, each with its event (run after every successful command). */
 export function unfreezeDue(state: VenueState, sink: EventSink): void {
+  if (!state.mmp.anyTimed()) return; // the usual command: no call with the venue time (a double passed is boxed)
   const due = state.mmp.due(state.now);
   for (let i = 0; i < due.length; i++) {
     const e = due[i]!;

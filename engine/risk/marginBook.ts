@@ -239,7 +239,7 @@ export class MarginBook extends MarginCounts {
     if (this.accounts.wide[a] !== 0) return false;
     const acc = this.accounts.objects[a]!;
     const members = acc.single ? null : this.members(acc.anchor);
-    const depositN = this.depositInDoubles(acc, members);
+    const depositN = members === null ? this.deposits.deposit[acc.anchor.handle]! : +this.depositInDoubles(acc, members); // as in plainInDoubles
     if (!exact(depositN)) return false;
     if (!this.orderDeltas(a, acc, members, extra, extraCount, exclude, excludeCount, null)) return false;
     const num = this.accounts.num;
@@ -281,7 +281,9 @@ export class MarginBook extends MarginCounts {
     const a = this.row(p);
     if (this.accounts.wide[a] !== 0) return null;
     const acc = this.accounts.objects[a]!;
-    const deposit = this.depositInDoubles(acc, acc.single ? null : this.members(acc.anchor));
+    // The single portfolio's row read here, and the sum of a group's taken as a number (`+`): a
+    // double merged with a call's result would otherwise be boxed on every call.
+    const deposit = acc.single ? this.deposits.deposit[acc.anchor.handle]! : +this.depositInDoubles(acc, this.members(acc.anchor));
     const f = PLAIN;
     f.positionCount = this.accounts.positions[a]!;
     // Asked again with nothing counted since and the same deposit (the liquidation pass after the portfolio event): the kept figures.
