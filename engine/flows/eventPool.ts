@@ -8,63 +8,13 @@
 import type { EngineDepthEvent, EngineDepthLevel, EngineOrderEvent, EnginePortfolioEvent, EnginePositionEvent, EngineTradeEvent } from '../events.ts';
 import { DEFAULT_INSTRUCTIONS } from '../domain/instructions.ts';
 
-/**
- * Arrays of exactly n slots for n up to `most`, one pool per length, for storage that must be
- * an array of the right length (a command's events, a depth side): reused whole, so never
- * shrunk or grown (either would reallocate its storage). A longer one is a fresh array.
- */
-export class ArraysByLength<T> {
-  private readonly byLength: Pool<T[]>[] = [];
-
-  constructor(
-    private readonly fill: () => T,
-    private readonly most: number,
-  ) {}
-
-  /** An array of `n` slots to be written by the caller (n > 0). */
-  take(n: number): T[] {
-    if (n > this.most) return this.make(n);
-    return (this.byLength[n] ?? this.poolOf(n)).take();
-  }
-
-  /**
-   * The pool of length `n`, made on first use. Its closure lives here, not in `take`: a function
-   * with a closure over its parameters allocates a context on every call, whether or not the
-   * closure is made.
-   */
-  private poolOf(n: number): Pool<T[]> {
-    const pool = new Pool(() => this.make(n));
-    this.byLength[n] = pool;
-    return pool;
-  }
-
-  private make(n: number): T[] {
-    const out = new Array<T>(n);
-    for (let i = 0; i < n; i++) out[i] = this.fill();
-    return out;
-  }
-
-  reset(): void {
-    const pools = this.byLength;
-    for (let n = 1; n < pools.length; n++) pools[n]?.reset();
-  }
-
-  /** Arrays made so far, over every pooled length: for tests. */
-  get made(): number {
-    let made = 0;
-    const pools = this.byLength;
-    for (let n = 1; n < pools.length; n++) made += pools[n]?.made ?? 0;
-    return made;
-  }
-}
-
 /** A depth event's side with no level: shared, never written. */
 export const NO_LEVELS: readonly EngineDepthLevel[] = Object.freeze([]);
 
 /** An event as its writer fills it in. */
 export type Writable<T> = { -readonly [K in keyof T]: T[K] };
 
-// Blank events of the hot kinds, every field in the order the wire form has it, so that every
+// Blank events of the hot kinds, every field in the order the engine has always built them, so that every
 // object of a kind shares one hidden class (a fresh one for the image, a pooled one for a command).
 // Numbers start as numbers (their fields keep a number representation, written in place).
 
@@ -132,6 +82,56 @@ export class Pool<T> {
   /** How many objects have been made (the most one command has used): for tests. */
   get made(): number {
     return this.items.length;
+  }
+}
+
+/**
+ * Arrays of exactly n slots for n up to `most`, one pool per length, for storage that must be
+ * an array of the right length (a command's events, a depth side): reused whole, so never
+ * shrunk or grown (either would reallocate its storage). A longer one is a fresh array.
+ */
+export class ArraysByLength<T> {
+  private readonly byLength: Pool<T[]>[] = [];
+
+  constructor(
+    private readonly fill: () => T,
+    private readonly most: number,
+  ) {}
+
+  /** An array of `n` slots to be written by the caller (n > 0). */
+  take(n: number): T[] {
+    if (n > this.most) return this.make(n);
+    return (this.byLength[n] ?? this.poolOf(n)).take();
+  }
+
+  /**
+   * The pool of length `n`, made on first use. Its closure lives here, not in `take`: a function
+   * with a closure over its parameters allocates a context on every call, whether or not the
+   * closure is made.
+   */
+  private poolOf(n: number): Pool<T[]> {
+    const pool = new Pool(() => this.make(n));
+    this.byLength[n] = pool;
+    return pool;
+  }
+
+  private make(n: number): T[] {
+    const out = new Array<T>(n);
+    for (let i = 0; i < n; i++) out[i] = this.fill();
+    return out;
+  }
+
+  reset(): void {
+    const pools = this.byLength;
+    for (let n = 1; n < pools.length; n++) pools[n]?.reset();
+  }
+
+  /** Arrays made so far, over every pooled length: for tests. */
+  get made(): number {
+    let made = 0;
+    const pools = this.byLength;
+    for (let n = 1; n < pools.length; n++) made += pools[n]?.made ?? 0;
+    return made;
   }
 }
 
