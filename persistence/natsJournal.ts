@@ -319,11 +319,23 @@ async function natsJournal(nc: NatsConnection, js: JetStreamClient, jsm: JetStre
     }
   };
 
-  /** Reads the stream through `target` within `timeout`, or throws. */
-  const readUntil = async (target: number, deliver: boolean): Promise<void> => {
-    if (seen >= target) return;
-    await pull(deliver, () => seen >= target, Date.now() + timeout);
-    if (seen < target) throw new Error(`journal: read ${stream} up to ${seen} of ${target} within ${timeout} ms (timed out)`);
+  /**
+   * Reads the stream through `target` by `until` (ms since the epoch; `timeout` from now unless
+   * given), or throws. A JetStream request that fails on the way (a consumer's creation timing
+   * out while the cluster is busy or electing a leader) is made again until then, as the setup's
+   * requests are: one slow answer does not fail the read while there is time left.
+   */
+  const readUntil = async (target: number, deliver: boolean, until = Date.now() + timeout): Promise<void> => {
+    while (seen < target) {
+      try {
+        await pull(deliver, () => seen >= target, until);
+        break;
+      } catch (e) {
+        if (Date.now() >= until || nc.isClosed()) throw e;
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    }
+    if (seen < target) throw new Error(`journal: read ${stream} up to ${seen} of ${target} by its deadline (timed out)`);
   };
 
   /** Following (a standby, an edge): the loop, and whether it should go on. */
@@ -337,7 +349,9 @@ async function natsJournal(nc: NatsConnection, js: JetStreamClient, jsm: JetStre
   };
 
   let firstKept = Math.max(1, info.state.first_seq);
-  await readUntil(info.state.last_seq, false);
+  // The first read of a journal being opened has the setup's time (openNatsJournal: a cluster
+  // that just lost a node answers slowly or not at all until it has elected its leaders).
+  await readUntil(info.state.last_seq, false, Date.now() + Math.max(2 * timeout, 20_000));
   seen = Math.max(seen, info.state.last_seq);
 
   const journal: NatsJournal = {
