@@ -319,12 +319,7 @@ async function natsJournal(nc: NatsConnection, js: JetStreamClient, jsm: JetStre
     }
   };
 
-  /**
-   * Reads the stream through `target` by `until` (ms since the epoch; `timeout` from now unless
-   * given), or throws. A JetStream request that fails on the way (a consumer's creation timing
-   * out while the cluster is busy or electing a leader) is made again until then, as the setup's
-   * requests are: one slow answer does not fail the read while there is time left.
-   */
+  /** Reads the stream through `target` by `until` (ms since the epoch), or throws; a failed request (a slow cluster) is made again. */
   const readUntil = async (target: number, deliver: boolean, until = Date.now() + timeout): Promise<void> => {
     while (seen < target) {
       try {
@@ -349,8 +344,7 @@ async function natsJournal(nc: NatsConnection, js: JetStreamClient, jsm: JetStre
   };
 
   let firstKept = Math.max(1, info.state.first_seq);
-  // The first read of a journal being opened has the setup's time (openNatsJournal: a cluster
-  // that just lost a node answers slowly or not at all until it has elected its leaders).
+  // The first read has the setup's time (openNatsJournal: a cluster that just lost a node answers slowly).
   await readUntil(info.state.last_seq, false, Date.now() + Math.max(2 * timeout, 20_000));
   seen = Math.max(seen, info.state.last_seq);
 

@@ -5,8 +5,9 @@
  * What `Venue.apply` returns is therefore valid until the next `apply`, like its order results
  * (flows/orderResults.ts): a reader converts (engine/wire.ts) or copies it before then.
  */
-import type { EngineDepthEvent, EngineDepthLevel, EngineOrderEvent, EnginePortfolioEvent, EnginePositionEvent, EngineTradeEvent } from '../events.ts';
-import { DEFAULT_INSTRUCTIONS } from '../domain/instructions.ts';
+import type { EngineDepthEvent, EngineDepthLevel, EngineOrderEvent, EnginePortfolioEvent, EnginePositionEvent, EngineTradeEvent, OrderStatus } from '../events.ts';
+import type { Hex } from '../domain/hex.ts';
+import { DEFAULT_INSTRUCTIONS, type CancelReason, type OrderInstructions } from '../domain/instructions.ts';
 
 /** A depth event's side with no level: shared, never written. */
 export const NO_LEVELS: readonly EngineDepthLevel[] = Object.freeze([]);
@@ -20,6 +21,45 @@ export type Writable<T> = { -readonly [K in keyof T]: T[K] };
 
 export function blankOrderEvent(): Writable<EngineOrderEvent> {
   return { type: 'order', orderId: '0x', owner: '', portfolioId: 0, seriesId: '0x', side: 'buy', tick: 0, lots: 0, expiry: 0, nonce: null, createdAt: 0, instructions: DEFAULT_INSTRUCTIONS, status: 'open', filledLots: 0, remainingLots: 0, reason: null, cancelReason: null, seq: 0, ts: 0 };
+}
+
+/** Every field of an order event written into `e` (a blank, or the sink's reused storage); returns it. */
+export function writeOrderEvent(
+  e: Writable<EngineOrderEvent>,
+  orderId: Hex,
+  owner: string,
+  portfolioId: number,
+  seriesId: Hex,
+  isBuy: boolean,
+  tick: number,
+  lots: number,
+  expiry: number,
+  nonce: bigint | null,
+  createdAt: number,
+  instructions: OrderInstructions,
+  status: OrderStatus,
+  filledLots: number,
+  remainingLots: number,
+  reason: string | null,
+  cancelReason: CancelReason | null,
+): EngineOrderEvent {
+  e.orderId = orderId;
+  e.owner = owner;
+  e.portfolioId = portfolioId;
+  e.seriesId = seriesId;
+  e.side = isBuy ? 'buy' : 'sell';
+  e.tick = tick;
+  e.lots = lots;
+  e.expiry = expiry;
+  e.nonce = nonce;
+  e.createdAt = createdAt;
+  e.instructions = instructions;
+  e.status = status;
+  e.filledLots = filledLots;
+  e.remainingLots = remainingLots;
+  e.reason = reason;
+  e.cancelReason = cancelReason;
+  return e;
 }
 
 export function blankTradeEvent(): Writable<EngineTradeEvent> {

@@ -14,15 +14,15 @@ import { balanceOf, collateralOf } from '../actors/position.ts';
 import { wadOfLots } from '../domain/lots.ts';
 import type { ProspectiveOrder } from '../risk/marginBook.ts';
 import type { EventSink } from './eventSink.ts';
-import type { EngineEvent, EngineOrderEvent, OrderStatus } from '../events.ts';
-import { blankOrderEvent, type Writable } from './eventPool.ts';
+import type { EngineEvent } from '../events.ts';
+import { blankOrderEvent, writeOrderEvent, type Writable } from './eventPool.ts';
 import { tickToPrice } from '../domain/ticks.ts';
 import { premiumInBigint, premiumInDoubles, premiumPerLotTick } from '../domain/premium.ts';
 import { applyFill, worstFeeOf, type FillParams, type FillSide } from './fill.ts';
 import { fillMoneyOf, notionalInDoubles, worstFeeInDoubles, type FillMoney } from '../domain/fees.ts';
 import { checkOrders, withPortfolios } from './orderRules.ts';
 import type { ValidPlace } from './orderDrafts.ts';
-import { DEFAULT_INSTRUCTIONS, type CancelReason, type OrderInstructions } from '../domain/instructions.ts';
+import { DEFAULT_INSTRUCTIONS, type CancelReason } from '../domain/instructions.ts';
 import { MmpGuard } from './mmp.ts';
 import type { MmpEntry } from '../actors/mmp.ts';
 import type { MatchOutcome } from '../actors/series.ts';
@@ -366,45 +366,6 @@ export function pushOrderEvent(sink: EventSink, r: OrderRecord, filledLots: numb
 /** The order event of a record (its static fields) in a given state, compact (tick, lots), a fresh object (the image's); the image stamps it. */
 export function orderEventOf(r: OrderRecord, filledLots: number, remainingLots: number, reason: string | null, cancelReason: CancelReason | null): EngineEvent {
   return writeOrderEvent(blankOrderEvent(), r.orderId, r.owner, r.portfolioId, r.seriesId, r.isBuy, r.tick, r.lots, r.expiry, r.nonce ?? null, r.createdAt, r.instructions, r.status, filledLots, remainingLots, reason, cancelReason);
-}
-
-/** Every field of an order event written into `e` (a blank, or the sink's reused storage); returns it. */
-function writeOrderEvent(
-  e: Writable<EngineOrderEvent>,
-  orderId: Hex,
-  owner: string,
-  portfolioId: number,
-  seriesId: Hex,
-  isBuy: boolean,
-  tick: number,
-  lots: number,
-  expiry: number,
-  nonce: bigint | null,
-  createdAt: number,
-  instructions: OrderInstructions,
-  status: OrderStatus,
-  filledLots: number,
-  remainingLots: number,
-  reason: string | null,
-  cancelReason: CancelReason | null,
-): EngineOrderEvent {
-  e.orderId = orderId;
-  e.owner = owner;
-  e.portfolioId = portfolioId;
-  e.seriesId = seriesId;
-  e.side = isBuy ? 'buy' : 'sell';
-  e.tick = tick;
-  e.lots = lots;
-  e.expiry = expiry;
-  e.nonce = nonce;
-  e.createdAt = createdAt;
-  e.instructions = instructions;
-  e.status = status;
-  e.filledLots = filledLots;
-  e.remainingLots = remainingLots;
-  e.reason = reason;
-  e.cancelReason = cancelReason;
-  return e;
 }
 
 /** The open orders a command's cancels take away, for its risk check (rewritten by every command; kept with a count). */
