@@ -75,6 +75,8 @@ export class VenueState {
   readonly maxOrderLots: bigint;
 
   constructor(readonly config: VenueConfig) {
+    // The order rule compares lots in doubles (lotsOfSize), exact only below 2^53 (and the book's quantities need it too).
+    if (!Number.isSafeInteger(config.maxOrderLots) || config.maxOrderLots < 1) throw new RangeError(`maxOrderLots must be an integer in [1, 2^53 - 1], got ${config.maxOrderLots}`);
     this.accounts = new AccountActor(config, this.marks);
     this.maxOrderLots = BigInt(config.maxOrderLots);
   }

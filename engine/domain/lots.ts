@@ -80,3 +80,42 @@ export function contractsOf(x: Lots, lot: bigint, lotNumber: number): number {
   if (typeof x === 'number' && lotNumber === lotNumber) return (x * lotNumber) / 1e18;
   return Number(bigLots(x) * lot) / 1e18;
 }
+
+/**
+ * A size (WAD) in lots of `lot`: `size / lot` when the size is a whole number of lots, NaN when
+ * it is not (off the size step). Exact for every bigint: a result beyond 2^53 - 1 lots is the
+ * nearest double, which only a check against a far smaller bound (maxOrderLots) reads.
+ *
+ * The order rules run it on every place, so its common case allocates nothing: the lot count is
+ * guessed in doubles (`Number(size) / Number(lot)`, rounded) and confirmed by comparing the size
+ * with the exact product for that count, kept per step for counts below LOT_MEMO (made once,
+ * on first use). A guess that is not confirmed, or a count beyond the memo, takes the bigint
+ * division, which decides.
+ */
+export function lotsOfSize(size: bigint, lot: bigint): number {
+  const grid = gridOf(lot);
+  const guess = Math.round(Number(size) / grid.lotNumber);
+  if (guess > 0 && guess < LOT_MEMO) {
+    let exact = grid.sizes[guess];
+    if (exact === undefined) exact = grid.sizes[guess] = BigInt(guess) * lot;
+    if (exact === size) return guess;
+  }
+  return size % lot === 0n ? Number(size / lot) : NaN;
+}
+
+/** Lot counts below this have their exact size kept (bigint per count, per step: at most ~160 kB a step). */
+const LOT_MEMO = 4096;
+/** Steps with a memo, the latest last; a few pairs' worth (each venue lists a handful of steps). */
+const MAX_GRIDS = 16;
+type LotGrid = { readonly lot: bigint; readonly lotNumber: number; readonly sizes: (bigint | undefined)[] };
+const grids: LotGrid[] = [];
+let lastGrid: LotGrid | null = null;
+
+function gridOf(lot: bigint): LotGrid {
+  if (lastGrid !== null && lastGrid.lot === lot) return lastGrid;
+  for (let i = 0; i < grids.length; i++) if (grids[i]!.lot === lot) return (lastGrid = grids[i]!);
+  if (grids.length === MAX_GRIDS) grids.shift();
+  const grid: LotGrid = { lot, lotNumber: Number(lot), sizes: new Array<bigint | undefined>(LOT_MEMO).fill(undefined) };
+  grids.push(grid);
+  return (lastGrid = grid);
+}

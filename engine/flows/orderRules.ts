@@ -10,6 +10,7 @@
  */
 import type { Hex } from '../domain/hex.ts';
 import { tickToPrice } from '../domain/ticks.ts';
+import { lotsOfSize } from '../domain/lots.ts';
 import { MAX_TICK } from '../book/assertArgs.ts';
 import type { CancelOrder, PlaceOrder } from '../commands.ts';
 import { reject, type Rejection } from '../codes.ts';
@@ -42,10 +43,10 @@ function placeFactsInto<T extends PlaceDraft>(state: VenueState, o: T, nowSec: n
   if (o.tick <= 0) return reject('zero_price', { field: 'tick' });
   // The gateway refuses such a price already (exactTick); the engine's own rule keeps any other entry (a command in the journal, a test) from reaching the book with it.
   if (!(o.tick <= MAX_TICK)) return reject('tick_too_large', { field: 'tick', maxTick: MAX_TICK });
-  if (o.size % pair.sizeStep !== 0n) return reject('off_size_step', { field: 'size', sizeStep: pair.sizeStep.toString() });
+  const lots = lotsOfSize(o.size, pair.sizeStep); // NaN off the step
+  if (lots !== lots) return reject('off_size_step', { field: 'size', sizeStep: pair.sizeStep.toString() });
   if (o.size < pair.minSize) return reject('below_min_size', { field: 'size', minSize: pair.minSize.toString() });
-  const lots = o.size / pair.sizeStep;
-  if (lots > state.maxOrderLots) return reject('size_too_large', { field: 'size' });
+  if (lots > state.config.maxOrderLots) return reject('size_too_large', { field: 'size' });
   if (o.deadline < nowSec) return reject('deadline_passed', { deadline: o.deadline });
   if (o.expiry <= nowSec) return reject('order_expiry_passed', { expiry: o.expiry });
   // The owner interned once (its wallet handle, -1 when never used): the rest is read by handle.
@@ -67,7 +68,7 @@ function placeFactsInto<T extends PlaceDraft>(state: VenueState, o: T, nowSec: n
   into.seriesHandle = series.handle;
   into.pair = pair;
   into.portfolio = portfolio;
-  into.lots = Number(lots);
+  into.lots = lots;
   into.price = tickToPrice(o.tick, pair.tickDecimals);
   return null;
 }
