@@ -17,6 +17,7 @@ import type { Hex } from './domain/hex.ts';
 import type { CancelReason, OrderInstructions } from './domain/instructions.ts';
 import type { MmpConfig, MmpReason } from './domain/mmp.ts';
 import type { ChainEventData } from './domain/chain.ts';
+import type { Cash } from './risk/exactCash.ts';
 
 export type OrderStatus = 'open' | 'partial' | 'filled' | 'cancelled' | 'expired';
 
@@ -358,9 +359,9 @@ export type EventBatch = {
 /**
  * COLLATERAL6 cash in a compact event: an integer in a double while |v| <= 2^53 - 1
  * (`Number.MAX_SAFE_INTEGER`, ~9 x 10^9 USDC, where a double holds it exactly), else the bigint
- * itself (never a rounded double).
+ * itself (never a rounded double): the engine's own `Cash` (risk/exactCash.ts).
  */
-export type Cash = number | bigint;
+export type { Cash };
 
 /**
  * Lots of a pair's size step in a compact event: an integer in a double while |v| <= 2^53 - 1,

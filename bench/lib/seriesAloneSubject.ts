@@ -20,6 +20,7 @@ import { EventSink } from '../../engine/flows/eventSink.ts';
 import { newRecord, orderEvent, pushOrderEvent, validateCancel, validatePlace } from '../../engine/flows/orders.ts';
 import { withPortfolio } from '../../engine/flows/orderRules.ts';
 import type { VenueState } from '../../engine/state.ts';
+import { tickToPx } from '../../engine/domain/ticks.ts';
 import type { OpStream } from '../book.ts';
 import { prepare } from './seriesActorSubject.ts';
 
@@ -69,7 +70,7 @@ function applyAlone(state: VenueState, sink: EventSink, cmd: Command): number {
     }
     if (outcome.restingLots > 0) {
       // Its slot, not listed in its portfolio nor counted (the account actor's half is left out).
-      const slot = state.accounts.orders.open(record, { pairId: pair.pairId, holder: v.portfolio.handle, lots: outcome.restingLots, price: v.price, lot: pair.sizeStep, lotNumber: NaN, perLotTick: 0 });
+      const slot = state.accounts.orders.open(record, { pairId: pair.pairId, holder: v.portfolio.handle, lots: outcome.restingLots, price: v.price, px: tickToPx(o.tick, pair.tickDecimals), lot: pair.sizeStep, lotNumber: NaN, perLotTick: 0 });
       state.orderIndex.set(o.orderId, slot);
       if (record.expiry < series.spec.expiry) state.trackGoodTill(record.expiry, o.orderId);
     }

@@ -17,17 +17,18 @@ import type { OrderRecord } from './orderRecord.ts';
 import type { Pair } from './registry.ts';
 import { lotNumberOf } from '../domain/lots.ts';
 import { premiumPerLotTick } from '../domain/premium.ts';
-import { tickToPrice } from '../domain/ticks.ts';
+import { tickToPrice, tickToPx } from '../domain/ticks.ts';
 import type { Position } from './position.ts';
 import { NonceWindow } from './nonceWindow.ts';
 import { CashRows } from './cashRows.ts';
 import { grown } from '../risk/exposure.ts';
+import type { Cash } from '../risk/exactCash.ts';
 
 export type { RiskView } from '../risk/marginAccount.ts';
 
 const NO_OPEN_ORDERS: readonly number[] = [];
 /** restOrder's terms, rewritten for every order. */
-const TERMS: { -readonly [K in keyof OpenTerms]: OpenTerms[K] } = { pairId: '0x', holder: -1, lots: 0, price: 0n, lot: 1n, lotNumber: NaN, perLotTick: 0 };
+const TERMS: { -readonly [K in keyof OpenTerms]: OpenTerms[K] } = { pairId: '0x', holder: -1, lots: 0, price: 0n, px: 0.5, lot: 1n, lotNumber: NaN, perLotTick: 0 };
 /** A check's view (AccountActor.risk with orders added or taken away), rewritten by every check. */
 const CHECK_VIEW: MutableRiskView = { deposit: 0n, unrealizedPnl: 0n, equity: 0n, initialMargin: 0n, initialMarginWithOrders: 0n, maintenanceMargin: 0n, healthRatio: 0n, isHealthy: true, maxWithdraw: 0n, positionCount: 0 };
 
@@ -95,13 +96,15 @@ export class AccountActor {
       this.lastLotNumber = lotNumberOf(lot);
     }
     // The premium factor applies only to a price on the record's tick (always so for an order placed here; checked for a restored one).
-    const perLotTick = price === tickToPrice(record.tick, pair.tickDecimals) ? premiumPerLotTick(lot, pair.tickDecimals) : 0;
+    const onTick = price === tickToPrice(record.tick, pair.tickDecimals);
+    const perLotTick = onTick ? premiumPerLotTick(lot, pair.tickDecimals) : 0;
     // The terms in one scratch object (open copies them into the slot): nothing allocated per order.
     const t = TERMS;
     t.pairId = pair.pairId;
     t.holder = p.handle;
     t.lots = lots;
     t.price = price;
+    t.px = onTick ? tickToPx(record.tick, pair.tickDecimals) : Number(price) / 1e18;
     t.lot = lot;
     t.lotNumber = this.lastLotNumber;
     t.perLotTick = perLotTick;
@@ -282,7 +285,13 @@ export class AccountActor {
   }
 
   /** Take cash: a market maker's internal portfolio pays first from itself, then from portfolio 0. */
-  debit(p: Portfolio, amount: bigint): void {
+  debit(p: Portfolio, amount: Cash): void {
+    if (typeof amount === 'number') {
+      // In doubles (an exact integer): a plain portfolio's deposit; a market maker's internal one splits in bigint below.
+      if (amount <= 0) return this.credit(p, 0 - amount);
+      if (p.internalPair === null) return this.cash.addCash(p.handle, 0 - amount);
+      amount = BigInt(amount);
+    }
     if (amount <= 0n) return this.credit(p, -amount);
     if (p.internalPair !== null) {
       const deposit = this.cash.of(p.handle);
@@ -296,9 +305,9 @@ export class AccountActor {
   }
 
   /** Give cash: a market maker's credits always go to portfolio 0. */
-  credit(p: Portfolio, amount: bigint): void {
-    if (amount < 0n) return this.debit(p, -amount);
-    this.cash.add((p.internalPair !== null ? this.cashOfWallet(p.wallet, 0) : p).handle, amount);
+  credit(p: Portfolio, amount: Cash): void {
+    if (amount < 0) return this.debit(p, typeof amount === 'number' ? 0 - amount : -amount);
+    this.cash.addCash((p.internalPair !== null ? this.cashOfWallet(p.wallet, 0) : p).handle, amount);
   }
 
   /**

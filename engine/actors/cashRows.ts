@@ -9,7 +9,7 @@
  * `add` or `set`; the margin book reads the double row (`deposit[h]`) and falls back to `of`
  * on NaN.
  */
-import { MAX_EXACT, exact, exactOf } from '../risk/exactCash.ts';
+import { MAX_EXACT, exact, exactOf, type Cash } from '../risk/exactCash.ts';
 import { grown } from '../risk/exposure.ts';
 
 const MAX_EXACT_BIG = BigInt(MAX_EXACT);
@@ -52,6 +52,15 @@ export class CashRows {
    * bigint to allocate): one checked sum in doubles, in bigint when the amount or the result is
    * beyond the bound.
    */
+  /** `add` of an amount given as Cash: a double (an exact integer: domain of `Cash`) summed in doubles while the result is exact. */
+  addCash(h: number, amount: Cash): void {
+    if (typeof amount === 'bigint') return this.add(h, amount);
+    const d = this.deposit[h]!;
+    const sum = d + amount;
+    if (d === d && exact(sum)) this.deposit[h] = sum;
+    else this.add(h, BigInt(amount));
+  }
+
   add(h: number, amount: bigint, sign: 1 | -1 = 1): void {
     const d = this.deposit[h]!;
     if (d === d) {

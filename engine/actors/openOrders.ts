@@ -40,8 +40,9 @@ export type OpenTerms = {
   /** The portfolio its fills go to (its handle: accounts.ts). */
   readonly holder: number;
   readonly lots: number;
-  /** Its limit price, WAD (what snapshots and fills carry). */
+  /** Its limit price, WAD (what snapshots and fills carry), and as a double: Number(price) / 1e18. */
   readonly price: bigint;
+  readonly px: number;
   /** The pair's size step (WAD per lot), and as an exact double (domain/lots.ts `lotNumberOf`, NaN when it is not one). */
   readonly lot: bigint;
   readonly lotNumber: number;
@@ -97,7 +98,7 @@ export class OrderSlots {
     this.live++;
     this.lots[s] = t.lots;
     this.tick[s] = record.tick;
-    this.px[s] = Number(t.price) / 1e18;
+    this.px[s] = t.px;
     this.perLotTick[s] = t.perLotTick;
     this.lotNumber[s] = t.lotNumber;
     this.expiry[s] = record.expiry;

@@ -19,7 +19,7 @@
  */
 import type { Hex } from '../domain/hex.ts';
 import { addLots, bigLots, contractsOf, lotNumberOf, lotsOfBig, lotsOfWad, wadOfLots, type Lots } from '../domain/lots.ts';
-import { exact, exactOf } from '../risk/exactCash.ts';
+import { exact, exactOf, type Cash } from '../risk/exactCash.ts';
 
 /** A position's premium and realised PnL in bigint, when one of them is beyond the doubles' bound. */
 export type WideCash = { premium: bigint; realized: bigint };
@@ -105,10 +105,10 @@ export function setCash(p: Position, premium: bigint, realized: bigint): void {
  * Result of moving a position by a fill: the balance before and after (lots) and the cash
  * realised. One value reused by every call: read it before the next.
  */
-export type PositionChange = { readonly before: Lots; readonly after: Lots; readonly realized: bigint };
-const CHANGE: { before: Lots; after: Lots; realized: bigint } = { before: 0, after: 0, realized: 0n };
+export type PositionChange = { readonly before: Lots; readonly after: Lots; readonly realized: Cash };
+const CHANGE: { before: Lots; after: Lots; realized: Cash } = { before: 0, after: 0, realized: 0 };
 
-function changed(before: Lots, after: Lots, realized: bigint): PositionChange {
+function changed(before: Lots, after: Lots, realized: Cash): PositionChange {
   CHANGE.before = before;
   CHANGE.after = after;
   CHANGE.realized = realized;
@@ -149,10 +149,10 @@ const MAX_PRODUCT = Number.MAX_SAFE_INTEGER;
  * the formula as it always was. The results are the bigint formula's to the unit
  * (test/engine/actors/accountCash.test.ts).
  */
-export function applyToPosition(p: Position, qty: Lots, premiumFlow: bigint): PositionChange {
+export function applyToPosition(p: Position, qty: Lots, premiumFlow: Cash): PositionChange {
   const before = p.lots;
   if (p.wide === null && typeof before === 'number' && typeof qty === 'number') {
-    const flow = exactOf(premiumFlow);
+    const flow = typeof premiumFlow === 'number' ? premiumFlow : exactOf(premiumFlow);
     const after = before + qty;
     if (exact(flow) && exact(after)) {
       if (before === 0 || before > 0 === qty > 0) {
@@ -160,7 +160,7 @@ export function applyToPosition(p: Position, qty: Lots, premiumFlow: bigint): Po
         if (exact(premium)) {
           p.premium = premium;
           p.lots = after;
-          return changed(before, after, 0n);
+          return changed(before, after, 0);
         }
       } else {
         const absBefore = before < 0 ? -before : before;
@@ -176,12 +176,12 @@ export function applyToPosition(p: Position, qty: Lots, premiumFlow: bigint): Po
           p.premium = kept;
           p.realized = realized;
           p.lots = after;
-          return changed(before, after, realizedNow === 0 ? 0n : BigInt(realizedNow));
+          return changed(before, after, realizedNow === 0 ? 0 : realizedNow);
         }
       }
     }
   }
-  return splitInBigint(p, bigLots(before), bigLots(qty), premiumFlow);
+  return splitInBigint(p, bigLots(before), bigLots(qty), typeof premiumFlow === 'number' ? BigInt(premiumFlow) : premiumFlow);
 }
 
 /** applyToPosition's arithmetic in bigint (the reference formula), the result kept in doubles where exact. */

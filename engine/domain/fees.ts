@@ -151,9 +151,23 @@ export function makerFeeInBigint(rates: FeeRates, notional: bigint): bigint {
   return (notional * rates.makerFeeRate) / WAD;
 }
 
-/** What a fill moves in COLLATERAL6, as bigints for the events and the accounts. */
-/** A fill's money in bigint, and each figure in doubles when exact (-1: only the bigint is; the compact trade event takes the double then, engine/events.ts `Cash`). */
+/**
+ * What a fill moves in COLLATERAL6. Each figure is in its double (`premiumN`, ...) when that is
+ * exact, and then its bigint field is not written (a stale value: read `cashOf` of the pair);
+ * else the double is -1 and the bigint holds it (the compact trade event and the accounts take
+ * whichever is set, engine/events.ts `Cash`). Most fills make no bigint at all.
+ */
 export type FillMoney = { premium: bigint; notional: bigint; takerFee: bigint; makerFee: bigint; premiumN: number; notionalN: number; takerFeeN: number; makerFeeN: number };
+
+/** A FillMoney figure as Cash: its double when exact (`n` >= 0), else its bigint. */
+export function cashOf(n: number, big: bigint): number | bigint {
+  return n >= 0 ? n : big;
+}
+
+/** A FillMoney figure as a bigint (the bigint formulas' inputs). */
+function bigOf(n: number, big: bigint): bigint {
+  return n >= 0 ? BigInt(n) : big;
+}
 
 /**
  * The money of a fill of `lots` lots at `tick` on a pair (lot `sizeStep`, `tickDecimals`) at
@@ -165,21 +179,19 @@ export function fillMoneyOf(out: FillMoney, lots: number, tick: number, sizeStep
   const notionalN = notionalInDoubles(lots, spot, sizeStep);
   out.premiumN = premiumN;
   out.notionalN = notionalN;
-  out.premium = premiumN >= 0 ? BigInt(premiumN) : premiumInBigint(lots, tick, sizeStep, tickDecimals);
-  out.notional = notionalN >= 0 ? BigInt(notionalN) : notionalInBigint(lots, spot, sizeStep);
+  if (premiumN < 0) out.premium = premiumInBigint(lots, tick, sizeStep, tickDecimals);
+  if (notionalN < 0) out.notional = notionalInBigint(lots, spot, sizeStep);
   if (feeFree) {
-    out.takerFee = 0n;
-    out.makerFee = 0n;
     out.takerFeeN = 0;
     out.makerFeeN = 0;
     return out;
   }
   const takerN = takerFeeInDoubles(notionalN, premiumN, rates.takerFeeRate, rates.takerFeeCapRate);
   out.takerFeeN = takerN;
-  out.takerFee = takerN >= 0 ? BigInt(takerN) : takerFeeInBigint(rates, out.notional, out.premium);
+  if (takerN < 0) out.takerFee = takerFeeInBigint(rates, bigOf(notionalN, out.notional), bigOf(premiumN, out.premium));
   const makerN = feeInDoubles(notionalN, rates.makerFeeRate);
   out.makerFeeN = makerN;
-  out.makerFee = makerN >= 0 ? BigInt(makerN) : makerFeeInBigint(rates, out.notional);
+  if (makerN < 0) out.makerFee = makerFeeInBigint(rates, bigOf(notionalN, out.notional));
   return out;
 }
 

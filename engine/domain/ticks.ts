@@ -22,21 +22,46 @@ export function tickSize(tickDecimals: number): Wad {
 // The prices of recently converted number ticks, per tick size: the ticks near the touch repeat
 // on every order, fill and depth event. Direct-mapped by the tick's low bits; a bigint is
 // immutable, so handing the same one out again is safe.
+// Beside each price its double (`pxs`), for the risk code's scenario figures.
 const CACHE_SLOTS = 1024;
-const priceCache: { ticks: Float64Array; prices: Wad[] }[] = [];
+type PriceCache = { ticks: Float64Array; prices: Wad[]; pxs: Float64Array };
+const priceCache: PriceCache[] = [];
 
 /** price = tick x 10^(18 - tickDecimals). A non-integer number tick throws. */
 export function tickToPrice(tick: bigint | number, tickDecimals: number): Wad {
   if (typeof tick === 'bigint') return tick * tickSize(tickDecimals);
+  const cache = priceCache[tickDecimals];
+  const slot = tick & (CACHE_SLOTS - 1);
+  // Only safe integer ticks are kept, so a hit is one (a small function: inlined where it is hot).
+  if (cache !== undefined && cache.ticks[slot] === tick) return cache.prices[slot]!;
+  return cached(tick, tickDecimals).prices[slot]!;
+}
+
+/**
+ * The price of a number tick as a double in contracts' units: `Number(tickToPrice(tick)) / 1e18`,
+ * bit for bit (made from that bigint once, kept beside it). `Number()` of a bigint beyond the
+ * small integers makes a heap number each time it is called from optimised code; this does not.
+ */
+export function tickToPx(tick: number, tickDecimals: number): number {
+  const cache = priceCache[tickDecimals];
+  const slot = tick & (CACHE_SLOTS - 1);
+  if (cache !== undefined && cache.ticks[slot] === tick) return cache.pxs[slot]!;
+  return cached(tick, tickDecimals).pxs[slot]!;
+}
+
+/** The cache of `tickDecimals` with `tick` in its slot (converted now if another tick held it). */
+function cached(tick: number, tickDecimals: number): PriceCache {
   if (!Number.isSafeInteger(tick)) throw new RangeError(`tick must be a safe integer, got ${tick}`);
   const size = tickSize(tickDecimals);
-  const cache = (priceCache[tickDecimals] ??= { ticks: new Float64Array(CACHE_SLOTS).fill(NaN), prices: new Array<Wad>(CACHE_SLOTS).fill(0n) });
+  const cache = (priceCache[tickDecimals] ??= { ticks: new Float64Array(CACHE_SLOTS).fill(NaN), prices: new Array<Wad>(CACHE_SLOTS).fill(0n), pxs: new Float64Array(CACHE_SLOTS) });
   const slot = tick & (CACHE_SLOTS - 1);
-  if (cache.ticks[slot] === tick) return cache.prices[slot]!;
-  const price = BigInt(tick) * size;
-  cache.ticks[slot] = tick;
-  cache.prices[slot] = price;
-  return price;
+  if (cache.ticks[slot] !== tick) {
+    const price = BigInt(tick) * size;
+    cache.ticks[slot] = tick;
+    cache.prices[slot] = price;
+    cache.pxs[slot] = Number(price) / 1e18;
+  }
+  return cache;
 }
 
 /** The tick of a price, rounded up (toward +infinity) or down (toward -infinity) off the grid. */

@@ -3,11 +3,12 @@
  * premium, realised cash, fees, open interest and the trade event.
  */
 import type { Hex } from '../domain/hex.ts';
-import { makerFeeInBigint, takerFeeInBigint, type FillMoney } from '../domain/fees.ts';
+import { cashOf, makerFeeInBigint, takerFeeInBigint, type FillMoney } from '../domain/fees.ts';
 import type { VenueState } from '../state.ts';
 import type { Portfolio } from '../actors/portfolio.ts';
 import { applyToPosition, emptyPosition, isFlat, collateralOf } from '../actors/position.ts';
 import { addLots, longDelta, negLots, type Lots } from '../domain/lots.ts';
+import type { Cash } from '../risk/exactCash.ts';
 import type { EventSink } from './eventSink.ts';
 import { publicPortfolioId } from './eventSink.ts';
 import { referralRebate } from './referrals.ts';
@@ -71,14 +72,14 @@ function moneyOf(state: VenueState, pairId: Hex, f: FillParams): FillMoney {
 export function applyFill(state: VenueState, sink: EventSink, f: FillParams): number {
   const series = f.seriesHandle === undefined ? state.series.get(f.seriesId)! : state.series.at(f.seriesHandle);
   const m = f.money ?? moneyOf(state, series.spec.pairId, f);
-  const premium = m.premium;
-  const notional = m.notional;
-  const takerFeeC6 = m.takerFee;
-  const makerFeeC6 = m.makerFee;
+  // Each figure as Cash: its double when exact (no bigint made for a fill within the bound), else its bigint.
+  const premium = cashOf(m.premiumN, m.premium);
+  const takerFeeC6 = cashOf(m.takerFeeN, m.takerFee);
+  const makerFeeC6 = cashOf(m.makerFeeN, m.makerFee);
   const buyer = f.takerIsBuy ? f.taker : f.maker;
   const seller = f.takerIsBuy ? f.maker : f.taker;
 
-  const bought = move(state, sink, buyer.portfolio, f.seriesId, f.sizeStep, f.lots, -premium);
+  const bought = move(state, sink, buyer.portfolio, f.seriesId, f.sizeStep, f.lots, typeof premium === 'number' ? 0 - premium : -premium);
   const sold = move(state, sink, seller.portfolio, f.seriesId, f.sizeStep, negLots(f.lots), premium);
   state.addOpenInterest(series, typeof bought === 'number' && typeof sold === 'number' ? bought + sold : addLots(bought, sold));
 
@@ -98,8 +99,8 @@ export function applyFill(state: VenueState, sink: EventSink, f: FillParams): nu
   e.lots = onGrid ? (f.lots as number) : -1;
   e.priceWad = onGrid ? null : f.price;
   e.sizeWad = onGrid ? null : f.size;
-  e.premium = m.premiumN >= 0 ? m.premiumN : premium;
-  e.notional = m.notionalN >= 0 ? m.notionalN : notional;
+  e.premium = premium;
+  e.notional = cashOf(m.notionalN, m.notional);
   e.takerSide = f.takerIsBuy ? 'buy' : 'sell';
   e.maker = f.maker.portfolio.owner;
   e.taker = f.taker.portfolio.owner;
@@ -107,8 +108,8 @@ export function applyFill(state: VenueState, sink: EventSink, f: FillParams): nu
   e.takerOrderId = f.taker.orderId;
   e.makerPortfolioId = publicPortfolioId(f.maker.portfolio);
   e.takerPortfolioId = publicPortfolioId(f.taker.portfolio);
-  e.makerFee = m.makerFeeN >= 0 ? m.makerFeeN : makerFeeC6;
-  e.takerFee = m.takerFeeN >= 0 ? m.takerFeeN : takerFeeC6;
+  e.makerFee = makerFeeC6;
+  e.takerFee = takerFeeC6;
   e.openInterestLots = series.openInterest;
   e.source = f.source;
   sink.append(e);
@@ -117,12 +118,12 @@ export function applyFill(state: VenueState, sink: EventSink, f: FillParams): nu
 }
 
 /** Move one side's position by a fill of `qty` lots (of `lot` WAD) for `flow` premium; returns the change in its long open interest (lots). */
-function move(state: VenueState, sink: EventSink, p: Portfolio, seriesId: Hex, lot: bigint, qty: Lots, flow: bigint): Lots {
+function move(state: VenueState, sink: EventSink, p: Portfolio, seriesId: Hex, lot: bigint, qty: Lots, flow: Cash): Lots {
   let pos = p.positions.get(seriesId);
   if (!pos) p.positions.set(seriesId, (pos = emptyPosition(seriesId, lot)));
   const change = applyToPosition(pos, qty, flow);
   const oi = longDelta(change.before, change.after);
-  if (change.realized !== 0n) state.accounts.credit(p, change.realized);
+  if (change.realized !== 0 && change.realized !== 0n) state.accounts.credit(p, change.realized);
   if (isFlat(pos)) p.positions.delete(seriesId);
   state.accounts.margin.positionChanged(p, seriesId);
   sink.position(p, seriesId, pos);

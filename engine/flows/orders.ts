@@ -16,7 +16,7 @@ import type { ProspectiveOrder } from '../risk/marginBook.ts';
 import type { EventSink } from './eventSink.ts';
 import type { EngineEvent } from '../events.ts';
 import { blankOrderEvent, writeOrderEvent, type Writable } from './eventPool.ts';
-import { tickToPrice } from '../domain/ticks.ts';
+import { tickToPrice, tickToPx } from '../domain/ticks.ts';
 import { premiumInBigint, premiumInDoubles, premiumPerLotTick } from '../domain/premium.ts';
 import { applyFill, worstFeeOf, type FillParams, type FillSide } from './fill.ts';
 import { fillMoneyOf, notionalInDoubles, worstFeeInDoubles, type FillMoney } from '../domain/fees.ts';
@@ -92,7 +92,7 @@ function checkRisk(state: VenueState, places: readonly ValidPlace[], count: numb
 const CHECK: Writable<ProspectiveOrder>[] = [];
 
 function scratchEntry(i: number): Writable<ProspectiveOrder> {
-  while (CHECK.length <= i) CHECK.push({ seriesId: '0x', isBuy: false, size: 0n, price: 0n, worstFee: 0n, premium: 0n, premiumN: 0.5, worstFeeN: 0.5, lots: 0.5, lot: 1n });
+  while (CHECK.length <= i) CHECK.push({ seriesId: '0x', isBuy: false, size: 0n, price: 0n, worstFee: 0n, premium: 0n, premiumN: 0.5, worstFeeN: 0.5, lots: 0.5, lot: 1n, px: 0.5 });
   return CHECK[i]!;
 }
 
@@ -109,6 +109,7 @@ function prospective(state: VenueState, v: ValidPlace, into: Writable<Prospectiv
   into.price = v.price;
   into.lots = v.lots;
   into.lot = sizeStep;
+  into.px = tickToPx(v.o.tick, tickDecimals);
   // The doubles for a check decided in doubles (MarginBook.fitsInDoubles); the bigints now only
   // when a double is not exact, else made by inBigint if the check needs them.
   into.premiumN = premiumN;

@@ -5,6 +5,7 @@
 import { reject, type Rejection } from '../codes.ts';
 import type { VenueState } from '../state.ts';
 import type { EventSink } from './eventSink.ts';
+import type { Cash } from '../risk/exactCash.ts';
 
 /** 4 to 16 characters, upper-case letters and digits. */
 export const REFERRAL_CODE_PATTERN = /^[A-Z0-9]{4,16}$/;
@@ -38,8 +39,9 @@ export function applyReferralCode(state: VenueState, sink: EventSink, owner: str
  * At a fill: the taker's referrer, if any, receives `referralRebateBps` of the taker fee
  * (COLLATERAL6, rounded down) in its portfolio 0, out of the fee the venue took.
  */
-export function referralRebate(state: VenueState, sink: EventSink, taker: string, takerFee: bigint, tradeNo: number): void {
-  if (takerFee <= 0n || state.referrals.links.size === 0) return;
+export function referralRebate(state: VenueState, sink: EventSink, taker: string, fee: Cash, tradeNo: number): void {
+  if (fee <= 0 || state.referrals.links.size === 0) return;
+  const takerFee = typeof fee === 'number' ? BigInt(fee) : fee;
   const referrer = state.referrals.referrerOf(taker);
   if (referrer === undefined) return;
   const amount = (takerFee * BigInt(state.config.referralRebateBps)) / 10_000n;

@@ -17,6 +17,9 @@
 
 export const MAX_EXACT = Number.MAX_SAFE_INTEGER;
 
+/** An amount of cash (COLLATERAL6) as it moves on the hot path: an exact integer in a double when within the bound, else a bigint (engine/events.ts carries the same). */
+export type Cash = number | bigint;
+
 /** A bigint figure as a double when it is exact (|v| <= 2^53 - 1), else NaN. */
 export function exactOf(v: bigint): number {
   const n = Number(v);

@@ -57,6 +57,8 @@ export type ProspectiveOrder = {
   /** Its size in lots of `lot` (its pair's size step, WAD), when the caller has it: a check then counts its open sells in lots, no bigint. */
   readonly lots?: number;
   readonly lot?: bigint;
+  /** Its price as a double, Number(price) / 1e18 (domain/ticks.ts `tickToPx`), when the caller has it. */
+  readonly px?: number;
 };
 
 export type { Requirement } from './marginAccount.ts';
@@ -84,12 +86,15 @@ function lotNumberCached(lot: bigint): number {
   }
   return lastLotNumber;
 }
-// What orderDeltas counted for a check: the short floor's change, fees and cash needed (bigint, or doubles).
-let chkFloorOrd = 0;
+// What orderDeltas counted for a check: the short floor's change, fees and cash needed (bigint, or
+// doubles). The doubles in a typed array: a module variable is a context slot, and every double
+// written to one is boxed (a new heap number).
 let chkFees = 0n;
 let chkCash = 0n;
-let chkFeesN = 0;
-let chkCashN = 0;
+const chk = new Float64Array(3);
+const FLOOR_ORD_CHANGE = 0;
+const FEES = 1;
+const CASH = 2;
 /** A margin account's figures as they stand in doubles (MarginBook.plainInDoubles), COLLATERAL6. */
 export type PlainFigures = { deposit: number; unrealizedPnl: number; equity: number; initialMargin: number; initialMarginWithOrders: number; positionCount: number };
 /** Bits of AccountRows.current: the requirement memo, and the figures in doubles kept on the account, match the sums (any count clears both). */
@@ -196,9 +201,9 @@ export class MarginBook extends MarginCounts {
     if (!plain) {
       this.orderDeltas(a, acc, members, extra, extraCount, exclude, excludeCount, cashNeeded);
       cashNeeded = chkCash;
-    } else chkFloorOrd = 0;
+    } else chk[FLOOR_ORD_CHANGE] = 0;
     const fees = plain ? 0n : chkFees;
-    floorOrd += chkFloorOrd;
+    floorOrd += chk[FLOOR_ORD_CHANGE]!;
     let worst = 0;
     let worstWithOrders = 0;
     for (let s = 0; s < SCENARIOS; s++) {
@@ -245,7 +250,7 @@ export class MarginBook extends MarginCounts {
     const num = this.accounts.num;
     const base = a * STRIDE;
     if (buys) {
-      const needed = num[base + OWED]! + num[base + RESERVE]! + chkCashN;
+      const needed = num[base + OWED]! + num[base + RESERVE]! + chk[CASH]!;
       if (!exact(num[base + OWED]! + num[base + RESERVE]!) || !exact(needed) || depositN < needed) return false;
     }
     let worstWithOrders = 0;
@@ -253,9 +258,9 @@ export class MarginBook extends MarginCounts {
       const all = num[base + POS + s]! + num[base + ORD + s]! + delta[s]!;
       if (all < worstWithOrders) worstWithOrders = all;
     }
-    const units = Math.max(num[base + FLOOR_ORD]! + chkFloorOrd, -worstWithOrders);
+    const units = Math.max(num[base + FLOOR_ORD]! + chk[FLOOR_ORD_CHANGE]!, -worstWithOrders);
     if (!(units <= MAX_EXACT_UNITS)) return false;
-    const imWithOrders = (units <= 0 ? 0 : units * 100) + chkFeesN;
+    const imWithOrders = (units <= 0 ? 0 : units * 100) + chk[FEES]!;
     const unrealized = num[base + PREMIUM]! + num[base + MARK]!;
     const equity = depositN + unrealized;
     return exact(imWithOrders) && exact(unrealized) && exact(equity) && equity >= imWithOrders;
@@ -327,8 +332,8 @@ export class MarginBook extends MarginCounts {
   /**
    * The prospective orders' and the excluded orders' effect on a check, into the module's
    * scratch: scenario deltas (`delta`), the change of the short floor with orders
-   * (`chkFloorOrd`), and the fees and cash needed, in bigint (given `cashBase`, the cash needed
-   * before: `chkFees`, `chkCash` from it) or in doubles (`chkFeesN`, `chkCashN` from 0; false when
+   * (`chk[FLOOR_ORD_CHANGE]`), and the fees and cash needed, in bigint (given `cashBase`, the cash needed
+   * before: `chkFees`, `chkCash` from it) or in doubles (`chk[FEES]`, `chk[CASH]` from 0; false when
    * one is not an exact integer, and then the rest is not counted).
    */
   private orderDeltas(a: number, acc: MarginAccount, members: readonly Portfolio[] | null, extra: readonly ProspectiveOrder[], extraCount: number, exclude: readonly number[], excludeCount: number, cashBase: bigint | null): boolean {
@@ -337,8 +342,8 @@ export class MarginBook extends MarginCounts {
     sellCount = 0;
     chkFees = 0n;
     chkCash = cashBase ?? 0n;
-    chkFeesN = 0;
-    chkCashN = 0;
+    chk[FEES] = 0;
+    chk[CASH] = 0;
     for (let i = 0; i < extraCount; i++) {
       const o = extra[i]!;
       if (big) {
@@ -348,12 +353,15 @@ export class MarginBook extends MarginCounts {
         // Each partial sum checked (one beyond the bound may round).
         const fee = o.worstFeeN!;
         if (!(fee >= 0) || (o.isBuy && !(o.premiumN! >= 0))) return false;
-        if (!exact((chkFeesN += fee))) return false;
-        if (o.isBuy && !(exact(o.premiumN! + fee) && exact((chkCashN += o.premiumN! + fee)))) return false;
+        if (!exact((chk[FEES] += fee))) return false;
+        if (o.isBuy && !(exact(o.premiumN! + fee) && exact((chk[CASH] += o.premiumN! + fee)))) return false;
       }
       const q = this.quotes.quote(o.seriesId);
       if (q === null) continue; // a settled series carries no risk
-      addOrderLoss(delta, 1, (o.isBuy ? 1 : -1) * (Number(o.size) / 1e18), Number(o.price) / 1e18, q);
+      // Its size and price as doubles, Number(WAD) / 1e18 bit for bit: from lots and tick when given (no heap number made), else from the WAD.
+      const contracts = o.lots !== undefined && o.lot !== undefined ? contractsOf(o.lots, o.lot, lotNumberCached(o.lot)) : Number(o.size) / 1e18;
+      const px = o.px !== undefined ? o.px : Number(o.price) / 1e18;
+      addOrderLoss(delta, 1, (o.isBuy ? 1 : -1) * contracts, px, q);
       if (!o.isBuy) {
         if (o.lots !== undefined && o.lot !== undefined) addSell(o.seriesId, o.lots, o.lot, 0n);
         else addSell(o.seriesId, 0, null, o.size);
@@ -370,7 +378,7 @@ export class MarginBook extends MarginCounts {
         // Its reserve as the book counted it: collateralOf(remaining, price) while it is linked.
         if (big) chkCash -= collateralOf(wadOfLots(orders.lots[o]!, orders.lot[o]!), orders.price[o]!);
         else if (ex.exposureOf(o) === -1) return false;
-        else if (!exact((chkCashN -= ex.oReserve[o]!))) return false;
+        else if (!exact((chk[CASH] -= ex.oReserve[o]!))) return false;
       }
       const seriesId = orders.seriesId[o]!;
       const quote = this.quotes.quote(seriesId);
@@ -378,7 +386,7 @@ export class MarginBook extends MarginCounts {
       addOrderLoss(delta, -1, this.contractsOfOrder(o), orders.px[o]!, quote);
       if (orders.buy[o] !== 1) addSell(seriesId, 0 - orders.lots[o]!, orders.lot[o]!, 0n);
     }
-    chkFloorOrd = 0;
+    chk[FLOOR_ORD_CHANGE] = 0;
     for (let i = 0; i < sellCount; i++) {
       const seriesId = sellSeries[i]!;
       const e = this.findExposure(a, seriesId);
@@ -389,7 +397,7 @@ export class MarginBook extends MarginCounts {
       const lots = addLots(standing, sellLotsOf[i]!);
       // Number(WAD) / 1e18 bit for bit (domain/lots.ts contractsOf); with sells given in WAD only (a what-if's), in WAD.
       const short = sellWads[i] === 0n ? contractsOf(lots, lot, lotNumberCached(lot)) : Number(wadOfLots(lots, lot) + sellWads[i]!) / 1e18;
-      chkFloorOrd += floorUnits(this.floorRate, q.spot, short) - (e === -1 ? 0 : ex.num[e * STRIDE + FLOOR_ORD]!);
+      chk[FLOOR_ORD_CHANGE] += floorUnits(this.floorRate, q.spot, short) - (e === -1 ? 0 : ex.num[e * STRIDE + FLOOR_ORD]!);
     }
     return true;
   }

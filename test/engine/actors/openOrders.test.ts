@@ -18,7 +18,7 @@ const SERIES = `0x${'5'.repeat(64)}` as Hex;
 const PAIR = `0x${'6'.repeat(64)}` as Hex;
 const OWNER = `0x${'b'.repeat(40)}`;
 const record = (n: number): OrderRecord => ({ orderId: `0x${n.toString(16).padStart(64, '0')}` as Hex, seriesId: SERIES, ref: n, owner: OWNER, ownerIndex: 0, portfolioId: 1, routedPortfolioId: 1, isBuy: n % 2 === 0, tick: 100 + n, lots: n, filledLots: 0, status: 'open', expiry: 2_000_000_000 + n, createdAt: 0, instructions: DEFAULT_INSTRUCTIONS });
-const open = (slots: OrderSlots, n: number, holder = 0): number => slots.open(record(n), { pairId: PAIR, holder, lots: n, price: BigInt(n) * 10n ** 16n, lot: 10n ** 16n, lotNumber: 1e16, perLotTick: 0 });
+const open = (slots: OrderSlots, n: number, holder = 0): number => slots.open(record(n), { pairId: PAIR, holder, lots: n, price: BigInt(n) * 10n ** 16n, px: n / 100, lot: 10n ** 16n, lotNumber: 1e16, perLotTick: 0 });
 
 t.test("a portfolio's list keeps its members in insertion order like an array; slots are freed and reused", async (t) => {
   const rnd = prng(11);

@@ -5,7 +5,7 @@
  * overflow).
  */
 import t from 'tap';
-import { feeInDoubles, fillMoneyOf, makerFeeInBigint, mulDivInDoubles, notionalInDoubles, notionalPerLot, ratioOf, takerFeeInBigint, takerFeeInDoubles, worstFeeInDoubles, type FeeRates, type FillMoney } from '../../../engine/domain/fees.ts';
+import { cashOf, feeInDoubles, fillMoneyOf, makerFeeInBigint, mulDivInDoubles, notionalInDoubles, notionalPerLot, ratioOf, takerFeeInBigint, takerFeeInDoubles, worstFeeInDoubles, type FeeRates, type FillMoney } from '../../../engine/domain/fees.ts';
 import { collateralOf } from '../../../engine/actors/position.ts';
 import { tickToPrice } from '../../../engine/domain/ticks.ts';
 import { premiumInDoubles, premiumPerLotTick } from '../../../engine/domain/premium.ts';
@@ -88,12 +88,12 @@ t.test('notional at its bound: lots x spot x sizeStep', async (t) => {
   t.equal(notionalInDoubles(most, SPOT, LOT), most * 600_000_000, 'the most lots exact in doubles');
   t.equal(BigInt(notionalInDoubles(most, SPOT, LOT)), notionalRef(most, SPOT, LOT), 'equal to collateralOf');
   t.equal(notionalInDoubles(most + 1, SPOT, LOT), -1, 'one more lot: the fallback');
-  const m = fillMoneyOf(scratch(), most + 1, 1, LOT, 2, SPOT, defaultVenueConfig, false);
+  const m = inBigint(fillMoneyOf(scratch(), most + 1, 1, LOT, 2, SPOT, defaultVenueConfig, false));
   t.equal(m.notional, notionalRef(most + 1, SPOT, LOT), 'the fallback value, by bigint');
   t.ok(m.notional > BigInt(SAFE), 'which is indeed beyond 2^53');
   const odd = SPOT + 1n; // 18 decimals: the ratio does not reduce
   t.equal(notionalInDoubles(3, odd, LOT), -1, 'a spot the ratio cannot hold: the fallback');
-  t.equal(fillMoneyOf(scratch(), 3, 1, LOT, 2, odd, defaultVenueConfig, false).notional, notionalRef(3, odd, LOT), 'and bigint gives collateralOf');
+  t.equal(inBigint(fillMoneyOf(scratch(), 3, 1, LOT, 2, odd, defaultVenueConfig, false)).notional, notionalRef(3, odd, LOT), 'and bigint gives collateralOf');
 });
 
 t.test('fees at their bounds', async (t) => {
@@ -110,11 +110,13 @@ t.test('fees at their bounds', async (t) => {
   const odd = 3n * 10n ** 14n + 1n; // a rate with 18 significant digits: no usable ratio
   t.equal(feeInDoubles(5, odd), -1, 'an unreducible rate: the fallback');
   const rates: FeeRates = { takerFeeRate: rate, takerFeeCapRate: cap, makerFeeRate: odd };
-  const m = fillMoneyOf(scratch(), 1_000, 100_000, LOT, 2, SPOT, rates, false);
+  const money = fillMoneyOf(scratch(), 1_000, 100_000, LOT, 2, SPOT, rates, false);
+  t.equal(money.makerFeeN, -1, 'the maker fee only in bigint');
+  const m = inBigint(money);
   t.equal(m.makerFee, makerFeeInBigint(rates, m.notional), 'the maker fee by bigint');
   t.equal(m.takerFee, takerFeeInBigint(rates, m.notional, m.premium), 'the taker fee in doubles, equal to bigint');
   t.equal(worstFeeInDoubles(m.notional > 0n ? Number(m.notional) : 0, Number(m.premium), rates), -1, 'the worst fee with a maker rate beyond doubles: the fallback');
-  const free = fillMoneyOf(scratch(), 1_000, 100_000, LOT, 2, SPOT, rates, true);
+  const free = inBigint(fillMoneyOf(scratch(), 1_000, 100_000, LOT, 2, SPOT, rates, true));
   t.same([free.takerFee, free.makerFee], [0n, 0n], 'fee-free: no fee');
 });
 
@@ -141,7 +143,9 @@ t.test('seeded: a fill\'s money equal to the bigint formulas on pairs, spots and
     const premium = collateralOf(BigInt(lots) * step, tickToPrice(tick, tickDecimals));
     const notional = notionalRef(lots, spot, step);
     const want = [premium, notional, feeFree ? 0n : takerRef(notional, premium, rates.takerFeeRate, rates.takerFeeCapRate), feeFree ? 0n : feeRef(notional, rates.makerFeeRate)];
-    const got = [out.premium, out.notional, out.takerFee, out.makerFee];
+    // A figure in its double when exact (its bigint field then stale from an earlier fill: this scratch is reused), else in its bigint.
+    const m = inBigint(out);
+    const got = [m.premium, m.notional, m.takerFee, m.makerFee];
     const worst = worstFeeInDoubles(notionalInDoubles(lots, spot, step), premiumInDoubles(lots, tick, premiumPerLotTick(step, tickDecimals)), rates);
     if (worst >= 0) {
       worstInDoubles++;
@@ -160,6 +164,15 @@ t.test('seeded: a fill\'s money equal to the bigint formulas on pairs, spots and
   t.ok(doubles > 1_000 && bigints > 1_000, `both notional paths exercised (${doubles} in doubles, ${bigints} in bigint)`);
   t.ok(worstInDoubles > 300, `the worst fee in doubles ${worstInDoubles} times, equal to bigint`);
 });
+
+/** A fill's money in bigint, each figure from its double when exact (FillMoney's contract) or from its bigint. */
+function inBigint(m: FillMoney): { premium: bigint; notional: bigint; takerFee: bigint; makerFee: bigint } {
+  const big = (n: number, b: bigint): bigint => {
+    const c = cashOf(n, b);
+    return typeof c === 'number' ? BigInt(c) : c;
+  };
+  return { premium: big(m.premiumN, m.premium), notional: big(m.notionalN, m.notional), takerFee: big(m.takerFeeN, m.takerFee), makerFee: big(m.makerFeeN, m.makerFee) };
+}
 
 function scratch(): FillMoney {
   return { premium: 0n, notional: 0n, takerFee: 0n, makerFee: 0n, premiumN: -1, notionalN: -1, takerFeeN: -1, makerFeeN: -1 };

@@ -19,7 +19,7 @@ import type { OrderRecord } from '../../../engine/actors/orderRecord.ts';
 import { collateralOf } from '../../../engine/actors/position.ts';
 import { lotNumberOf } from '../../../engine/domain/lots.ts';
 import { premiumPerLotTick } from '../../../engine/domain/premium.ts';
-import { tickToPrice } from '../../../engine/domain/ticks.ts';
+import { tickToPrice, tickToPx } from '../../../engine/domain/ticks.ts';
 import { DEFAULT_INSTRUCTIONS } from '../../../engine/domain/instructions.ts';
 import { prng, randInt } from '../domain/prng.ts';
 
@@ -38,7 +38,7 @@ let nextId = 1;
 function rest(margin: MarginBook, p: Portfolio, seriesId: Hex, isBuy: boolean, lots: number, tick: number, lot: bigint, tickDecimals: number): number {
   const id = nextId++;
   const record = { orderId: series(9000 + id), seriesId, ref: id, owner: p.owner, ownerIndex: 0, portfolioId: p.id, routedPortfolioId: p.id, isBuy, tick, lots, filledLots: 0, status: 'open', expiry: 0, createdAt: 0, instructions: DEFAULT_INSTRUCTIONS } satisfies OrderRecord;
-  const o = margin.orders.open(record, { pairId: series(0), holder: p.handle, lots, price: tickToPrice(tick, tickDecimals), lot, lotNumber: lotNumberOf(lot), perLotTick: premiumPerLotTick(lot, tickDecimals) });
+  const o = margin.orders.open(record, { pairId: series(0), holder: p.handle, lots, price: tickToPrice(tick, tickDecimals), px: tickToPx(tick, tickDecimals), lot, lotNumber: lotNumberOf(lot), perLotTick: premiumPerLotTick(lot, tickDecimals) });
   margin.addOrder(p, o);
   return o;
 }

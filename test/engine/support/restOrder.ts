@@ -25,5 +25,5 @@ export function openTestOrder(orders: OrderSlots, p: Portfolio, o: TestOrder): n
   }
   if (o.remaining % lot !== 0n || o.remaining / lot > SAFE) throw new Error(`a test order of ${o.remaining} WAD needs a size step that leaves a safe number of lots`);
   const record = { orderId: o.orderId, seriesId: o.seriesId, ref: o.ref ?? 0, owner: p.owner, ownerIndex: 0, portfolioId: p.id, routedPortfolioId: p.id, isBuy: o.isBuy, tick: 0, lots: Number(o.remaining / lot), filledLots: 0, status: 'open', expiry: 0, createdAt: 0, instructions: DEFAULT_INSTRUCTIONS } satisfies OrderRecord;
-  return orders.open(record, { pairId: `0x${'0'.repeat(64)}` as Hex, holder: p.handle, lots: record.lots, price: o.price, lot, lotNumber: lotNumberOf(lot), perLotTick: 0 });
+  return orders.open(record, { pairId: `0x${'0'.repeat(64)}` as Hex, holder: p.handle, lots: record.lots, price: o.price, px: Number(o.price) / 1e18, lot, lotNumber: lotNumberOf(lot), perLotTick: 0 });
 }
