@@ -27,14 +27,17 @@ function isCancelled(cancels: Cancelled, orderId: Hex): boolean {
 /**
  * The instruction rules of entry `i` of `places` (`facts`: what the order rules found for
  * it), with the command's cancels. Null when they pass (or the entry names no instructions).
+ * `nowMs`, market maker protection's time, is the state's clock unless given; read only where
+ * the mmp rule needs it (a default parameter would load it on every call, and the compiler
+ * boxes that double: a heap number per order).
  */
-export function instructionRules(state: VenueState, facts: PlaceFacts<PlaceDraft>, places: readonly PlaceDraft[], i: number, cancels: Cancelled, nowMs: number = state.now): Rejection | null {
+export function instructionRules(state: VenueState, facts: PlaceFacts<PlaceDraft>, places: readonly PlaceDraft[], i: number, cancels: Cancelled, nowMs?: number): Rejection | null {
   const o = facts.o;
   const ins = o.instructions;
   if (ins === undefined || ins === DEFAULT_INSTRUCTIONS) return null;
   if (ins.mmp) {
     // Market maker protection: no new mmp order while the wallet is frozen on the pair (flows/mmp.ts).
-    const refused = mmpFrozen(state, o.owner, facts.pair.pairId, nowMs);
+    const refused = mmpFrozen(state, o.owner, facts.pair.pairId, nowMs ?? state.now);
     if (refused) return refused;
   }
   if (ins.clientOrderId !== null) {
