@@ -271,7 +271,8 @@ export class MarginBook extends MarginCounts {
     const rows = this.deposits.deposit;
     if (members === null) return rows[acc.anchor.handle]!;
     let depositN = 0;
-    for (const q of members) if (!exact((depositN += rows[q.handle]!))) return NaN;
+    // An index loop: `for...of` closes its iterator in a finally, and the value returned through it is boxed.
+    for (let i = 0; i < members.length; i++) if (!exact((depositN += rows[members[i]!.handle]!))) return NaN;
     return depositN;
   }
 
