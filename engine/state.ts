@@ -178,6 +178,8 @@ export class VenueState {
     let open = 0;
     for (const s of this.series.values()) open += s.openOrderCount;
     if (open !== this.orderIndex.size) return `${this.orderIndex.size} indexed orders, ${open} open in the series`;
+    const table = this.orderIndex.verify();
+    if (table !== null) return `order index: ${table}`;
     const slots = this.accounts.orders;
     if (slots.live !== this.orderIndex.size) return `${this.orderIndex.size} indexed orders, ${slots.live} order slots in use`;
     for (const [orderId, o] of this.orderIndex) {

@@ -6,15 +6,12 @@
  */
 import t from 'tap';
 import { OrderIdIndex } from '../../../engine/actors/orderIdIndex.ts';
+import { Prng } from '../book/support/prng.ts';
 
+/** A seeded stream in [0, 1). */
 function rng(seed: number): () => number {
-  let x = seed >>> 0;
-  return () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) / 2 ** 32;
-  };
+  const prng = new Prng(seed);
+  return () => prng.next();
 }
 
 /** An order-id-like key (0x + 64 hex digits) from a number, or a short plain string now and then. */
