@@ -49,17 +49,20 @@ t.test('the order index hash seed changes no output: the same events, hashes and
   const { commands } = randomStream(3, 1000);
   const a = Venue.create(defaultVenueConfig, { idHashSeed: 1 });
   const b = Venue.create(defaultVenueConfig, { idHashSeed: -0x2152411 });
+  const json = (x: unknown) => JSON.stringify(x, (_, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
   let differs: string | null = null;
-  for (const c of commands) {
-    const ea = JSON.stringify(a.apply(c), (_, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
-    const eb = JSON.stringify(b.apply(c), (_, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
-    if (ea !== eb) differs ??= `command ${c.seq}`;
+  let most = 0;
+  let fullest = new Uint8Array(0);
+  for (const [i, c] of commands.entries()) {
+    if (json(a.apply(c)) !== json(b.apply(c))) differs ??= `command ${c.seq}: result or events`;
+    if (i % 100 !== 99) continue;
+    const bytes = a.serialize();
+    if (Buffer.compare(bytes, b.serialize()) !== 0) differs ??= `after command ${c.seq}: snapshot bytes`;
+    if (a.state.orderIndex.size > most) [most, fullest] = [a.state.orderIndex.size, bytes];
   }
-  t.equal(differs, null, 'every result and its events the same');
-  t.ok(a.state.orderIndex.size > 0, `orders open at the end (${a.state.orderIndex.size})`);
-  const bytes = a.serialize();
-  t.same(b.serialize(), bytes, 'the same snapshot bytes');
-  const restored = Venue.restore(bytes, { idHashSeed: 0x7fffffff });
-  t.same(restored.serialize(), bytes, 'restored under a third seed: re-serialised byte-identical');
+  t.equal(differs, null, 'every result, its events and every snapshot the same');
+  t.ok(most > 10, `orders open at a snapshot (${most})`);
+  const restored = Venue.restore(fullest, { idHashSeed: 0x7fffffff });
+  t.same(restored.serialize(), fullest, 'restored under a third seed: re-serialised byte-identical');
   t.equal(restored.state.verifyOrderIndex(), null, 'and its order index consistent');
 });
