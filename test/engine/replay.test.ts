@@ -52,7 +52,7 @@ t.test('the order index hash seed changes no output: the same events, hashes and
   const json = (x: unknown) => JSON.stringify(x, (_, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
   let differs: string | null = null;
   let most = 0;
-  let fullest = new Uint8Array(0);
+  let fullest: Uint8Array = new Uint8Array(0);
   for (const [i, c] of commands.entries()) {
     if (json(a.apply(c)) !== json(b.apply(c))) differs ??= `command ${c.seq}: result or events`;
     if (i % 100 !== 99) continue;
