@@ -12,7 +12,7 @@
  * - Result codes, and the value helpers the wire needs (fixed point, ids, ticks, symbols,
  *   instructions, pricing of implied volatility and of marks for the mark workers).
  */
-export { Venue, type ApplyResult, type CommandValue, type EngineApplyResult, type EngineCommandValue } from './venue.ts';
+export { Venue, type VenueOptions, type ApplyResult, type CommandValue, type EngineApplyResult, type EngineCommandValue } from './venue.ts';
 export type { EngineOrderOutcome, OrderOutcome, OrderTrade } from './flows/orders.ts';
 export type { WhatIf, WhatIfOrder, RiskFigures } from './flows/whatIf.ts';
 export type * from './commands.ts';

@@ -209,12 +209,12 @@ export type Restored = { state: VenueState; migratedFrom: number | null };
  * recorded: for format 2 against the restored state's, for format 1 against its own bytes
  * (format 1 hashed its whole serialisation, as format 2 does; Venue.restoredHash).
  */
-export function restoreSnapshot(bytes: Uint8Array): Restored {
+export function restoreSnapshot(bytes: Uint8Array, idHashSeed = 0): Restored {
   const dump = decode(bytes);
-  if (dump.format === FORMAT) return { state: fromDump(dump), migratedFrom: null };
+  if (dump.format === FORMAT) return { state: fromDump(dump, idHashSeed), migratedFrom: null };
   if (dump.format !== 1) throw new Error(`unsupported snapshot format ${dump.format}`);
   const expected = encode(migrateFormat1(dump));
-  const state = fromDump(decode(expected));
+  const state = fromDump(decode(expected), idHashSeed);
   const got = serializeState(state);
   if (hashBytes(got) !== hashBytes(expected)) throw new Error('a format-1 snapshot restored to other state than its conversion to format 2');
   return { state, migratedFrom: 1 };
@@ -225,9 +225,9 @@ function openOrderDump(slots: OrderSlots, o: number): OpenOrderDump {
   return { orderId: slots.orderId[o]!, seriesId: slots.seriesId[o]!, isBuy: slots.buy[o] === 1, remaining: wadOfLots(slots.lots[o]!, slots.lot[o]!), price: slots.price[o]! };
 }
 
-function fromDump(dump: Dump): VenueState {
+function fromDump(dump: Dump, idHashSeed: number): VenueState {
   // Rules added since the snapshot was written take their defaults.
-  const s = new VenueState({ ...defaultVenueConfig, ...dump.config });
+  const s = new VenueState({ ...defaultVenueConfig, ...dump.config }, idHashSeed);
   s.now = dump.now;
   s.seq = dump.seq;
   s.nextRef = dump.nextRef;

@@ -15,6 +15,7 @@ import { RfqActor } from './actors/rfq.ts';
 import { MmpActor } from './actors/mmp.ts';
 import { ReferralActor } from './actors/referrals.ts';
 import { InsuranceFund } from './actors/insuranceFund.ts';
+import { OrderIdIndex } from './actors/orderIdIndex.ts';
 
 function addTo(sums: Map<Hex, { call: Lots; put: Lots }>, series: SeriesActor, delta: Lots): void {
   let oi = sums.get(series.spec.pairId);
@@ -50,8 +51,12 @@ export class VenueState {
   readonly ownerIndex = new Map<string, number>();
   /** By wallet handle: its owner's index in `ownerIndex`, -1 until asked (internWalletOwner). */
   private readonly walletOwnerIndex: number[] = [];
-  /** Open order -> its record and everything a cancel, fill or expiry touches: one lookup finds all. */
-  readonly orderIndex = new Map<Hex, number>();
+  /**
+   * Open order id -> its slot (actors/openOrders.ts): its record and everything a cancel, fill or
+   * expiry touches, one lookup. Map-like, in insertion order (snapshots list it so), and it
+   * allocates nothing per insert or delete (actors/orderIdIndex.ts).
+   */
+  readonly orderIndex: OrderIdIndex;
   /**
    * Good-till times of open orders: [expiry seconds, orderId]. An order that leaves the book
    * early leaves its entry behind (skipped when it comes up); `trackGoodTill` drops such
@@ -74,7 +79,9 @@ export class VenueState {
   /** config.maxOrderLots as a bigint, for the order check. */
   readonly maxOrderLots: bigint;
 
-  constructor(readonly config: VenueConfig) {
+  /** `idHashSeed`: the order index's hash seed (VenueOptions, venue.ts); it changes no output. */
+  constructor(readonly config: VenueConfig, idHashSeed = 0) {
+    this.orderIndex = new OrderIdIndex(idHashSeed);
     // The order rule compares lots in doubles (lotsOfSize), exact only below 2^53 (and the book's quantities need it too).
     if (!Number.isSafeInteger(config.maxOrderLots) || config.maxOrderLots < 1) throw new RangeError(`maxOrderLots must be an integer in [1, 2^53 - 1], got ${config.maxOrderLots}`);
     this.accounts = new AccountActor(config, this.marks);
@@ -171,6 +178,8 @@ export class VenueState {
     let open = 0;
     for (const s of this.series.values()) open += s.openOrderCount;
     if (open !== this.orderIndex.size) return `${this.orderIndex.size} indexed orders, ${open} open in the series`;
+    const table = this.orderIndex.verify();
+    if (table !== null) return `order index: ${table}`;
     const slots = this.accounts.orders;
     if (slots.live !== this.orderIndex.size) return `${this.orderIndex.size} indexed orders, ${slots.live} order slots in use`;
     for (const [orderId, o] of this.orderIndex) {

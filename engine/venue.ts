@@ -83,6 +83,14 @@ function replaceHalf<K extends keyof ReplacePair>(pairs: readonly ReplacePair[],
   return into;
 }
 
+/**
+ * What a venue takes beside its config and state, none of it in any output or snapshot.
+ * `idHashSeed`: the seed of the open order index's string hash (actors/orderIdIndex.ts), a
+ * 32-bit integer the gateway draws per process so that clients cannot grind order ids that
+ * collide in it; the engine draws no random numbers itself. 0 when not given.
+ */
+export type VenueOptions = { readonly idHashSeed?: number };
+
 export class Venue {
   /** One sink, reset for every command: its bookkeeping is reused (apply never re-enters). */
   private readonly sink = new EventSink();
@@ -95,13 +103,13 @@ export class Venue {
 
   constructor(readonly state: VenueState = new VenueState(defaultVenueConfig)) {}
 
-  static create(config: VenueConfig = defaultVenueConfig): Venue {
-    return new Venue(new VenueState(config));
+  static create(config: VenueConfig = defaultVenueConfig, options: VenueOptions = {}): Venue {
+    return new Venue(new VenueState(config, options.idHashSeed));
   }
 
   /** A snapshot's venue; an older format's is migrated, its conversion checked (engine/snapshot.ts restoreSnapshot). */
-  static restore(bytes: Uint8Array): Venue {
-    const r = restoreSnapshot(bytes);
+  static restore(bytes: Uint8Array, options: VenueOptions = {}): Venue {
+    const r = restoreSnapshot(bytes, options.idHashSeed);
     const venue = new Venue(r.state);
     if (r.migratedFrom !== null) venue.migratedHash = hashBytes(bytes);
     return venue;

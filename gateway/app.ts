@@ -3,7 +3,8 @@
  * workers, read models, routes, streams, drivers. Every boundary's implementation is
  * chosen here and only here (style.md habit 8).
  */
-import { Venue, type Hex } from '../engine/index.ts';
+import { randomInt } from 'node:crypto';
+import { Venue, type Hex, type VenueOptions } from '../engine/index.ts';
 import { readsFor, replayable } from './replayable.ts';
 import { createControlMetrics } from './http/controlMetrics.ts';
 import { registerOpsMetrics } from './http/opsMetrics.ts';
@@ -148,14 +149,16 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
   const local = options.memory ? memoryStorage({ log }) : openStorage({ dataDir: config.dataDir, log, keyEncryptionKey: process.env.KEY_ENCRYPTION_KEY });
   const nats = config.journal === 'nats';
   const storage = nats ? await withNatsJournal(local, config, log, clock()) : local;
+  // The open order index's hash seed, secret from clients (engine/actors/orderIdIndex.ts): no output depends on it.
+  const venueOptions: VenueOptions = { idHashSeed: randomInt(2 ** 32) | 0 };
   let recovered: ReturnType<typeof recover<ReturnType<typeof replayable>>>;
   try {
     recovered = recover({
       journal: storage.journal,
       snapshots: storage.snapshots,
-      create: () => replayable(Venue.create(venueConfigOf(config))),
+      create: () => replayable(Venue.create(venueConfigOf(config), venueOptions)),
       restore: (bytes, read) => {
-        const venue = Venue.restore(bytes);
+        const venue = Venue.restore(bytes, venueOptions);
         return replayable(venue, readsFor(venue, read, log));
       },
       log,
