@@ -129,17 +129,24 @@ export class VenueState {
    * of the state only), so a restored venue sweeps at the same commands as one that never
    * stopped.
    */
-  trackGoodTill(expiry: number, orderId: Hex): void {
+  trackGoodTill(expiry: number, orderId: Hex, slot = -1): void {
     const heap = this.expiryHeap;
-    heap.push(expiry, orderId);
+    heap.push(expiry, orderId, slot);
     if (heap.size <= 2 * this.orderIndex.size + EXPIRY_SLACK) return;
     heap.retain(this.stillGoodTill);
   }
 
-  /** A heap entry whose order is still open with that good-till time (made once: a sweep allocates no closure). */
-  private readonly stillGoodTill = (key: number, id: Hex): boolean => {
+  /**
+   * A heap entry whose order is still open with that good-till time (made once: a sweep
+   * allocates no closure). The entry's slot (its hint, the slot the order rested in) answers
+   * without hashing the id when that slot still holds the id open: then it is the slot the index
+   * gives. Otherwise (the order left, a restored entry without one) the index decides, as before.
+   */
+  private readonly stillGoodTill = (key: number, id: Hex, slot: number): boolean => {
+    const orders = this.accounts.orders;
+    if (orders.isOpen(slot) && orders.orderId[slot] === id) return orders.expiry[slot] === key;
     const o = this.orderIndex.get(id);
-    return o !== undefined && this.accounts.orders.expiry[o] === key;
+    return o !== undefined && orders.expiry[o] === key;
   };
 
   /** Open interest of `pairId`'s live calls (or puts), lots of the pair's size step. */

@@ -1,5 +1,6 @@
 /**
- * A binary min-heap of (key, value) pairs; ties pop in insertion order.
+ * A binary min-heap of (key, value) pairs; ties pop in insertion order. Each entry may carry a
+ * number for its owner's use (`hint`, -1 when none), handed to `retain`'s test.
  *
  * Allocates nothing in steady state: its entries are the first `size` of three parallel arrays
  * that only grow (to the most entries held at once); a pop or a `retain` leaves their capacity
@@ -9,6 +10,7 @@ export class MinHeap<V> {
   private readonly keys: number[] = [];
   private readonly order: number[] = [];
   private readonly values: V[] = [];
+  private readonly hints: number[] = [];
   private n = 0;
   private counter = 0;
 
@@ -21,16 +23,18 @@ export class MinHeap<V> {
     return this.keys.length;
   }
 
-  push(key: number, value: V): void {
+  push(key: number, value: V, hint = -1): void {
     const i = this.n++;
     if (i === this.keys.length) {
       this.keys.push(key);
       this.order.push(this.counter++);
       this.values.push(value);
+      this.hints.push(hint);
     } else {
       this.keys[i] = key;
       this.order[i] = this.counter++;
       this.values[i] = value;
+      this.hints[i] = hint;
     }
     this.up(i);
   }
@@ -54,11 +58,11 @@ export class MinHeap<V> {
    * and made a heap again; each keeps its insertion rank, so they pop (and list: `entries`) in
    * the order they would have.
    */
-  retain(keep: (key: number, value: V) => boolean): void {
+  retain(keep: (key: number, value: V, hint: number) => boolean): void {
     const n = this.n;
     let m = 0;
     for (let i = 0; i < n; i++) {
-      if (!keep(this.keys[i]!, this.values[i]!)) continue;
+      if (!keep(this.keys[i]!, this.values[i]!, this.hints[i]!)) continue;
       if (m !== i) this.move(i, m);
       m++;
     }
@@ -84,16 +88,19 @@ export class MinHeap<V> {
     this.keys[to] = this.keys[from]!;
     this.order[to] = this.order[from]!;
     this.values[to] = this.values[from]!;
+    this.hints[to] = this.hints[from]!;
   }
 
   private swap(a: number, b: number): void {
     const k = this.keys[a]!;
     const o = this.order[a]!;
     const v = this.values[a]!;
+    const h = this.hints[a]!;
     this.move(b, a);
     this.keys[b] = k;
     this.order[b] = o;
     this.values[b] = v;
+    this.hints[b] = h;
   }
 
   private up(i: number): void {

@@ -215,8 +215,9 @@ function executePlace(state: VenueState, sink: EventSink, v: ValidPlace): void {
   const tradeCount = settleMatch(state, sink, outcome, pair, record, v.portfolio, guard, false);
   const stopped = outcome.stopped;
   if (outcome.restingLots > 0) {
-    state.orderIndex.set(o.orderId, state.accounts.restOrder(record, v.portfolio, pair, outcome.restingLots, v.price));
-    if (record.expiry < series.spec.expiry) state.trackGoodTill(record.expiry, o.orderId);
+    const slot = state.accounts.restOrder(record, v.portfolio, pair, outcome.restingLots, v.price);
+    state.orderIndex.set(o.orderId, slot);
+    if (record.expiry < series.spec.expiry) state.trackGoodTill(record.expiry, o.orderId, slot);
   }
   sink.portfolio(v.portfolio);
   sink.book(series);

@@ -7,6 +7,7 @@ import type { OrderEvent, TradeEvent } from '../../engine/events.ts';
 import { Venue } from '../../engine/venue.ts';
 import { defaultVenueConfig } from '../../engine/config.ts';
 import { EXPIRY_SLACK } from '../../engine/state.ts';
+import type { Hex } from '../../engine/domain/hex.ts';
 
 t.test('listing: every scheduled expiry on a +-30% strike grid, priced', async (t) => {
   const h = listedVenue();
@@ -242,16 +243,22 @@ t.test('good-till: entries of orders that left the book are swept, not kept unti
   const now = Math.floor(h.ts / 1000);
   const stay = [60, 120].map((dt) => h.order(ALICE, call, true, 100, 1, { expiry: now + dt }));
   h.ok({ type: 'place', orders: stay });
-  // A market maker's churn: quotes good till a day ahead, each cancelled at once.
+  // A market maker's churn: quotes good till an hour ahead (before the series' expiry, so each is
+  // tracked: an order good till its series' expiry needs no entry), each cancelled at once.
+  t.ok(now + 3_600 < s.series.get(call)!.spec.expiry, 'the quotes end before their series');
   let largest = 0;
+  let sweeps = 0;
   for (let i = 0; i < 3 * EXPIRY_SLACK; i++) {
-    const q = h.order(ALICE, call, false, 150, 1, { expiry: now + 86_400 });
+    const q = h.order(ALICE, call, false, 150, 1, { expiry: now + 3_600 });
+    const before = s.expiryHeap.size;
     h.ok({ type: 'place', orders: [q] });
+    if (s.expiryHeap.size <= before) sweeps++;
     h.ok({ type: 'cancel', cancels: [{ orderId: q.orderId, owner: ALICE, nonce: h.nextNonce(ALICE), deadline: now + 300 }] });
     largest = Math.max(largest, s.expiryHeap.size);
   }
-  t.ok(largest <= 2 * 3 + EXPIRY_SLACK + 1, `the heap stayed bounded (largest ${largest})`);
-  t.ok(s.expiryHeap.size < 3 * EXPIRY_SLACK, 'swept at least once');
+  // Open: the two that stay and the quote just placed; a push past twice that plus the slack sweeps.
+  t.ok(largest > EXPIRY_SLACK && largest <= 2 * 3 + EXPIRY_SLACK, `the heap grew to its sweep point and no further (largest ${largest})`);
+  t.equal(sweeps, 2, 'swept twice over 3 x the slack of pushes');
   const left = h.ok({ type: 'clock' }, 0);
   t.notOk(left.events.some((e) => e.type === 'order'), 'nothing expires early');
   const first = h.ok({ type: 'clock' }, 61_000);
@@ -266,6 +273,38 @@ t.test('good-till: entries of orders that left the book are swept, not kept unti
   const restored = Venue.restore(before.serialize());
   for (const c of h.log.slice(mid)) restored.apply(c);
   t.equal(restored.stateHash(), h.venue.stateHash(), 'same state hash after a restore midway');
+});
+
+t.test('good-till: a sweep keeps the entry of an order id that came back with the same time, its old slot taken by another order', async (t) => {
+  const h = listedVenue();
+  const call = h.atm(BTC, true);
+  h.fund(ALICE, usdc(1_000_000));
+  const s = h.venue.state;
+  const now = Math.floor(h.ts / 1000);
+  const cancel = (orderId: Hex) => h.ok({ type: 'cancel', cancels: [{ orderId, owner: ALICE, nonce: h.nextNonce(ALICE), deadline: now + 300 }] });
+  const x = h.order(ALICE, call, true, 100, 1, { expiry: now + 600 });
+  h.ok({ type: 'place', orders: [x] });
+  const first = s.orderIndex.get(x.orderId)!;
+  cancel(x.orderId);
+  // Another order takes the freed slot; the id comes back on a new order, same good-till time, in another slot.
+  h.ok({ type: 'place', orders: [h.order(ALICE, call, true, 99, 1, { expiry: now + 7_200 })] });
+  h.ok({ type: 'place', orders: [{ ...h.order(ALICE, call, true, 100, 1, { expiry: now + 600 }), orderId: x.orderId }] });
+  t.not(s.orderIndex.get(x.orderId), first, 'the id rests in another slot now');
+  const entriesOf = () => s.expiryHeap.entries().filter(([, id]) => id === x.orderId).length;
+  t.equal(entriesOf(), 2, 'both placements have their entry');
+  let sweeps = 0;
+  for (let i = 0; i < 2 * EXPIRY_SLACK; i++) {
+    const q = h.order(ALICE, call, false, 150, 1, { expiry: now + 3_600 });
+    const before = s.expiryHeap.size;
+    h.ok({ type: 'place', orders: [q] });
+    if (s.expiryHeap.size <= before) sweeps++;
+    cancel(q.orderId);
+  }
+  t.ok(sweeps >= 1, `swept (${sweeps} times)`);
+  // The stale entry is the id's at that time, as the index says (its slot hint no longer holds the id): kept, as before hints.
+  t.equal(entriesOf(), 2, 'both entries kept by the sweep');
+  const due = h.ok({ type: 'clock' }, 601_000);
+  t.same(due.events.filter((e): e is OrderEvent => e.type === 'order').map((e) => [e.orderId, e.status]), [[x.orderId, 'expired']], 'the order expires once, at its time');
 });
 
 t.test('settlement at 08:00 UTC with the 30-minute TWAP', async (t) => {

@@ -58,3 +58,29 @@ t.test('its arrays only grow to the most entries held at once: pops and sweeps l
   t.equal(h.capacity, 1001, 'one more than ever held grows it by one entry');
   t.equal(h.pop(), -1, 'the new least key first');
 });
+
+t.test('each entry keeps its hint through pushes, pops and sweeps', async (t) => {
+  const rnd = prng(11);
+  const h = new MinHeap<number>();
+  // The hint of value v is 3v + 1: every move of an entry must carry its hint with it.
+  for (let v = 0; v < 2000; v++) h.push(Math.floor(rnd() * 50), v, 3 * v + 1);
+  for (let i = 0; i < 400; i++) h.pop();
+  let seen = 0;
+  let wrong = 0;
+  h.retain((_key, v, hint) => {
+    seen++;
+    if (hint !== 3 * v + 1) wrong++;
+    return v % 3 !== 0;
+  });
+  t.equal(seen, 1600, 'the sweep saw every entry left');
+  t.equal(wrong, 0, 'each with its own hint');
+  for (let v = 2000; v < 2100; v++) h.push(Math.floor(rnd() * 50), v);
+  let none = 0;
+  h.retain((_key, v, hint) => {
+    if (v >= 2000) none += hint === -1 ? 1 : 0;
+    else if (hint !== 3 * v + 1) wrong++;
+    return true;
+  });
+  t.equal(none, 100, 'an entry pushed without one has -1');
+  t.equal(wrong, 0);
+});
