@@ -52,15 +52,6 @@ export class CashRows {
    * bigint to allocate): one checked sum in doubles, in bigint when the amount or the result is
    * beyond the bound.
    */
-  /** `add` of an amount given as Cash: a double (an exact integer: domain of `Cash`) summed in doubles while the result is exact. */
-  addCash(h: number, amount: Cash): void {
-    if (typeof amount === 'bigint') return this.add(h, amount);
-    const d = this.deposit[h]!;
-    const sum = d + amount;
-    if (d === d && exact(sum)) this.deposit[h] = sum;
-    else this.add(h, BigInt(amount));
-  }
-
   add(h: number, amount: bigint, sign: 1 | -1 = 1): void {
     const d = this.deposit[h]!;
     if (d === d) {
@@ -76,5 +67,17 @@ export class CashRows {
       this.deposit[h] = NaN;
       this.wide[h] = v;
     } else this.set(h, v);
+  }
+
+  /**
+   * `add` of an amount given as Cash (a fill's premium or fee: a double only when it is an exact
+   * integer, else a bigint): summed in doubles while the result is exact, no bigint made.
+   */
+  addCash(h: number, amount: Cash): void {
+    if (typeof amount === 'bigint') return this.add(h, amount);
+    const d = this.deposit[h]!;
+    const sum = d + amount;
+    if (d === d && exact(sum)) this.deposit[h] = sum;
+    else this.add(h, BigInt(amount));
   }
 }

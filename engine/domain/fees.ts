@@ -153,14 +153,14 @@ export function makerFeeInBigint(rates: FeeRates, notional: bigint): bigint {
 
 /**
  * What a fill moves in COLLATERAL6. Each figure is in its double (`premiumN`, ...) when that is
- * exact, and then its bigint field is not written (a stale value: read `cashOf` of the pair);
+ * exact, and then its bigint field is not written (a stale value: read `moneyFigure` of the pair);
  * else the double is -1 and the bigint holds it (the compact trade event and the accounts take
  * whichever is set, engine/events.ts `Cash`). Most fills make no bigint at all.
  */
 export type FillMoney = { premium: bigint; notional: bigint; takerFee: bigint; makerFee: bigint; premiumN: number; notionalN: number; takerFeeN: number; makerFeeN: number };
 
 /** A FillMoney figure as Cash: its double when exact (`n` >= 0), else its bigint. */
-export function cashOf(n: number, big: bigint): number | bigint {
+export function moneyFigure(n: number, big: bigint): number | bigint {
   return n >= 0 ? n : big;
 }
 

@@ -3,7 +3,7 @@
  * premium, realised cash, fees, open interest and the trade event.
  */
 import type { Hex } from '../domain/hex.ts';
-import { cashOf, makerFeeInBigint, takerFeeInBigint, type FillMoney } from '../domain/fees.ts';
+import { makerFeeInBigint, moneyFigure, takerFeeInBigint, type FillMoney } from '../domain/fees.ts';
 import type { VenueState } from '../state.ts';
 import type { Portfolio } from '../actors/portfolio.ts';
 import { applyToPosition, emptyPosition, isFlat, collateralOf } from '../actors/position.ts';
@@ -73,9 +73,9 @@ export function applyFill(state: VenueState, sink: EventSink, f: FillParams): nu
   const series = f.seriesHandle === undefined ? state.series.get(f.seriesId)! : state.series.at(f.seriesHandle);
   const m = f.money ?? moneyOf(state, series.spec.pairId, f);
   // Each figure as Cash: its double when exact (no bigint made for a fill within the bound), else its bigint.
-  const premium = cashOf(m.premiumN, m.premium);
-  const takerFeeC6 = cashOf(m.takerFeeN, m.takerFee);
-  const makerFeeC6 = cashOf(m.makerFeeN, m.makerFee);
+  const premium = moneyFigure(m.premiumN, m.premium);
+  const takerFeeC6 = moneyFigure(m.takerFeeN, m.takerFee);
+  const makerFeeC6 = moneyFigure(m.makerFeeN, m.makerFee);
   const buyer = f.takerIsBuy ? f.taker : f.maker;
   const seller = f.takerIsBuy ? f.maker : f.taker;
 
@@ -100,7 +100,7 @@ export function applyFill(state: VenueState, sink: EventSink, f: FillParams): nu
   e.priceWad = onGrid ? null : f.price;
   e.sizeWad = onGrid ? null : f.size;
   e.premium = premium;
-  e.notional = cashOf(m.notionalN, m.notional);
+  e.notional = moneyFigure(m.notionalN, m.notional);
   e.takerSide = f.takerIsBuy ? 'buy' : 'sell';
   e.maker = f.maker.portfolio.owner;
   e.taker = f.taker.portfolio.owner;

@@ -5,7 +5,7 @@
  * overflow).
  */
 import t from 'tap';
-import { cashOf, feeInDoubles, fillMoneyOf, makerFeeInBigint, mulDivInDoubles, notionalInDoubles, notionalPerLot, ratioOf, takerFeeInBigint, takerFeeInDoubles, worstFeeInDoubles, type FeeRates, type FillMoney } from '../../../engine/domain/fees.ts';
+import { feeInDoubles, fillMoneyOf, makerFeeInBigint, moneyFigure, mulDivInDoubles, notionalInDoubles, notionalPerLot, ratioOf, takerFeeInBigint, takerFeeInDoubles, worstFeeInDoubles, type FeeRates, type FillMoney } from '../../../engine/domain/fees.ts';
 import { collateralOf } from '../../../engine/actors/position.ts';
 import { tickToPrice } from '../../../engine/domain/ticks.ts';
 import { premiumInDoubles, premiumPerLotTick } from '../../../engine/domain/premium.ts';
@@ -168,7 +168,7 @@ t.test('seeded: a fill\'s money equal to the bigint formulas on pairs, spots and
 /** A fill's money in bigint, each figure from its double when exact (FillMoney's contract) or from its bigint. */
 function inBigint(m: FillMoney): { premium: bigint; notional: bigint; takerFee: bigint; makerFee: bigint } {
   const big = (n: number, b: bigint): bigint => {
-    const c = cashOf(n, b);
+    const c = moneyFigure(n, b);
     return typeof c === 'number' ? BigInt(c) : c;
   };
   return { premium: big(m.premiumN, m.premium), notional: big(m.notionalN, m.notional), takerFee: big(m.takerFeeN, m.takerFee), makerFee: big(m.makerFeeN, m.makerFee) };
