@@ -235,27 +235,41 @@ t.test('good-till: an order id that comes back after a cancel keeps its own good
   t.notOk(h.venue.state.orderIndex.has(first.orderId));
 });
 
-t.test('good-till: entries of orders that left the book are swept, not kept until their time', async (t) => {
+/**
+ * A venue with ALICE funded on an at-the-money call, for the good-till tests, and `churn(n)`: a
+ * market maker's n quotes good till an hour ahead (before the series' expiry, so each is tracked:
+ * an order good till its series' expiry needs no entry), each cancelled at once; it returns the
+ * heap's largest size and how many places swept it.
+ */
+function goodTillVenue() {
   const h = listedVenue();
   const call = h.atm(BTC, true);
   h.fund(ALICE, usdc(1_000_000));
   const s = h.venue.state;
   const now = Math.floor(h.ts / 1000);
+  const cancel = (orderId: Hex) => h.ok({ type: 'cancel', cancels: [{ orderId, owner: ALICE, nonce: h.nextNonce(ALICE), deadline: now + 300 }] });
+  const churn = (n: number): { largest: number; sweeps: number } => {
+    if (!(now + 3_600 < s.series.get(call)!.spec.expiry)) throw new Error('the quotes must end before their series');
+    let largest = 0;
+    let sweeps = 0;
+    for (let i = 0; i < n; i++) {
+      const q = h.order(ALICE, call, false, 150, 1, { expiry: now + 3_600 });
+      const before = s.expiryHeap.size;
+      h.ok({ type: 'place', orders: [q] });
+      if (s.expiryHeap.size <= before) sweeps++;
+      cancel(q.orderId);
+      largest = Math.max(largest, s.expiryHeap.size);
+    }
+    return { largest, sweeps };
+  };
+  return { h, call, s, now, cancel, churn };
+}
+
+t.test('good-till: entries of orders that left the book are swept, not kept until their time', async (t) => {
+  const { h, call, now, churn } = goodTillVenue();
   const stay = [60, 120].map((dt) => h.order(ALICE, call, true, 100, 1, { expiry: now + dt }));
   h.ok({ type: 'place', orders: stay });
-  // A market maker's churn: quotes good till an hour ahead (before the series' expiry, so each is
-  // tracked: an order good till its series' expiry needs no entry), each cancelled at once.
-  t.ok(now + 3_600 < s.series.get(call)!.spec.expiry, 'the quotes end before their series');
-  let largest = 0;
-  let sweeps = 0;
-  for (let i = 0; i < 3 * EXPIRY_SLACK; i++) {
-    const q = h.order(ALICE, call, false, 150, 1, { expiry: now + 3_600 });
-    const before = s.expiryHeap.size;
-    h.ok({ type: 'place', orders: [q] });
-    if (s.expiryHeap.size <= before) sweeps++;
-    h.ok({ type: 'cancel', cancels: [{ orderId: q.orderId, owner: ALICE, nonce: h.nextNonce(ALICE), deadline: now + 300 }] });
-    largest = Math.max(largest, s.expiryHeap.size);
-  }
+  const { largest, sweeps } = churn(3 * EXPIRY_SLACK);
   // Open: the two that stay and the quote just placed; a push past twice that plus the slack sweeps.
   t.ok(largest > EXPIRY_SLACK && largest <= 2 * 3 + EXPIRY_SLACK, `the heap grew to its sweep point and no further (largest ${largest})`);
   t.equal(sweeps, 2, 'swept twice over 3 x the slack of pushes');
@@ -276,12 +290,7 @@ t.test('good-till: entries of orders that left the book are swept, not kept unti
 });
 
 t.test('good-till: a sweep keeps the entry of an order id that came back with the same time, its old slot taken by another order', async (t) => {
-  const h = listedVenue();
-  const call = h.atm(BTC, true);
-  h.fund(ALICE, usdc(1_000_000));
-  const s = h.venue.state;
-  const now = Math.floor(h.ts / 1000);
-  const cancel = (orderId: Hex) => h.ok({ type: 'cancel', cancels: [{ orderId, owner: ALICE, nonce: h.nextNonce(ALICE), deadline: now + 300 }] });
+  const { h, call, s, now, cancel, churn } = goodTillVenue();
   const x = h.order(ALICE, call, true, 100, 1, { expiry: now + 600 });
   h.ok({ type: 'place', orders: [x] });
   const first = s.orderIndex.get(x.orderId)!;
@@ -292,14 +301,7 @@ t.test('good-till: a sweep keeps the entry of an order id that came back with th
   t.not(s.orderIndex.get(x.orderId), first, 'the id rests in another slot now');
   const entriesOf = () => s.expiryHeap.entries().filter(([, id]) => id === x.orderId).length;
   t.equal(entriesOf(), 2, 'both placements have their entry');
-  let sweeps = 0;
-  for (let i = 0; i < 2 * EXPIRY_SLACK; i++) {
-    const q = h.order(ALICE, call, false, 150, 1, { expiry: now + 3_600 });
-    const before = s.expiryHeap.size;
-    h.ok({ type: 'place', orders: [q] });
-    if (s.expiryHeap.size <= before) sweeps++;
-    cancel(q.orderId);
-  }
+  const { sweeps } = churn(2 * EXPIRY_SLACK);
   t.ok(sweeps >= 1, `swept (${sweeps} times)`);
   // The stale entry is the id's at that time, as the index says (its slot hint no longer holds the id): kept, as before hints.
   t.equal(entriesOf(), 2, 'both entries kept by the sweep');
