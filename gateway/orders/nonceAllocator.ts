@@ -10,14 +10,20 @@
  * Starting point: a PlaceOrder does not name its signer, so two wallets signing the same
  * order with the same nonce would sign the same orderId, and the second would be refused
  * as a duplicate. Market makers quoting the same grid do sign identical orders; so each
- * wallet's server-assigned nonces start at a 64-bit value derived from its address
- * (keccak256 of the address, its first 8 bytes with the low 24 bits cleared): runs of
- * nonces of different wallets do not meet in practice.
+ * wallet's server-assigned nonces start at a 63-bit value derived from its address
+ * (keccak256 of the address, its first 8 bytes with the top bit and the low 24 bits cleared):
+ * runs of nonces of different wallets do not meet in practice. Below 2^63 they fit a signed
+ * 64-bit integer, in which the engine's nonce window works them out without making a bigint
+ * (engine/actors/nonceWindow.ts). Until 2026-11-27 the top bit was kept; a wallet that has used
+ * such nonces goes on from the engine's next one, above its start.
  *
  * Order, cancel and RFQ-fill nonces share one space per wallet, as in the engine.
  */
 import { keccak256 } from 'viem';
 import type { EngineFront } from '../services.ts';
+
+/** The start's bits kept: 63 bits, the low 24 cleared (see above). */
+export const START_MASK = 0x7fff_ffff_ff00_0000n;
 
 /** Wallets remembered; past this the map starts over (the engine's floor still holds). */
 const MAX_WALLETS = 100_000;
@@ -40,7 +46,7 @@ export class NonceAllocator {
     let s = this.starts.get(owner);
     if (s === undefined) {
       if (this.starts.size >= MAX_WALLETS) this.starts.clear();
-      s = BigInt(keccak256(owner.toLowerCase() as `0x${string}`).slice(0, 18)) & ~0xffffffn;
+      s = BigInt(keccak256(owner.toLowerCase() as `0x${string}`).slice(0, 18)) & START_MASK;
       this.starts.set(owner, s);
     }
     return s;
