@@ -12,13 +12,16 @@
  * of it, and a fold drops whole runs from the front: no hashing of bigints and no sort.
  * Snapshots list the remembered nonces in ascending order.
  *
- * Arithmetic on the nonces (`base++`, `his + 1n`) makes no bigint while they fit a signed 64-bit
- * integer: the optimising compiler works such bigints out in machine integers (measured:
- * 0 bytes a use in order, against 32 at or above 2^63). The server's nonces are below 2^63
- * (gateway/orders/nonceAllocator.ts).
+ * A use makes no bigint: the window keeps nonces it was given (`top`, the highest of the used
+ * prefix, and the runs' ends are nonces that arrived), never a sum, and tests a nonce's
+ * adjacency by comparing it with a sum (`nonce === top + 1n`), which the optimising compiler
+ * works out in 64-bit integers without making the sum while the nonces it has seen there fit
+ * a signed 64-bit integer (the server's own do: gateway/orders/nonceAllocator.ts). At or above
+ * 2^63 the comparisons make temporary bigints (measured: 32 bytes a use); the result is the same.
  */
 export class NonceWindow {
-  base = 0n;
+  /** The highest nonce of the used prefix: every nonce at or below it counts as used (-1: none). */
+  private top = -1n;
   /** Runs `los[i]..his[i]`, ascending, separated by at least one unused nonce, all above `base`. */
   private readonly los: bigint[] = [];
   private readonly his: bigint[] = [];
@@ -37,8 +40,13 @@ export class NonceWindow {
     return this.count;
   }
 
+  /** The lowest nonce of the unused rest: everything below it counts as used (a snapshot's `nonceBase`). */
+  get base(): bigint {
+    return this.top + 1n;
+  }
+
   isUsed(nonce: bigint): boolean {
-    if (nonce < this.base) return true;
+    if (nonce <= this.top) return true;
     const last = this.his.length - 1;
     if (last < 0 || nonce > this.his[last]!) return false;
     const i = this.runAtOrBelow(nonce);
@@ -49,10 +57,10 @@ export class NonceWindow {
   use(nonce: bigint): boolean {
     if (this.isUsed(nonce)) return false;
     this.restoredOrder = null;
-    if (nonce === this.base) {
-      this.base++;
+    if (nonce === this.top + 1n) {
+      this.top = nonce;
       // A run the base reaches joins it.
-      if (this.los.length !== 0 && this.los[0] === this.base) this.dropRuns(0);
+      if (this.los.length !== 0 && this.los[0] === nonce + 1n) this.dropRuns(0);
       return true;
     }
     this.insert(nonce);
@@ -74,7 +82,7 @@ export class NonceWindow {
 
   /** Remove runs 0..j and move the base past them. */
   private dropRuns(j: number): void {
-    this.base = this.his[j]! + 1n;
+    this.top = this.his[j]!;
     for (let i = 0; i <= j; i++) this.count -= Number(this.his[i]! - this.los[i]!) + 1;
     this.los.splice(0, j + 1);
     this.his.splice(0, j + 1);
@@ -133,7 +141,7 @@ export class NonceWindow {
 
   /** Restore from a snapshot: the base and the remembered nonces (any order), taken as they are. */
   restore(base: bigint, remembered: readonly bigint[]): void {
-    this.base = base;
+    this.top = base - 1n;
     this.los.length = 0;
     this.his.length = 0;
     this.count = 0;
@@ -148,6 +156,6 @@ export class NonceWindow {
   /** The lowest nonce not yet used at or above every used one: what the server hands out next. */
   next(): bigint {
     const n = this.his.length;
-    return n === 0 ? this.base : this.his[n - 1]! + 1n;
+    return n === 0 ? this.top + 1n : this.his[n - 1]! + 1n;
   }
 }
