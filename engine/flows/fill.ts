@@ -99,8 +99,13 @@ export function applyFill(state: VenueState, sink: EventSink, f: FillParams): nu
   e.lots = onGrid ? (f.lots as number) : -1;
   e.priceWad = onGrid ? null : f.price;
   e.sizeWad = onGrid ? null : f.size;
-  e.premium = premium;
-  e.notional = moneyFigure(m.notionalN, m.notional);
+  // Each money figure stored from its double or its bigint by a store of its own: a double merged
+  // with a bigint into one value (moneyFigure's) is boxed, a new heap number, when it is not a
+  // small integer.
+  if (m.premiumN >= 0) e.premium = m.premiumN;
+  else e.premium = m.premium;
+  if (m.notionalN >= 0) e.notional = m.notionalN;
+  else e.notional = m.notional;
   e.takerSide = f.takerIsBuy ? 'buy' : 'sell';
   e.maker = f.maker.portfolio.owner;
   e.taker = f.taker.portfolio.owner;
@@ -108,8 +113,10 @@ export function applyFill(state: VenueState, sink: EventSink, f: FillParams): nu
   e.takerOrderId = f.taker.orderId;
   e.makerPortfolioId = publicPortfolioId(f.maker.portfolio);
   e.takerPortfolioId = publicPortfolioId(f.taker.portfolio);
-  e.makerFee = makerFeeC6;
-  e.takerFee = takerFeeC6;
+  if (m.makerFeeN >= 0) e.makerFee = m.makerFeeN;
+  else e.makerFee = m.makerFee;
+  if (m.takerFeeN >= 0) e.takerFee = m.takerFeeN;
+  else e.takerFee = m.takerFee;
   e.openInterestLots = series.openInterest;
   e.source = f.source;
   sink.append(e);
