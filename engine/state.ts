@@ -123,15 +123,18 @@ export class VenueState {
   }
 
   /**
-   * Schedule an open order's good-till time. Amortised O(log n): a sweep runs only when the
+   * Schedule the good-till time of the order open in `slot` (its time and id read from the
+   * slot). Amortised O(log n): a sweep runs only when the
    * heap holds more than twice the open orders plus EXPIRY_SLACK entries, keeps at most the
    * open ones, and so is at least that many pushes away from the next. Deterministic (sizes
    * of the state only), so a restored venue sweeps at the same commands as one that never
    * stopped.
    */
-  trackGoodTill(expiry: number, orderId: Hex, slot = -1): void {
+  trackGoodTill(slot: number): void {
     const heap = this.expiryHeap;
-    heap.push(expiry, orderId, slot);
+    const orders = this.accounts.orders;
+    // Its time and id from the slot (a time in seconds passed to a call is boxed: a new heap number).
+    heap.pushKeyOf(orders.expiry, slot, orders.orderId[slot]!, slot);
     if (heap.size <= 2 * this.orderIndex.size + EXPIRY_SLACK) return;
     heap.retain(this.stillGoodTill);
   }

@@ -72,7 +72,7 @@ function applyAlone(state: VenueState, sink: EventSink, cmd: Command): number {
       // Its slot, not listed in its portfolio nor counted (the account actor's half is left out).
       const slot = state.accounts.orders.open(record, { pairId: pair.pairId, holder: v.portfolio.handle, lots: outcome.restingLots, price: v.price, px: tickToPx(o.tick, pair.tickDecimals), lot: pair.sizeStep, lotNumber: NaN, perLotTick: 0 });
       state.orderIndex.set(o.orderId, slot);
-      if (record.expiry < series.spec.expiry) state.trackGoodTill(record.expiry, o.orderId, slot);
+      if (record.expiry < series.spec.expiry) state.trackGoodTill(slot);
     }
     sink.book(series);
     pushOrderEvent(sink, record, record.filledLots, outcome.restingLots > 0 ? record.lots - record.filledLots : 0, null, null);

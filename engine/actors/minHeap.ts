@@ -6,6 +6,9 @@
  * that only grow (to the most entries held at once); a pop or a `retain` leaves their capacity
  * in place for the next pushes (a value past `size` is cleared, so the heap keeps no reference).
  */
+/** push's key, handed to pushKeyOf. */
+const KEY = new Float64Array(1);
+
 export class MinHeap<V> {
   private readonly keys: number[] = [];
   private readonly order: number[] = [];
@@ -24,6 +27,16 @@ export class MinHeap<V> {
   }
 
   push(key: number, value: V, hint = -1): void {
+    KEY[0] = key;
+    this.pushKeyOf(KEY, 0, value, hint);
+  }
+
+  /**
+   * `push` with the key read from `keys[at]`: a key beyond the small integers (a time in seconds
+   * is one) passed to a call the compiler did not inline would be boxed, a new heap number.
+   */
+  pushKeyOf(keys: Float64Array, at: number, value: V, hint = -1): void {
+    const key = keys[at]!;
     const i = this.n++;
     if (i === this.keys.length) {
       this.keys.push(key);

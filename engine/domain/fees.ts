@@ -26,7 +26,8 @@
  * does not reduce below 2^53) answers -1 and the caller computes in bigint.
  */
 import { WAD } from './fixed.ts';
-import { premiumInBigint, premiumInDoubles, premiumPerLotTick } from './premium.ts';
+import { premiumAt, premiumInBigint, premiumPerLotTick } from './premium.ts';
+import { REG, R_ARG, R_FEE_BY_NOTIONAL, R_FEE_CAP, R_MAKER_FEE, R_NOTIONAL, R_PREMIUM, R_RESULT, R_TAKER_FEE, R_WORST_FEE } from './registers.ts';
 
 const SAFE = Number.MAX_SAFE_INTEGER;
 const SAFE_BIG = BigInt(SAFE);
@@ -57,28 +58,44 @@ export function ratioOf(numer: bigint, denom: bigint): Ratio {
   return num <= SAFE_BIG && den <= SAFE_BIG ? { num: Number(num), den: Number(den) } : UNUSABLE;
 }
 
-/** `x x num / den` truncated, when exact in doubles (see above); -1 otherwise. */
+/** `x x num / den` truncated, when exact in doubles (see above); -1 otherwise. (mulDivAt's value.) */
 export function mulDivInDoubles(x: number, r: Ratio): number {
-  const den = r.den;
-  if (den === 0 || !(x >= 0) || !Number.isInteger(x)) return -1;
-  const p = x * r.num;
-  if (p <= SAFE) return floorDiv(p, den);
-  // x x num beyond 2^53 (a mark value: num/den = lot x mark / 10^30 rarely reduces): with num =
-  // whole x den + rest (rest < den; `%` of exact integers is exact, and so is the division of
-  // num - rest, a multiple of den), x x num / den = x x whole + x x rest / den, the first term
-  // a whole number: truncated, x x whole + floor(x x rest / den), each step checked as above.
-  const rest = r.num % den;
-  const whole = x * ((r.num - rest) / den);
-  const part = x * rest;
-  if (whole > SAFE || part > SAFE) return -1;
-  const v = whole + floorDiv(part, den);
-  return v <= SAFE ? v : -1;
+  REG[R_ARG] = x;
+  mulDivAt(R_ARG, r, R_RESULT);
+  return REG[R_RESULT]!;
 }
 
-/** floor(p / den) for exact integers 0 <= p, 0 < den below 2^53 (see above). */
-function floorDiv(p: number, den: number): number {
-  const q = Math.floor(p / den);
-  return q * den > p ? q - 1 : q;
+/**
+ * `x x num / den` truncated for x in register `x`, into register `out` (domain/registers.ts):
+ * exact in doubles (see above), or -1.
+ */
+export function mulDivAt(x: number, r: Ratio, out: number): void {
+  const v = REG[x]!;
+  const den = r.den;
+  if (den === 0 || !(v >= 0) || !Number.isInteger(v)) {
+    REG[out] = -1;
+    return;
+  }
+  let whole = 0;
+  let p = v * r.num;
+  if (p > SAFE) {
+    // x x num beyond 2^53 (a mark value: num/den = lot x mark / 10^30 rarely reduces): with num =
+    // whole x den + rest (rest < den; `%` of exact integers is exact, and so is the division of
+    // num - rest, a multiple of den), x x num / den = x x whole + x x rest / den, the first term
+    // a whole number: truncated, x x whole + floor(x x rest / den), each step checked as above.
+    const rest = r.num % den;
+    whole = v * ((r.num - rest) / den);
+    p = v * rest;
+    if (whole > SAFE || p > SAFE) {
+      REG[out] = -1;
+      return;
+    }
+  }
+  // floor(p / den) for exact integers 0 <= p, 0 < den below 2^53 (see above).
+  let q = Math.floor(p / den);
+  if (q * den > p) q -= 1;
+  const sum = whole + q;
+  REG[out] = sum <= SAFE ? sum : -1;
 }
 
 // The last spot and lot size's notional ratio: a fill and a check name the same pair over and over.
@@ -100,9 +117,16 @@ export function notionalInBigint(lots: number, spot: bigint, sizeStep: bigint): 
   return (spot * (BigInt(lots) * sizeStep)) / E15 / E15;
 }
 
-/** Notional (COLLATERAL6) of `lots` lots at `spot`: `collateralOf(spot, lots x sizeStep)`, in doubles, or -1 (the bigint path). */
+/** Notional (COLLATERAL6) of `lots` lots at `spot`: `collateralOf(spot, lots x sizeStep)`, in doubles, or -1 (the bigint path). (notionalAt's value.) */
 export function notionalInDoubles(lots: number, spot: bigint, sizeStep: bigint): number {
-  return mulDivInDoubles(lots, notionalPerLot(spot, sizeStep));
+  notionalAt(lots, spot, sizeStep);
+  return REG[R_NOTIONAL]!;
+}
+
+/** The same into register R_NOTIONAL (`lots` a small integer: the lots of an order or fill). */
+export function notionalAt(lots: number, spot: bigint, sizeStep: bigint): void {
+  REG[R_NOTIONAL] = lots;
+  mulDivAt(R_NOTIONAL, notionalPerLot(spot, sizeStep), R_NOTIONAL);
 }
 
 // The fee rates seen, a few (the venue's taker, cap and maker rates): a scan, no hashing of bigints.
@@ -122,18 +146,34 @@ export function rateRatio(rate: bigint): Ratio {
   return r;
 }
 
-/** `amount x rate / WAD` truncated (a fee, COLLATERAL6) for an amount given in doubles: exact, or -1 (also for amount -1, a value the caller has only in bigint). */
+/** `amount x rate / WAD` truncated (a fee, COLLATERAL6) for an amount given in doubles: exact, or -1 (also for amount -1, a value the caller has only in bigint). (feeAt's value.) */
 export function feeInDoubles(amount: number, rate: bigint): number {
-  return amount < 0 ? -1 : mulDivInDoubles(amount, rateRatio(rate));
+  REG[R_ARG] = amount;
+  feeAt(R_ARG, rate, R_RESULT);
+  return REG[R_RESULT]!;
 }
 
-/** The taker fee min(notional x rate, premium x cap) / WAD in doubles, or -1 when either part is not exact (the bigint path). */
+/** The same for the amount in register `amount`, into register `out`. */
+export function feeAt(amount: number, rate: bigint, out: number): void {
+  if (REG[amount]! < 0) REG[out] = -1;
+  else mulDivAt(amount, rateRatio(rate), out);
+}
+
+/** The taker fee min(notional x rate, premium x cap) / WAD in doubles, or -1 when either part is not exact (the bigint path). (takerFeeAt's value.) */
 export function takerFeeInDoubles(notional: number, premium: number, rate: bigint, cap: bigint): number {
-  const byNotional = feeInDoubles(notional, rate);
-  if (byNotional < 0) return -1;
-  const capped = feeInDoubles(premium, cap);
-  if (capped < 0) return -1;
-  return byNotional < capped ? byNotional : capped;
+  REG[R_NOTIONAL] = notional;
+  REG[R_PREMIUM] = premium;
+  takerFeeAt(rate, cap);
+  return REG[R_TAKER_FEE]!;
+}
+
+/** The same from registers R_NOTIONAL and R_PREMIUM, into R_TAKER_FEE. */
+export function takerFeeAt(rate: bigint, cap: bigint): void {
+  feeAt(R_NOTIONAL, rate, R_FEE_BY_NOTIONAL);
+  feeAt(R_PREMIUM, cap, R_FEE_CAP);
+  const byNotional = REG[R_FEE_BY_NOTIONAL]!;
+  const capped = REG[R_FEE_CAP]!;
+  REG[R_TAKER_FEE] = byNotional < 0 || capped < 0 ? -1 : byNotional < capped ? byNotional : capped;
 }
 
 /** The venue's fee rates (WAD), as config.ts names them. */
@@ -175,8 +215,10 @@ function bigOf(n: number, big: bigint): bigint {
  * with the formulas above (premium.ts for the premium); fees 0 when `feeFree`.
  */
 export function fillMoneyOf(out: FillMoney, lots: number, tick: number, sizeStep: bigint, tickDecimals: number, spot: bigint, rates: FeeRates, feeFree: boolean): FillMoney {
-  const premiumN = premiumInDoubles(lots, tick, premiumPerLotTick(sizeStep, tickDecimals));
-  const notionalN = notionalInDoubles(lots, spot, sizeStep);
+  premiumAt(lots, tick, premiumPerLotTick(sizeStep, tickDecimals));
+  notionalAt(lots, spot, sizeStep);
+  const premiumN = REG[R_PREMIUM]!;
+  const notionalN = REG[R_NOTIONAL]!;
   out.premiumN = premiumN;
   out.notionalN = notionalN;
   if (premiumN < 0) out.premium = premiumInBigint(lots, tick, sizeStep, tickDecimals);
@@ -186,19 +228,30 @@ export function fillMoneyOf(out: FillMoney, lots: number, tick: number, sizeStep
     out.makerFeeN = 0;
     return out;
   }
-  const takerN = takerFeeInDoubles(notionalN, premiumN, rates.takerFeeRate, rates.takerFeeCapRate);
+  takerFeeAt(rates.takerFeeRate, rates.takerFeeCapRate);
+  const takerN = REG[R_TAKER_FEE]!;
   out.takerFeeN = takerN;
   if (takerN < 0) out.takerFee = takerFeeInBigint(rates, bigOf(notionalN, out.notional), bigOf(premiumN, out.premium));
-  const makerN = feeInDoubles(notionalN, rates.makerFeeRate);
+  feeAt(R_NOTIONAL, rates.makerFeeRate, R_MAKER_FEE);
+  const makerN = REG[R_MAKER_FEE]!;
   out.makerFeeN = makerN;
   if (makerN < 0) out.makerFee = makerFeeInBigint(rates, bigOf(notionalN, out.notional));
   return out;
 }
 
-/** The larger of a fill's taker and maker fee from its notional and premium in doubles (either -1: not known there), or -1 (the bigint path). */
+/** The larger of a fill's taker and maker fee from its notional and premium in doubles (either -1: not known there), or -1 (the bigint path). (worstFeeAt's value.) */
 export function worstFeeInDoubles(notional: number, premium: number, rates: FeeRates): number {
-  const taker = takerFeeInDoubles(notional, premium, rates.takerFeeRate, rates.takerFeeCapRate);
-  const maker = feeInDoubles(notional, rates.makerFeeRate);
-  if (taker < 0 || maker < 0) return -1;
-  return taker > maker ? taker : maker;
+  REG[R_NOTIONAL] = notional;
+  REG[R_PREMIUM] = premium;
+  worstFeeAt(rates);
+  return REG[R_WORST_FEE]!;
+}
+
+/** The same from registers R_NOTIONAL and R_PREMIUM, into R_WORST_FEE. */
+export function worstFeeAt(rates: FeeRates): void {
+  takerFeeAt(rates.takerFeeRate, rates.takerFeeCapRate);
+  feeAt(R_NOTIONAL, rates.makerFeeRate, R_MAKER_FEE);
+  const taker = REG[R_TAKER_FEE]!;
+  const maker = REG[R_MAKER_FEE]!;
+  REG[R_WORST_FEE] = taker < 0 || maker < 0 ? -1 : taker > maker ? taker : maker;
 }

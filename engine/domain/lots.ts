@@ -12,6 +12,8 @@
  * At the edges (snapshots, events, OI caps in WAD) `wadOfLots` gives the WAD bigint.
  */
 
+import { REG } from './registers.ts';
+
 const SAFE = Number.MAX_SAFE_INTEGER;
 const SAFE_BIG = BigInt(SAFE);
 
@@ -82,6 +84,15 @@ export function contractsOf(x: Lots, lot: bigint, lotNumber: number): number {
 }
 
 /**
+ * `contractsOf(x, lot, lotNumberOf(lot))` into register `out` (domain/registers.ts), the step's
+ * double found beside its size memo (no double passed or returned: the hot path's form).
+ */
+export function contractsAt(x: Lots, lot: bigint, out: number): void {
+  const n = gridOf(lot).lotNumber[0]!;
+  REG[out] = typeof x === 'number' && n === n ? (x * n) / 1e18 : Number(bigLots(x) * lot) / 1e18;
+}
+
+/**
  * A size (WAD) in lots of `lot`: `size / lot` when the size is a whole number of lots, NaN when
  * it is not (off the size step). Exact for every bigint: a result beyond 2^53 - 1 lots is the
  * nearest double, which only a check against a far smaller bound (maxOrderLots) reads.
@@ -114,7 +125,8 @@ export function lotsOfSize(size: bigint, lot: bigint): number {
 const LOT_MEMO = 4096;
 /** Steps with a memo, the latest last; a few pairs' worth (each venue lists a handful of steps). */
 const MAX_GRIDS = 16;
-type LotGrid = { readonly lot: bigint; readonly sizes: readonly bigint[] };
+/** A step's memo: the exact sizes of 0 to LOT_MEMO - 1 lots, and the step as a double (lotNumberOf; in an array, where a double is not boxed). */
+type LotGrid = { readonly lot: bigint; readonly sizes: readonly bigint[]; readonly lotNumber: Float64Array };
 const grids: LotGrid[] = [];
 let lastGrid: LotGrid | null = null;
 
@@ -124,7 +136,7 @@ function gridOf(lot: bigint): LotGrid {
   if (grids.length === MAX_GRIDS) grids.shift();
   const sizes = new Array<bigint>(LOT_MEMO);
   for (let i = 0; i < LOT_MEMO; i++) sizes[i] = BigInt(i) * lot;
-  const grid: LotGrid = { lot, sizes };
+  const grid: LotGrid = { lot, sizes, lotNumber: Float64Array.of(lotNumberOf(lot)) };
   grids.push(grid);
   return (lastGrid = grid);
 }

@@ -14,6 +14,7 @@
  * non-negative integer) takes the bigint computation, which is `collateralOf`'s to the unit.
  */
 import { tickToPrice } from './ticks.ts';
+import { REG, R_PREMIUM } from './registers.ts';
 
 const SAFE = Number.MAX_SAFE_INTEGER;
 const SAFE_BIG = BigInt(SAFE);
@@ -36,13 +37,21 @@ export function premiumPerLotTick(sizeStep: bigint, tickDecimals: number): numbe
   return k;
 }
 
-/** `lots x tick x k` when every step is exact in doubles (see above), else -1. */
+/** `lots x tick x k` when every step is exact in doubles (see above), else -1. (premiumAt's value.) */
 export function premiumInDoubles(lots: number, tick: number, k: number): number {
-  if (k === 0 || !(lots >= 0 && tick >= 0) || !Number.isInteger(lots) || !Number.isInteger(tick)) return -1;
+  premiumAt(lots, tick, k);
+  return REG[R_PREMIUM]!;
+}
+
+/** The same into register R_PREMIUM (domain/registers.ts). */
+export function premiumAt(lots: number, tick: number, k: number): void {
+  if (k === 0 || !(lots >= 0 && tick >= 0) || !Number.isInteger(lots) || !Number.isInteger(tick)) {
+    REG[R_PREMIUM] = -1;
+    return;
+  }
   const lt = lots * tick;
-  if (lt > SAFE) return -1;
   const v = lt * k;
-  return v <= SAFE ? v : -1;
+  REG[R_PREMIUM] = lt <= SAFE && v <= SAFE ? v : -1;
 }
 
 /** The premium in bigint: (lots x sizeStep) x (tick x 10^(18 - tickDecimals)) / 10^30, truncated (collateralOf's arithmetic). */

@@ -5,6 +5,7 @@
  */
 import { fail, ok, type Parsed } from './result.ts';
 import { formatHuman, pow10, UINT32_MAX, type Wad } from './fixed.ts';
+import { REG, R_PX } from './registers.ts';
 
 export const MAX_TICK_DECIMALS = 18;
 
@@ -43,10 +44,15 @@ export function tickToPrice(tick: bigint | number, tickDecimals: number): Wad {
  * small integers makes a heap number each time it is called from optimised code; this does not.
  */
 export function tickToPx(tick: number, tickDecimals: number): number {
+  tickPxAt(tick, tickDecimals);
+  return REG[R_PX]!;
+}
+
+/** The same into register R_PX (domain/registers.ts: the hot path's form). */
+export function tickPxAt(tick: number, tickDecimals: number): void {
   const cache = priceCache[tickDecimals];
   const slot = tick & (CACHE_SLOTS - 1);
-  if (cache !== undefined && cache.ticks[slot] === tick) return cache.pxs[slot]!;
-  return cached(tick, tickDecimals).pxs[slot]!;
+  REG[R_PX] = (cache !== undefined && cache.ticks[slot] === tick ? cache : cached(tick, tickDecimals)).pxs[slot]!;
 }
 
 /** The cache of `tickDecimals` with `tick` in its slot (converted now if another tick held it). */

@@ -19,6 +19,15 @@ export function publicPortfolioId(p: Portfolio): number {
   return p.internalPair !== null ? 0 : p.id;
 }
 
+/**
+ * A portfolio's key in a command's set of touched portfolios. Its own function, called only on
+ * that path: built inline, the optimising compiler converted the id to a string (and boxed it)
+ * ahead of the branch, on every call.
+ */
+function portfolioKey(p: Portfolio): string {
+  return `${publicPortfolioId(p)}|${p.owner}`;
+}
+
 /** An event as a flow builds it (the engine's compact form, events.ts); the sink adds the command's `seq` and `ts`. */
 export type UnstampedEvent = EngineEvent extends infer E ? (E extends EngineEvent ? Omit<E, 'seq' | 'ts'> : never) : never;
 
@@ -177,25 +186,29 @@ export class EventSink {
     this.portfolio(p);
   }
 
+  /** The keys of the portfolios listed so far and of `p`. */
+  private portfolioSet(p: Portfolio): Set<string> {
+    const built = new Set([portfolioKey(p)]);
+    for (let i = 0; i < this.portfolioCount; i++) built.add(portfolioKey(this.portfolios[i]!));
+    return built;
+  }
+
   /** The figures of `p`'s margin account changed (cash, positions, orders, marks). */
   portfolio(p: Portfolio): void {
-    const owner = p.owner;
-    const id = publicPortfolioId(p);
     const index = this.portfolioIndex;
     if (index !== null) {
-      const key = `${id}|${owner}`;
+      const key = portfolioKey(p);
       if (index.has(key)) return;
       index.add(key);
     } else {
+      const owner = p.owner;
+      const id = publicPortfolioId(p);
       for (let i = 0; i < this.portfolioCount; i++) {
         const q = this.portfolios[i]!;
         if (q.owner === owner && publicPortfolioId(q) === id) return;
       }
-      if (this.portfolioCount + 1 > LINEAR) {
-        // A command touching many portfolios (an oracle update, a liquidation pass): a set, not a scan.
-        const built = (this.portfolioIndex = new Set([`${id}|${owner}`]));
-        for (let i = 0; i < this.portfolioCount; i++) built.add(`${publicPortfolioId(this.portfolios[i]!)}|${this.portfolios[i]!.owner}`);
-      }
+      // A command touching many portfolios (an oracle update, a liquidation pass): a set, not a scan.
+      if (this.portfolioCount + 1 > LINEAR) this.portfolioIndex = this.portfolioSet(p);
     }
     this.portfolios[this.portfolioCount++] = p;
   }
@@ -308,9 +321,8 @@ function writePortfolioEvent(e: Writable<EnginePortfolioEvent>, state: VenueStat
   // In doubles straight from the margin book's rows when every figure is exact (no bigint made), else from the bigint requirement.
   const margin = state.accounts.margin;
   const rate = state.config.maintenanceRate;
-  const own = cash.deposit[shown.handle]!;
   const n = margin.plainInDoubles(shown);
-  const f = n !== null && figuresInDoubles(FIGURES, n, rate, own) ? FIGURES : portfolioFigures(FIGURES_WIDE, margin.requirement(shown), rate, own, cash.wideOf(shown.handle));
+  const f = n !== null && figuresInDoubles(FIGURES, n, rate, cash.deposit, shown.handle) ? FIGURES : portfolioFigures(FIGURES_WIDE, margin.requirement(shown), rate, cash.deposit[shown.handle]!, cash.wideOf(shown.handle));
   e.owner = shown.owner;
   e.portfolioId = shown.id;
   e.createdAt = shown.createdAt;

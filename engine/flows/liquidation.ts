@@ -44,7 +44,8 @@ import { pushOrderEvent, removeOrder, settleMatch } from './orders.ts';
 import { MmpGuard } from './mmp.ts';
 import { liquidationSpot, type SpotPosition } from '../risk/liquidationSpot.ts';
 import { exactOf } from '../risk/exactCash.ts';
-import { ceilRateInDoubles } from '../risk/portfolioFigures.ts';
+import { ceilRateAt, ceilRateInDoubles } from '../risk/portfolioFigures.ts';
+import { REG, R_MAINTENANCE } from '../domain/registers.ts';
 
 /** The venue's closing orders: immediate-or-cancel, reduce-only. */
 const LIQUIDATION_ORDER = instructionsOf({ timeInForce: 'IOC', reduceOnly: true });
@@ -153,7 +154,9 @@ function trigger(state: VenueState, anchor: Portfolio): { equity: bigint; mainte
   // needed here); the maintenance margin in doubles while exact (risk/portfolioFigures.ts), else in bigint.
   const n = state.accounts.margin.plainInDoubles(anchor);
   if (n !== null) {
-    const mm = ceilRateInDoubles(n.initialMarginWithOrders, state.config.maintenanceRate);
+    REG[R_MAINTENANCE] = n.initialMarginWithOrders;
+    ceilRateAt(R_MAINTENANCE, state.config.maintenanceRate, R_MAINTENANCE);
+    const mm = REG[R_MAINTENANCE]!;
     if (mm >= 0) return n.equity < mm ? { equity: BigInt(n.equity), maintenanceMargin: BigInt(mm) } : null;
   }
   const r = state.accounts.margin.requirement(anchor);

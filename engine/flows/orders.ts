@@ -16,10 +16,11 @@ import type { ProspectiveOrder } from '../risk/marginBook.ts';
 import type { EventSink } from './eventSink.ts';
 import type { EngineEvent } from '../events.ts';
 import { blankOrderEvent, writeOrderEvent, type Writable } from './eventPool.ts';
-import { tickToPrice, tickToPx } from '../domain/ticks.ts';
-import { premiumInBigint, premiumInDoubles, premiumPerLotTick } from '../domain/premium.ts';
+import { tickPxAt, tickToPrice } from '../domain/ticks.ts';
+import { REG, R_PREMIUM, R_PX, R_WORST_FEE } from '../domain/registers.ts';
+import { premiumAt, premiumInBigint, premiumPerLotTick } from '../domain/premium.ts';
 import { applyFill, worstFeeOf, type FillParams, type FillSide } from './fill.ts';
-import { fillMoneyOf, notionalInDoubles, worstFeeInDoubles, type FillMoney } from '../domain/fees.ts';
+import { fillMoneyOf, notionalAt, worstFeeAt, type FillMoney } from '../domain/fees.ts';
 import { checkOrders, withPortfolios } from './orderRules.ts';
 import type { ValidPlace } from './orderDrafts.ts';
 import { DEFAULT_INSTRUCTIONS, type CancelReason } from '../domain/instructions.ts';
@@ -101,15 +102,20 @@ function prospective(state: VenueState, v: ValidPlace, into: Writable<Prospectiv
   const { sizeStep, tickDecimals } = v.pair;
   const spot = state.oracles.get(v.pair.pairId)!.spot;
   // Premium, notional and the worst fee in doubles while exact (domain/premium.ts, domain/fees.ts), else in bigint.
-  const premiumN = premiumInDoubles(v.lots, v.o.tick, premiumPerLotTick(sizeStep, tickDecimals));
-  const worstN = worstFeeInDoubles(notionalInDoubles(v.lots, spot, sizeStep), premiumN, state.config);
+  // (Through the registers of domain/registers.ts: no double crosses a call.)
+  premiumAt(v.lots, v.o.tick, premiumPerLotTick(sizeStep, tickDecimals));
+  notionalAt(v.lots, spot, sizeStep);
+  worstFeeAt(state.config);
+  tickPxAt(v.o.tick, tickDecimals);
+  const premiumN = REG[R_PREMIUM]!;
+  const worstN = REG[R_WORST_FEE]!;
   into.seriesId = v.o.seriesId;
   into.isBuy = v.o.isBuy;
   into.size = v.o.size;
   into.price = v.price;
   into.lots = v.lots;
   into.lot = sizeStep;
-  into.px = tickToPx(v.o.tick, tickDecimals);
+  into.px = REG[R_PX]!;
   // The doubles for a check decided in doubles (MarginBook.fitsInDoubles); the bigints now only
   // when a double is not exact, else made by inBigint if the check needs them.
   into.premiumN = premiumN;
@@ -217,7 +223,7 @@ function executePlace(state: VenueState, sink: EventSink, v: ValidPlace): void {
   if (outcome.restingLots > 0) {
     const slot = state.accounts.restOrder(record, v.portfolio, pair, outcome.restingLots, v.price);
     state.orderIndex.set(o.orderId, slot);
-    if (record.expiry < series.spec.expiry) state.trackGoodTill(record.expiry, o.orderId, slot);
+    if (record.expiry < series.spec.expiry) state.trackGoodTill(slot);
   }
   sink.portfolio(v.portfolio);
   sink.book(series);

@@ -27,7 +27,8 @@
 import type { Hex } from '../domain/hex.ts';
 import type { Portfolio } from '../actors/portfolio.ts';
 import { collateralOf } from '../actors/position.ts';
-import { addLots, contractsOf, lotNumberOf, negLots, wadOfLots, type Lots } from '../domain/lots.ts';
+import { addLots, contractsAt, negLots, wadOfLots, type Lots } from '../domain/lots.ts';
+import { REG, R_CONTRACTS, R_PX, R_SHORT_CONTRACTS } from '../domain/registers.ts';
 import { SCENARIOS } from './margin.ts';
 import { STRIDE, POS, ORD, FLOOR_POS, FLOOR_ORD, PREMIUM, OWED, MARK, RESERVE } from './exposure.ts';
 import type { MarginAccount, MutableRequirement, Requirement } from './marginAccount.ts';
@@ -76,16 +77,6 @@ const sellLotsOf: Lots[] = [];
 const sellLot: bigint[] = [];
 const sellWads: bigint[] = [];
 let sellCount = 0;
-// The last size step asked of lotNumberOf (a check names one pair over and over): no bigint made per call.
-let lastLot = 0n;
-let lastLotNumber = NaN;
-function lotNumberCached(lot: bigint): number {
-  if (lot !== lastLot) {
-    lastLot = lot;
-    lastLotNumber = lotNumberOf(lot);
-  }
-  return lastLotNumber;
-}
 // What orderDeltas counted for a check: the short floor's change, fees and cash needed (bigint, or
 // doubles). The doubles in a typed array: a module variable is a context slot, and every double
 // written to one is boxed (a new heap number).
@@ -122,8 +113,14 @@ function addSell(seriesId: Hex, lots: Lots, lot: bigint | null, wad: bigint): vo
   }
 }
 
-/** Loss of an order of `qty` contracts (negative: a sell) if filled at `px` in each scenario (0 where filling would gain), in whole risk units rounded down (the same sum as countOrder's). */
-function addOrderLoss(into: Float64Array, sign: number, qty: number, px: number, q: RiskQuote): void {
+/**
+ * Loss of an order of `qty` contracts (negative: a sell) if filled at `px` in each scenario (0
+ * where filling would gain), in whole risk units rounded down (the same sum as countOrder's).
+ * The size and price are in registers R_CONTRACTS and R_PX (domain/registers.ts).
+ */
+function addOrderLoss(into: Float64Array, sign: number, q: RiskQuote): void {
+  const qty = REG[R_CONTRACTS]!;
+  const px = REG[R_PX]!;
   const sc = q.scenarios;
   for (let s = 0; s < SCENARIOS; s++) {
     const effect = qty * (sc[s]! - px);
@@ -360,9 +357,11 @@ export class MarginBook extends MarginCounts {
       const q = this.quotes.quote(o.seriesId);
       if (q === null) continue; // a settled series carries no risk
       // Its size and price as doubles, Number(WAD) / 1e18 bit for bit: from lots and tick when given (no heap number made), else from the WAD.
-      const contracts = o.lots !== undefined && o.lot !== undefined ? contractsOf(o.lots, o.lot, lotNumberCached(o.lot)) : Number(o.size) / 1e18;
-      const px = o.px !== undefined ? o.px : Number(o.price) / 1e18;
-      addOrderLoss(delta, 1, (o.isBuy ? 1 : -1) * contracts, px, q);
+      if (o.lots !== undefined && o.lot !== undefined) contractsAt(o.lots, o.lot, R_CONTRACTS);
+      else REG[R_CONTRACTS] = Number(o.size) / 1e18;
+      if (!o.isBuy) REG[R_CONTRACTS] = -REG[R_CONTRACTS]!;
+      REG[R_PX] = o.px !== undefined ? o.px : Number(o.price) / 1e18;
+      addOrderLoss(delta, 1, q);
       if (!o.isBuy) {
         if (o.lots !== undefined && o.lot !== undefined) addSell(o.seriesId, o.lots, o.lot, 0n);
         else addSell(o.seriesId, 0, null, o.size);
@@ -384,7 +383,9 @@ export class MarginBook extends MarginCounts {
       const seriesId = orders.seriesId[o]!;
       const quote = this.quotes.quote(seriesId);
       if (quote === null) continue;
-      addOrderLoss(delta, -1, this.contractsOfOrder(o), orders.px[o]!, quote);
+      this.contractsOfOrderAt(o);
+      REG[R_PX] = orders.px[o]!;
+      addOrderLoss(delta, -1, quote);
       if (orders.buy[o] !== 1) addSell(seriesId, 0 - orders.lots[o]!, orders.lot[o]!, 0n);
     }
     chk[FLOOR_ORD_CHANGE] = 0;
@@ -397,8 +398,10 @@ export class MarginBook extends MarginCounts {
       const lot = sellLot[i] !== 0n ? sellLot[i]! : e === -1 ? 1n : this.seriesLot[ex.series[e]!]!;
       const lots = addLots(standing, sellLotsOf[i]!);
       // Number(WAD) / 1e18 bit for bit (domain/lots.ts contractsOf); with sells given in WAD only (a what-if's), in WAD.
-      const short = sellWads[i] === 0n ? contractsOf(lots, lot, lotNumberCached(lot)) : Number(wadOfLots(lots, lot) + sellWads[i]!) / 1e18;
-      chk[FLOOR_ORD_CHANGE] += floorUnits(this.floorRate, q.spot, short) - (e === -1 ? 0 : ex.num[e * STRIDE + FLOOR_ORD]!);
+      if (sellWads[i] === 0n) contractsAt(lots, lot, R_SHORT_CONTRACTS);
+      else REG[R_SHORT_CONTRACTS] = Number(wadOfLots(lots, lot) + sellWads[i]!) / 1e18;
+      this.floorAt(q, R_SHORT_CONTRACTS, R_SHORT_CONTRACTS);
+      chk[FLOOR_ORD_CHANGE] += REG[R_SHORT_CONTRACTS]! - (e === -1 ? 0 : ex.num[e * STRIDE + FLOOR_ORD]!);
     }
     return true;
   }

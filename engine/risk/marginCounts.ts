@@ -9,9 +9,10 @@
 import type { Hex } from '../domain/hex.ts';
 import { MARGIN_ROW, type Portfolio } from '../actors/portfolio.ts';
 import { collateralOf } from '../actors/position.ts';
-import { addLots, contractsOf, negLots, wadOfLots, type Lots } from '../domain/lots.ts';
-import { premiumInDoubles } from '../domain/premium.ts';
-import { mulDivInDoubles, ratioOf, type Ratio } from '../domain/fees.ts';
+import { addLots, contractsAt, negLots, wadOfLots, type Lots } from '../domain/lots.ts';
+import { premiumAt } from '../domain/premium.ts';
+import { mulDivAt, ratioOf, type Ratio } from '../domain/fees.ts';
+import { REG, R_CONTRACTS, R_MARK, R_PREMIUM, R_SHORT_CONTRACTS } from '../domain/registers.ts';
 import { SCENARIOS } from './margin.ts';
 import { STRIDE, POS, ORD, FLOOR_POS, FLOOR_ORD, PREMIUM, OWED, MARK, RESERVE } from './exposure.ts';
 import type { MarginAccount } from './marginAccount.ts';
@@ -180,10 +181,21 @@ export class MarginCounts extends MarginRows {
     }
   }
 
-  /** Slot `o`'s remaining size in contracts, negative for a sell: Number(remaining WAD) / 1e18, bit for bit (domain/lots.ts). */
-  protected contractsOfOrder(o: number): number {
+  /**
+   * `floorUnits(this.floorRate, q.spot, short contracts)` for the short contracts in register
+   * `short`, into register `out` (domain/registers.ts): its formula, with no double passed to or
+   * returned from a call.
+   */
+  protected floorAt(q: RiskQuote, short: number, out: number): void {
+    const c = REG[short]!;
+    REG[out] = c > 0 ? Math.ceil(this.floorRate * q.spot * c * RISK_UNITS) : 0;
+  }
+
+  /** Slot `o`'s remaining size in contracts, negative for a sell: Number(remaining WAD) / 1e18, bit for bit (domain/lots.ts), into register R_CONTRACTS. */
+  protected contractsOfOrderAt(o: number): void {
     const orders = this.orders;
-    return (orders.buy[o] === 1 ? 1 : -1) * contractsOf(orders.lots[o]!, orders.lot[o]!, orders.lotNumber[o]!);
+    contractsAt(orders.lots[o]!, orders.lot[o]!, R_CONTRACTS);
+    if (orders.buy[o] !== 1) REG[R_CONTRACTS] = -REG[R_CONTRACTS]!;
   }
 
   /** The account's exposure to a series, made (and listed on the account and the series) on first use. */
@@ -273,7 +285,8 @@ export class MarginCounts extends MarginRows {
     if (q === null) return;
     const en = ex.num;
     const an = this.accounts.num;
-    const qty = this.contractsOfOrder(o);
+    this.contractsOfOrderAt(o);
+    const qty = REG[R_CONTRACTS]!;
     const px = orders.px[o]!;
     const sc = q.scenarios;
     for (let s = 0; s < SCENARIOS; s++) {
@@ -293,7 +306,8 @@ export class MarginCounts extends MarginRows {
    */
   private reserveOf(o: number): number {
     const orders = this.orders;
-    const v = premiumInDoubles(orders.lots[o]!, orders.tick[o]!, orders.perLotTick[o]!);
+    premiumAt(orders.lots[o]!, orders.tick[o]!, orders.perLotTick[o]!);
+    const v = REG[R_PREMIUM]!;
     return v >= 0 ? v : exactOf(collateralOf(wadOfLots(orders.lots[o]!, orders.lot[o]!), orders.price[o]!));
   }
 
@@ -314,7 +328,8 @@ export class MarginCounts extends MarginRows {
     ex.balance[e] = sumLots;
     const en = ex.num;
     const an = accounts.num;
-    const b = sumLots === 0 ? 0 : contractsOf(sumLots, this.sumLot, this.sumLotNumber); // Number(balance) / 1e18, bit for bit
+    contractsAt(sumLots, this.sumLot, R_CONTRACTS);
+    const b = REG[R_CONTRACTS]!; // Number(balance) / 1e18, bit for bit
     for (let s = 0; s < SCENARIOS; s++) {
       const units = q === null || b === 0 ? 0 : Math.floor(b * (q.scenarios[s]! - q.mark) * RISK_UNITS);
       an[ab + POS + s]! += units - en[eb + POS + s]!;
@@ -336,7 +351,9 @@ export class MarginCounts extends MarginRows {
         this.ratioLot[s] = lot;
         this.ratios[s] = ratioOf(lot * q.markWad, E30);
       }
-      const v = mulDivInDoubles(lots < 0 ? -lots : lots, this.ratios[s]!);
+      REG[R_MARK] = lots < 0 ? -lots : lots;
+      mulDivAt(R_MARK, this.ratios[s]!, R_MARK);
+      const v = REG[R_MARK]!;
       if (v >= 0) return lots < 0 ? 0 - v : v;
     }
     return exactOf(collateralOf(wadOfLots(lots, lot), q.markWad));
@@ -355,8 +372,14 @@ export class MarginCounts extends MarginRows {
     const sr = ex.series[e]!;
     const lot = this.seriesLot[sr]!;
     const lotNumber = this.seriesLotNumber[sr]!;
-    const floorPos = q === null ? 0 : floorUnits(this.floorRate, q.spot, -contractsOf(balance, lot, lotNumber));
-    const floorOrd = q === null ? 0 : floorUnits(this.floorRate, q.spot, contractsOf(addLots(ex.sellLots[e]!, negLots(balance)), lot, lotNumber));
+    contractsAt(negLots(balance), lot, R_CONTRACTS);
+    contractsAt(addLots(ex.sellLots[e]!, negLots(balance)), lot, R_SHORT_CONTRACTS);
+    if (q !== null) {
+      this.floorAt(q, R_CONTRACTS, R_CONTRACTS);
+      this.floorAt(q, R_SHORT_CONTRACTS, R_SHORT_CONTRACTS);
+    }
+    const floorPos = q === null ? 0 : REG[R_CONTRACTS]!;
+    const floorOrd = q === null ? 0 : REG[R_SHORT_CONTRACTS]!;
     an[ab + FLOOR_POS]! += floorPos - en[eb + FLOOR_POS]!;
     an[ab + FLOOR_ORD]! += floorOrd - en[eb + FLOOR_ORD]!;
     en[eb + FLOOR_POS] = floorPos;

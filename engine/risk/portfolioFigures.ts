@@ -15,7 +15,8 @@
  */
 import type { Cash } from '../events.ts';
 import { WAD } from '../domain/fixed.ts';
-import { mulDivInDoubles, rateRatio } from '../domain/fees.ts';
+import { mulDivAt, rateRatio } from '../domain/fees.ts';
+import { REG, R_ARG, R_MAINTENANCE, R_RESULT } from '../domain/registers.ts';
 import type { Requirement } from './marginAccount.ts';
 import { exact, exactOf } from './exactCash.ts';
 
@@ -37,12 +38,20 @@ export function cashOf(v: bigint): Cash {
   return n === n ? n : v;
 }
 
-/** ceil(x x rate / WAD) for x >= 0 in doubles, or -1 when not provably exact. */
+/** ceil(x x rate / WAD) for x >= 0 in doubles, or -1 when not provably exact. (ceilRateAt's value.) */
 export function ceilRateInDoubles(x: number, rate: bigint): number {
+  REG[R_ARG] = x;
+  ceilRateAt(R_ARG, rate, R_RESULT);
+  return REG[R_RESULT]!;
+}
+
+/** The same for x in register `x`, into register `out` (domain/registers.ts: no double crosses a call). */
+export function ceilRateAt(x: number, rate: bigint, out: number): void {
   const r = rateRatio(rate);
-  const q = mulDivInDoubles(x, r);
-  if (q < 0) return -1;
-  return q * r.den === x * r.num ? q : q + 1;
+  const xv = REG[x]!;
+  mulDivAt(x, r, out);
+  const q = REG[out]!;
+  if (q >= 0 && q * r.den !== xv * r.num) REG[out] = q + 1;
 }
 
 /**
@@ -58,7 +67,8 @@ export function portfolioFigures(out: PortfolioFigures, r: Requirement, rate: bi
   f.initialMargin = exactOf(r.initialMargin);
   f.initialMarginWithOrders = exactOf(r.initialMarginWithOrders);
   f.positionCount = r.positionCount;
-  return figuresInDoubles(out, f, rate, own) ? out : portfolioFiguresInBigint(out, r, rate, ownWide ?? BigInt(own));
+  REG[R_ARG] = own;
+  return figuresInDoubles(out, f, rate, REG, R_ARG) ? out : portfolioFiguresInBigint(out, r, rate, ownWide ?? BigInt(own));
 }
 
 /** A requirement's figures in doubles (NaN: not exact), as MarginBook.plainInDoubles gives them. */
@@ -68,14 +78,19 @@ const FROM_BIGINT: FiguresN = { deposit: 0, unrealizedPnl: 0, equity: 0, initial
 /**
  * The figures from requirement figures in doubles `r` (each exact or NaN), written into `out`;
  * false (and `out` not to be read) when one is not provably exact: then portfolioFiguresInBigint.
+ * The shown portfolio's own deposit is `ownRow[ownAt]` (the cash rows, or a register), so that
+ * no double is passed to the call.
  */
-export function figuresInDoubles(out: PortfolioFigures, r: FiguresN, rate: bigint, own: number): boolean {
+export function figuresInDoubles(out: PortfolioFigures, r: FiguresN, rate: bigint, ownRow: Float64Array, ownAt: number): boolean {
+  const own = ownRow[ownAt]!;
   const deposit = r.deposit;
   const upnl = r.unrealizedPnl;
   const equity = r.equity;
   const im = r.initialMargin;
   const imo = r.initialMarginWithOrders;
-  const mm = im >= 0 ? ceilRateInDoubles(im, rate) : -1;
+  REG[R_MAINTENANCE] = im;
+  if (im >= 0) ceilRateAt(R_MAINTENANCE, rate, R_MAINTENANCE);
+  const mm = im >= 0 ? REG[R_MAINTENANCE]! : -1;
   const free = equity - imo;
   // NaN (a figure beyond the bound) fails every compare below, so one check covers all.
   if (mm >= 0 && exact(free) && exact(deposit) && exact(upnl) && exact(own)) {

@@ -1,5 +1,6 @@
 import t from 'tap';
-import { lotsOfSize } from '../../../engine/domain/lots.ts';
+import { contractsAt, contractsOf, lotNumberOf, lotsOfSize, type Lots } from '../../../engine/domain/lots.ts';
+import { REG, R_CONTRACTS } from '../../../engine/domain/registers.ts';
 import { prng, randBig, randInt } from './prng.ts';
 
 /** The definition lotsOfSize must give: exact bigint division, NaN off the step. */
@@ -47,4 +48,26 @@ t.test('lotsOfSize at the edges', async (t) => {
   // More steps than the memo keeps: old ones are dropped and made again, with the same answers.
   for (let k = 1n; k <= 40n; k++) t.equal(lotsOfSize(12n * k * 1000n, k * 1000n), 12);
   t.equal(lotsOfSize(12n * lot, lot), 12);
+});
+
+t.test('contractsAt writes contractsOf with the step found by lotNumberOf, for steps and sizes of every shape', async (t) => {
+  const rnd = prng(20261128);
+  // Steps that are doubles and steps that are not (lotNumberOf: NaN, the bigint formula), more than the memo keeps at once.
+  const steps = [10n ** 16n, 10n ** 15n, 1n, 3n, 123456789012345678n, 2n ** 60n + 1n, 999_999_999_999_999_999n, 7n * 10n ** 17n];
+  for (let k = 0; k < 20; k++) steps.push(BigInt(randInt(rnd, 1, 1_000_000)) * 10n ** 10n);
+  let cases = 0;
+  for (let i = 0; i < 20_000; i++) {
+    const lot = steps[randInt(rnd, 0, steps.length - 1)]!;
+    const kind = randInt(rnd, 0, 3);
+    const x: Lots = kind === 0 ? randInt(rnd, -5000, 5000) : kind === 1 ? randInt(rnd, -(2 ** 40), 2 ** 40) : kind === 2 ? randBig(rnd, 25) : 0;
+    contractsAt(x, lot, R_CONTRACTS);
+    const want = contractsOf(x, lot, lotNumberOf(lot));
+    if (!Object.is(REG[R_CONTRACTS], want)) t.fail(`contractsAt(${x}, ${lot}) = ${REG[R_CONTRACTS]}, expected ${want}`);
+    cases++;
+  }
+  t.equal(cases, 20_000);
+  contractsAt(5, 10n ** 16n, R_CONTRACTS);
+  t.equal(REG[R_CONTRACTS], 0.05, '5 lots of 0.01: 0.05 contracts');
+  contractsAt(-5, 10n ** 16n, R_CONTRACTS);
+  t.equal(REG[R_CONTRACTS], -0.05, 'a short balance');
 });
