@@ -18,6 +18,8 @@
  * works out in 64-bit integers without making the sum while the nonces it has seen there fit
  * a signed 64-bit integer (the server's own do: gateway/orders/nonceAllocator.ts). At or above
  * 2^63 the comparisons make temporary bigints (measured: 32 bytes a use); the result is the same.
+ * (Nonces that leave gaps add runs, and a fold shifts the arrays: ~10 bytes a use, measured with
+ * one nonce in ten never used.)
  */
 export class NonceWindow {
   /** The highest nonce of the used prefix: every nonce at or below it counts as used (-1: none). */
