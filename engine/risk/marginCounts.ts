@@ -18,12 +18,14 @@ import { STRIDE, POS, ORD, FLOOR_POS, FLOOR_ORD, PREMIUM, OWED, MARK, RESERVE } 
 import type { MarginAccount } from './marginAccount.ts';
 import type { RiskQuote } from './riskQuote.ts';
 import { exact, exactOf } from './exactCash.ts';
-import { MarginRows } from './marginRows.ts';
+import { MarginRows, SUM_OWED, SUM_PREMIUM } from './marginRows.ts';
 
 /** Risk units per unit of quote currency, and COLLATERAL6 per risk unit. */
 export const RISK_UNITS = 10_000;
 const C6_PER_UNIT = 100n;
 const E30 = 10n ** 30n;
+/** A zero to set a cash figure to (setCash reads its value from an array). */
+const ZERO = new Float64Array(1);
 /** The most risk units whose COLLATERAL6 (x 100) is an exact double. */
 export const MAX_EXACT_UNITS = Math.floor(Number.MAX_SAFE_INTEGER / 100);
 
@@ -40,7 +42,7 @@ export function toC6(units: number): bigint {
 }
 
 export class MarginCounts extends MarginRows {
-  /** Per series row: the quote and size step the mark ratio (lot x mark / 10^30, `markValueOf`) was last built for, and that ratio. */
+  /** Per series row: the quote and size step the mark ratio (lot x mark / 10^30, `markValueAt`) was last built for, and that ratio. */
   private readonly ratioQuote: (RiskQuote | null)[] = [];
 
   private readonly ratioLot: bigint[] = [];
@@ -236,7 +238,7 @@ export class MarginCounts extends MarginRows {
       an[ab + ORD + s]! -= en[eb + ORD + s]!;
       en[eb + ORD + s] = 0;
     }
-    this.setCash(a, eb + RESERVE, ab + RESERVE, 0);
+    this.setCash(a, eb + RESERVE, ab + RESERVE, ZERO, 0);
     ex.sellLots[e] = 0;
     for (let o = ex.first[e]!; o !== -1; o = ex.oNext[o]!) this.countOrder(a, e, o, 1, q);
     this.countPosition(a, e, q);
@@ -244,8 +246,13 @@ export class MarginCounts extends MarginRows {
     this.dropIfEmpty(a, e);
   }
 
-  /** Set an exposure's cash figure (at `ei`) to `v` and move its account's sum (at `ai`) by the change, each step checked (exactCash.ts). */
-  private setCash(a: number, ei: number, ai: number, v: number): void {
+  /**
+   * Set an exposure's cash figure (at `ei`) to `src[si]` and move its account's sum (at `ai`) by
+   * the change, each step checked (exactCash.ts). The value is read from its array, not passed: a
+   * double passed to a call the compiler did not inline is boxed (domain/registers.ts).
+   */
+  private setCash(a: number, ei: number, ai: number, src: Float64Array, si: number): void {
+    const v = src[si]!;
     const en = this.exposures.num;
     const an = this.accounts.num;
     const without = an[ai]! - en[ei]!;
@@ -255,8 +262,9 @@ export class MarginCounts extends MarginRows {
     if (!exact(without) || !exact(sum)) this.accounts.wide[a] = 1;
   }
 
-  /** Add `d` to an exposure's cash figure (at `ei`) and its account's sum (at `ai`), each checked. */
-  private addCash(a: number, ei: number, ai: number, d: number): void {
+  /** Add `sign` x `src[si]` to an exposure's cash figure (at `ei`) and its account's sum (at `ai`), each checked. */
+  private addCash(a: number, ei: number, ai: number, src: Float64Array, si: number, sign: 1 | -1): void {
+    const d = sign * src[si]!;
     const en = this.exposures.num;
     const an = this.accounts.num;
     const x = en[ei]! + d;
@@ -276,10 +284,10 @@ export class MarginCounts extends MarginRows {
     const lots = orders.lots[o]!;
     if (orders.buy[o] === 1) {
       // A +1 count sets the reserve; a -1 count takes away what the +1 count of the same remaining added.
-      if (sign > 0) this.addCash(a, eb + RESERVE, ab + RESERVE, (ex.oReserve[o] = this.reserveOf(o)));
-      else this.addCash(a, eb + RESERVE, ab + RESERVE, -ex.oReserve[o]!);
+      if (sign > 0) this.reserveAt(o, ex.oReserve);
+      this.addCash(a, eb + RESERVE, ab + RESERVE, ex.oReserve, o, sign);
     } else {
-      this.noteLot(ex.series[e]!, orders.lot[o]!, orders.lotNumber[o]!);
+      this.noteLot(ex.series[e]!, orders.lot[o]!);
       ex.sellLots[e] = addLots(ex.sellLots[e]!, sign > 0 ? lots : 0 - lots);
     }
     if (q === null) return;
@@ -304,11 +312,11 @@ export class MarginCounts extends MarginRows {
    * beyond 2^53 - 1), as lots x tick x the pair's factor in doubles while exact
    * (domain/premium.ts), else in bigint.
    */
-  private reserveOf(o: number): number {
+  private reserveAt(o: number, into: Float64Array): void {
     const orders = this.orders;
     premiumAt(orders.lots[o]!, orders.tick[o]!, orders.perLotTick[o]!);
     const v = REG[R_PREMIUM]!;
-    return v >= 0 ? v : exactOf(collateralOf(wadOfLots(orders.lots[o]!, orders.lot[o]!), orders.price[o]!));
+    into[o] = v >= 0 ? v : exactOf(collateralOf(wadOfLots(orders.lots[o]!, orders.lot[o]!), orders.price[o]!));
   }
 
   /** Recount the positions the account holds on the exposure's series. */
@@ -318,12 +326,14 @@ export class MarginCounts extends MarginRows {
     const ex = this.exposures;
     this.positionSums(accounts.objects[a]!, this.seriesIds[ex.series[e]!]!);
     const sumLots = this.sumLots;
-    if (sumLots !== 0) this.noteLot(ex.series[e]!, this.sumLot, this.sumLotNumber);
+    if (sumLots !== 0) this.noteLot(ex.series[e]!, this.sumLot);
     const eb = e * STRIDE;
     const ab = a * STRIDE;
-    this.setCash(a, eb + PREMIUM, ab + PREMIUM, this.sumPremium);
-    this.setCash(a, eb + OWED, ab + OWED, this.sumOwed);
-    this.setCash(a, eb + MARK, ab + MARK, q === null || sumLots === 0 ? 0 : this.markValueOf(ex.series[e]!, q, sumLots, this.sumLot));
+    this.setCash(a, eb + PREMIUM, ab + PREMIUM, this.premiumSums, SUM_PREMIUM);
+    this.setCash(a, eb + OWED, ab + OWED, this.premiumSums, SUM_OWED);
+    if (q === null || sumLots === 0) REG[R_MARK] = 0;
+    else this.markValueAt(ex.series[e]!, q, sumLots, this.sumLot);
+    this.setCash(a, eb + MARK, ab + MARK, REG, R_MARK);
     if ((ex.balance[e] === 0) !== (sumLots === 0)) accounts.positions[a]! += sumLots === 0 ? -1 : 1;
     ex.balance[e] = sumLots;
     const en = ex.num;
@@ -344,7 +354,7 @@ export class MarginCounts extends MarginRows {
    * per series until its quote changes (domain/fees.ts `mulDivInDoubles`: exact, or -1 and the
    * bigint formula); a bigint balance takes the bigint formula.
    */
-  private markValueOf(s: number, q: RiskQuote, lots: Lots, lot: bigint): number {
+  private markValueAt(s: number, q: RiskQuote, lots: Lots, lot: bigint): void {
     if (typeof lots === 'number') {
       if (this.ratioQuote[s] !== q || this.ratioLot[s] !== lot) {
         this.ratioQuote[s] = q;
@@ -354,10 +364,14 @@ export class MarginCounts extends MarginRows {
       REG[R_MARK] = lots < 0 ? -lots : lots;
       mulDivAt(R_MARK, this.ratios[s]!, R_MARK);
       const v = REG[R_MARK]!;
-      if (v >= 0) return lots < 0 ? 0 - v : v;
+      if (v >= 0) {
+        if (lots < 0) REG[R_MARK] = 0 - v;
+        return;
+      }
     }
-    return exactOf(collateralOf(wadOfLots(lots, lot), q.markWad));
+    REG[R_MARK] = exactOf(collateralOf(wadOfLots(lots, lot), q.markWad));
   }
+
 
   /** The short floors of the exposure, from its balance and open sells. */
   private floors(a: number, e: number, q: RiskQuote | null): void {
@@ -367,11 +381,10 @@ export class MarginCounts extends MarginRows {
     const an = this.accounts.num;
     const eb = e * STRIDE;
     const ab = a * STRIDE;
-    // In contracts from lots: Number(WAD) / 1e18 bit for bit (domain/lots.ts contractsOf).
+    // In contracts from lots: Number(WAD) / 1e18 bit for bit (domain/lots.ts contractsAt).
     const balance = ex.balance[e]!;
     const sr = ex.series[e]!;
     const lot = this.seriesLot[sr]!;
-    const lotNumber = this.seriesLotNumber[sr]!;
     contractsAt(negLots(balance), lot, R_CONTRACTS);
     contractsAt(addLots(ex.sellLots[e]!, negLots(balance)), lot, R_SHORT_CONTRACTS);
     if (q !== null) {

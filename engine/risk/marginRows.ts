@@ -22,7 +22,12 @@ export type MemberSource = (anchor: Portfolio) => readonly Portfolio[];
 
 
 /** The premium a position owes (its deferred premium when negative), NaN for a wide position's NaN. */
-const owedOf = (premium: number): number => (premium < 0 ? -premium : premium >= 0 ? 0 : NaN);
+/** Rows of MarginRows' `premiumSums`. */
+export const SUM_PREMIUM = 0;
+export const SUM_OWED = 1;
+// NaN stays NaN by returning it (a literal NaN merged with the other doubles was a tagged value,
+// which boxed them: a heap number per call).
+const owedOf = (premium: number): number => (premium < 0 ? -premium : premium >= 0 ? 0 : premium);
 
 /** Scenario PnL sums of positions (pos) and open orders' losses (ord) in risk units, and the short floors, as kept. */
 export type KeptSums = { readonly pos: Float64Array; readonly ord: Float64Array; readonly floorPos: number; readonly floorOrd: number };
@@ -46,18 +51,16 @@ export class MarginRows {
   protected readonly cells: QuoteCell[] = [];
   protected seriesHead = new Int32Array(16);
   protected seriesTail = new Int32Array(16);
-  /** Per series row: its pair's size step (WAD per lot) and as a double (domain/lots.ts `lotNumberOf`), noted when a position or an open sell is counted there. */
+  /** Per series row: its pair's size step (WAD per lot), noted when a position or an open sell is counted there (its double: domain/lots.ts `contractsAt`). */
   protected readonly seriesLot: bigint[] = [];
-  protected seriesLotNumber = new Float64Array(16);
   protected lastSeriesId: Hex | null = null;
   protected lastSeriesRow = -1;
   /** The position sums of one series over an account's portfolios (positionSums), in scratch: no object per call. */
-  /** The balance in lots, and the size step (WAD, and as a double: domain/lots.ts `contractsOf`) of the positions summed. */
+  /** The balance in lots, and the size step (WAD) of the positions summed. */
   protected sumLots: Lots = 0;
   protected sumLot = 1n;
-  protected sumLotNumber = 1;
-  protected sumPremium = 0;
-  protected sumOwed = 0;
+  /** The deferred and owed premium summed (`premiumSums[SUM_PREMIUM]`, `premiumSums[SUM_OWED]`): in an array, read where they are used, not passed (domain/registers.ts). */
+  protected readonly premiumSums = new Float64Array(2);
 
   constructor(
     /** The risk quotes as the quote messages left them (marksChanged). */
@@ -85,10 +88,8 @@ export class MarginRows {
       if (s === this.seriesHead.length) {
         this.seriesHead = grown(this.seriesHead, s + 1);
         this.seriesTail = grown(this.seriesTail, s + 1);
-        this.seriesLotNumber = grown(this.seriesLotNumber, s + 1);
       }
       this.seriesLot.push(1n);
-      this.seriesLotNumber[s] = 1;
       this.seriesHead[s] = -1;
       this.seriesTail[s] = -1;
       this.seriesRow.set(seriesId, s);
@@ -99,10 +100,9 @@ export class MarginRows {
   }
 
   /** The size step of series row `s` (one series: one pair, one step), as counted. */
-  protected noteLot(s: number, lot: bigint, lotNumber: number): void {
+  protected noteLot(s: number, lot: bigint): void {
     if (this.seriesLot[s] === lot) return;
     this.seriesLot[s] = lot;
-    this.seriesLotNumber[s] = lotNumber;
   }
 
   /** The account's exposure to a series, or -1 (interning nothing). */
@@ -157,16 +157,16 @@ export class MarginRows {
    */
   protected positionSums(acc: MarginAccount, seriesId: Hex): void {
     this.sumLots = 0;
-    this.sumPremium = 0;
-    this.sumOwed = 0;
+    const sums = this.premiumSums;
+    sums[SUM_PREMIUM] = 0;
+    sums[SUM_OWED] = 0;
     if (acc.single) {
       const pos = acc.anchor.positions.get(seriesId);
       if (pos === undefined) return;
       this.sumLots = pos.lots;
       this.sumLot = pos.lot;
-      this.sumLotNumber = pos.lotNumber;
-      this.sumPremium = pos.premium;
-      this.sumOwed = owedOf(pos.premium);
+      sums[SUM_PREMIUM] = pos.premium;
+      sums[SUM_OWED] = owedOf(pos.premium);
       return;
     }
     for (const m of this.members(acc.anchor)) {
@@ -175,12 +175,11 @@ export class MarginRows {
       // One series: one pair, one size step.
       this.sumLots = addLots(this.sumLots, pos.lots);
       this.sumLot = pos.lot;
-      this.sumLotNumber = pos.lotNumber;
       // Each partial sum checked (a rounded one stays NaN): owed only grows, premium may not.
-      if (!exact((this.sumPremium += pos.premium))) this.sumPremium = NaN;
-      this.sumOwed += owedOf(pos.premium);
+      if (!exact((sums[SUM_PREMIUM] += pos.premium))) sums[SUM_PREMIUM] = NaN;
+      sums[SUM_OWED] += owedOf(pos.premium);
     }
-    if (!exact(this.sumOwed)) this.sumOwed = NaN;
+    if (!exact(sums[SUM_OWED]!)) sums[SUM_OWED] = NaN;
   }
 
   /** The deferred and owed premium on `seriesId` over the account's portfolios in bigint, added into `c`. */
