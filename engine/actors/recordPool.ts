@@ -49,8 +49,12 @@ export class SeriesRecord implements OrderRecord {
   createdAt = NaN;
   instructions: OrderInstructions = POISONED_INSTRUCTIONS;
 
-  /** Every field, status open and nothing filled: a new order's record (`nonce` undefined for the venue's own orders). */
-  init(orderId: Hex, seriesId: Hex, ref: number, owner: string, ownerIndex: number, portfolioId: number, routedPortfolioId: number, isBuy: boolean, tick: number, lots: number, nonce: bigint | undefined, expiry: number, createdAt: number, instructions: OrderInstructions): this {
+  /**
+   * Every field but `createdAt`, status open and nothing filled: a new order's record (`nonce`
+   * undefined for the venue's own orders). The caller stores `createdAt` (Unix ms, beyond the
+   * small integers: passed to a call the compiler did not inline, it would be boxed).
+   */
+  init(orderId: Hex, seriesId: Hex, ref: number, owner: string, ownerIndex: number, portfolioId: number, routedPortfolioId: number, isBuy: boolean, tick: number, lots: number, nonce: bigint | undefined, expiry: number, instructions: OrderInstructions): this {
     this.orderId = orderId;
     this.seriesId = seriesId;
     this.ref = ref;
@@ -65,14 +69,14 @@ export class SeriesRecord implements OrderRecord {
     this.nonce = nonce;
     this.status = 'open';
     this.expiry = expiry;
-    this.createdAt = createdAt;
     this.instructions = instructions;
     return this;
   }
 
   /** Sentinels in every field (same representations), so a read after release shows up (tests: `RecordPool.poison`). */
   poison(): void {
-    this.init(POISONED_ID, POISONED_ID, -1, 'poisoned', -1, -1, -1, !this.isBuy, -1, -1, -1n, NaN, NaN, POISONED_INSTRUCTIONS);
+    this.init(POISONED_ID, POISONED_ID, -1, 'poisoned', -1, -1, -1, !this.isBuy, -1, -1, -1n, NaN, POISONED_INSTRUCTIONS);
+    this.createdAt = NaN;
     this.filledLots = -1;
     this.status = 'poisoned' as OrderStatus;
   }

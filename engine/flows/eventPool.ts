@@ -23,7 +23,7 @@ export function blankOrderEvent(): Writable<EngineOrderEvent> {
   return { type: 'order', orderId: '0x', owner: '', portfolioId: 0, seriesId: '0x', side: 'buy', tick: 0, lots: 0, expiry: 0, nonce: null, createdAt: 0, instructions: DEFAULT_INSTRUCTIONS, status: 'open', filledLots: 0, remainingLots: 0, reason: null, cancelReason: null, seq: 0, ts: 0 };
 }
 
-/** Every field of an order event written into `e` (a blank, or the sink's reused storage); returns it. */
+/** Every field of an order event but its `createdAt` written into `e` (a blank, or the sink's reused storage); returns it. The caller stores `createdAt` (Unix ms, beyond the small integers: passed to a call, it would be boxed). */
 export function writeOrderEvent(
   e: Writable<EngineOrderEvent>,
   orderId: Hex,
@@ -35,7 +35,6 @@ export function writeOrderEvent(
   lots: number,
   expiry: number,
   nonce: bigint | null,
-  createdAt: number,
   instructions: OrderInstructions,
   status: OrderStatus,
   filledLots: number,
@@ -52,7 +51,6 @@ export function writeOrderEvent(
   e.lots = lots;
   e.expiry = expiry;
   e.nonce = nonce;
-  e.createdAt = createdAt;
   e.instructions = instructions;
   e.status = status;
   e.filledLots = filledLots;

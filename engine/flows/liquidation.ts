@@ -320,7 +320,8 @@ function closeStep(state: VenueState, sink: EventSink, id: string, n: number, me
   // sale could meet no bid, so the book is skipped. The fund's price stays the edge's.
   const inRange = edge.tick <= MAX_TICK;
   // A record of the venue's pool (actors/recordPool.ts): the IOC order never rests, so it is recycled after the command.
-  const record = state.series.records.take().init(closingOrderId(id, n), seriesId, state.nextRef++, member.owner, state.internOwner(member.owner), publicPortfolioId(member), member.id, isBuy, inRange ? edge.tick : MAX_TICK, lots, undefined, series.spec.expiry, state.now, LIQUIDATION_ORDER);
+  const record = state.series.records.take().init(closingOrderId(id, n), seriesId, state.nextRef++, member.owner, state.internOwner(member.owner), publicPortfolioId(member), member.id, isBuy, inRange ? edge.tick : MAX_TICK, lots, undefined, series.spec.expiry, LIQUIDATION_ORDER);
+  record.createdAt = state.now;
   const side = isBuy ? 'buy' : 'sell';
   const guard = MmpGuard.of(state, series, pair.sizeStep);
   if (inRange || isBuy) {

@@ -169,7 +169,7 @@ function checkAccount(state: VenueState, portfolio: Portfolio, count: number, ca
  */
 export function newRecord(state: VenueState, v: ValidPlace): OrderRecord {
   const { o } = v;
-  return state.series.records.take().init(
+  const r = state.series.records.take().init(
     o.orderId,
     o.seriesId,
     state.nextRef++,
@@ -182,9 +182,10 @@ export function newRecord(state: VenueState, v: ValidPlace): OrderRecord {
     v.lots,
     o.nonce,
     Math.min(o.expiry, state.series.at(v.seriesHandle).spec.expiry),
-    state.now,
     o.instructions ?? DEFAULT_INSTRUCTIONS,
   );
+  r.createdAt = state.now; // stored here, not passed (recordPool.ts `init`)
+  return r;
 }
 
 /** Apply one validated place; its outcome is added to the command's results (sink.results). */
@@ -331,7 +332,9 @@ function cancelMmpOrders(state: VenueState, sink: EventSink, e: MmpEntry): void 
  */
 export function probeRecord(state: VenueState, v: ValidPlace): OrderRecord {
   const { o } = v;
-  return state.series.records.probe.init(o.orderId, o.seriesId, 0, o.owner, state.ownerIndexOf(o.owner), o.portfolioId, v.portfolio.id, o.isBuy, o.tick, v.lots, o.nonce, o.expiry, state.now, o.instructions ?? DEFAULT_INSTRUCTIONS);
+  const r = state.series.records.probe.init(o.orderId, o.seriesId, 0, o.owner, state.ownerIndexOf(o.owner), o.portfolioId, v.portfolio.id, o.isBuy, o.tick, v.lots, o.nonce, o.expiry, o.instructions ?? DEFAULT_INSTRUCTIONS);
+  r.createdAt = state.now;
+  return r;
 }
 
 /**
@@ -342,7 +345,9 @@ function killEarly(state: VenueState, sink: EventSink, v: ValidPlace, cancelReas
   const { o } = v;
   const instructions = o.instructions ?? DEFAULT_INSTRUCTIONS;
   const expiry = Math.min(o.expiry, state.series.at(v.seriesHandle).spec.expiry);
-  sink.append(writeOrderEvent(sink.orderEvent(), o.orderId, o.owner, o.portfolioId, o.seriesId, o.isBuy, o.tick, v.lots, expiry, o.nonce, state.now, instructions, 'cancelled', 0, 0, reason, cancelReason));
+  const e = sink.orderEvent();
+  e.createdAt = state.now;
+  sink.append(writeOrderEvent(e, o.orderId, o.owner, o.portfolioId, o.seriesId, o.isBuy, o.tick, v.lots, expiry, o.nonce, instructions, 'cancelled', 0, 0, reason, cancelReason));
   sink.results.add(o.orderId, o.seriesId, 'cancelled', 0, 0, 0, instructions, cancelReason);
 }
 
@@ -368,12 +373,17 @@ export function orderEvent(sink: EventSink, r: OrderRecord, reason: string | nul
 
 /** An order event: the order's static fields from its record, and its state after the command (filled and remaining in lots); in the sink's reused storage. */
 export function pushOrderEvent(sink: EventSink, r: OrderRecord, filledLots: number, remainingLots: number, reason: string | null, cancelReason: CancelReason | null): void {
-  sink.append(writeOrderEvent(sink.orderEvent(), r.orderId, r.owner, r.portfolioId, r.seriesId, r.isBuy, r.tick, r.lots, r.expiry, r.nonce ?? null, r.createdAt, r.instructions, r.status, filledLots, remainingLots, reason, cancelReason));
+  // Its time (Unix ms, beyond the small integers) stored here, not passed: a double passed to a call is boxed.
+  const e = sink.orderEvent();
+  e.createdAt = r.createdAt;
+  sink.append(writeOrderEvent(e, r.orderId, r.owner, r.portfolioId, r.seriesId, r.isBuy, r.tick, r.lots, r.expiry, r.nonce ?? null, r.instructions, r.status, filledLots, remainingLots, reason, cancelReason));
 }
 
 /** The order event of a record (its static fields) in a given state, compact (tick, lots), a fresh object (the image's); the image stamps it. */
 export function orderEventOf(r: OrderRecord, filledLots: number, remainingLots: number, reason: string | null, cancelReason: CancelReason | null): EngineEvent {
-  return writeOrderEvent(blankOrderEvent(), r.orderId, r.owner, r.portfolioId, r.seriesId, r.isBuy, r.tick, r.lots, r.expiry, r.nonce ?? null, r.createdAt, r.instructions, r.status, filledLots, remainingLots, reason, cancelReason);
+  const e = blankOrderEvent();
+  e.createdAt = r.createdAt;
+  return writeOrderEvent(e, r.orderId, r.owner, r.portfolioId, r.seriesId, r.isBuy, r.tick, r.lots, r.expiry, r.nonce ?? null, r.instructions, r.status, filledLots, remainingLots, reason, cancelReason);
 }
 
 /** The open orders a command's cancels take away, for its risk check (rewritten by every command; kept with a count). */

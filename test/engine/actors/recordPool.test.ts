@@ -34,7 +34,9 @@ t.setTimeout(600_000);
 let nextRef = 1;
 function take(pool: RecordPool, ownerIndex: number, isBuy: boolean, tick: number, lots: number): SeriesRecord {
   const ref = nextRef++;
-  return pool.take().init(`0x${ref.toString(16)}` as Hex, '0x01', ref, `w${ownerIndex}`, ownerIndex, 1, 1, isBuy, tick, lots, BigInt(ref), 2_000_000_000, 1.7e12, DEFAULT_INSTRUCTIONS);
+  const r = pool.take().init(`0x${ref.toString(16)}` as Hex, '0x01', ref, `w${ownerIndex}`, ownerIndex, 1, 1, isBuy, tick, lots, BigInt(ref), 2_000_000_000, DEFAULT_INSTRUCTIONS);
+  r.createdAt = 1.7e12;
+  return r;
 }
 
 t.test('a record leaves with its order and is free only after its command', async (t) => {
