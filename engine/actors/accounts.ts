@@ -18,7 +18,7 @@ import type { Pair } from './registry.ts';
 import { lotNumberOf } from '../domain/lots.ts';
 import { premiumPerLotTick } from '../domain/premium.ts';
 import { tickPxAt, tickToPrice } from '../domain/ticks.ts';
-import { REG, R_PX } from '../domain/registers.ts';
+import { REG, R_AMOUNT, R_PX } from '../domain/registers.ts';
 import type { Position } from './position.ts';
 import { NonceWindow } from './nonceWindow.ts';
 import { CashRows } from './cashRows.ts';
@@ -310,6 +310,31 @@ export class AccountActor {
   credit(p: Portfolio, amount: Cash): void {
     if (amount < 0) return this.debit(p, typeof amount === 'number' ? 0 - amount : -amount);
     this.cash.addCash((p.internalPair !== null ? this.cashOfWallet(p.wallet, 0) : p).handle, amount);
+  }
+
+  /**
+   * `credit` and `debit` of the exact integer in register `reg` (domain/registers.ts: the hot
+   * path's form, no double passed); the register may be rewritten.
+   */
+  creditAt(p: Portfolio, reg: number): void {
+    const amount = REG[reg]!;
+    if (amount < 0) {
+      REG[R_AMOUNT] = 0 - amount;
+      return this.debitAt(p, R_AMOUNT);
+    }
+    this.cash.addCashAt((p.internalPair !== null ? this.cashOfWallet(p.wallet, 0) : p).handle, reg);
+  }
+
+  debitAt(p: Portfolio, reg: number): void {
+    const amount = REG[reg]!;
+    if (amount <= 0) {
+      REG[R_AMOUNT] = 0 - amount;
+      return this.creditAt(p, R_AMOUNT);
+    }
+    // A market maker's internal portfolio pays from itself first, then from portfolio 0: in bigint (debit).
+    if (p.internalPair !== null) return this.debit(p, BigInt(amount));
+    REG[R_AMOUNT] = 0 - amount;
+    this.cash.addCashAt(p.handle, R_AMOUNT);
   }
 
   /**

@@ -11,6 +11,7 @@
  */
 import { MAX_EXACT, exact, exactOf, type Cash } from '../risk/exactCash.ts';
 import { grown } from '../risk/exposure.ts';
+import { REG, R_DEPOSIT_CHANGE } from '../domain/registers.ts';
 
 const MAX_EXACT_BIG = BigInt(MAX_EXACT);
 const MIN_EXACT_BIG = -MAX_EXACT_BIG;
@@ -75,6 +76,13 @@ export class CashRows {
    */
   addCash(h: number, amount: Cash): void {
     if (typeof amount === 'bigint') return this.add(h, amount);
+    REG[R_DEPOSIT_CHANGE] = amount;
+    this.addCashAt(h, R_DEPOSIT_CHANGE);
+  }
+
+  /** `addCash` of the exact integer in register `reg` (domain/registers.ts: the hot path's form, no double passed). */
+  addCashAt(h: number, reg: number): void {
+    const amount = REG[reg]!;
     const d = this.deposit[h]!;
     const sum = d + amount;
     if (d === d && exact(sum)) this.deposit[h] = sum;

@@ -20,6 +20,7 @@
 import type { Hex } from '../domain/hex.ts';
 import { addLots, bigLots, contractsOf, lotNumberOf, lotsOfBig, lotsOfWad, wadOfLots, type Lots } from '../domain/lots.ts';
 import { exact, exactOf, type Cash } from '../risk/exactCash.ts';
+import { REG, R_ARG, R_FLOW, R_FLOW_CLOSING, R_REALIZED, R_RELEASED, R_RESULT } from '../domain/registers.ts';
 
 /** A position's premium and realised PnL in bigint, when one of them is beyond the doubles' bound. */
 export type WideCash = { premium: bigint; realized: bigint };
@@ -108,11 +109,17 @@ export function setCash(p: Position, premium: bigint, realized: bigint): void {
 export type PositionChange = { readonly before: Lots; readonly after: Lots; readonly realized: Cash };
 const CHANGE: { before: Lots; after: Lots; realized: Cash } = { before: 0, after: 0, realized: 0 };
 
-function changed(before: Lots, after: Lots, realized: Cash): PositionChange {
-  CHANGE.before = before;
-  CHANGE.after = after;
-  CHANGE.realized = realized;
-  return CHANGE;
+/**
+ * The same as `applyFlow` gives it: the realized cash in register R_REALIZED when it is a double,
+ * else NaN there and `realizedWide` holds it (a bigint).
+ */
+export type FlowChange = { readonly before: Lots; readonly after: Lots; readonly realizedWide: bigint };
+const FLOW_CHANGE: { before: Lots; after: Lots; realizedWide: bigint } = { before: 0, after: 0, realizedWide: 0n };
+
+function changed(before: Lots, after: Lots): FlowChange {
+  FLOW_CHANGE.before = before;
+  FLOW_CHANGE.after = after;
+  return FLOW_CHANGE;
 }
 
 /**
@@ -124,12 +131,23 @@ function changed(before: Lots, after: Lots, realized: Cash): PositionChange {
  * quotient (the proof in domain/fees.ts, whose final compare this repeats).
  */
 export function mulDivTrunc(a: number, num: number, den: number): number {
-  const m = a < 0 ? -a : a;
+  REG[R_ARG] = a;
+  mulDivTruncAt(R_ARG, num, den, R_RESULT);
+  return REG[R_RESULT]!;
+}
+
+/** The same for `a` in register `a`, into register `out` (domain/registers.ts); `num` and `den` are lot counts. */
+function mulDivTruncAt(a: number, num: number, den: number, out: number): void {
+  const v = REG[a]!;
+  const m = v < 0 ? -v : v;
   const p = m * num;
-  if (!(p <= MAX_PRODUCT)) return NaN;
+  if (!(p <= MAX_PRODUCT)) {
+    REG[out] = NaN;
+    return;
+  }
   let q = Math.floor(p / den);
   if (q * den > p) q--;
-  return a < 0 ? 0 - q : q;
+  REG[out] = v < 0 ? 0 - q : q;
 }
 const MAX_PRODUCT = Number.MAX_SAFE_INTEGER;
 
@@ -150,9 +168,25 @@ const MAX_PRODUCT = Number.MAX_SAFE_INTEGER;
  * (test/engine/actors/accountCash.test.ts).
  */
 export function applyToPosition(p: Position, qty: Lots, premiumFlow: Cash): PositionChange {
+  REG[R_FLOW] = typeof premiumFlow === 'number' ? premiumFlow : NaN;
+  const c = applyFlow(p, qty, typeof premiumFlow === 'bigint' ? premiumFlow : 0n);
+  const realized = REG[R_REALIZED]!;
+  CHANGE.before = c.before;
+  CHANGE.after = c.after;
+  CHANGE.realized = realized === realized ? realized : c.realizedWide;
+  return CHANGE;
+}
+
+/**
+ * `applyToPosition` with the flow in register R_FLOW when it is a double (else NaN there, and
+ * `flowWide` holds it), the realized cash into register R_REALIZED (else NaN there, and the
+ * change's `realizedWide` holds it): the hot path's form, no double passed (domain/registers.ts).
+ */
+export function applyFlow(p: Position, qty: Lots, flowWide: bigint): FlowChange {
   const before = p.lots;
+  const flowN = REG[R_FLOW]!;
   if (p.wide === null && typeof before === 'number' && typeof qty === 'number') {
-    const flow = typeof premiumFlow === 'number' ? premiumFlow : exactOf(premiumFlow);
+    const flow = flowN === flowN ? flowN : exactOf(flowWide);
     const after = before + qty;
     if (exact(flow) && exact(after)) {
       if (before === 0 || before > 0 === qty > 0) {
@@ -160,15 +194,20 @@ export function applyToPosition(p: Position, qty: Lots, premiumFlow: Cash): Posi
         if (exact(premium)) {
           p.premium = premium;
           p.lots = after;
-          return changed(before, after, 0);
+          REG[R_REALIZED] = 0;
+          return changed(before, after);
         }
       } else {
         const absBefore = before < 0 ? -before : before;
         const absQty = qty < 0 ? -qty : qty;
         const closed = absQty < absBefore ? absQty : absBefore;
         const premium = p.premium;
-        const released = closed === absBefore ? premium : mulDivTrunc(premium, closed, absBefore);
-        const flowClosing = absQty === closed ? flow : mulDivTrunc(flow, closed, absQty);
+        REG[R_RELEASED] = premium;
+        if (closed !== absBefore) mulDivTruncAt(R_RELEASED, closed, absBefore, R_RELEASED);
+        REG[R_FLOW_CLOSING] = flow;
+        if (absQty !== closed) mulDivTruncAt(R_FLOW_CLOSING, closed, absQty, R_FLOW_CLOSING);
+        const released = REG[R_RELEASED]!;
+        const flowClosing = REG[R_FLOW_CLOSING]!;
         const realizedNow = released + flowClosing;
         const kept = premium - released + (flow - flowClosing);
         const realized = p.realized + realizedNow;
@@ -176,16 +215,17 @@ export function applyToPosition(p: Position, qty: Lots, premiumFlow: Cash): Posi
           p.premium = kept;
           p.realized = realized;
           p.lots = after;
-          return changed(before, after, realizedNow === 0 ? 0 : realizedNow);
+          REG[R_REALIZED] = realizedNow === 0 ? 0 : realizedNow;
+          return changed(before, after);
         }
       }
     }
   }
-  return splitInBigint(p, bigLots(before), bigLots(qty), typeof premiumFlow === 'number' ? BigInt(premiumFlow) : premiumFlow);
+  return splitInBigint(p, bigLots(before), bigLots(qty), flowN === flowN ? BigInt(flowN) : flowWide);
 }
 
 /** applyToPosition's arithmetic in bigint (the reference formula), the result kept in doubles where exact. */
-function splitInBigint(p: Position, before: bigint, qty: bigint, premiumFlow: bigint): PositionChange {
+function splitInBigint(p: Position, before: bigint, qty: bigint, premiumFlow: bigint): FlowChange {
   const after = before + qty;
   let premium = premiumOf(p);
   let realized = 0n;
@@ -207,7 +247,9 @@ function splitInBigint(p: Position, before: bigint, qty: bigint, premiumFlow: bi
   const lots = lotsOfBig(after);
   p.lots = lots;
   setCash(p, premium, realizedOf(p) + realized);
-  return changed(lotsOfBig(before), lots, realized);
+  REG[R_REALIZED] = NaN;
+  FLOW_CHANGE.realizedWide = realized;
+  return changed(lotsOfBig(before), lots);
 }
 
 // 10^30 as two single-word divisors: V8 divides by one machine word much faster than by two,

@@ -14,7 +14,7 @@
  * Each register is named for the one figure it carries, so helpers that call each other never
  * write one another's: a helper's own intermediate figures have their own registers.
  */
-export const REG = new Float64Array(16);
+export const REG = new Float64Array(24);
 
 /** A premium, COLLATERAL6 (premiumAt). */
 export const R_PREMIUM = 0;
@@ -38,6 +38,18 @@ export const R_MAINTENANCE = 9;
 /** A size in contracts, and a short one (domain/lots.ts `contractsAt`). */
 export const R_CONTRACTS = 10;
 export const R_SHORT_CONTRACTS = 11;
+/** A fill side's premium flow (COLLATERAL6: negative when paying; NaN: only its bigint is exact): position.ts `applyFlow`. */
+export const R_FLOW = 12;
+/** A position change's realized PnL (NaN: only its bigint is exact). */
+export const R_REALIZED = 13;
+/** An amount a caller credits or debits (accounts.ts `creditAt`, `debitAt`), and the signed amount those add to a deposit (cashRows.ts `addCashAt`). */
+export const R_AMOUNT = 16;
+export const R_DEPOSIT_CHANGE = 17;
+/** applyFlow's split of a reducing fill: the deferred premium released, and the flow's closing part. */
+export const R_RELEASED = 18;
+export const R_FLOW_CLOSING = 19;
+/** A fee a fill debits (flows/fill.ts). */
+export const R_FEE = 20;
 /** An argument of a value-returning wrapper, and its result. */
 export const R_ARG = 14;
 export const R_RESULT = 15;

@@ -5,7 +5,7 @@
  * the figures as they stand after it: a reader folding the events needs nothing else.
  */
 import type { Hex } from '../domain/hex.ts';
-import type { Cash, EngineDepthEvent, EngineEvent, EngineOrderEvent, EnginePortfolioEvent, EnginePositionEvent, EngineTradeEvent } from '../events.ts';
+import type { EngineDepthEvent, EngineEvent, EngineOrderEvent, EnginePortfolioEvent, EnginePositionEvent, EngineTradeEvent } from '../events.ts';
 import type { Portfolio } from '../actors/portfolio.ts';
 import { emptyPosition, type Position } from '../actors/position.ts';
 import type { VenueState } from '../state.ts';
@@ -266,16 +266,6 @@ export class EventSink {
   }
 }
 
-/** A position's deferred premium as Cash: its double, or its bigint while wide. */
-export function premiumCash(p: Position): Cash {
-  return p.wide === null ? p.premium : p.wide.premium;
-}
-
-/** A position's realised PnL as Cash. */
-export function realizedCash(p: Position): Cash {
-  return p.wide === null ? p.realized : p.wide.realized;
-}
-
 /**
  * The position event of `p` (its public id) on `seriesId` from `pos`: balance in lots, deferred
  * premium and realised PnL C6 (the converter adds the WAD balance and the average price). A
@@ -292,8 +282,13 @@ function writePositionEvent(e: Writable<EnginePositionEvent>, p: Portfolio, seri
   e.portfolioId = publicPortfolioId(p);
   e.seriesId = seriesId;
   e.lots = live ? pos.lots : 0;
-  e.premium = live ? premiumCash(pos) : 0;
-  e.realizedPnl = realizedCash(pos);
+  // Each from its double or its bigint by a store of its own (a double merged with a bigint into one value is boxed when beyond the small integers).
+  const wide = pos.wide;
+  if (!live) e.premium = 0;
+  else if (wide === null) e.premium = pos.premium;
+  else e.premium = wide.premium;
+  if (wide === null) e.realizedPnl = pos.realized;
+  else e.realizedPnl = wide.realized;
   return e;
 }
 

@@ -6,9 +6,9 @@ import type { Hex } from '../domain/hex.ts';
 import { makerFeeInBigint, moneyFigure, takerFeeInBigint, type FillMoney } from '../domain/fees.ts';
 import type { VenueState } from '../state.ts';
 import type { Portfolio } from '../actors/portfolio.ts';
-import { applyToPosition, emptyPosition, isFlat, collateralOf } from '../actors/position.ts';
+import { applyFlow, emptyPosition, isFlat, collateralOf } from '../actors/position.ts';
+import { REG, R_FEE, R_FLOW, R_REALIZED } from '../domain/registers.ts';
 import { addLots, longDelta, negLots, type Lots } from '../domain/lots.ts';
-import type { Cash } from '../risk/exactCash.ts';
 import type { EventSink } from './eventSink.ts';
 import { publicPortfolioId } from './eventSink.ts';
 import { referralRebate } from './referrals.ts';
@@ -72,19 +72,22 @@ function moneyOf(state: VenueState, pairId: Hex, f: FillParams): FillMoney {
 export function applyFill(state: VenueState, sink: EventSink, f: FillParams): number {
   const series = f.seriesHandle === undefined ? state.series.get(f.seriesId)! : state.series.at(f.seriesHandle);
   const m = f.money ?? moneyOf(state, series.spec.pairId, f);
-  // Each figure as Cash: its double when exact (no bigint made for a fill within the bound), else its bigint.
-  const premium = moneyFigure(m.premiumN, m.premium);
-  const takerFeeC6 = moneyFigure(m.takerFeeN, m.takerFee);
-  const makerFeeC6 = moneyFigure(m.makerFeeN, m.makerFee);
   const buyer = f.takerIsBuy ? f.taker : f.maker;
   const seller = f.takerIsBuy ? f.maker : f.taker;
 
-  const bought = move(state, sink, buyer.portfolio, f.seriesId, f.sizeStep, f.lots, typeof premium === 'number' ? 0 - premium : -premium);
-  const sold = move(state, sink, seller.portfolio, f.seriesId, f.sizeStep, negLots(f.lots), premium);
+  // The money moves through registers (domain/registers.ts), each figure's bigint only when its double is not exact: no double passed to a call.
+  const bought = move(state, sink, buyer.portfolio, f.seriesId, f.sizeStep, f.lots, m, -1);
+  const sold = move(state, sink, seller.portfolio, f.seriesId, f.sizeStep, negLots(f.lots), m, 1);
   state.addOpenInterest(series, typeof bought === 'number' && typeof sold === 'number' ? bought + sold : addLots(bought, sold));
 
-  state.accounts.debit(f.taker.portfolio, takerFeeC6);
-  state.accounts.debit(f.maker.portfolio, makerFeeC6);
+  if (m.takerFeeN >= 0) {
+    REG[R_FEE] = m.takerFeeN;
+    state.accounts.debitAt(f.taker.portfolio, R_FEE);
+  } else state.accounts.debit(f.taker.portfolio, m.takerFee);
+  if (m.makerFeeN >= 0) {
+    REG[R_FEE] = m.makerFeeN;
+    state.accounts.debitAt(f.maker.portfolio, R_FEE);
+  } else state.accounts.debit(f.maker.portfolio, m.makerFee);
 
   const tradeNo = state.nextTradeId++;
   record(state, f.maker.portfolio);
@@ -120,17 +123,27 @@ export function applyFill(state: VenueState, sink: EventSink, f: FillParams): nu
   e.openInterestLots = series.openInterest;
   e.source = f.source;
   sink.append(e);
-  referralRebate(state, sink, f.taker.portfolio.owner, takerFeeC6, tradeNo);
+  referralRebate(state, sink, f.taker.portfolio.owner, moneyFigure(m.takerFeeN, m.takerFee), tradeNo);
   return tradeNo;
 }
 
-/** Move one side's position by a fill of `qty` lots (of `lot` WAD) for `flow` premium; returns the change in its long open interest (lots). */
-function move(state: VenueState, sink: EventSink, p: Portfolio, seriesId: Hex, lot: bigint, qty: Lots, flow: Cash): Lots {
+/**
+ * Move one side's position by a fill of `qty` lots (of `lot` WAD) for the fill's premium (`m`)
+ * paid (`sign` -1: the buyer) or received (1); returns the change in its long open interest (lots).
+ */
+function move(state: VenueState, sink: EventSink, p: Portfolio, seriesId: Hex, lot: bigint, qty: Lots, m: FillMoney, sign: 1 | -1): Lots {
   let pos = p.positions.get(seriesId);
   if (!pos) p.positions.set(seriesId, (pos = emptyPosition(seriesId, lot)));
-  const change = applyToPosition(pos, qty, flow);
+  // The flow's double (0 - premium: never -0), or NaN and its bigint.
+  const exactPremium = m.premiumN >= 0;
+  if (exactPremium) REG[R_FLOW] = sign > 0 ? m.premiumN : 0 - m.premiumN;
+  else REG[R_FLOW] = NaN;
+  const change = applyFlow(pos, qty, exactPremium ? 0n : sign > 0 ? m.premium : -m.premium);
   const oi = longDelta(change.before, change.after);
-  if (change.realized !== 0 && change.realized !== 0n) state.accounts.credit(p, change.realized);
+  const realized = REG[R_REALIZED]!;
+  if (realized === realized) {
+    if (realized !== 0) state.accounts.creditAt(p, R_REALIZED);
+  } else if (change.realizedWide !== 0n) state.accounts.credit(p, change.realizedWide);
   if (isFlat(pos)) p.positions.delete(seriesId);
   state.accounts.margin.positionChanged(p, seriesId);
   sink.position(p, seriesId, pos);
