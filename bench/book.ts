@@ -28,7 +28,9 @@
  *
  * After the rounds, the whole engine's bytes allocated per op of the timed loop (1,000 wallets,
  * warmed; lib/allocation.ts, docs/book.md "Allocation per op"), in `extra` as
- * `allocatedBytesPerOp` with `collectionsPer1000Ops`.
+ * `allocatedBytesPerOp` with `collectionsPer1000Ops`; and in steady state (the last 50,000 of
+ * 250,000 ops on one venue, at the stream's sizes and at 40 times them) as
+ * `allocatedBytesPerOpSteady` and `allocatedBytesPerOpSteadyLarge`.
  *
  * `--instructions` (`npm run bench -- book --instructions`) also counts the whole engine's
  * instructions per op with valgrind's cachegrind, after the timed rounds (lib/instructions.ts,
@@ -42,7 +44,7 @@ import type { MatchSink } from '../engine/book/types.ts';
 import { report } from './lib/report.ts';
 import { instructionsExtra, instructionsSettings, measureInstructions, parseBookArgs } from './lib/instructions.ts';
 import { percentile } from './lib/stats.ts';
-import { prepare as prepareSeriesActor, runSeriesActor, seriesActorAllocation, runSeriesActorMarketMakers } from './lib/seriesActorSubject.ts';
+import { prepare as prepareSeriesActor, runSeriesActor, seriesActorAllocation, seriesActorSteadyAllocation, runSeriesActorMarketMakers } from './lib/seriesActorSubject.ts';
 import { checkSeriesAlone, prepareSeriesAlone, runSeriesAlone } from './lib/seriesAloneSubject.ts';
 
 export const OP_PLACE = 0;
@@ -357,6 +359,13 @@ async function main(): Promise<void> {
   console.log(`# whole engine (1,000 wallets): ${allocation.bytesPerOp.toLocaleString('en')} bytes allocated per op, ${allocation.collectionsPer1000} collections per 1,000 ops`);
   extra['allocatedBytesPerOp'] = allocation.bytesPerOp;
   extra['collectionsPer1000Ops'] = allocation.collectionsPer1000;
+  // In steady state, on one venue past 200,000 ops (the storage grown, the code settled), at the stream's sizes and at 40 times them.
+  const steadyStream = makeOpStream(250_000, 43);
+  const steady = seriesActorSteadyAllocation(steadyStream, 50_000);
+  const steadyLarge = seriesActorSteadyAllocation(steadyStream, 50_000, 40);
+  console.log(`# whole engine in steady state (the last 50,000 of 250,000 ops on one venue): ${steady.bytesPerOp} bytes allocated per op; ${steadyLarge.bytesPerOp} with orders 40 times larger`);
+  extra['allocatedBytesPerOpSteady'] = steady.bytesPerOp;
+  extra['allocatedBytesPerOpSteadyLarge'] = steadyLarge.bytesPerOp;
   const ours = best.get('fast book')!;
   const peerRate = best.get('nodejs-order-book')!;
 

@@ -41,3 +41,14 @@ t.test('an empty run: only the measure itself (a few KB at most)', async (t) => 
   const r = measureAllocation(() => {});
   t.ok(r.bytes >= 0 && r.bytes < 8192, `${r.bytes} bytes`);
 });
+
+t.test('the steady-state figure of bench/book measures only the stream\'s last ops, and refuses a stream too short for them', async (t) => {
+  const { makeOpStream } = await import('../../bench/book.ts');
+  const { seriesActorSteadyAllocation } = await import('../../bench/lib/seriesActorSubject.ts');
+  const stream = makeOpStream(6_000, 7);
+  t.throws(() => seriesActorSteadyAllocation(stream, 6_000), RangeError, 'the measured ops must leave some to warm on');
+  const r = seriesActorSteadyAllocation(stream, 2_000);
+  t.ok(Number.isFinite(r.bytesPerOp) && r.bytesPerOp >= 0, `a byte count (${r.bytesPerOp})`);
+  const large = seriesActorSteadyAllocation(stream, 2_000, 40);
+  t.ok(Number.isFinite(large.bytesPerOp) && large.bytesPerOp >= 0, `at 40 times the sizes (${large.bytesPerOp})`);
+});
