@@ -133,7 +133,7 @@ export class VenueState {
   trackGoodTill(slot: number): void {
     const heap = this.expiryHeap;
     const orders = this.accounts.orders;
-    // Its time and id from the slot (a time in seconds passed to a call is boxed: a new heap number).
+    // Its time and id from the slot, not passed (a time beyond the small integers passed to a call is boxed: MinHeap.pushKeyOf).
     heap.pushKeyOf(orders.expiry, slot, orders.orderId[slot]!, slot);
     if (heap.size <= 2 * this.orderIndex.size + EXPIRY_SLACK) return;
     heap.retain(this.stillGoodTill);

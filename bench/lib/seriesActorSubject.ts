@@ -106,7 +106,7 @@ export function seriesActorAllocation(s: OpStream): { bytesPerOp: number; collec
  * The same in steady state: one venue runs the stream (sizes times `sizeScale`) and only its last
  * `measured` ops are measured, after the venue's storage has grown to what the stream needs and
  * the code has settled (docs/book.md "Allocation per op"). With `sizeScale` 40, fills carry
- * premiums and notionals beyond the small integers (31 bits), the figures V8 boxes when they
+ * premiums and notionals beyond the small integers (32-bit signed here), the figures V8 boxes when they
  * cross a call.
  */
 export function seriesActorSteadyAllocation(s: OpStream, measured: number, sizeScale = 1): { bytesPerOp: number; collectionsPer1000: number } {

@@ -32,8 +32,9 @@ export class MinHeap<V> {
   }
 
   /**
-   * `push` with the key read from `keys[at]`: a key beyond the small integers (a time in seconds
-   * is one) passed to a call the compiler did not inline would be boxed, a new heap number.
+   * `push` with the key read from `keys[at]`: a key beyond V8's small integers (a time in seconds
+   * from 2038, or from 2004 where V8 compresses pointers) passed to a call the compiler did not
+   * inline would be boxed, a new heap number.
    */
   pushKeyOf(keys: Float64Array, at: number, value: V, hint = -1): void {
     const key = keys[at]!;

@@ -2,7 +2,7 @@
  * Registers for the doubles that cross a call on a command's hot path.
  *
  * V8 passes arguments and return values as tagged values: a double beyond the small integers
- * (31 bits) that crosses a call the optimising compiler did not inline is boxed, a new heap
+ * (32-bit signed on this build, 31-bit where V8 compresses pointers) that crosses a call the optimising compiler did not inline is boxed, a new heap
  * number (16 bytes) each time. Which calls are inlined depends on the caller's size and on the
  * run (docs/book.md "Allocation per op"), so the hot path does not rely on it: a helper that
  * computes a money figure or a price writes it into a register here and its caller reads it from
