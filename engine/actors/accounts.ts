@@ -325,6 +325,7 @@ export class AccountActor {
     this.cash.addCashAt((p.internalPair !== null ? this.cashOfWallet(p.wallet, 0) : p).handle, reg);
   }
 
+  /** `debit` of the exact integer in register `reg` (see creditAt). */
   debitAt(p: Portfolio, reg: number): void {
     const amount = REG[reg]!;
     if (amount <= 0) {

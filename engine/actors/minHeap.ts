@@ -1,3 +1,6 @@
+/** push's key, handed to pushKeyOf. */
+const KEY = new Float64Array(1);
+
 /**
  * A binary min-heap of (key, value) pairs; ties pop in insertion order. Each entry may carry a
  * number for its owner's use (`hint`, -1 when none), handed to `retain`'s test.
@@ -6,9 +9,6 @@
  * that only grow (to the most entries held at once); a pop or a `retain` leaves their capacity
  * in place for the next pushes (a value past `size` is cleared, so the heap keeps no reference).
  */
-/** push's key, handed to pushKeyOf. */
-const KEY = new Float64Array(1);
-
 export class MinHeap<V> {
   private readonly keys: number[] = [];
   private readonly order: number[] = [];

@@ -21,12 +21,15 @@ import { exact } from './exactCash.ts';
 export type MemberSource = (anchor: Portfolio) => readonly Portfolio[];
 
 
-/** The premium a position owes (its deferred premium when negative), NaN for a wide position's NaN. */
 /** Rows of MarginRows' `premiumSums`. */
 export const SUM_PREMIUM = 0;
 export const SUM_OWED = 1;
-// NaN stays NaN by returning it (a literal NaN merged with the other doubles was a tagged value,
-// which boxed them: a heap number per call).
+
+/**
+ * The premium a position owes (its deferred premium when negative), NaN for a wide position's
+ * NaN: returned as it came (a literal NaN merged with the other doubles was a tagged value, which
+ * boxed them: a heap number per call).
+ */
 const owedOf = (premium: number): number => (premium < 0 ? -premium : premium >= 0 ? 0 : premium);
 
 /** Scenario PnL sums of positions (pos) and open orders' losses (ord) in risk units, and the short floors, as kept. */
