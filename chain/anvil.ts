@@ -1,0 +1,209 @@
+/**
+ * A local anvil for the embedded chain mode and the tests (docs/chain.md "Operations"): the
+ * binary of the @foundry-rs/anvil package for this platform, on 127.0.0.1, silent.
+ *
+ * On POSIX anvil runs under a guard, a tiny `sh` that starts it in the background and kills it
+ * when the guard's stdin closes: the pipe from this process closes when it exits however it
+ * exits, SIGKILL included, so no anvil outlives the process that started it
+ * (test/chain/anvilGuard.test.ts). `stop()` closes that pipe too: the guard sends SIGTERM, then
+ * SIGKILL after `killAfterMs`.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+
+export type AnvilOptions = {
+  /** The chain id (anvil's default 31337). */
+  chainId?: number;
+  /** A port to listen on; a free one when absent. */
+  port?: number;
+  /** Interval mining every this many milliseconds; absent: a block for every transaction. */
+  blockTimeMs?: number;
+  /** The block gas limit (default 1,000,000,000: room for settle() batches of hundreds of fills). */
+  gasLimit?: bigint;
+  /** Keep the chain in `<stateDir>/state.json`: loaded at start, dumped every `stateIntervalSec` and at a clean exit. */
+  stateDir?: string;
+  /** Seconds between state dumps (default 1). */
+  stateIntervalSec?: number;
+  /** The genesis block's timestamp (Unix seconds). */
+  timestamp?: number;
+  /** The hardfork (anvil's default: its latest). */
+  hardfork?: string;
+  /** How long to wait for the RPC to answer (default 30 s). */
+  startTimeoutMs?: number;
+  /** After stop()'s SIGTERM, how long before SIGKILL (default 3 s). */
+  killAfterMs?: number;
+};
+
+export type Anvil = {
+  readonly rpcUrl: string;
+  readonly port: number;
+  /** anvil's own process id (not the guard's). */
+  readonly pid: number;
+  /** Resolves once anvil and its guard have exited. */
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** SIGTERM, then SIGKILL after the timeout; resolves when it has exited. */
+  stop(): Promise<void>;
+};
+
+const require = createRequire(import.meta.url);
+
+const PLATFORM_ARCH: Record<string, string> = {
+  'linux-x64': 'linux-amd64',
+  'linux-arm64': 'linux-arm64',
+  'darwin-x64': 'darwin-amd64',
+  'darwin-arm64': 'darwin-arm64',
+  'win32-x64': 'win32-amd64',
+};
+
+/** The anvil binary of the @foundry-rs/anvil package for this platform. */
+export function anvilBinary(): string {
+  const target = PLATFORM_ARCH[`${process.platform}-${process.arch}`];
+  if (target === undefined) throw new Error(`anvil: no @foundry-rs/anvil binary for ${process.platform}-${process.arch}`);
+  const name = process.platform === 'win32' ? 'anvil.exe' : 'anvil';
+  // Resolved from the wrapper package, as its own bin.mjs does, so its optional dependency is the one found.
+  const fromWrapper = createRequire(require.resolve('@foundry-rs/anvil/package.json'));
+  const path = fromWrapper.resolve(`@foundry-rs/anvil-${target}/bin/${name}`);
+  if (!existsSync(path)) throw new Error(`anvil: ${path} is missing (npm install @foundry-rs/anvil)`);
+  return path;
+}
+
+/** A TCP port free on 127.0.0.1 at the time of asking. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+// The guard: anvil in the background, its pid on stdout; when stdin reaches its end (the parent
+// closed it or died), SIGTERM, then SIGKILL after $KILL_AFTER seconds; the guard exits with anvil.
+// stdin is read through fd 3: a background list's own stdin is /dev/null.
+const GUARD = [
+  'exec 3<&0',
+  '"$ANVIL" "$@" >/dev/null </dev/null 3<&- &',
+  'pid=$!',
+  'echo "$pid"',
+  '( while read -r _ <&3; do :; done; kill -TERM "$pid" 2>/dev/null; sleep "$KILL_AFTER"; kill -KILL "$pid" 2>/dev/null ) &',
+  'watcher=$!',
+  'wait "$pid"',
+  'code=$?',
+  'kill "$watcher" 2>/dev/null',
+  'exit "$code"',
+].join('\n');
+
+/** Starts anvil; resolves once its RPC answers. */
+export async function startAnvil(opts: AnvilOptions = {}): Promise<Anvil> {
+  for (let attempt = 1; ; attempt++) {
+    const port = opts.port ?? (await freePort());
+    try {
+      return await startOn(port, opts);
+    } catch (e) {
+      // A port found free may be taken before anvil binds it: try another, unless one was given.
+      if (opts.port !== undefined || attempt >= 3 || !/address already in use|Address in use|os error 98/i.test(String(e))) throw e;
+    }
+  }
+}
+
+function argsOf(port: number, opts: AnvilOptions): string[] {
+  const args = ['--host', '127.0.0.1', '--port', String(port), '--silent', '--gas-limit', String(opts.gasLimit ?? 1_000_000_000n)];
+  if (opts.chainId !== undefined) args.push('--chain-id', String(opts.chainId));
+  if (opts.blockTimeMs !== undefined) args.push('--block-time', String(opts.blockTimeMs / 1000));
+  if (opts.stateDir !== undefined) args.push('--state', join(opts.stateDir, 'state.json'), '--state-interval', String(opts.stateIntervalSec ?? 1));
+  if (opts.timestamp !== undefined) args.push('--timestamp', String(opts.timestamp));
+  if (opts.hardfork !== undefined) args.push('--hardfork', opts.hardfork);
+  return args;
+}
+
+async function startOn(port: number, opts: AnvilOptions): Promise<Anvil> {
+  const binary = anvilBinary();
+  const args = argsOf(port, opts);
+  const killAfterMs = opts.killAfterMs ?? 3000;
+  const guarded = process.platform !== 'win32';
+  const child: ChildProcess = guarded
+    ? spawn('sh', ['-c', GUARD, 'anvil-guard', ...args], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { ...process.env, ANVIL: binary, KILL_AFTER: String(Math.max(1, Math.ceil(killAfterMs / 1000))) },
+    })
+    : spawn(binary, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr?.setEncoding('utf8');
+  child.stderr?.on('data', (d: string) => {
+    stderr = (stderr + d).slice(-4000);
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.on('exit', (code, signal) => resolve({ code, signal }));
+  });
+  // The guard's stdout carries anvil's pid, then nothing.
+  const pid = guarded
+    ? await new Promise<number>((resolve, reject) => {
+      let out = '';
+      child.stdout!.setEncoding('utf8');
+      child.stdout!.on('data', (d: string) => {
+        out += d;
+        const line = out.split('\n')[0];
+        if (out.includes('\n') && line !== undefined) resolve(Number(line.trim()));
+      });
+      child.on('error', reject);
+      void exited.then(() => reject(new Error(`anvil exited at start: ${stderr.trim()}`)));
+    })
+    : child.pid!;
+  const rpcUrl = `http://127.0.0.1:${port}`;
+  let stopping: Promise<void> | null = null;
+  const stop = (): Promise<void> => {
+    if (stopping === null) {
+      stopping = (async () => {
+        if (guarded) child.stdin!.end();
+        else child.kill('SIGTERM');
+        const late = setTimeout(() => {
+          try {
+            process.kill(pid, 'SIGKILL');
+          } catch {
+            // already gone
+          }
+        }, killAfterMs + 2000);
+        await exited;
+        clearTimeout(late);
+      })();
+    }
+    return stopping;
+  };
+  try {
+    await waitForRpc(rpcUrl, opts.startTimeoutMs ?? 30_000, exited, () => stderr);
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+  return { rpcUrl, port, pid, exited, stop };
+}
+
+async function waitForRpc(rpcUrl: string, timeoutMs: number, exited: Promise<unknown>, stderr: () => string): Promise<void> {
+  let gone = false;
+  void exited.then(() => {
+    gone = true;
+  });
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (gone) throw new Error(`anvil exited at start: ${stderr().trim()}`);
+    try {
+      const res = await fetch(rpcUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }),
+      });
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`anvil did not answer at ${rpcUrl} within ${timeoutMs} ms: ${stderr().trim()}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

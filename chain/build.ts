@@ -1,0 +1,149 @@
+/**
+ * Compiles contracts/src with solc-js (standard JSON) and writes contracts/build: one artifact
+ * per contract, `{ contractName, abi, bytecode, deployedBytecode, compiler }`, and abis.ts, the
+ * same ABIs `as const` for viem's types (docs/chain.md "Operations"). The output is
+ * deterministic (sorted source keys, no metadata hash), so test/chain/contractsBuild.test.ts can
+ * recompile and compare byte for byte. The venue reads the committed artifacts at run time:
+ * compiling takes far longer than a start may.
+ *
+ * `npm run build:contracts`; exits 1 on any compiler error.
+ */
+import { readFileSync, readdirSync, writeFileSync, mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const require = createRequire(import.meta.url);
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+export const SOURCE_DIR = join(ROOT, 'contracts', 'src');
+export const BUILD_DIR = join(ROOT, 'contracts', 'build');
+
+/** The contracts the venue deploys, in deployment order: each one an artifact. */
+export const CONTRACTS = [
+  'MockCollateralToken',
+  'Oracle',
+  'SeriesRegistry',
+  'Quoter',
+  'PositionManager',
+  'CollateralVault',
+  'Rfq',
+  'OrderBook',
+] as const;
+export type ContractName = (typeof CONTRACTS)[number];
+
+export const COMPILER_SETTINGS = {
+  optimizer: { enabled: true, runs: 1000 },
+  evmVersion: 'cancun',
+  viaIR: false,
+  metadata: { bytecodeHash: 'none', appendCBOR: false },
+} as const;
+
+export type Artifact = {
+  contractName: ContractName;
+  abi: readonly unknown[];
+  bytecode: `0x${string}`;
+  deployedBytecode: `0x${string}`;
+  compiler: { version: string; settings: typeof COMPILER_SETTINGS };
+};
+
+type SolcOutput = {
+  errors?: { severity: 'error' | 'warning' | 'info'; formattedMessage: string }[];
+  contracts?: Record<string, Record<string, { abi: unknown[]; evm: { bytecode: { object: string }; deployedBytecode: { object: string } } }>>;
+};
+
+/** Every .sol file under contracts/src, keyed by its path from the repository root. */
+function sources(): Record<string, { content: string }> {
+  const out: Record<string, { content: string }> = {};
+  const walk = (dir: string): void => {
+    for (const name of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const path = join(dir, name.name);
+      if (name.isDirectory()) walk(path);
+      else if (name.name.endsWith('.sol')) out[relative(ROOT, path).split('\\').join('/')] = { content: readFileSync(path, 'utf8') };
+    }
+  };
+  walk(SOURCE_DIR);
+  return out;
+}
+
+/** Imports of `@openzeppelin/...` come from node_modules. */
+function findImport(path: string): { contents: string } | { error: string } {
+  if (!path.startsWith('@openzeppelin/')) return { error: `unresolved import ${path}` };
+  try {
+    return { contents: readFileSync(require.resolve(path), 'utf8') };
+  } catch (e) {
+    return { error: `cannot read ${path}: ${(e as Error).message}` };
+  }
+}
+
+export class CompileError extends Error {}
+
+/** Compiles contracts/src; returns the artifacts and the compiler's warnings. */
+export function compileContracts(): { artifacts: Record<ContractName, Artifact>; warnings: string[] } {
+  const solc = require('solc') as { compile(input: string, callbacks: { import(path: string): unknown }): string; version(): string };
+  const input = {
+    language: 'Solidity',
+    sources: sources(),
+    settings: {
+      ...COMPILER_SETTINGS,
+      outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object', 'evm.deployedBytecode.object'] } },
+    },
+  };
+  const output = JSON.parse(solc.compile(JSON.stringify(input), { import: findImport })) as SolcOutput;
+  const errors = (output.errors ?? []).filter((e) => e.severity === 'error');
+  if (errors.length > 0) throw new CompileError(errors.map((e) => e.formattedMessage).join('\n'));
+  const warnings = (output.errors ?? []).filter((e) => e.severity === 'warning').map((e) => e.formattedMessage);
+  const version = solc.version();
+  const artifacts = {} as Record<ContractName, Artifact>;
+  for (const name of CONTRACTS) {
+    const unit = output.contracts?.[`contracts/src/${name}.sol`]?.[name];
+    if (unit === undefined) throw new CompileError(`contract ${name} not found in contracts/src/${name}.sol`);
+    artifacts[name] = {
+      contractName: name,
+      abi: unit.abi,
+      bytecode: `0x${unit.evm.bytecode.object}`,
+      deployedBytecode: `0x${unit.evm.deployedBytecode.object}`,
+      compiler: { version, settings: COMPILER_SETTINGS },
+    };
+  }
+  return { artifacts, warnings };
+}
+
+/** The text of contracts/build/<name>.json. */
+export function artifactText(a: Artifact): string {
+  return `${JSON.stringify(a, null, 2)}\n`;
+}
+
+/** The text of contracts/build/abis.ts: every ABI `as const`, for viem's types. */
+export function abisText(artifacts: Record<ContractName, Artifact>): string {
+  const lines = [
+    '/** Generated by chain/build.ts (npm run build:contracts) from contracts/src: do not edit. */',
+    '',
+  ];
+  for (const name of CONTRACTS) lines.push(`export const ${name[0]!.toLowerCase()}${name.slice(1)}Abi = ${JSON.stringify(artifacts[name].abi, null, 2)} as const;`, '');
+  return lines.join('\n');
+}
+
+/** Writes contracts/build. */
+export function writeArtifacts(artifacts: Record<ContractName, Artifact>): void {
+  mkdirSync(BUILD_DIR, { recursive: true });
+  for (const name of CONTRACTS) writeFileSync(join(BUILD_DIR, `${name}.json`), artifactText(artifacts[name]));
+  writeFileSync(join(BUILD_DIR, 'abis.ts'), abisText(artifacts));
+}
+
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const started = Date.now();
+  try {
+    const { artifacts, warnings } = compileContracts();
+    for (const w of warnings) process.stderr.write(`${w}\n`);
+    writeArtifacts(artifacts);
+    for (const name of CONTRACTS) {
+      const size = (artifacts[name].deployedBytecode.length - 2) / 2;
+      process.stdout.write(`${name}: ${size} bytes of runtime code\n`);
+    }
+    process.stdout.write(`compiled in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+  } catch (e) {
+    process.stderr.write(`${e instanceof CompileError ? e.message : String(e)}\n`);
+    process.exit(1);
+  }
+}

@@ -1,0 +1,587 @@
+/**
+ * The settlement stream in TypeScript: the encoder the relayer writes batches with, the decoder
+ * tests, alerts and the auditor read them with, and the batch hashes, exactly docs/chain.md
+ * "The settlement stream". Items are packed big-endian into one growable buffer, written in
+ * place; every field is range-checked and a value outside its field throws a RangeError naming
+ * it (the relayer turns that into an alert, never into a wrong item).
+ */
+import { decodeErrorResult, keccak256, toFunctionSelector, type Abi, type Address, type Hex } from 'viem';
+import { hexOf, readInt, readUint, writeHex, writeInt, writeSmall, writeUint } from './hexBytes.ts';
+import { SETTLE_GAS } from './gasModel.ts';
+import { errorAbi } from './artifacts.ts';
+
+export const ItemKind = {
+  ORDER: 0x01,
+  FILL: 0x02,
+  LIQUIDATION_FILL: 0x03,
+  FUND_FILL: 0x04,
+  RFQ_FILL: 0x05,
+  MMM_NONCE: 0x06,
+  DEPOSIT: 0x10,
+  DEPOSIT_REFUND: 0x11,
+  MINT: 0x12,
+  WITHDRAW: 0x13,
+  TRANSFER: 0x14,
+  LIQUIDATION_FEE: 0x15,
+  DEFICIT: 0x16,
+  REBATE: 0x17,
+  PAIR: 0x20,
+  SERIES: 0x21,
+  MMM: 0x22,
+  SETTLEMENT_PRICE: 0x23,
+  SERIES_SETTLED: 0x24,
+  SETTLE_POSITION: 0x25,
+} as const;
+export type ItemKindName = keyof typeof ItemKind;
+
+/** Each kind's length in bytes, its kind byte included (docs/chain.md "Items"). */
+export const ITEM_LENGTH: Record<ItemKindName, number> = {
+  ORDER: 215,
+  FILL: 53,
+  LIQUIDATION_FILL: 47,
+  FUND_FILL: 94,
+  RFQ_FILL: 609,
+  MMM_NONCE: 53,
+  DEPOSIT: 9,
+  DEPOSIT_REFUND: 9,
+  MINT: 45,
+  WITHDRAW: 53,
+  TRANSFER: 53,
+  LIQUIDATION_FEE: 45,
+  DEFICIT: 61,
+  REBATE: 37,
+  PAIR: 34,
+  SERIES: 74,
+  MMM: 22,
+  SETTLEMENT_PRICE: 138,
+  SERIES_SETTLED: 33,
+  SETTLE_POSITION: 61,
+};
+
+const KIND_NAME = new Map<number, ItemKindName>(Object.entries(ItemKind).map(([name, kind]) => [kind, name as ItemKindName]));
+
+export type SignedOrder = {
+  owner: Address;
+  seriesId: Hex;
+  portfolioId: bigint;
+  isBuy: boolean;
+  tick: number;
+  size: bigint;
+  expiry: number;
+  nonce: bigint;
+  deadline: bigint;
+  /** 65-byte r || s || v, v 27 or 28 */
+  signature: Hex;
+};
+export type SignedQuote = {
+  mmm: Address;
+  taker: Address;
+  seriesId: Hex;
+  takerIsBuying: boolean;
+  price: bigint;
+  size: bigint;
+  nonce: bigint;
+  quoteExpiry: bigint;
+  pairId: Hex;
+  strike: bigint;
+  optionExpiry: bigint;
+  isCall: boolean;
+  signature: Hex;
+};
+export type SignedFill = { taker: Address; portfolioId: bigint; fillSize: bigint; nonce: bigint; deadline: bigint; signature: Hex };
+
+const MAX_ORDERS = 0x10000;
+
+/**
+ * One batch's items. `order()` declares a signed order once per batch (an ORDER item) and
+ * returns its number, which fills name; every other method writes one item.
+ */
+export class BatchWriter {
+  private buf = new Uint8Array(4096);
+  private view = new DataView(this.buf.buffer);
+  private len = 0;
+  private orderNumbers = new Map<string, number>();
+  private itemCount = 0;
+  private fillCount = 0;
+  private executionGas = 0;
+  private scanned = 0;
+  private zeroBytes = 0;
+
+  /** Items written so far, ORDER declarations not counted (the unit of journalPos's itemCount). */
+  get items(): number {
+    return this.itemCount;
+  }
+
+  /** FILL, LIQUIDATION_FILL, FUND_FILL and RFQ_FILL items written so far. */
+  get fills(): number {
+    return this.fillCount;
+  }
+
+  get byteLength(): number {
+    return this.len;
+  }
+
+  /** The orders declared so far. */
+  get orders(): number {
+    return this.orderNumbers.size;
+  }
+
+  /**
+   * The gas model's bound on settle() for what is written (chain/gasModel.ts): the
+   * transaction's base and calldata cost plus each item's execution, counted for cold state.
+   */
+  get gas(): number {
+    for (let i = this.scanned; i < this.len; i++) if (this.buf[i] === 0) this.zeroBytes++;
+    this.scanned = this.len;
+    return SETTLE_GAS.base + this.executionGas + SETTLE_GAS.calldataGas(this.len, this.zeroBytes);
+  }
+
+  /** The order's number in this batch, declaring it (an ORDER item) the first time `orderId` is seen since reset(). */
+  order(orderId: Hex, o: SignedOrder): number {
+    const key = orderId.toLowerCase();
+    const known = this.orderNumbers.get(key);
+    if (known !== undefined) return known;
+    if (key.length !== 66) throw new RangeError('orderId: expected 32 bytes of hex');
+    if (this.orderNumbers.size >= MAX_ORDERS) throw new RangeError(`orderId: a batch declares at most ${MAX_ORDERS} orders`);
+    const at = this.begin(ItemKind.ORDER, 215);
+    const b = this.buf;
+    const v = this.view;
+    writeHex(b, at + 1, o.owner, 20, 'owner');
+    writeHex(b, at + 21, o.seriesId, 32, 'seriesId');
+    writeUint(v, at + 53, o.portfolioId, 8, 'portfolioId');
+    b[at + 61] = bool(o.isBuy, 'isBuy');
+    writeSmall(v, at + 62, o.tick, 4, 'tick');
+    writeUint(v, at + 66, o.size, 16, 'size');
+    writeSmall(v, at + 82, o.expiry, 4, 'expiry');
+    writeUint(v, at + 86, o.nonce, 32, 'nonce');
+    writeUint(v, at + 118, o.deadline, 32, 'deadline');
+    writeSignature(b, at + 150, o.signature, 'signature');
+    const index = this.orderNumbers.size;
+    this.orderNumbers.set(key, index);
+    this.end(215, SETTLE_GAS.item.ORDER, 'order');
+    return index;
+  }
+
+  fill(maker: number, taker: number, size: bigint, makerFee: bigint, takerFee: bigint): void {
+    const at = this.begin(ItemKind.FILL, 53);
+    this.orderIndex(at + 1, maker, 'maker');
+    this.orderIndex(at + 3, taker, 'taker');
+    writeUint(this.view, at + 5, size, 16, 'size');
+    writeInt(this.view, at + 21, makerFee, 16, 'makerFee');
+    writeInt(this.view, at + 37, takerFee, 16, 'takerFee');
+    this.end(53, SETTLE_GAS.item.FILL, 'fill');
+  }
+
+  liquidationFill(book: number, owner: Address, portfolioId: bigint, size: bigint): void {
+    const at = this.begin(ItemKind.LIQUIDATION_FILL, 47);
+    this.orderIndex(at + 1, book, 'book');
+    writeHex(this.buf, at + 3, owner, 20, 'owner');
+    writeUint(this.view, at + 23, portfolioId, 8, 'portfolioId');
+    writeUint(this.view, at + 31, size, 16, 'size');
+    this.end(47, SETTLE_GAS.item.LIQUIDATION_FILL, 'fill');
+  }
+
+  fundFill(owner: Address, portfolioId: bigint, seriesId: Hex, isBuy: boolean, size: bigint, price: bigint): void {
+    const at = this.begin(ItemKind.FUND_FILL, 94);
+    writeHex(this.buf, at + 1, owner, 20, 'owner');
+    writeUint(this.view, at + 21, portfolioId, 8, 'portfolioId');
+    writeHex(this.buf, at + 29, seriesId, 32, 'seriesId');
+    this.buf[at + 61] = bool(isBuy, 'isBuy');
+    writeUint(this.view, at + 62, size, 16, 'size');
+    writeUint(this.view, at + 78, price, 16, 'price');
+    this.end(94, SETTLE_GAS.item.FUND_FILL, 'fill');
+  }
+
+  rfqFill(quote: SignedQuote, fill: SignedFill, makerFee: bigint, takerFee: bigint): void {
+    const at = this.begin(ItemKind.RFQ_FILL, 609);
+    const b = this.buf;
+    const v = this.view;
+    writeHex(b, at + 1, quote.mmm, 20, 'quote.mmm');
+    writeHex(b, at + 21, quote.taker, 20, 'quote.taker');
+    writeHex(b, at + 41, quote.seriesId, 32, 'quote.seriesId');
+    b[at + 73] = bool(quote.takerIsBuying, 'quote.takerIsBuying');
+    writeUint(v, at + 74, quote.price, 32, 'quote.price');
+    writeUint(v, at + 106, quote.size, 32, 'quote.size');
+    writeUint(v, at + 138, quote.nonce, 32, 'quote.nonce');
+    writeUint(v, at + 170, quote.quoteExpiry, 32, 'quote.quoteExpiry');
+    writeHex(b, at + 202, quote.pairId, 32, 'quote.pairId');
+    writeUint(v, at + 234, quote.strike, 32, 'quote.strike');
+    writeUint(v, at + 266, quote.optionExpiry, 32, 'quote.optionExpiry');
+    b[at + 298] = bool(quote.isCall, 'quote.isCall');
+    writeSignature(b, at + 299, quote.signature, 'quote.signature');
+    writeHex(b, at + 364, fill.taker, 20, 'fill.taker');
+    writeUint(v, at + 384, fill.portfolioId, 32, 'fill.portfolioId');
+    writeUint(v, at + 416, fill.fillSize, 32, 'fill.fillSize');
+    writeUint(v, at + 448, fill.nonce, 32, 'fill.nonce');
+    writeUint(v, at + 480, fill.deadline, 32, 'fill.deadline');
+    writeSignature(b, at + 512, fill.signature, 'fill.signature');
+    writeInt(v, at + 577, makerFee, 16, 'makerFee');
+    writeInt(v, at + 593, takerFee, 16, 'takerFee');
+    this.end(609, SETTLE_GAS.item.RFQ_FILL, 'fill');
+  }
+
+  mmmNonce(mmm: Address, nonce: bigint): void {
+    const at = this.begin(ItemKind.MMM_NONCE, 53);
+    writeHex(this.buf, at + 1, mmm, 20, 'mmm');
+    writeUint(this.view, at + 21, nonce, 32, 'nonce');
+    this.end(53, SETTLE_GAS.item.MMM_NONCE);
+  }
+
+  deposit(depositId: bigint): void {
+    const at = this.begin(ItemKind.DEPOSIT, 9);
+    writeUint(this.view, at + 1, depositId, 8, 'depositId');
+    this.end(9, SETTLE_GAS.item.DEPOSIT);
+  }
+
+  depositRefund(depositId: bigint): void {
+    const at = this.begin(ItemKind.DEPOSIT_REFUND, 9);
+    writeUint(this.view, at + 1, depositId, 8, 'depositId');
+    this.end(9, SETTLE_GAS.item.DEPOSIT_REFUND);
+  }
+
+  mint(owner: Address, portfolioId: bigint, amount: bigint): void {
+    this.account(ItemKind.MINT, owner, portfolioId, amount, SETTLE_GAS.item.MINT);
+  }
+
+  withdraw(owner: Address, portfolioId: bigint, amount: bigint, withdrawalId: bigint): void {
+    const at = this.begin(ItemKind.WITHDRAW, 53);
+    writeHex(this.buf, at + 1, owner, 20, 'owner');
+    writeUint(this.view, at + 21, portfolioId, 8, 'portfolioId');
+    writeUint(this.view, at + 29, amount, 16, 'amount');
+    writeUint(this.view, at + 45, withdrawalId, 8, 'withdrawalId');
+    this.end(53, SETTLE_GAS.item.WITHDRAW);
+  }
+
+  transfer(owner: Address, from: bigint, to: bigint, amount: bigint): void {
+    const at = this.begin(ItemKind.TRANSFER, 53);
+    writeHex(this.buf, at + 1, owner, 20, 'owner');
+    writeUint(this.view, at + 21, from, 8, 'fromPortfolioId');
+    writeUint(this.view, at + 29, to, 8, 'toPortfolioId');
+    writeUint(this.view, at + 37, amount, 16, 'amount');
+    this.end(53, SETTLE_GAS.item.TRANSFER);
+  }
+
+  liquidationFee(owner: Address, portfolioId: bigint, amount: bigint): void {
+    this.account(ItemKind.LIQUIDATION_FEE, owner, portfolioId, amount, SETTLE_GAS.item.LIQUIDATION_FEE);
+  }
+
+  deficit(owner: Address, portfolioId: bigint, fundPaid: bigint, badDebt: bigint): void {
+    const at = this.begin(ItemKind.DEFICIT, 61);
+    writeHex(this.buf, at + 1, owner, 20, 'owner');
+    writeUint(this.view, at + 21, portfolioId, 8, 'portfolioId');
+    writeUint(this.view, at + 29, fundPaid, 16, 'fundPaid');
+    writeUint(this.view, at + 45, badDebt, 16, 'badDebt');
+    this.end(61, SETTLE_GAS.item.DEFICIT);
+  }
+
+  rebate(referrer: Address, amount: bigint): void {
+    const at = this.begin(ItemKind.REBATE, 37);
+    writeHex(this.buf, at + 1, referrer, 20, 'referrer');
+    writeUint(this.view, at + 21, amount, 16, 'amount');
+    this.end(37, SETTLE_GAS.item.REBATE);
+  }
+
+  pair(pairId: Hex, tickDecimals: number): void {
+    const at = this.begin(ItemKind.PAIR, 34);
+    writeHex(this.buf, at + 1, pairId, 32, 'pairId');
+    if (!Number.isInteger(tickDecimals) || tickDecimals < 0 || tickDecimals > 18) throw new RangeError(`tickDecimals: not an integer in [0, 18] (${tickDecimals})`);
+    this.buf[at + 33] = tickDecimals;
+    this.end(34, SETTLE_GAS.item.PAIR);
+  }
+
+  series(pairId: Hex, strike: bigint, expiry: number, isCall: boolean): void {
+    const at = this.begin(ItemKind.SERIES, 74);
+    writeHex(this.buf, at + 1, pairId, 32, 'pairId');
+    writeUint(this.view, at + 33, strike, 32, 'strike');
+    writeSmall(this.view, at + 65, expiry, 8, 'expiry');
+    this.buf[at + 73] = bool(isCall, 'isCall');
+    this.end(74, SETTLE_GAS.item.SERIES);
+  }
+
+  mmm(account: Address, isMmm: boolean): void {
+    const at = this.begin(ItemKind.MMM, 22);
+    writeHex(this.buf, at + 1, account, 20, 'account');
+    this.buf[at + 21] = bool(isMmm, 'isMmm');
+    this.end(22, SETTLE_GAS.item.MMM);
+  }
+
+  settlementPrice(pairId: Hex, expiry: number, price: bigint, signature: Hex): void {
+    const at = this.begin(ItemKind.SETTLEMENT_PRICE, 138);
+    writeHex(this.buf, at + 1, pairId, 32, 'pairId');
+    writeSmall(this.view, at + 33, expiry, 8, 'expiry');
+    writeUint(this.view, at + 41, price, 32, 'price');
+    writeSignature(this.buf, at + 73, signature, 'signature');
+    this.end(138, SETTLE_GAS.item.SETTLEMENT_PRICE);
+  }
+
+  seriesSettled(seriesId: Hex): void {
+    const at = this.begin(ItemKind.SERIES_SETTLED, 33);
+    writeHex(this.buf, at + 1, seriesId, 32, 'seriesId');
+    this.end(33, SETTLE_GAS.item.SERIES_SETTLED);
+  }
+
+  settlePosition(owner: Address, portfolioId: bigint, seriesId: Hex): void {
+    const at = this.begin(ItemKind.SETTLE_POSITION, 61);
+    writeHex(this.buf, at + 1, owner, 20, 'owner');
+    writeUint(this.view, at + 21, portfolioId, 8, 'portfolioId');
+    writeHex(this.buf, at + 29, seriesId, 32, 'seriesId');
+    this.end(61, SETTLE_GAS.item.SETTLE_POSITION);
+  }
+
+  /** The packed items written since reset() (a copy). */
+  bytes(): Uint8Array {
+    return this.buf.slice(0, this.len);
+  }
+
+  reset(): void {
+    this.len = 0;
+    this.orderNumbers.clear();
+    this.itemCount = 0;
+    this.fillCount = 0;
+    this.executionGas = 0;
+    this.scanned = 0;
+    this.zeroBytes = 0;
+  }
+
+  private account(kind: number, owner: Address, portfolioId: bigint, amount: bigint, gas: number): void {
+    const at = this.begin(kind, 45);
+    writeHex(this.buf, at + 1, owner, 20, 'owner');
+    writeUint(this.view, at + 21, portfolioId, 8, 'portfolioId');
+    writeUint(this.view, at + 29, amount, 16, 'amount');
+    this.end(45, gas);
+  }
+
+  private orderIndex(at: number, index: number, field: string): void {
+    if (!Number.isInteger(index) || index < 0 || index >= this.orderNumbers.size) throw new RangeError(`${field}: ${index} is not an order declared in this batch`);
+    this.view.setUint16(at, index);
+  }
+
+  /** Room for an item of `length` bytes at the end; its kind written. Committed by end(). */
+  private begin(kind: number, length: number): number {
+    const at = this.len;
+    if (at + length > this.buf.length) {
+      let size = this.buf.length * 2;
+      while (size < at + length) size *= 2;
+      const next = new Uint8Array(size);
+      next.set(this.buf.subarray(0, at));
+      this.buf = next;
+      this.view = new DataView(next.buffer);
+    }
+    this.buf.fill(0, at, at + length);
+    this.buf[at] = kind;
+    return at;
+  }
+
+  /** Commits the item begun last: a field that threw left it uncommitted, so nothing is written. */
+  private end(length: number, gas: number, counts: 'order' | 'item' | 'fill' = 'item'): void {
+    this.len += length;
+    this.executionGas += gas;
+    if (counts !== 'order') this.itemCount++;
+    if (counts === 'fill') this.fillCount++;
+  }
+}
+
+function bool(v: boolean, field: string): number {
+  if (typeof v !== 'boolean') throw new RangeError(`${field}: expected a boolean`);
+  return v ? 1 : 0;
+}
+
+/** A 65-byte r || s || v signature with v 27 or 28, as the contracts take it (docs/signatures.md). */
+function writeSignature(out: Uint8Array, at: number, signature: Hex, field: string): void {
+  writeHex(out, at, signature, 65, field);
+  const v = out[at + 64];
+  if (v !== 27 && v !== 28) throw new RangeError(`${field}: v must be 27 or 28 (got ${v})`);
+}
+
+// ---- decoding ----
+
+type Sig = { signature: Hex };
+export type DecodedItem = { index: number; offset: number } & (
+  | ({ kind: 'ORDER'; order: number; owner: Address; seriesId: Hex; portfolioId: bigint; isBuy: boolean; tick: number; size: bigint; expiry: number; nonce: bigint; deadline: bigint } & Sig)
+  | { kind: 'FILL'; maker: number; taker: number; size: bigint; makerFee: bigint; takerFee: bigint }
+  | { kind: 'LIQUIDATION_FILL'; book: number; owner: Address; portfolioId: bigint; size: bigint }
+  | { kind: 'FUND_FILL'; owner: Address; portfolioId: bigint; seriesId: Hex; isBuy: boolean; size: bigint; price: bigint }
+  | { kind: 'RFQ_FILL'; quote: SignedQuote; fill: SignedFill; makerFee: bigint; takerFee: bigint }
+  | { kind: 'MMM_NONCE'; mmm: Address; nonce: bigint }
+  | { kind: 'DEPOSIT' | 'DEPOSIT_REFUND'; depositId: bigint }
+  | { kind: 'MINT' | 'LIQUIDATION_FEE'; owner: Address; portfolioId: bigint; amount: bigint }
+  | { kind: 'WITHDRAW'; owner: Address; portfolioId: bigint; amount: bigint; withdrawalId: bigint }
+  | { kind: 'TRANSFER'; owner: Address; fromPortfolioId: bigint; toPortfolioId: bigint; amount: bigint }
+  | { kind: 'DEFICIT'; owner: Address; portfolioId: bigint; fundPaid: bigint; badDebt: bigint }
+  | { kind: 'REBATE'; referrer: Address; amount: bigint }
+  | { kind: 'PAIR'; pairId: Hex; tickDecimals: number }
+  | { kind: 'SERIES'; pairId: Hex; strike: bigint; expiry: number; isCall: boolean }
+  | { kind: 'MMM'; account: Address; isMmm: boolean }
+  | ({ kind: 'SETTLEMENT_PRICE'; pairId: Hex; expiry: number; price: bigint } & Sig)
+  | { kind: 'SERIES_SETTLED'; seriesId: Hex }
+  | { kind: 'SETTLE_POSITION'; owner: Address; portfolioId: bigint; seriesId: Hex }
+);
+
+/** The items of a batch; throws a RangeError naming the item for an unknown kind or a cut item (the contract's BadItem). */
+export function decodeItems(items: Uint8Array): DecodedItem[] {
+  const out: DecodedItem[] = [];
+  let p = 0;
+  let orders = 0;
+  while (p < items.length) {
+    const index = out.length;
+    const name = KIND_NAME.get(items[p]!);
+    if (name === undefined) throw new RangeError(`item ${index}: unknown kind 0x${items[p]!.toString(16).padStart(2, '0')}`);
+    const len = ITEM_LENGTH[name];
+    if (p + len > items.length) throw new RangeError(`item ${index}: ${name} cut at byte ${items.length - p} of ${len}`);
+    const r = new Reader(items, p);
+    const head = { index, offset: p };
+    out.push(decodeOne(name, r, head, () => orders++));
+    p += len;
+  }
+  return out;
+}
+
+class Reader {
+  constructor(private readonly b: Uint8Array, private at: number) {
+    this.at++;
+  }
+  hex(n: number): Hex {
+    const h = hexOf(this.b, this.at, this.at + n);
+    this.at += n;
+    return h;
+  }
+  uint(n: number): bigint {
+    const v = readUint(this.b, this.at, n);
+    this.at += n;
+    return v;
+  }
+  int(n: number): bigint {
+    const v = readInt(this.b, this.at, n);
+    this.at += n;
+    return v;
+  }
+  small(n: number): number {
+    return Number(this.uint(n));
+  }
+  bool(): boolean {
+    return this.b[this.at++] === 1;
+  }
+  address(): Address {
+    return this.hex(20);
+  }
+  sig(): Hex {
+    return this.hex(65);
+  }
+}
+
+function decodeOne(kind: ItemKindName, r: Reader, head: { index: number; offset: number }, nextOrder: () => number): DecodedItem {
+  switch (kind) {
+    case 'ORDER': {
+      const order = nextOrder();
+      return { ...head, kind, order, owner: r.address(), seriesId: r.hex(32), portfolioId: r.uint(8), isBuy: r.bool(), tick: r.small(4), size: r.uint(16), expiry: r.small(4), nonce: r.uint(32), deadline: r.uint(32), signature: r.sig() };
+    }
+    case 'FILL':
+      return { ...head, kind, maker: r.small(2), taker: r.small(2), size: r.uint(16), makerFee: r.int(16), takerFee: r.int(16) };
+    case 'LIQUIDATION_FILL':
+      return { ...head, kind, book: r.small(2), owner: r.address(), portfolioId: r.uint(8), size: r.uint(16) };
+    case 'FUND_FILL':
+      return { ...head, kind, owner: r.address(), portfolioId: r.uint(8), seriesId: r.hex(32), isBuy: r.bool(), size: r.uint(16), price: r.uint(16) };
+    case 'RFQ_FILL': {
+      const quote: SignedQuote = {
+        mmm: r.address(), taker: r.address(), seriesId: r.hex(32), takerIsBuying: r.bool(), price: r.uint(32), size: r.uint(32), nonce: r.uint(32),
+        quoteExpiry: r.uint(32), pairId: r.hex(32), strike: r.uint(32), optionExpiry: r.uint(32), isCall: r.bool(), signature: r.sig(),
+      };
+      const fill: SignedFill = { taker: r.address(), portfolioId: r.uint(32), fillSize: r.uint(32), nonce: r.uint(32), deadline: r.uint(32), signature: r.sig() };
+      return { ...head, kind, quote, fill, makerFee: r.int(16), takerFee: r.int(16) };
+    }
+    case 'MMM_NONCE':
+      return { ...head, kind, mmm: r.address(), nonce: r.uint(32) };
+    case 'DEPOSIT':
+    case 'DEPOSIT_REFUND':
+      return { ...head, kind, depositId: r.uint(8) };
+    case 'MINT':
+    case 'LIQUIDATION_FEE':
+      return { ...head, kind, owner: r.address(), portfolioId: r.uint(8), amount: r.uint(16) };
+    case 'WITHDRAW':
+      return { ...head, kind, owner: r.address(), portfolioId: r.uint(8), amount: r.uint(16), withdrawalId: r.uint(8) };
+    case 'TRANSFER':
+      return { ...head, kind, owner: r.address(), fromPortfolioId: r.uint(8), toPortfolioId: r.uint(8), amount: r.uint(16) };
+    case 'DEFICIT':
+      return { ...head, kind, owner: r.address(), portfolioId: r.uint(8), fundPaid: r.uint(16), badDebt: r.uint(16) };
+    case 'REBATE':
+      return { ...head, kind, referrer: r.address(), amount: r.uint(16) };
+    case 'PAIR':
+      return { ...head, kind, pairId: r.hex(32), tickDecimals: r.small(1) };
+    case 'SERIES':
+      return { ...head, kind, pairId: r.hex(32), strike: r.uint(32), expiry: r.small(8), isCall: r.bool() };
+    case 'MMM':
+      return { ...head, kind, account: r.address(), isMmm: r.bool() };
+    case 'SETTLEMENT_PRICE':
+      return { ...head, kind, pairId: r.hex(32), expiry: r.small(8), price: r.uint(32), signature: r.sig() };
+    case 'SERIES_SETTLED':
+      return { ...head, kind, seriesId: r.hex(32) };
+    case 'SETTLE_POSITION':
+      return { ...head, kind, owner: r.address(), portfolioId: r.uint(8), seriesId: r.hex(32) };
+  }
+}
+
+// ---- the batch's hashes and call ----
+
+const WORDS = new Uint8Array(128);
+const WORDS_VIEW = new DataView(WORDS.buffer);
+
+function words(...values: (bigint | Hex)[]): Uint8Array {
+  const out = WORDS.subarray(0, 32 * values.length);
+  values.forEach((v, i) => {
+    if (typeof v === 'bigint') writeUint(WORDS_VIEW, 32 * i, v, 32, `word ${i}`);
+    else writeHex(WORDS, 32 * i, v, 32, `word ${i}`);
+  });
+  return out;
+}
+
+/** `keccak256(abi.encode(seq, matchTime, journalPos, keccak256(items)))`. */
+export function batchHash(seq: bigint, matchTime: bigint, journalPos: bigint, items: Uint8Array): Hex {
+  return keccak256(words(seq, matchTime, journalPos, keccak256(items)));
+}
+
+/** `keccak256(abi.encode(prev, batchHash))`: the order book's settleHash after a batch. */
+export function nextSettleHash(prev: Hex, batch: Hex): Hex {
+  return keccak256(words(prev, batch));
+}
+
+/** journalSeq x 2^32 + itemCount: where in the journal a batch ends (docs/chain.md). */
+export function journalPosOf(journalSeq: number, itemCount: number): bigint {
+  if (!Number.isSafeInteger(journalSeq) || journalSeq < 0) throw new RangeError(`journalSeq: not a non-negative integer (${journalSeq})`);
+  if (!Number.isInteger(itemCount) || itemCount < 0 || itemCount >= 2 ** 32) throw new RangeError(`itemCount: not an integer in [0, 2^32) (${itemCount})`);
+  return (BigInt(journalSeq) << 32n) + BigInt(itemCount);
+}
+
+const SETTLE_SELECTOR = toFunctionSelector('settle(uint256,uint256,uint256,bytes)');
+
+/** The calldata of `orderBook.settle(seq, matchTime, journalPos, items)`. */
+export function settleCalldata(seq: bigint, matchTime: bigint, journalPos: bigint, items: Uint8Array): Hex {
+  const padded = Math.ceil(items.length / 32) * 32;
+  const out = new Uint8Array(4 + 32 * 5 + padded);
+  const view = new DataView(out.buffer);
+  writeHex(out, 0, SETTLE_SELECTOR, 4, 'selector');
+  writeUint(view, 4, seq, 32, 'seq');
+  writeUint(view, 36, matchTime, 32, 'matchTime');
+  writeUint(view, 68, journalPos, 32, 'journalPos');
+  writeUint(view, 100, 128n, 32, 'offset');
+  writeUint(view, 132, BigInt(items.length), 32, 'length');
+  out.set(items, 164);
+  return hexOf(out);
+}
+
+/** A revert of settle() decoded with the contracts' errors: its name, its arguments by name, the item it names. */
+export function decodeSettleError(data: Hex): { name: string; args: Record<string, unknown>; item: number | null } | null {
+  let decoded;
+  try {
+    decoded = decodeErrorResult({ abi: errorAbi as Abi, data });
+  } catch {
+    return null;
+  }
+  const def = (errorAbi as unknown as readonly { type: string; name?: string; inputs?: readonly { name: string }[] }[]).find((e) => e.type === 'error' && e.name === decoded.errorName);
+  const args: Record<string, unknown> = {};
+  const values = (decoded.args ?? []) as readonly unknown[];
+  (def?.inputs ?? []).forEach((input, i) => {
+    args[input.name] = values[i];
+  });
+  const item = typeof args.item === 'bigint' ? Number(args.item) : null;
+  return { name: decoded.errorName, args, item };
+}
