@@ -48,10 +48,26 @@ export type PlaceOrder = {
   readonly size: bigint; // WAD
   readonly expiry: number; // good-till, Unix seconds
   readonly nonce: bigint;
-  readonly deadline: number; // Unix seconds
+  readonly deadline: number; // Unix seconds (MAX_SAFE_INTEGER when the signed value is larger: signedDeadline)
+  /** The signed deadline when it is beyond Number.MAX_SAFE_INTEGER (uint256 allows it); absent otherwise. */
+  readonly signedDeadline?: bigint;
+  /**
+   * The owner's EIP-712 signature of the PlaceOrder (65-byte r || s || v hex, v 27 or 28, low s:
+   * workers/signature.ts canonicalSignature). The settlement contract checks it again
+   * (docs/chain.md); absent in journals written before settlement on chain.
+   */
+  readonly signature?: Hex;
   /** Beside the signed struct (not hashed into orderId); absent = the defaults (journals written before them decode so). */
   readonly instructions?: OrderInstructions;
 };
+
+/**
+ * What an order keeps of its signed PlaceOrder beyond the fields the engine trades on: its
+ * signed good-till (the engine caps its own at the series' expiry), deadline and signature. A
+ * resting order's record holds the command's PlaceOrder itself as this (no copy), and every order
+ * event carries it, so the settlement stream can rebuild the signed order (docs/chain.md).
+ */
+export type SignedOrderFields = Pick<PlaceOrder, 'expiry' | 'deadline' | 'signedDeadline' | 'signature'>;
 
 export type CancelOrder = {
   readonly orderId: Hex;
@@ -70,6 +86,8 @@ export type RfqQuoteData = {
   readonly size: bigint;
   readonly nonce: bigint;
   readonly quoteExpiry: number;
+  /** The market maker's EIP-712 signature of the RfqQuote (canonical 65 bytes); absent in journals written before settlement on chain. */
+  readonly signature?: Hex;
 };
 
 /**
@@ -107,7 +125,8 @@ export type CommandBody =
   | { readonly type: 'strategy'; readonly strategyId: Hex; readonly orders: readonly PlaceOrder[] }
   | { readonly type: 'rfq_request'; readonly taker: string; readonly portfolioId: number; readonly seriesId: Hex; readonly size: bigint; readonly takerIsBuying: boolean; readonly expiresAt: number }
   | { readonly type: 'rfq_quote'; readonly requestId: Hex; readonly quote: RfqQuoteData }
-  | { readonly type: 'rfq_fill'; readonly requestId: Hex; readonly quoteId: Hex; readonly taker: string; readonly portfolioId: number; readonly fillSize: bigint; readonly nonce: bigint; readonly deadline: number }
+  /** `signature`: the taker's EIP-712 FillQuote signature (canonical); `signedDeadline` the signed deadline when beyond MAX_SAFE_INTEGER. */
+  | { readonly type: 'rfq_fill'; readonly requestId: Hex; readonly quoteId: Hex; readonly taker: string; readonly portfolioId: number; readonly fillSize: bigint; readonly nonce: bigint; readonly deadline: number; readonly signedDeadline?: bigint; readonly signature?: Hex }
   | { readonly type: 'mmm_nonce_increment'; readonly mmm: string }
   /** Cancel a wallet's open orders at once (no signature: the request's credentials, or the venue on a socket's close). */
   | { readonly type: 'cancel_all'; readonly owner: string; readonly scope: CancelScope; readonly reason: 'mass_cancel' | 'disconnect' }

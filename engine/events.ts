@@ -17,6 +17,7 @@ import type { Hex } from './domain/hex.ts';
 import type { CancelReason, OrderInstructions } from './domain/instructions.ts';
 import type { MmpConfig, MmpReason } from './domain/mmp.ts';
 import type { ChainEventData } from './domain/chain.ts';
+import type { SignedOrderFields } from './commands.ts';
 import type { Cash } from './risk/exactCash.ts';
 
 export type OrderStatus = 'open' | 'partial' | 'filled' | 'cancelled' | 'expired';
@@ -80,6 +81,12 @@ export type OrderEvent = Stamp & {
   readonly reason: string | null; // why it was cancelled or expired (detail)
   /** Why it ended without filling (domain/instructions.ts), null while open or when filled. */
   readonly cancelReason: CancelReason | null;
+  /**
+   * What the owner signed beyond the fields above (the signed good-till, deadline, signature):
+   * the settlement stream's copy of the signed order (docs/chain.md). Null for the venue's own
+   * orders (a liquidation's closing order) and for orders placed before signatures were kept.
+   */
+  readonly signed: SignedOrderFields | null;
 };
 
 /** One price level after a command: [price WAD, size WAD, order count]; size 0 removes it. */
@@ -210,6 +217,17 @@ export type RfqQuoteFields = {
   readonly size: bigint; // WAD
   readonly nonce: bigint; // the market maker's quote nonce it was signed at
   readonly quoteExpiry: number; // s
+  /** The market maker's EIP-712 signature of the quote (null for quotes taken before signatures were kept). */
+  readonly signature: Hex | null;
+};
+
+/** The taker's signed FillQuote of a filled RFQ (quoteId and fillSize are the resolution's). */
+export type RfqTakerFill = {
+  readonly portfolioId: number;
+  readonly nonce: bigint;
+  readonly deadline: number; // s (MAX_SAFE_INTEGER when the signed value is larger: signedDeadline)
+  readonly signedDeadline?: bigint;
+  readonly signature: Hex;
 };
 
 export type RfqEvent =
@@ -232,6 +250,8 @@ export type RfqEvent =
       readonly quoteId: Hex | null;
       /** The size filled from the quote (WAD), null unless filled. */
       readonly fillSize: bigint | null;
+      /** What the taker signed to fill: null unless filled in this command with a signature (an engine image's resolution has none, nor a journal's from before signatures were kept). */
+      readonly takerFill: RfqTakerFill | null;
     });
 
 /**
@@ -257,8 +277,28 @@ export type ReferralAppliedEvent = Stamp & { readonly type: 'referral_applied'; 
 /** At the fill `tradeId`, the referee paid a taker fee and `amount` (C6) of it went to the referrer's portfolio 0. */
 export type ReferralRebateEvent = Stamp & { readonly type: 'referral_rebate'; readonly referrer: string; readonly referee: string; readonly tradeId: string; readonly amount: bigint };
 
-/** An on-chain event received once by its provider `id` (a deposit also has its `portfolio` event before this one). */
-export type ChainEventEvent = Stamp & { readonly type: 'chain_event'; readonly id: string; readonly event: ChainEventData };
+/**
+ * An on-chain event received once by its `id` (a deposit also has its `portfolio` event before
+ * this one). `refused`: an on-chain deposit the venue did not credit (the code of why: its
+ * tokens go back to the depositor through the settlement stream); null when applied.
+ */
+export type ChainEventEvent = Stamp & { readonly type: 'chain_event'; readonly id: string; readonly event: ChainEventData; readonly refused: string | null };
+
+/**
+ * Cash that a cash command moved: a faucet deposit (test collateral minted on local/testnet), a
+ * withdrawal (paid to the owner's address on chain; `withdrawalId` is the command's seq, as a
+ * decimal string) or a transfer to another portfolio of the same owner (`toPortfolioId`).
+ * Amount C6.
+ */
+export type CashEvent = Stamp & {
+  readonly type: 'cash';
+  readonly kind: 'faucet' | 'withdrawal' | 'transfer';
+  readonly owner: string;
+  readonly portfolioId: number;
+  readonly toPortfolioId: number | null;
+  readonly amount: bigint;
+  readonly withdrawalId: string | null;
+};
 /** One close of a liquidation: a fill against the book, or the insurance fund's takeover at the band's edge. */
 export type LiquidationClose = {
   readonly seriesId: Hex;
@@ -318,6 +358,7 @@ export type VenueEvent =
   | BadDebtEvent
   | MmpEvent
   | ChainEventEvent
+  | CashEvent
   | ReferralCodeEvent
   | ReferralAppliedEvent
   | ReferralRebateEvent

@@ -66,7 +66,7 @@ export function imageEvents(state: VenueState): EngineEvent[] {
   for (const r of state.rfq.requests.values()) {
     at(r.createdAt, { type: 'rfq_created', requestId: r.requestId, taker: r.taker, portfolioId: r.portfolioId, pairId: r.pairId, seriesId: r.seriesId, size: r.size, takerIsBuying: r.takerIsBuying, expiresAt: r.expiresAt });
     for (const q of r.quotes.values()) {
-      at(q.submittedAt, { type: 'rfq_quote', requestId: r.requestId, quote: { quoteId: q.quoteId, mmm: q.mmm, taker: q.taker, seriesId: q.seriesId, takerIsBuying: q.takerIsBuying, price: q.price, size: q.size, nonce: q.nonce, quoteExpiry: q.quoteExpiry } });
+      at(q.submittedAt, { type: 'rfq_quote', requestId: r.requestId, quote: { quoteId: q.quoteId, mmm: q.mmm, taker: q.taker, seriesId: q.seriesId, takerIsBuying: q.takerIsBuying, price: q.price, size: q.size, nonce: q.nonce, quoteExpiry: q.quoteExpiry, signature: q.signature ?? null } });
     }
   }
   // Resolutions in the order they happened (the RFQ actor's resolved list), as readers bound them.
@@ -74,7 +74,7 @@ export function imageEvents(state: VenueState): EngineEvent[] {
     const r = state.rfq.requests.get(requestId);
     if (r === undefined || r.status === 'open') continue;
     const filled = r.filledQuoteId === null ? null : (r.quotes.get(r.filledQuoteId)?.filled ?? null);
-    at(now, { type: 'rfq_resolved', requestId: r.requestId, status: r.status, quoteId: r.filledQuoteId, fillSize: filled });
+    at(now, { type: 'rfq_resolved', requestId: r.requestId, status: r.status, quoteId: r.filledQuoteId, fillSize: filled, takerFill: null });
   }
   for (const e of state.mmp.entries.values()) at(now, mmpEvent(state.mmp, e, now));
   for (const [code, owner] of state.referrals.owners) at(now, { type: 'referral_code', owner, code });

@@ -7,7 +7,9 @@
  * Format 2 (issue 19) holds engine state only: the readers' history (each wallet's trades, fee
  * totals, fee log and volume per day; each series' recent trades and 24-hour window; the
  * `recentTradesPerSeries` setting) left the engine for the read models, and a wallet keeps
- * only `hasTraded`. A format-1 snapshot is migrated on restore (`migrateFormat1`) and the
+ * only `hasTraded`. Format 3 adds each open order's signed fields (`signed`: the signed good-till,
+ * deadline and signature, null for an order without them) for the settlement stream. A format-1
+ * or format-2 snapshot is migrated on restore (`migrateFormat1`, `migrateFormat2`) and the
  * conversion checked (docs/persistence.md "Snapshot formats").
  */
 import { bytesToHex } from 'viem';
@@ -29,13 +31,13 @@ type PositionDump = { seriesId: Hex; balance: bigint; premium: bigint; realized:
 const positionDump = (x: Position): PositionDump => ({ seriesId: x.seriesId, balance: balanceOf(x), premium: premiumOf(x), realized: realizedOf(x) });
 import type { Pair, OracleState } from './actors/registry.ts';
 import type { RfqRequest, QuoteRecord } from './actors/rfq.ts';
-import type { SeriesMarks } from './commands.ts';
+import type { SeriesMarks, SignedOrderFields } from './commands.ts';
 import { createFastBook } from './book/fastBook.ts';
 import type { MmpConfig, MmpReason } from './domain/mmp.ts';
 import type { MmpFill } from './actors/mmp.ts';
 
-/** The format written; format 1 is read and migrated (migrateFormat1). */
-const FORMAT = 2;
+/** The format written; formats 1 and 2 are read and migrated (migrateFormat1, migrateFormat2). */
+const FORMAT = 3;
 
 type SeriesDump = {
   spec: SeriesSpec;
@@ -136,7 +138,7 @@ export function serializeState(s: VenueState): Uint8Array {
     expiryHeap: s.expiryHeap.entries(),
     series: [...s.series.values()].map((a) => ({
       spec: a.spec,
-      records: [...a.openOrders()],
+      records: [...a.openOrders()].map(recordDump),
       priority: a.book.orders().map((o) => o.ref),
       bookSeq: a.bookSeq,
       settled: a.settled,
@@ -182,7 +184,7 @@ type Format1Account = Omit<AccountDump, 'hasTraded'> & { hasTraded?: boolean; fe
  * result encodes as `serializeState` would write that state.
  */
 function migrateFormat1(dump: Dump): Dump {
-  dump.format = FORMAT;
+  dump.format = 2;
   delete (dump.config as Partial<Record<'recentTradesPerSeries', unknown>>).recentTradesPerSeries;
   for (const d of dump.series as Format1Series[]) {
     delete d.recentTrades;
@@ -199,25 +201,49 @@ function migrateFormat1(dump: Dump): Dump {
   return dump;
 }
 
+/**
+ * A format-2 dump as the format-3 dump of the same state, in place: every open order's record
+ * gains `signed: null` after its last field (format 2 kept no signatures). Keys keep their order.
+ */
+function migrateFormat2(dump: Dump): Dump {
+  dump.format = 3;
+  for (const d of dump.series) for (const r of d.records) (r as { signed?: null }).signed = null;
+  return dump;
+}
+
 /** A restored state, and whether it came from an older format (migrated, and the conversion checked). */
 export type Restored = { state: VenueState; migratedFrom: number | null };
 
 /**
- * Restore a snapshot of the current format, or of format 1: migrated (migrateFormat1), then
- * restored, and the restored state must serialise to exactly the migrated dump (else this
- * throws, as a snapshot that cannot be restored). The caller checks the hash the snapshot
- * recorded: for format 2 against the restored state's, for format 1 against its own bytes
- * (format 1 hashed its whole serialisation, as format 2 does; Venue.restoredHash).
+ * Restore a snapshot of the current format, or of an older one: migrated step by step
+ * (migrateFormat1, migrateFormat2), then restored, and the restored state must serialise to
+ * exactly the migrated dump (else this throws, as a snapshot that cannot be restored). The caller
+ * checks the hash the snapshot recorded: for the current format against the restored state's,
+ * for an older one against its own bytes (every format hashed its whole serialisation;
+ * Venue.restoredHash).
  */
 export function restoreSnapshot(bytes: Uint8Array, idHashSeed = 0): Restored {
   const dump = decode(bytes);
-  if (dump.format === FORMAT) return { state: fromDump(dump, idHashSeed), migratedFrom: null };
-  if (dump.format !== 1) throw new Error(`unsupported snapshot format ${dump.format}`);
-  const expected = encode(migrateFormat1(dump));
+  const from = dump.format;
+  if (from === FORMAT) return { state: fromDump(dump, idHashSeed), migratedFrom: null };
+  if (from !== 1 && from !== 2) throw new Error(`unsupported snapshot format ${from}`);
+  const migrated = migrateFormat2(from === 1 ? migrateFormat1(dump) : dump);
+  const expected = encode(migrated);
   const state = fromDump(decode(expected), idHashSeed);
   const got = serializeState(state);
-  if (hashBytes(got) !== hashBytes(expected)) throw new Error('a format-1 snapshot restored to other state than its conversion to format 2');
-  return { state, migratedFrom: 1 };
+  if (hashBytes(got) !== hashBytes(expected)) throw new Error(`a format-${from} snapshot restored to other state than its conversion to format ${FORMAT}`);
+  return { state, migratedFrom: from };
+}
+
+/**
+ * An open order's record as snapshots hold it: its fields as they are, its signed fields (the
+ * place command's PlaceOrder in memory) reduced to what `SignedOrderFields` names.
+ */
+function recordDump(r: OrderRecord): OrderRecord {
+  const s = r.signed;
+  if (s === undefined || s === null) return r;
+  const signed: SignedOrderFields = { expiry: s.expiry, deadline: s.deadline, ...(s.signedDeadline !== undefined ? { signedDeadline: s.signedDeadline } : {}), ...(s.signature !== undefined ? { signature: s.signature } : {}) };
+  return { ...r, signed };
 }
 
 /** The stored fields of an open order's reservation, in their original order (the derived reserve is left out). */
@@ -240,8 +266,13 @@ function fromDump(dump: Dump, idHashSeed: number): VenueState {
   const records = new Map<Hex, OrderRecord>(); // every series' open orders, for the order index
   for (const d of dump.series) {
     for (const r of d.records) {
-      // Snapshots written before order instructions hold none: the defaults.
-      (r as { instructions: OrderRecord['instructions'] }).instructions = instructionsOf(r.instructions as OrderRecord['instructions'] | undefined);
+      // Snapshots written before order instructions hold none: the defaults. The signed fields come
+      // last, as the records of the pool (actors/recordPool.ts) hold them: the same bytes again.
+      const w = r as { instructions: OrderRecord['instructions']; signed?: SignedOrderFields | null };
+      w.instructions = instructionsOf(r.instructions as OrderRecord['instructions'] | undefined);
+      const signed = w.signed ?? null;
+      delete w.signed;
+      w.signed = signed;
       records.set(r.orderId, r);
     }
     const a = new SeriesActor(d.spec, createFastBook());

@@ -11,7 +11,7 @@ import { defaultVenueConfig, type VenueConfig } from './config.ts';
 import { VenueState } from './state.ts';
 import { EventSink } from './flows/eventSink.ts';
 import { enterOrders, type EngineOrderOutcome, type OrderOutcome } from './flows/orders.ts';
-import { deposit, withdraw, transfer } from './flows/cash.ts';
+import { faucetDeposit, withdraw, transfer, setMmm } from './flows/cash.ts';
 import { listPair, updateOracle } from './flows/market.ts';
 import { tick } from './flows/clock.ts';
 import { createRequest, submitQuote, fillQuote } from './flows/rfq.ts';
@@ -196,11 +196,8 @@ export class Venue {
         sink.push({ type: 'oi_caps', pairId: cmd.pairId, maxCallOI: cmd.maxCallOI, maxPutOI: cmd.maxPutOI });
         return null;
       }
-      case 'set_mmm': {
-        s.accounts.setMmm(s.accounts.wallet(cmd.address), cmd.isMmm);
-        sink.push({ type: 'mmm', address: cmd.address, isMmm: cmd.isMmm });
-        return null;
-      }
+      case 'set_mmm':
+        return setMmm(s, sink, cmd.address, cmd.isMmm);
       case 'create_portfolio': {
         const portfolioId = s.accounts.createPortfolio(cmd.owner, s.now);
         sink.portfolio(s.accounts.portfolio(cmd.owner, 0)!);
@@ -208,7 +205,7 @@ export class Venue {
         return { portfolioId };
       }
       case 'deposit':
-        return deposit(s, sink, cmd.owner, cmd.portfolioId, cmd.amount);
+        return faucetDeposit(s, sink, cmd.owner, cmd.portfolioId, cmd.amount);
       case 'withdraw':
         return withdraw(s, sink, cmd.owner, cmd.portfolioId, cmd.amount);
       case 'transfer':

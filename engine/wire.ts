@@ -176,6 +176,7 @@ export class WireEvents {
       remaining: BigInt(e.remainingLots) * step,
       reason: e.reason,
       cancelReason: e.cancelReason,
+      signed: e.signed,
       seq: e.seq,
       ts: e.ts,
     };

@@ -12,6 +12,7 @@
 import type { Hex } from '../domain/hex.ts';
 import type { OrderStatus } from '../events.ts';
 import type { OrderInstructions } from '../domain/instructions.ts';
+import type { SignedOrderFields } from '../commands.ts';
 
 export type OrderRecord = {
   readonly orderId: Hex;
@@ -33,4 +34,6 @@ export type OrderRecord = {
   readonly createdAt: number; // ms
   /** Its instructions (the shared default object when it named none). */
   readonly instructions: OrderInstructions;
+  /** What the owner signed beyond the fields above (the place command's PlaceOrder itself); null for the venue's own orders and records restored from before signatures were kept. */
+  readonly signed?: SignedOrderFields | null | undefined;
 };

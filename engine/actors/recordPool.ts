@@ -25,6 +25,7 @@ import type { Hex } from '../domain/hex.ts';
 import type { OrderStatus } from '../events.ts';
 import type { OrderInstructions } from '../domain/instructions.ts';
 import type { OrderRecord } from './orderRecord.ts';
+import type { SignedOrderFields } from '../commands.ts';
 
 /**
  * A pooled record. Its fields are declared in the order of the object literal it replaced, so
@@ -48,13 +49,14 @@ export class SeriesRecord implements OrderRecord {
   expiry = NaN;
   createdAt = NaN;
   instructions: OrderInstructions = POISONED_INSTRUCTIONS;
+  signed: SignedOrderFields | null = null;
 
   /**
    * Every field but `createdAt`, status open and nothing filled: a new order's record (`nonce`
    * undefined for the venue's own orders). The caller stores `createdAt` (Unix ms, beyond the
    * small integers: passed to a call the compiler did not inline, it would be boxed).
    */
-  init(orderId: Hex, seriesId: Hex, ref: number, owner: string, ownerIndex: number, portfolioId: number, routedPortfolioId: number, isBuy: boolean, tick: number, lots: number, nonce: bigint | undefined, expiry: number, instructions: OrderInstructions): this {
+  init(orderId: Hex, seriesId: Hex, ref: number, owner: string, ownerIndex: number, portfolioId: number, routedPortfolioId: number, isBuy: boolean, tick: number, lots: number, nonce: bigint | undefined, expiry: number, instructions: OrderInstructions, signed: SignedOrderFields | null): this {
     this.orderId = orderId;
     this.seriesId = seriesId;
     this.ref = ref;
@@ -70,12 +72,13 @@ export class SeriesRecord implements OrderRecord {
     this.status = 'open';
     this.expiry = expiry;
     this.instructions = instructions;
+    this.signed = signed;
     return this;
   }
 
   /** Sentinels in every field (same representations), so a read after release shows up (tests: `RecordPool.poison`). */
   poison(): void {
-    this.init(POISONED_ID, POISONED_ID, -1, 'poisoned', -1, -1, -1, !this.isBuy, -1, -1, -1n, NaN, POISONED_INSTRUCTIONS);
+    this.init(POISONED_ID, POISONED_ID, -1, 'poisoned', -1, -1, -1, !this.isBuy, -1, -1, -1n, NaN, POISONED_INSTRUCTIONS, POISONED_SIGNED);
     this.createdAt = NaN;
     this.filledLots = -1;
     this.status = 'poisoned' as OrderStatus;
@@ -85,6 +88,7 @@ export class SeriesRecord implements OrderRecord {
 const POISONED_ID = `0x${'dead'.repeat(16)}` as Hex;
 /** Instructions no order has (a late read of a released record's instructions stands out). */
 const POISONED_INSTRUCTIONS: OrderInstructions = Object.freeze({ timeInForce: 'GTC', postOnly: true, reduceOnly: true, mmp: true, clientOrderId: 'poisoned' });
+const POISONED_SIGNED: SignedOrderFields = Object.freeze({ expiry: -1, deadline: -1, signature: POISONED_ID });
 
 export class RecordPool {
   /** Records free for a new order (a stack: the one released last is taken first). */

@@ -6,7 +6,8 @@
 import type { Hex } from './hex.ts';
 
 export type ChainEventData =
-  | { readonly kind: 'deposit'; readonly owner: string; readonly portfolioId: number; readonly amount: bigint; readonly txHash: Hex }
+  /** `depositId`: the collateral vault's id of an on-chain deposit (the indexer's); absent for a provider's report without a chain. */
+  | { readonly kind: 'deposit'; readonly owner: string; readonly portfolioId: number; readonly amount: bigint; readonly txHash: Hex; readonly depositId?: bigint }
   | { readonly kind: 'withdrawal_confirmed'; readonly owner: string; readonly withdrawalId: string; readonly txHash: Hex }
   | { readonly kind: 'relay_confirmed' | 'relay_failed'; readonly orderIds: readonly Hex[]; readonly txHash: Hex; readonly reason: string | null };
 

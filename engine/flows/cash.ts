@@ -1,9 +1,14 @@
-/** Portfolios and cash: create, deposit, withdraw, transfer (api.md). */
+/**
+ * Portfolios and cash: create, deposit, withdraw, transfer (api.md), and the market maker flag.
+ * A cash command's `cash` event says what moved (the settlement stream mints, pays out and moves
+ * the same amounts on chain: docs/chain.md).
+ */
 import { reject, type Rejection } from '../codes.ts';
 import type { VenueState } from '../state.ts';
 import { newPortfolio, type Portfolio } from '../actors/portfolio.ts';
 import type { EventSink } from './eventSink.ts';
 import { UINT128_MAX } from '../domain/fixed.ts';
+import { removeOrder } from './orders.ts';
 
 /** A portfolio's deposit stays within uint128, as the settlement contract stores it: null when `amount` fits. */
 function overBound(state: VenueState, p: Portfolio, amount: bigint): Rejection | null {
@@ -37,6 +42,13 @@ export function deposit(state: VenueState, sink: EventSink, owner: string, portf
   return null;
 }
 
+/** The `deposit` command: test collateral minted into a portfolio (the gateway takes it only on local and testnet). */
+export function faucetDeposit(state: VenueState, sink: EventSink, owner: string, portfolioId: number, amount: bigint): Rejection | null {
+  const refused = deposit(state, sink, owner, portfolioId, amount);
+  if (refused === null) sink.push({ type: 'cash', kind: 'faucet', owner, portfolioId, toPortfolioId: null, amount, withdrawalId: null });
+  return refused;
+}
+
 export function withdraw(state: VenueState, sink: EventSink, owner: string, portfolioId: number, amount: bigint): Rejection | null {
   if (amount <= 0n) return reject('bad_amount', { field: 'amount' });
   const p = find(state, owner, portfolioId, false);
@@ -46,6 +58,7 @@ export function withdraw(state: VenueState, sink: EventSink, owner: string, port
   if (amount > max) return reject('insufficient_funds', { maxWithdraw: max.toString() });
   state.accounts.addDeposit(p, amount, -1);
   sink.portfolio(p);
+  sink.push({ type: 'cash', kind: 'withdrawal', owner, portfolioId, toPortfolioId: null, amount, withdrawalId: String(state.seq) });
   return null;
 }
 
@@ -65,6 +78,29 @@ export function transfer(state: VenueState, sink: EventSink, owner: string, from
   state.accounts.addDeposit(dst, amount);
   sink.portfolio(src);
   sink.portfolio(dst);
+  sink.push({ type: 'cash', kind: 'transfer', owner, portfolioId: from, toPortfolioId: to, amount, withdrawalId: null });
+  return null;
+}
+
+/**
+ * Set or clear a wallet's market maker flag. A wallet that stops being a market maker may no
+ * longer trade in portfolio 0: its open orders there (in its internal trading portfolios) are
+ * cancelled (`cancelReason: admin`); its positions stay where they are.
+ */
+export function setMmm(state: VenueState, sink: EventSink, address: string, isMmm: boolean): null {
+  const accounts = state.accounts;
+  const w = accounts.wallet(address);
+  accounts.setMmm(w, isMmm);
+  sink.push({ type: 'mmm', address, isMmm });
+  if (!isMmm) {
+    const doomed: number[] = [];
+    const slots = accounts.orders;
+    for (const p of accounts.walletPortfolios(w)) {
+      if (p.internalPair === null) continue;
+      for (let o = p.openOrders.head; o !== -1; o = slots.pNext[o]!) doomed.push(o);
+    }
+    for (const o of doomed) removeOrder(state, sink, o, 'cancelled', 'mmm_revoked', 'admin');
+  }
   return null;
 }
 

@@ -2,7 +2,9 @@
  * Chain events (engine/domain/chain.ts): each provider id is taken once, for good (the ids are
  * engine state, in snapshots), so a repeat is refused `chain_event_duplicate` and changes
  * nothing, also after a restart. A deposit credits collateral as the `deposit` command does; a
- * refused deposit records nothing (the provider may send it again).
+ * refused deposit records nothing (the provider may send it again), unless it is one the
+ * collateral vault holds (it carries its `depositId`): that one is taken, with the refusal in its
+ * event, and the settlement stream returns its tokens (docs/chain.md).
  */
 import { reject, type Rejection } from '../codes.ts';
 import type { VenueState } from '../state.ts';
@@ -14,9 +16,16 @@ export function chainEvent(state: VenueState, sink: EventSink, id: string, event
   if (state.chainEvents.has(id)) return reject('chain_event_duplicate', { id });
   if (event.kind === 'deposit') {
     const refused = deposit(state, sink, event.owner, event.portfolioId, event.amount);
-    if (refused !== null) return refused;
+    if (refused !== null) {
+      // A provider's report is refused and may come again; a deposit the vault holds (it has a
+      // depositId) is refused for good: taken once, and its tokens go back to the depositor.
+      if (event.depositId === undefined) return refused;
+      state.chainEvents.add(id);
+      sink.push({ type: 'chain_event', id, event, refused: refused.code });
+      return null;
+    }
   }
   state.chainEvents.add(id);
-  sink.push({ type: 'chain_event', id, event });
+  sink.push({ type: 'chain_event', id, event, refused: null });
   return null;
 }

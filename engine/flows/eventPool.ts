@@ -8,6 +8,7 @@
 import type { EngineDepthEvent, EngineDepthLevel, EngineOrderEvent, EnginePortfolioEvent, EnginePositionEvent, EngineTradeEvent, OrderStatus } from '../events.ts';
 import type { Hex } from '../domain/hex.ts';
 import { DEFAULT_INSTRUCTIONS, type CancelReason, type OrderInstructions } from '../domain/instructions.ts';
+import type { SignedOrderFields } from '../commands.ts';
 
 /** A depth event's side with no level: shared, never written. */
 export const NO_LEVELS: readonly EngineDepthLevel[] = Object.freeze([]);
@@ -20,7 +21,7 @@ export type Writable<T> = { -readonly [K in keyof T]: T[K] };
 // Numbers start as numbers (their fields keep a number representation, written in place).
 
 export function blankOrderEvent(): Writable<EngineOrderEvent> {
-  return { type: 'order', orderId: '0x', owner: '', portfolioId: 0, seriesId: '0x', side: 'buy', tick: 0, lots: 0, expiry: 0, nonce: null, createdAt: 0, instructions: DEFAULT_INSTRUCTIONS, status: 'open', filledLots: 0, remainingLots: 0, reason: null, cancelReason: null, seq: 0, ts: 0 };
+  return { type: 'order', orderId: '0x', owner: '', portfolioId: 0, seriesId: '0x', side: 'buy', tick: 0, lots: 0, expiry: 0, nonce: null, createdAt: 0, instructions: DEFAULT_INSTRUCTIONS, status: 'open', filledLots: 0, remainingLots: 0, reason: null, cancelReason: null, signed: null, seq: 0, ts: 0 };
 }
 
 /** Every field of an order event but its `createdAt` written into `e` (a blank, or the sink's reused storage); returns it. The caller stores `createdAt` (Unix ms, beyond the small integers: passed to a call, it would be boxed). */
@@ -41,6 +42,7 @@ export function writeOrderEvent(
   remainingLots: number,
   reason: string | null,
   cancelReason: CancelReason | null,
+  signed: SignedOrderFields | null,
 ): EngineOrderEvent {
   e.orderId = orderId;
   e.owner = owner;
@@ -57,6 +59,7 @@ export function writeOrderEvent(
   e.remainingLots = remainingLots;
   e.reason = reason;
   e.cancelReason = cancelReason;
+  e.signed = signed;
   return e;
 }
 

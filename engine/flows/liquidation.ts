@@ -40,7 +40,7 @@ import { MAX_TICK } from '../book/assertArgs.ts';
 import type { LiquidationClose } from '../events.ts';
 import { publicPortfolioId, type EventSink } from './eventSink.ts';
 import { applyFill } from './fill.ts';
-import { pushOrderEvent, removeOrder, settleMatch } from './orders.ts';
+import { expireDue, pushOrderEvent, removeOrder, settleMatch } from './orders.ts';
 import { MmpGuard } from './mmp.ts';
 import { liquidationSpot, type SpotPosition } from '../risk/liquidationSpot.ts';
 import { exactOf } from '../risk/exactCash.ts';
@@ -183,7 +183,9 @@ function liquidateIfDue(state: VenueState, sink: EventSink, anchor: Portfolio): 
   const cancelledOrders = doomed.map((o) => slots.orderId[o]!);
   for (const o of doomed) removeOrder(state, sink, o, 'cancelled', 'cancelled_by_liquidation', 'liquidation');
 
-  // 2. Close, largest margin contribution first, until maintenance margin is met.
+  // 2. Close, largest margin contribution first, until maintenance margin is met. Resting
+  // orders past their good-till leave the book first: the closing orders never meet them.
+  expireDue(state, sink);
   const closes: LiquidationClose[] = [];
   let notional = 0n;
   const steps = new Map<Hex, bigint>();
@@ -255,6 +257,8 @@ function largestContribution(state: VenueState, group: readonly Portfolio[]): Pi
       if (position.lots === 0) continue;
       const quote = state.marks.quote(position.seriesId);
       if (quote === null) continue; // settled: nothing to close
+      // Expired, not yet settled (the clock settles it): it no longer trades, on the book or with the fund.
+      if (state.series.get(position.seriesId)!.spec.expiry <= state.nowSec) continue;
       held.push({ member, position, quote });
       const b = contractsOfPosition(position);
       for (let s = 0; s < SCENARIOS; s++) totals[s]! += b * (quote.scenarios[s]! - quote.mark);
@@ -320,7 +324,7 @@ function closeStep(state: VenueState, sink: EventSink, id: string, n: number, me
   // sale could meet no bid, so the book is skipped. The fund's price stays the edge's.
   const inRange = edge.tick <= MAX_TICK;
   // A record of the venue's pool (actors/recordPool.ts): the IOC order never rests, so it is recycled after the command.
-  const record = state.series.records.take().init(closingOrderId(id, n), seriesId, state.nextRef++, member.owner, state.internOwner(member.owner), publicPortfolioId(member), member.id, isBuy, inRange ? edge.tick : MAX_TICK, lots, undefined, series.spec.expiry, LIQUIDATION_ORDER);
+  const record = state.series.records.take().init(closingOrderId(id, n), seriesId, state.nextRef++, member.owner, state.internOwner(member.owner), publicPortfolioId(member), member.id, isBuy, inRange ? edge.tick : MAX_TICK, lots, undefined, series.spec.expiry, LIQUIDATION_ORDER, null);
   record.createdAt = state.now;
   const side = isBuy ? 'buy' : 'sell';
   const guard = MmpGuard.of(state, series, pair.sizeStep);

@@ -4,7 +4,7 @@
  * is all-or-nothing (api.md "Orders").
  */
 import type { Hex } from '../domain/hex.ts';
-import type { CancelOrder, PlaceOrder } from '../commands.ts';
+import type { CancelOrder, PlaceOrder, SignedOrderFields } from '../commands.ts';
 import { reject, type Rejection } from '../codes.ts';
 import type { VenueState } from '../state.ts';
 import type { Pair } from '../actors/registry.ts';
@@ -183,6 +183,7 @@ export function newRecord(state: VenueState, v: ValidPlace): OrderRecord {
     o.nonce,
     Math.min(o.expiry, state.series.at(v.seriesHandle).spec.expiry),
     o.instructions ?? DEFAULT_INSTRUCTIONS,
+    signedOf(o),
   );
   r.createdAt = state.now; // stored here, not passed (recordPool.ts `init`)
   return r;
@@ -332,9 +333,14 @@ function cancelMmpOrders(state: VenueState, sink: EventSink, e: MmpEntry): void 
  */
 export function probeRecord(state: VenueState, v: ValidPlace): OrderRecord {
   const { o } = v;
-  const r = state.series.records.probe.init(o.orderId, o.seriesId, 0, o.owner, state.ownerIndexOf(o.owner), o.portfolioId, v.portfolio.id, o.isBuy, o.tick, v.lots, o.nonce, o.expiry, o.instructions ?? DEFAULT_INSTRUCTIONS);
+  const r = state.series.records.probe.init(o.orderId, o.seriesId, 0, o.owner, state.ownerIndexOf(o.owner), o.portfolioId, v.portfolio.id, o.isBuy, o.tick, v.lots, o.nonce, o.expiry, o.instructions ?? DEFAULT_INSTRUCTIONS, signedOf(o));
   r.createdAt = state.now;
   return r;
+}
+
+/** The signed fields an order keeps: its place command's PlaceOrder itself (no copy), or null when it carries no signature (journals from before). */
+function signedOf(o: PlaceOrder): SignedOrderFields | null {
+  return o.signature === undefined ? null : o;
 }
 
 /**
@@ -347,7 +353,7 @@ function killEarly(state: VenueState, sink: EventSink, v: ValidPlace, cancelReas
   const expiry = Math.min(o.expiry, state.series.at(v.seriesHandle).spec.expiry);
   const e = sink.orderEvent();
   e.createdAt = state.now;
-  sink.append(writeOrderEvent(e, o.orderId, o.owner, o.portfolioId, o.seriesId, o.isBuy, o.tick, v.lots, expiry, o.nonce, instructions, 'cancelled', 0, 0, reason, cancelReason));
+  sink.append(writeOrderEvent(e, o.orderId, o.owner, o.portfolioId, o.seriesId, o.isBuy, o.tick, v.lots, expiry, o.nonce, instructions, 'cancelled', 0, 0, reason, cancelReason, signedOf(o)));
   sink.results.add(o.orderId, o.seriesId, 'cancelled', 0, 0, 0, instructions, cancelReason);
 }
 
@@ -376,14 +382,14 @@ export function pushOrderEvent(sink: EventSink, r: OrderRecord, filledLots: numb
   // Its time (Unix ms, beyond the small integers) stored here, not passed: a double passed to a call is boxed.
   const e = sink.orderEvent();
   e.createdAt = r.createdAt;
-  sink.append(writeOrderEvent(e, r.orderId, r.owner, r.portfolioId, r.seriesId, r.isBuy, r.tick, r.lots, r.expiry, r.nonce ?? null, r.instructions, r.status, filledLots, remainingLots, reason, cancelReason));
+  sink.append(writeOrderEvent(e, r.orderId, r.owner, r.portfolioId, r.seriesId, r.isBuy, r.tick, r.lots, r.expiry, r.nonce ?? null, r.instructions, r.status, filledLots, remainingLots, reason, cancelReason, r.signed ?? null));
 }
 
 /** The order event of a record (its static fields) in a given state, compact (tick, lots), a fresh object (the image's); the image stamps it. */
 export function orderEventOf(r: OrderRecord, filledLots: number, remainingLots: number, reason: string | null, cancelReason: CancelReason | null): EngineEvent {
   const e = blankOrderEvent();
   e.createdAt = r.createdAt;
-  return writeOrderEvent(e, r.orderId, r.owner, r.portfolioId, r.seriesId, r.isBuy, r.tick, r.lots, r.expiry, r.nonce ?? null, r.instructions, r.status, filledLots, remainingLots, reason, cancelReason);
+  return writeOrderEvent(e, r.orderId, r.owner, r.portfolioId, r.seriesId, r.isBuy, r.tick, r.lots, r.expiry, r.nonce ?? null, r.instructions, r.status, filledLots, remainingLots, reason, cancelReason, r.signed ?? null);
 }
 
 /** The open orders a command's cancels take away, for its risk check (rewritten by every command; kept with a count). */
@@ -420,6 +426,8 @@ export function enterOrders(
     const risk = checkRisk(state, validPlaces, placeCount, CANCELLED, cancelCount);
     if (risk) return risk;
   }
+  // Nothing refuses the command from here on: resting orders past their good-till leave before any match.
+  if (placeCount > 0) expireDue(state, sink);
   for (let i = 0; i < cancelCount; i++) {
     const v = validCancels[i]!;
     state.accounts.nonces[v.wallet]!.use(v.c.nonce);
@@ -429,4 +437,23 @@ export function enterOrders(
   sink.results.begin();
   for (let i = 0; i < placeCount; i++) executePlace(state, sink, validPlaces[i]!);
   return sink.results.value();
+}
+
+/**
+ * Every open order whose good-till time has come leaves the book (`expired`). The clock does it
+ * each tick, and order entry and the liquidation pass do it before they match, so that no order
+ * ever fills at or after its good-till time, however late a clock command comes (the settlement
+ * contract refuses such a fill: docs/chain.md).
+ */
+export function expireDue(state: VenueState, sink: EventSink): void {
+  const heap = state.expiryHeap;
+  while (heap.size > 0 && heap.peekKey()! <= state.nowSec) {
+    const orderId = heap.pop()!;
+    const open = state.orderIndex.get(orderId);
+    // Entries stay until their time (an order that left the book leaves its entry behind). The
+    // engine does not derive order ids, so one may have come back on a later order with its own
+    // good-till time: only an order whose own expiry has passed leaves.
+    if (open === undefined || state.accounts.orders.expiry[open]! > state.nowSec) continue;
+    removeOrder(state, sink, open, 'expired', 'order_expiry', 'expiry');
+  }
 }

@@ -7,6 +7,7 @@ import { encodeAbiParameters, keccak256 } from 'viem';
 import type { Hex } from '../domain/hex.ts';
 import { ZERO_ADDRESS } from '../domain/hex.ts';
 import type { RfqQuoteData } from '../commands.ts';
+import type { RfqTakerFill } from '../events.ts';
 import { reject, type Rejection } from '../codes.ts';
 import type { VenueState } from '../state.ts';
 import { quoteStatus } from '../actors/rfq.ts';
@@ -76,16 +77,17 @@ export function submitQuote(state: VenueState, sink: EventSink, requestId: Hex, 
     quoteExpiry: q.quoteExpiry,
     filled: 0n,
     submittedAt: state.now,
+    ...(q.signature !== undefined ? { signature: q.signature } : {}),
   });
   sink.push({
     type: 'rfq_quote',
     requestId,
-    quote: { quoteId: q.quoteId, mmm: q.mmm, taker: q.taker, seriesId: q.seriesId, takerIsBuying: q.takerIsBuying, price: q.price, size: q.size, nonce: q.nonce, quoteExpiry: q.quoteExpiry },
+    quote: { quoteId: q.quoteId, mmm: q.mmm, taker: q.taker, seriesId: q.seriesId, takerIsBuying: q.takerIsBuying, price: q.price, size: q.size, nonce: q.nonce, quoteExpiry: q.quoteExpiry, signature: q.signature ?? null },
   });
   return null;
 }
 
-export type RfqFillInput = { requestId: Hex; quoteId: Hex; taker: string; portfolioId: number; fillSize: bigint; nonce: bigint; deadline: number };
+export type RfqFillInput = { requestId: Hex; quoteId: Hex; taker: string; portfolioId: number; fillSize: bigint; nonce: bigint; deadline: number; signedDeadline?: bigint | undefined; signature?: Hex | undefined };
 
 export function fillQuote(state: VenueState, sink: EventSink, f: RfqFillInput): { tradeId: string } | Rejection {
   const found = state.rfq.findQuote(f.quoteId);
@@ -141,6 +143,7 @@ export function fillQuote(state: VenueState, sink: EventSink, f: RfqFillInput): 
   });
   request.filledQuoteId = f.quoteId;
   state.rfq.resolve(request, 'filled');
-  sink.push({ type: 'rfq_resolved', requestId: request.requestId, status: 'filled', quoteId: f.quoteId, fillSize: f.fillSize });
+  const takerFill: RfqTakerFill | null = f.signature === undefined ? null : { portfolioId: f.portfolioId, nonce: f.nonce, deadline: f.deadline, ...(f.signedDeadline !== undefined ? { signedDeadline: f.signedDeadline } : {}), signature: f.signature };
+  sink.push({ type: 'rfq_resolved', requestId: request.requestId, status: 'filled', quoteId: f.quoteId, fillSize: f.fillSize, takerFill });
   return { tradeId: String(tradeId) };
 }

@@ -104,3 +104,8 @@ export function checkCancelTarget(ctx: OrderContext, owner: string, orderId: Hex
 export function deadlineSeconds(deadline: bigint): number {
   return deadline > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(deadline);
 }
+
+/** A command's `signedDeadline`: the signed value when `deadlineSeconds` had to cap it (the settlement contract hashes the signed one), else nothing. */
+export function signedDeadlineOf(deadline: bigint): { signedDeadline?: bigint } {
+  return deadline > BigInt(Number.MAX_SAFE_INTEGER) ? { signedDeadline: deadline } : {};
+}

@@ -22,7 +22,7 @@ import type { SingleVerifyRequest } from '../../workers/microBatcher.ts';
 import { fieldPath } from './fields.ts';
 import type { CancelEntry, PlaceEntry } from './orderEntries.ts';
 import type { OrderContext } from './orderContext.ts';
-import { deadlineSeconds, type Check } from './orderChecks.ts';
+import { deadlineSeconds, signedDeadlineOf, type Check } from './orderChecks.ts';
 import { duplicateRefusal } from './refusals.ts';
 import { checkCancel, checkPlace, DEFAULT_DEADLINE_SEC, type CheckTime, type Draft, type PlaceDraftOf } from './entryChecks.ts';
 import { instructionsJson, type InstructionsJson } from './instructionFields.ts';
@@ -174,6 +174,8 @@ export async function enterOrders(ctx: OrderContext, owner: string, req: OrderRe
     expiry: p.message.expiry,
     nonce: p.message.nonce,
     deadline: deadlineSeconds(p.message.deadline),
+    ...signedDeadlineOf(p.message.deadline),
+    signature: p.signature!.canonical,
     ...(p.instructions === DEFAULT_INSTRUCTIONS ? {} : { instructions: p.instructions }),
   }));
   if (cancelCommands.length === 0 && placeCommands.length === 0) {

@@ -159,7 +159,7 @@ export async function submitQuote(services: Services, mmm: string, quote: unknow
   const result = await services.pipeline.submit({
     type: 'rfq_quote',
     requestId: request.requestId,
-    quote: { quoteId, mmm: caller, taker: q.taker, seriesId: q.seriesId, takerIsBuying: q.takerIsBuying, price: q.price, size: q.size, nonce: q.nonce, quoteExpiry: Number(q.quoteExpiry) },
+    quote: { quoteId, mmm: caller, taker: q.taker, seriesId: q.seriesId, takerIsBuying: q.takerIsBuying, price: q.price, size: q.size, nonce: q.nonce, quoteExpiry: Number(q.quoteExpiry), signature: sig.value.canonical },
   });
   if (!result.ok) return { ok: false, error: orderEngineError(result.rejection) };
   ctx.quotes.add(quoteId, { requestId: request.requestId, message: q, signature: sig.value.canonical });

@@ -15,7 +15,7 @@ import type { FillQuoteMessage, RfqQuoteMessage } from '../../workers/eip712/typ
 import { errorReply, type ErrorReply } from '../http/errors.ts';
 import { isPresent, readObject, readOptionalUint, readSignature, readUint, type SignatureField } from './fields.ts';
 import type { OrderContext } from './orderContext.ts';
-import { checkDeadline, checkNonce, checkPortfolio, checkSize, deadlineSeconds, type Check } from './orderChecks.ts';
+import { checkDeadline, checkNonce, checkPortfolio, checkSize, deadlineSeconds, signedDeadlineOf, type Check } from './orderChecks.ts';
 import { orderEngineError, signedWith } from './orderErrors.ts';
 import { DEFAULT_DEADLINE_SEC } from './orderEntry.ts';
 import { parseRfqQuote, quoteIdOf } from './quotes.ts';
@@ -115,6 +115,8 @@ export async function fillQuote(ctx: OrderContext, owner: string, body: unknown)
     fillSize: fillSize.value,
     nonce: message.nonce,
     deadline: deadlineSeconds(message.deadline),
+    ...signedDeadlineOf(message.deadline),
+    signature: signature.value.canonical,
   });
   if (!result.ok) return { ok: false, error: orderEngineError(result.rejection) };
   const tradeId = result.value !== null && 'tradeId' in result.value ? result.value.tradeId : '';

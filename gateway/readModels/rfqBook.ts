@@ -13,7 +13,8 @@ import type { Catalog } from './catalog.ts';
 /** Resolved requests kept for reads, as the engine keeps them. */
 export const RFQ_RESOLVED_KEPT = 10_000;
 
-export type RfqQuoteView = RfqQuoteFields & {
+/** A quote as reads show it (its signature is the settlement stream's: docs/chain.md). */
+export type RfqQuoteView = Omit<RfqQuoteFields, 'signature'> & {
   /** WAD filled from this quote for this request. */
   filled: bigint;
   /** When the quote arrived (Unix ms): the `rfq_quote` event's time. */
@@ -76,7 +77,8 @@ export class RfqBook {
       case 'rfq_quote': {
         const r = this.requests.get(e.requestId);
         if (r === undefined) return;
-        r.quotes.set(e.quote.quoteId, { ...e.quote, filled: 0n, submittedAt: e.ts });
+        const { signature: _signature, ...quote } = e.quote;
+        r.quotes.set(e.quote.quoteId, { ...quote, filled: 0n, submittedAt: e.ts });
         this.indexQuote(e.quote.quoteId, r);
         return;
       }

@@ -34,7 +34,7 @@ t.setTimeout(600_000);
 let nextRef = 1;
 function take(pool: RecordPool, ownerIndex: number, isBuy: boolean, tick: number, lots: number): SeriesRecord {
   const ref = nextRef++;
-  const r = pool.take().init(`0x${ref.toString(16)}` as Hex, '0x01', ref, `w${ownerIndex}`, ownerIndex, 1, 1, isBuy, tick, lots, BigInt(ref), 2_000_000_000, DEFAULT_INSTRUCTIONS);
+  const r = pool.take().init(`0x${ref.toString(16)}` as Hex, '0x01', ref, `w${ownerIndex}`, ownerIndex, 1, 1, isBuy, tick, lots, BigInt(ref), 2_000_000_000, DEFAULT_INSTRUCTIONS, null);
   r.createdAt = 1.7e12;
   return r;
 }
@@ -93,7 +93,7 @@ t.test('poisoning writes sentinels in every field, keeping the class; records no
 t.test('JSON of a pooled record is that of the object literal it replaced (snapshot bytes)', async (t) => {
   const pool = new RecordPool();
   const r = take(pool, 1, true, 100, 5);
-  const literal = { orderId: r.orderId, seriesId: r.seriesId, ref: r.ref, owner: r.owner, ownerIndex: 1, portfolioId: 1, routedPortfolioId: 1, isBuy: true, tick: 100, lots: 5, filledLots: 0, nonce: r.nonce, status: 'open', expiry: r.expiry, createdAt: r.createdAt, instructions: DEFAULT_INSTRUCTIONS };
+  const literal = { orderId: r.orderId, seriesId: r.seriesId, ref: r.ref, owner: r.owner, ownerIndex: 1, portfolioId: 1, routedPortfolioId: 1, isBuy: true, tick: 100, lots: 5, filledLots: 0, nonce: r.nonce, status: 'open', expiry: r.expiry, createdAt: r.createdAt, instructions: DEFAULT_INSTRUCTIONS, signed: null };
   const json = (x: unknown) => JSON.stringify(x, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
   t.equal(json(r), json(literal));
   r.nonce = undefined; // the venue's own orders: no nonce key, as before
