@@ -20,9 +20,9 @@ import {
 /// `(signer, orderId)` are kept in storage as they happen, so an order declared twice in a batch
 /// still cannot fill beyond its signed size.
 abstract contract BatchFills is TypedDataDomain {
-    bytes32 public constant PLACE_ORDER_TYPEHASH = keccak256(
-        "PlaceOrder(bytes32 seriesId,uint256 portfolioId,bool isBuy,uint32 tick,uint128 size,uint32 expiry,uint256 nonce,uint256 deadline)"
-    );
+    /// keccak256("PlaceOrder(bytes32 seriesId,uint256 portfolioId,bool isBuy,uint32 tick,uint128 size,uint32 expiry,uint256 nonce,uint256 deadline)")
+    /// (docs/signatures.md), as a literal: assembly reads it.
+    bytes32 public constant PLACE_ORDER_TYPEHASH = 0x59ccacfeaa66b9e175a7697adb1542c49cd1f9903d5a8362324a045d79fa16fb;
 
     /// Storage slot of a cumulative fill: keccak256(signer, orderId, FILLED).
     uint256 internal constant FILLED = 0xf111ed;
@@ -39,7 +39,19 @@ abstract contract BatchFills is TypedDataDomain {
     uint256 internal constant CTX_FILLS = 0xc0;
     uint256 internal constant CTX_SETTLED_SERIES = 0xe0; // the last series SETTLE_POSITION looked up
     uint256 internal constant CTX_SETTLED_INTRINSIC = 0x100;
-    uint256 internal constant CTX_SIZE = 0x120;
+    uint256 internal constant CTX_ERROR = 0x120; // an error code and its three values, left by assembly
+    // What the assembly loop reads of the contract (BookFills).
+    uint256 internal constant CTX_SEPARATOR = 0x1a0;
+    uint256 internal constant CTX_FEE_CAP_RATE = 0x1c0;
+    uint256 internal constant CTX_POSITION_MANAGER = 0x1e0;
+    uint256 internal constant CTX_REGISTRY = 0x200;
+    uint256 internal constant CTX_FLOOR_SLOT = 0x220;
+    uint256 internal constant CTX_IS_MMM = 0x240; // the selector of isMmm(address), in the high bytes
+    uint256 internal constant CTX_SERIES_INFO = 0x260; // the selector of seriesInfo(bytes32)
+    uint256 internal constant CTX_FILTER_SLOT = 0x280; // the first slot of the nonce-floor filter
+    uint256 internal constant CTX_FILTER_LOADED = 0x2a0; // which of its words are at CTX_FILTER (bits)
+    uint256 internal constant CTX_FILTER = 0x2c0; // FILTER_WORDS words, loaded as needed
+    uint256 internal constant CTX_SIZE = 0x340;
     /// An order record: the calldata offset of its ORDER item, its orderId, its fill's storage slot.
     uint256 internal constant ORDER_RECORD = 0x60;
     /// A series cache entry: seriesId, SeriesInfo word, the WAD value of a tick. Entries are
@@ -62,8 +74,15 @@ abstract contract BatchFills is TypedDataDomain {
     /// @notice The insurance fund's wallet; its portfolio 1 is the fund.
     address public immutable insuranceFund;
 
+    /// The nonce-floor filter: 1024 bits in FILTER_WORDS words, bit `uint160(owner) % 1024` set
+    /// once `owner` has raised its floor. An ORDER reads its owner's floor only when that bit is
+    /// set: a clear bit means the floor is zero, so the check is exact and most orders skip a
+    /// cold storage read.
+    uint256 internal constant FILTER_WORDS = 4;
+
     /// @notice The nonce below which an owner's orders are cancelled (`raiseNonceFloor`).
     mapping(address => uint256) public nonceFloor;
+    uint256[FILTER_WORDS] internal _floorFilter;
 
     constructor(
         string memory serviceName,
@@ -79,112 +98,6 @@ abstract contract BatchFills is TypedDataDomain {
         rfq = IRfq(rfq_);
         takerFeeCapRate = takerFeeCapRate_;
         insuranceFund = insuranceFund_;
-    }
-
-    // ---- ORDER ----
-
-    /// ORDER at `p`: owner 20, seriesId 32, portfolioId 8, isBuy 1, tick 4, size 16, expiry 4,
-    /// nonce 32, deadline 32, r 32, s 32, v 1.
-    function _order(uint256 ctx, uint256 p, uint256 item) internal view {
-        bytes32 structHash = PLACE_ORDER_TYPEHASH;
-        address owner;
-        uint256 isBuy;
-        assembly {
-            owner := shr(96, calldataload(add(p, 1)))
-            isBuy := byte(0, calldataload(add(p, 61)))
-            let m := mload(0x40)
-            mstore(m, structHash)
-            mstore(add(m, 0x20), calldataload(add(p, 21))) // seriesId
-            mstore(add(m, 0x40), shr(192, calldataload(add(p, 53)))) // portfolioId
-            mstore(add(m, 0x60), isBuy)
-            mstore(add(m, 0x80), shr(224, calldataload(add(p, 62)))) // tick
-            mstore(add(m, 0xa0), shr(128, calldataload(add(p, 66)))) // size
-            mstore(add(m, 0xc0), shr(224, calldataload(add(p, 82)))) // expiry
-            mstore(add(m, 0xe0), calldataload(add(p, 86))) // nonce
-            mstore(add(m, 0x100), calldataload(add(p, 118))) // deadline
-            structHash := keccak256(m, 0x120)
-        }
-        if (isBuy > 1) revert BadItem(item, StreamItems.ORDER);
-        bytes32 orderId = _typedDataHash(structHash);
-        {
-            uint8 v;
-            bytes32 r;
-            bytes32 s;
-            assembly {
-                r := calldataload(add(p, 150))
-                s := calldataload(add(p, 182))
-                v := byte(0, calldataload(add(p, 214)))
-            }
-            address signer = Signatures.recover(orderId, v, r, s);
-            if (signer != owner) revert BadSignature(item, owner, signer);
-        }
-        if (C.u64(p + 53) == 0 && !positionManager.isMmm(owner)) revert NotMmm(item, owner);
-        {
-            uint256 floor = nonceFloor[owner];
-            uint256 nonce = C.word(p + 86);
-            if (nonce < floor) revert BelowNonceFloor(item, owner, nonce, floor);
-        }
-        assembly {
-            let k := mload(add(ctx, CTX_ORDER_COUNT))
-            let rec := add(mload(add(ctx, CTX_ORDERS)), mul(k, ORDER_RECORD))
-            mstore(rec, p)
-            mstore(add(rec, 0x20), orderId)
-            let m := mload(0x40)
-            mstore(m, and(owner, 0xffffffffffffffffffffffffffffffffffffffff))
-            mstore(add(m, 0x20), orderId)
-            mstore(add(m, 0x40), FILLED)
-            mstore(add(rec, 0x40), keccak256(m, 0x60))
-            mstore(add(ctx, CTX_ORDER_COUNT), add(k, 1))
-        }
-    }
-
-    // ---- FILL ----
-
-    /// FILL at `p`: maker 2, taker 2, size 16, makerFee 16 (signed), takerFee 16 (signed).
-    function _fill(uint256 ctx, uint256 p, uint256 item) internal {
-        uint256 maker = _record(ctx, C.u16(p + 1), item);
-        uint256 taker = _record(ctx, C.u16(p + 3), item);
-        uint256 mp = _at(maker);
-        uint256 tp = _at(taker);
-        bool takerBuys;
-        uint256 tickValue;
-        {
-            bytes32 series = C.word32(mp + 21);
-            bytes32 takerSeries = C.word32(tp + 21);
-            if (series != takerSeries) revert SeriesMismatch(item, series, takerSeries);
-            takerBuys = C.u8(tp + 61) == 1;
-            if (takerBuys == (C.u8(mp + 61) == 1)) revert SameSide(item);
-            tickValue = _live(ctx, series, item);
-        }
-        uint256 size = C.u128(p + 5);
-        _checkSize(size, item);
-        uint256 price = C.u32(mp + 62) * tickValue;
-        {
-            uint256 limit = C.u32(tp + 62) * tickValue;
-            if (takerBuys ? limit < price : limit > price) revert PriceOutsideLimit(item, price, limit);
-        }
-        uint256 matchTime = _matchTime(ctx);
-        _goodTill(maker, matchTime, item);
-        _goodTill(taker, matchTime, item);
-        {
-            uint256 deadline = C.word(tp + 118);
-            if (matchTime > deadline) revert DeadlinePassed(item, _orderId(taker), deadline);
-        }
-        _addFill(maker, size, item);
-        _addFill(taker, size, item);
-        uint256 premium = (size * price) / E30;
-        int256 makerFee = C.i128(p + 21);
-        int256 takerFee = C.i128(p + 37);
-        _checkFees(item, premium, makerFee, takerFee);
-        // The buyer first, then the seller, as the engine moves them (engine/flows/fill.ts).
-        if (takerBuys) {
-            _orderEntry(ctx, item, tp, int256(size), -int256(premium), takerFee);
-            _orderEntry(ctx, item, mp, -int256(size), int256(premium), makerFee);
-        } else {
-            _orderEntry(ctx, item, mp, int256(size), -int256(premium), makerFee);
-            _orderEntry(ctx, item, tp, -int256(size), int256(premium), takerFee);
-        }
-        _countFill(ctx);
     }
 
     /// LIQUIDATION_FILL at `p`: book 2, owner 20, portfolioId 8, size 16. The liquidated side is

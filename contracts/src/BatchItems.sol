@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.24;
 
-import {BatchFills} from "./BatchFills.sol";
+import {BookFills} from "./BookFills.sol";
 import {StreamItems} from "./StreamItems.sol";
 import {CalldataReader as C} from "./CalldataReader.sol";
-import {IPositionManager, ICollateralVault, IOracle} from "./Interfaces.sol";
+import {IPositionManager, ICollateralVault, IOracle, ISeriesRegistry} from "./Interfaces.sol";
 import {BadItem, NotSettled} from "./StreamErrors.sol";
 
 /// @title One batch of the settlement stream, item by item (docs/chain.md "Items").
@@ -14,7 +14,7 @@ import {BadItem, NotSettled} from "./StreamErrors.sol";
 /// in order: listings, prices, flags and nonces at once (their contracts), fills and cash
 /// through the ledger, which goes to the position manager and then, as cash entries, to the
 /// vault in one call each at the end of the batch.
-abstract contract BatchItems is BatchFills {
+abstract contract BatchItems is BookFills {
     /// @notice The vault holding collateral and cash.
     ICollateralVault public immutable collateralVault;
     /// @notice The oracle holding settlement prices.
@@ -45,23 +45,20 @@ abstract contract BatchItems is BatchFills {
             mstore(add(ctx, CTX_CACHE_COUNT), 0)
             mstore(add(ctx, CTX_FILLS), 0)
             mstore(add(ctx, CTX_SETTLED_SERIES), 0)
+            mstore(add(ctx, CTX_ERROR), 0)
             // Room for the position manager's reply, which is at most the ledger plus 0xa0.
             mstore(0x40, add(add(ledger, 0x60), add(ledgerBytes, 0x100)))
         }
+        _stage(ctx);
         uint256 item;
         while (p < end) {
+            (p, item) = _bookItems(ctx, p, end, item);
+            _raise(ctx, item);
+            if (p >= end) break;
             uint256 kind = C.u8(p);
-            if (kind == StreamItems.ORDER) {
-                _order(ctx, p, item);
-                p += StreamItems.ORDER_LENGTH;
-            } else if (kind == StreamItems.FILL) {
-                _fill(ctx, p, item);
-                p += StreamItems.FILL_LENGTH;
-            } else {
-                (uint256 len, ) = StreamItems.lengths(kind);
-                _other(ctx, p, item, kind, len);
-                p += len;
-            }
+            (uint256 len, ) = StreamItems.lengths(kind);
+            _other(ctx, p, item, kind, len);
+            p += len;
             unchecked {
                 ++item;
             }
@@ -72,25 +69,55 @@ abstract contract BatchItems is BatchFills {
         }
     }
 
+    /// What the assembly loop reads of the contract, into the context.
+    function _stage(uint256 ctx) private view {
+        bytes32 separator = _domainSeparator;
+        uint256 rate = takerFeeCapRate;
+        address pm = address(positionManager);
+        address registry = address(seriesRegistry);
+        bytes4 isMmm = IPositionManager.isMmm.selector;
+        bytes4 seriesInfo = ISeriesRegistry.seriesInfo.selector;
+        assembly {
+            mstore(add(ctx, CTX_SEPARATOR), separator)
+            mstore(add(ctx, CTX_FEE_CAP_RATE), rate)
+            mstore(add(ctx, CTX_POSITION_MANAGER), pm)
+            mstore(add(ctx, CTX_REGISTRY), registry)
+            mstore(add(ctx, CTX_FLOOR_SLOT), nonceFloor.slot)
+            mstore(add(ctx, CTX_IS_MMM), isMmm)
+            mstore(add(ctx, CTX_SERIES_INFO), seriesInfo)
+            mstore(add(ctx, CTX_FILTER_SLOT), _floorFilter.slot)
+            mstore(add(ctx, CTX_FILTER_LOADED), 0)
+        }
+    }
+
     /// The first pass: every item whole and of a known kind; the number of ORDER items and of
-    /// ledger bytes.
+    /// ledger bytes. ORDER and FILL are looked at first; the other kinds by StreamItems.lengths.
     function _scan(uint256 p, uint256 end) private pure returns (uint256 orders, uint256 ledgerBytes) {
         uint256 item;
         while (p < end) {
-            uint256 kind = C.u8(p);
-            uint256 len;
-            if (kind == StreamItems.ORDER) {
-                len = StreamItems.ORDER_LENGTH;
-                ++orders;
-            } else if (kind == StreamItems.FILL) {
-                len = StreamItems.FILL_LENGTH;
-                ledgerBytes += 2 * StreamItems.POSITION_ENTRY_LENGTH;
-            } else {
-                uint256 entry;
-                (len, entry) = StreamItems.lengths(kind);
-                if (len == 0) revert BadItem(item, kind);
-                ledgerBytes += entry;
+            uint256 kind;
+            assembly {
+                for {} lt(p, end) {} {
+                    kind := byte(0, calldataload(p))
+                    switch kind
+                    case 0x01 {
+                        orders := add(orders, 1)
+                        p := add(p, 215)
+                    }
+                    case 0x02 {
+                        ledgerBytes := add(ledgerBytes, 224)
+                        p := add(p, 53)
+                    }
+                    default { break }
+                    item := add(item, 1)
+                }
             }
+            // An ORDER or FILL cut by the end: the loop stepped past it.
+            if (p > end) revert BadItem(item - 1, kind);
+            if (p == end) break;
+            (uint256 len, uint256 entry) = StreamItems.lengths(kind);
+            if (len == 0) revert BadItem(item, kind);
+            ledgerBytes += entry;
             p += len;
             if (p > end) revert BadItem(item, kind);
             unchecked {

@@ -94,21 +94,31 @@ abstract contract CashLedger {
             end := add(p, entries.length)
         }
         while (p < end) {
+            // The DELTA entries of fills and payouts, all in a row: one slot each, keccak256(owner,
+            // portfolioId, CASH) hashed in scratch 0x00-0x5f. An entry is below 2^130 in magnitude,
+            // so a sum of them cannot reach int256's bounds.
+            assembly {
+                let fmp := mload(0x40)
+                for {} lt(p, end) {} {
+                    let h := calldataload(p)
+                    if iszero(eq(shr(248, h), 0x01)) { break }
+                    mstore(0x00, and(shr(64, h), 0xffffffffffffffffffffffffffffffffffffffff))
+                    mstore(0x20, and(h, 0xffffffffffffffff))
+                    mstore(0x40, CASH)
+                    let slot := keccak256(0x00, 0x60)
+                    let amount := calldataload(add(p, 0x20))
+                    sstore(slot, add(sload(slot), amount))
+                    cashAdded := add(cashAdded, amount)
+                    p := add(p, 0x40)
+                }
+                mstore(0x40, fmp)
+            }
+            if (p >= end) break;
             uint256 head;
             assembly {
                 head := calldataload(p)
             }
             uint256 tag = head >> 248;
-            if (tag == StreamItems.TAG_DELTA) {
-                int256 amount;
-                assembly {
-                    amount := calldataload(add(p, 32))
-                }
-                _add(address(uint160(head >> 64)), uint64(head), amount);
-                cashAdded += amount;
-                p += StreamItems.DELTA_ENTRY_LENGTH;
-                continue;
-            }
             uint256 item = uint24(head >> 224);
             if (tag == StreamItems.DEPOSIT || tag == StreamItems.DEPOSIT_REFUND) {
                 uint256 id = C.u64(p + 4);

@@ -129,6 +129,8 @@ contract OrderBook is BatchItems {
         uint256 current = nonceFloor[msg.sender];
         if (floor <= current) revert NonceFloorNotRaised(current, floor);
         nonceFloor[msg.sender] = floor;
+        uint256 bit = uint160(msg.sender) % (FILTER_WORDS * 256);
+        _floorFilter[bit >> 8] |= 1 << (bit & 255);
         emit NonceFloorRaised(msg.sender, floor);
     }
 }

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.24;
 
-import {StreamItems} from "./StreamItems.sol";
-import {CalldataReader as C} from "./CalldataReader.sol";
 import {NotOrderBook, ValueOutOfRange, BadItem} from "./StreamErrors.sol";
 
 /// @title Positions per `(owner, portfolioId, seriesId)` and the market-maker flags (docs/chain.md "Accounts").
@@ -87,131 +85,134 @@ contract PositionManager {
     /// settlement imbalance (docs/chain.md "Solvency") the batch adds.
     function applyLedger(bytes calldata ledger) external returns (int256 fees, int256 imbalance, bytes memory cash) {
         if (msg.sender != orderBook) revert NotOrderBook(msg.sender);
-        cash = new bytes(ledger.length);
-        uint256 w;
-        assembly {
-            w := add(cash, 32)
-        }
+        bytes32 settledTopic = PositionSettled.selector;
         int256 premiumDelta;
-        uint256 p = C.offsetOf(ledger);
-        uint256 end = p + ledger.length;
-        while (p < end) {
-            uint256 head;
-            assembly {
-                head := calldataload(p)
-            }
-            uint256 tag = head >> 248;
-            if (tag == StreamItems.TAG_POSITION) {
-                (int256 realizedLessFee, int256 fee, int256 dPremium) = _move(head, p);
-                unchecked {
-                    fees += fee;
-                    premiumDelta += dPremium;
-                }
-                if (realizedLessFee != 0) w = _delta(w, head, realizedLessFee);
-                p += StreamItems.POSITION_ENTRY_LENGTH;
-            } else if (tag == StreamItems.TAG_SETTLE) {
-                (int256 payout, int256 value, int256 premium) = _settle(head, p);
-                unchecked {
-                    imbalance += value;
-                    premiumDelta -= premium;
-                }
-                if (payout != 0) w = _delta(w, head, payout);
-                p += StreamItems.SETTLE_ENTRY_LENGTH;
-            } else {
-                uint256 len = StreamItems.cashItemLength(tag) + 3;
-                if (len == 3) revert BadItem(uint24(head >> 224), tag);
-                assembly {
-                    calldatacopy(w, p, len)
-                }
-                w += len;
-                p += len;
-            }
-        }
+        uint256 failed;
+        uint256 failedTag;
         assembly {
-            mstore(cash, sub(sub(w, cash), 32))
-            mstore(0x40, add(cash, and(add(sub(w, cash), 31), not(31))))
-        }
-        if (premiumDelta != 0) totalPremium += premiumDelta;
-    }
-
-    /// A POSITION entry: the position moves by `qty` for `flow` (engine/actors/position.ts
-    /// splitInBigint); returns the cash it realises less the fee, the fee, and the premium change.
-    function _move(uint256 head, uint256 p) private returns (int256 cashDelta, int256 fee, int256 premiumDelta) {
-        uint256 slot = _slotOf(head, p);
-        bool ok;
-        assembly {
-            let v := sload(slot)
-            let before := sar(128, v)
-            let premium := signextend(15, v)
-            let qf := calldataload(add(p, 64))
-            let qty := sar(128, qf)
-            let flow := signextend(15, qf)
-            fee := sar(128, calldataload(add(p, 96)))
-            let after := add(before, qty)
-            let kept := 0
-            let realized := 0
-            // Reducing: a position held, and the fill on its other side.
-            switch and(iszero(iszero(before)), iszero(eq(sgt(before, 0), sgt(qty, 0))))
-            case 0 { kept := add(premium, flow) }
-            default {
+            // engine/actors/position.ts splitInBigint: a fill of `qty` for `flow` on a position of
+            // `before` with deferred `premium`; returns the premium kept and the cash realised.
+            function split(before, premium, qty, flow) -> kept, realized {
+                // Not reducing (flat, or the same side): the flow joins the deferred premium.
+                if or(iszero(before), eq(sgt(before, 0), sgt(qty, 0))) {
+                    kept := add(premium, flow)
+                    leave
+                }
                 let absBefore := before
                 if slt(before, 0) { absBefore := sub(0, before) }
                 let absQty := qty
                 if slt(qty, 0) { absQty := sub(0, qty) }
                 let closed := absQty
                 if lt(absBefore, absQty) { closed := absBefore }
+                // The closed fraction of the deferred premium, and the closing part of the flow,
+                // each truncated toward zero.
                 let released := premium
                 if iszero(eq(closed, absBefore)) { released := sdiv(mul(premium, closed), absBefore) }
-                let flowClosing := flow
-                if iszero(eq(closed, absQty)) { flowClosing := sdiv(mul(flow, closed), absQty) }
-                realized := add(released, flowClosing)
-                kept := add(sub(premium, released), sub(flow, flowClosing))
+                let closing := flow
+                if iszero(eq(closed, absQty)) { closing := sdiv(mul(flow, closed), absQty) }
+                realized := add(released, closing)
+                kept := add(sub(premium, released), sub(flow, closing))
             }
-            // Both figures within int128.
-            ok := and(eq(signextend(15, after), after), eq(signextend(15, kept), kept))
-            sstore(slot, or(shl(128, after), and(kept, 0xffffffffffffffffffffffffffffffff)))
-            premiumDelta := sub(kept, premium)
-            cashDelta := sub(realized, fee)
-        }
-        if (!ok) revert ValueOutOfRange(uint24(head >> 224));
-    }
+            // The slot of the entry's position: keccak256(owner, portfolioId, seriesId), hashed in
+            // scratch memory 0x00-0x5f (the free memory pointer is restored after the loop).
+            function slotOf(head, q) -> slot {
+                mstore(0x00, and(shr(64, head), 0xffffffffffffffffffffffffffffffffffffffff))
+                mstore(0x20, and(head, 0xffffffffffffffff))
+                mstore(0x40, calldataload(add(q, 32)))
+                slot := keccak256(0x00, 0x60)
+            }
+            // A POSITION entry: returns the cash realised, the premium change, and whether a
+            // figure left int128.
+            function move(head, q) -> realized, premiumChange, bad {
+                let slot := slotOf(head, q)
+                let v := sload(slot)
+                let premium := signextend(15, v)
+                let qf := calldataload(add(q, 64))
+                let qty := sar(128, qf)
+                let after := add(sar(128, v), qty)
+                let kept := 0
+                kept, realized := split(sar(128, v), premium, qty, signextend(15, qf))
+                bad := or(iszero(eq(signextend(15, after), after)), iszero(eq(signextend(15, kept), kept)))
+                sstore(slot, or(shl(128, after), and(kept, 0xffffffffffffffffffffffffffffffff)))
+                premiumChange := sub(kept, premium)
+            }
+            // A SETTLE entry: pays `balance x intrinsic / 10^30 + premium` and removes the
+            // position. |balance| < 2^127 and intrinsic < 2^128 (the oracle's bound): the product fits.
+            function settle(head, q, w, topic) -> payout, value, premium {
+                let slot := slotOf(head, q)
+                let v := sload(slot)
+                if iszero(v) { leave }
+                let held := sar(128, v)
+                premium := signextend(15, v)
+                value := sdiv(mul(held, calldataload(add(q, 64))), 1000000000000000000000000000000)
+                payout := add(value, premium)
+                sstore(slot, 0)
+                // PositionSettled(owner, portfolioId, seriesId, balance, payout), its data at `w`.
+                mstore(w, held)
+                mstore(add(w, 0x20), payout)
+                log4(w, 0x40, topic, and(shr(64, head), 0xffffffffffffffffffffffffffffffffffffffff), and(head, 0xffffffffffffffff), calldataload(add(q, 32)))
+            }
+            // A DELTA entry for the vault: the account of `head`, `amount`.
+            function delta(w, head, amount) -> next {
+                next := w
+                if amount {
+                    mstore(w, or(and(head, 0x00ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff), shl(248, 0x01)))
+                    mstore(add(w, 0x20), amount)
+                    next := add(w, 0x40)
+                }
+            }
 
-    /// A SETTLE entry: pays the position `balance x intrinsic / 10^30 + premium` and removes it;
-    /// returns the payout, its intrinsic part and the premium it held.
-    function _settle(uint256 head, uint256 p) private returns (int256 payout, int256 value, int256 premium) {
-        uint256 slot = _slotOf(head, p);
-        int256 held;
-        assembly {
-            let v := sload(slot)
-            held := sar(128, v)
-            premium := signextend(15, v)
-            // |held| < 2^127 and intrinsic < 2^128 (the oracle's bound): the product fits.
-            value := sdiv(mul(held, calldataload(add(p, 64))), 1000000000000000000000000000000)
-            payout := add(value, premium)
-            if v { sstore(slot, 0) }
+            cash := mload(0x40)
+            let w := add(cash, 0x20)
+            let p := ledger.offset
+            let end := add(p, ledger.length)
+            for {} lt(p, end) {} {
+                let head := calldataload(p)
+                let tag := shr(248, head)
+                if eq(tag, 0x80) {
+                    let realized, premiumChange, bad := move(head, p)
+                    if bad {
+                        failed := add(and(shr(224, head), 0xffffff), 1)
+                        break
+                    }
+                    let fee := sar(128, calldataload(add(p, 96)))
+                    fees := add(fees, fee)
+                    premiumDelta := add(premiumDelta, premiumChange)
+                    w := delta(w, head, sub(realized, fee))
+                    p := add(p, 112)
+                    continue
+                }
+                if eq(tag, 0x81) {
+                    let payout, value, premium := settle(head, p, w, settledTopic)
+                    imbalance := add(imbalance, value)
+                    premiumDelta := sub(premiumDelta, premium)
+                    w := delta(w, head, payout)
+                    p := add(p, 96)
+                    continue
+                }
+                // A cash item, as it is (StreamItems.cashItemLength + 3).
+                let len := 0
+                if eq(shr(3, tag), 2) {
+                    len := and(shr(sub(240, shl(4, and(tag, 7))), 0x00090009002d00350035002d003d002500000000000000000000000000000000), 0xffff)
+                }
+                if iszero(len) {
+                    failed := add(and(shr(224, head), 0xffffff), 1)
+                    failedTag := tag
+                    break
+                }
+                len := add(len, 3)
+                calldatacopy(w, p, len)
+                w := add(w, len)
+                p := add(p, len)
+            }
+            mstore(cash, sub(sub(w, cash), 0x20))
+            mstore(0x40, and(add(w, 31), not(31)))
         }
-        if (held != 0 || premium != 0) {
-            emit PositionSettled(address(uint160(head >> 64)), uint64(head), C.word32(p + 32), held, payout);
+        if (failed != 0) {
+            if (failedTag != 0) revert BadItem(failed - 1, failedTag);
+            revert ValueOutOfRange(failed - 1);
         }
-    }
-
-    /// Writes a DELTA entry for the account of `head` at `w`; returns the next write position.
-    function _delta(uint256 w, uint256 head, int256 amount) private pure returns (uint256) {
-        assembly {
-            mstore(w, or(and(head, 0x00ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff), shl(248, 0x01)))
-            mstore(add(w, 32), amount)
-        }
-        return w + StreamItems.DELTA_ENTRY_LENGTH;
-    }
-
-    function _slotOf(uint256 head, uint256 p) private pure returns (uint256 slot) {
-        assembly {
-            let m := mload(0x40)
-            mstore(m, and(shr(64, head), 0xffffffffffffffffffffffffffffffffffffffff))
-            mstore(add(m, 32), and(head, 0xffffffffffffffff))
-            mstore(add(m, 64), calldataload(add(p, 32)))
-            slot := keccak256(m, 96)
-        }
+        if (premiumDelta != 0) totalPremium += premiumDelta;
     }
 
     function _load(address owner, uint256 portfolioId, bytes32 seriesId) private view returns (uint256 v) {

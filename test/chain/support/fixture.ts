@@ -8,6 +8,7 @@
 import {
   createPublicClient,
   createWalletClient,
+  hashTypedData,
   http,
   keccak256,
   toHex,
@@ -151,8 +152,9 @@ export async function chainFixture(name: string, opts: { faucet?: boolean; chain
       return matchTime;
     },
     async signOrder(account: PrivateKeyAccount, o: Omit<SignedOrder, 'owner' | 'signature'>): Promise<{ orderId: Hex; order: SignedOrder }> {
-      const signature = await account.signTypedData({ domain: bookDomain, types: placeOrderTypes, primaryType: 'PlaceOrder', message: o });
-      const orderId = await pub.readContract({ address: a.orderBook, abi: orderBookAbi, functionName: 'orderId', args: [o] });
+      const typed = { domain: bookDomain, types: placeOrderTypes, primaryType: 'PlaceOrder', message: o } as const;
+      const signature = await account.signTypedData(typed);
+      const orderId = hashTypedData(typed);
       return { orderId, order: { ...o, owner: account.address, signature } };
     },
     async signQuote(mm: PrivateKeyAccount, q: Omit<SignedQuote, 'mmm' | 'signature'>): Promise<SignedQuote> {

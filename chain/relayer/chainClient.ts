@@ -1,0 +1,190 @@
+/**
+ * The relayer's view of the chain: the settlement stream's anchors (`lastSeq`, `settleHash`),
+ * sending `settle` transactions signed by the relayer's key, their receipts, the vault's
+ * `Deposited` logs, and the batch views reconciliation compares (docs/chain.md). Every call
+ * goes through one viem public client over HTTP (no retries here: the relayer decides when to
+ * try again); transactions are signed locally and sent raw.
+ */
+import { createPublicClient, decodeEventLog, getAddress, http, type Address, type Hex, type PublicClient, type TransactionReceipt } from 'viem';
+import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import { collateralVaultAbi, orderBookAbi, positionManagerAbi, rfqAbi } from '../artifacts.ts';
+import type { ContractAddresses } from '../deploy.ts';
+
+export type StreamAnchors = { readonly lastSeq: number; readonly settleHash: Hex; readonly lastJournalPos: bigint };
+export type Fees = { readonly maxFeePerGas: bigint; readonly maxPriorityFeePerGas: bigint };
+export type SettledLog = { readonly seq: number; readonly journalPos: bigint; readonly matchTime: bigint; readonly settleHash: Hex; readonly fills: bigint };
+export type DepositLog = { readonly owner: Address; readonly portfolioId: bigint; readonly amount: bigint; readonly depositId: bigint; readonly txHash: Hex; readonly logIndex: number; readonly block: number };
+export type Solvency = { readonly tokenBalance: bigint; readonly totalCash: bigint; readonly totalPremium: bigint; readonly pendingDeposits: bigint; readonly settlementImbalance: bigint };
+
+export class ChainClient {
+  readonly client: PublicClient;
+  readonly account: PrivateKeyAccount;
+
+  constructor(
+    readonly rpcUrl: string,
+    readonly chainId: number,
+    readonly addresses: ContractAddresses,
+    relayerKey: Hex,
+    timeoutMs = 10_000,
+  ) {
+    this.client = createPublicClient({ transport: http(rpcUrl, { retryCount: 0, timeout: timeoutMs }) });
+    this.account = privateKeyToAccount(relayerKey);
+  }
+
+  get relayer(): Address {
+    return this.account.address;
+  }
+
+  async head(): Promise<{ number: number; hash: Hex; timestamp: number }> {
+    const b = await this.client.getBlock({ blockTag: 'latest' });
+    return { number: Number(b.number), hash: b.hash, timestamp: Number(b.timestamp) };
+  }
+
+  async blockHash(number: number): Promise<Hex | null> {
+    try {
+      return (await this.client.getBlock({ blockNumber: BigInt(number) })).hash;
+    } catch {
+      return null;
+    }
+  }
+
+  async anchors(blockNumber?: number): Promise<StreamAnchors> {
+    const at = blockNumber === undefined ? {} : { blockNumber: BigInt(blockNumber) };
+    const read = (functionName: 'lastSeq' | 'settleHash' | 'lastJournalPos') => this.client.readContract({ address: this.addresses.orderBook, abi: orderBookAbi, functionName, ...at });
+    const [lastSeq, settleHash, lastJournalPos] = await Promise.all([read('lastSeq'), read('settleHash'), read('lastJournalPos')]);
+    return { lastSeq: Number(lastSeq), settleHash: settleHash as Hex, lastJournalPos: lastJournalPos as bigint };
+  }
+
+  /** The relayer's next nonce, pending transactions counted. */
+  nonce(): Promise<number> {
+    return this.client.getTransactionCount({ address: this.account.address, blockTag: 'pending' });
+  }
+
+  async fees(): Promise<Fees> {
+    const f = await this.client.estimateFeesPerGas();
+    return { maxFeePerGas: f.maxFeePerGas, maxPriorityFeePerGas: f.maxPriorityFeePerGas };
+  }
+
+  /** Runs the call against the latest state: null when it would succeed, else the revert data (hex) or the error's message. */
+  async simulate(data: Hex, gas: bigint): Promise<{ revert: Hex | null; message: string } | null> {
+    try {
+      await this.client.call({ account: this.account.address, to: this.addresses.orderBook, data, gas });
+      return null;
+    } catch (e) {
+      return { revert: revertDataOf(e), message: shortMessage(e) };
+    }
+  }
+
+  /** Signs and sends a settle transaction; its hash. */
+  async send(data: Hex, gas: bigint, nonce: number, fees: Fees): Promise<Hex> {
+    const raw = await this.account.signTransaction({
+      chainId: this.chainId,
+      type: 'eip1559',
+      to: this.addresses.orderBook,
+      data,
+      gas,
+      nonce,
+      maxFeePerGas: fees.maxFeePerGas,
+      maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+      value: 0n,
+    });
+    return this.client.sendRawTransaction({ serializedTransaction: raw });
+  }
+
+  async receipt(hash: Hex): Promise<TransactionReceipt | null> {
+    try {
+      return await this.client.getTransactionReceipt({ hash });
+    } catch (e) {
+      if ((e as { name?: string }).name === 'TransactionReceiptNotFoundError') return null;
+      throw e;
+    }
+  }
+
+  /** Whether the node still knows the transaction (in its pool or in a block). */
+  async known(hash: Hex): Promise<boolean> {
+    try {
+      await this.client.getTransaction({ hash });
+      return true;
+    } catch (e) {
+      if ((e as { name?: string }).name === 'TransactionNotFoundError') return false;
+      throw e;
+    }
+  }
+
+  /** The `Settled` log of the order book in a receipt. */
+  settledIn(receipt: TransactionReceipt): SettledLog | null {
+    for (const log of receipt.logs) {
+      if (getAddress(log.address) !== this.addresses.orderBook) continue;
+      try {
+        const d = decodeEventLog({ abi: orderBookAbi, data: log.data, topics: log.topics });
+        if (d.eventName !== 'Settled') continue;
+        const a = d.args as { seq: bigint; journalPos: bigint; matchTime: bigint; settleHash: Hex; fills: bigint };
+        return { seq: Number(a.seq), journalPos: a.journalPos, matchTime: a.matchTime, settleHash: a.settleHash, fills: a.fills };
+      } catch {
+        continue;
+      }
+    }
+    return null;
+  }
+
+  /** The vault's `Deposited` logs in blocks `from..to`. */
+  async deposits(from: number, to: number): Promise<DepositLog[]> {
+    const logs = await this.client.getContractEvents({ address: this.addresses.collateralVault, abi: collateralVaultAbi, eventName: 'Deposited', fromBlock: BigInt(from), toBlock: BigInt(to) });
+    return logs.map((l) => {
+      const a = l.args as { owner: Address; portfolioId: bigint; amount: bigint; depositId: bigint };
+      return { owner: getAddress(a.owner), portfolioId: a.portfolioId, amount: a.amount, depositId: a.depositId, txHash: l.transactionHash, logIndex: l.logIndex, block: Number(l.blockNumber) };
+    });
+  }
+
+  async cashOf(owners: readonly Address[], portfolioIds: readonly bigint[], blockNumber: number): Promise<readonly bigint[]> {
+    if (owners.length === 0) return [];
+    return this.client.readContract({ address: this.addresses.collateralVault, abi: collateralVaultAbi, functionName: 'cashOfMany', args: [owners, portfolioIds], blockNumber: BigInt(blockNumber) }) as Promise<readonly bigint[]>;
+  }
+
+  async positionsOf(owners: readonly Address[], portfolioIds: readonly bigint[], seriesIds: readonly Hex[], blockNumber: number): Promise<{ balances: readonly bigint[]; premiums: readonly bigint[] }> {
+    if (owners.length === 0) return { balances: [], premiums: [] };
+    const [balances, premiums] = (await this.client.readContract({ address: this.addresses.positionManager, abi: positionManagerAbi, functionName: 'positionsOf', args: [owners, portfolioIds, seriesIds], blockNumber: BigInt(blockNumber) })) as readonly [readonly bigint[], readonly bigint[]];
+    return { balances, premiums };
+  }
+
+  async filledOf(signers: readonly Address[], orderIds: readonly Hex[], blockNumber: number): Promise<readonly bigint[]> {
+    if (signers.length === 0) return [];
+    return this.client.readContract({ address: this.addresses.orderBook, abi: orderBookAbi, functionName: 'filledOfMany', args: [signers, orderIds], blockNumber: BigInt(blockNumber) }) as Promise<readonly bigint[]>;
+  }
+
+  async mmmNonce(mmm: Address, blockNumber: number): Promise<bigint> {
+    return this.client.readContract({ address: this.addresses.rfq, abi: rfqAbi, functionName: 'mmmNonce', args: [mmm], blockNumber: BigInt(blockNumber) }) as Promise<bigint>;
+  }
+
+  async solvency(blockNumber: number): Promise<Solvency & { fees: bigint; badDebt: bigint }> {
+    const at = { address: this.addresses.collateralVault, abi: collateralVaultAbi, blockNumber: BigInt(blockNumber) } as const;
+    const [s, fees, badDebt] = await Promise.all([
+      this.client.readContract({ ...at, functionName: 'solvency' }) as Promise<readonly [bigint, bigint, bigint, bigint, bigint]>,
+      this.client.readContract({ ...at, functionName: 'feesCollected' }) as Promise<bigint>,
+      this.client.readContract({ ...at, functionName: 'badDebt' }) as Promise<bigint>,
+    ]);
+    return { tokenBalance: s[0], totalCash: s[1], totalPremium: s[2], pendingDeposits: s[3], settlementImbalance: s[4], fees, badDebt };
+  }
+
+  /** anvil only: the next block's timestamp at least `seconds` (the embedded chain follows the venue's clock when it runs ahead: docs/chain.md). */
+  async timeAtLeast(seconds: number): Promise<void> {
+    const head = await this.head();
+    if (head.timestamp >= seconds) return;
+    await this.client.request({ method: 'evm_setNextBlockTimestamp' as never, params: [`0x${seconds.toString(16)}`] as never });
+  }
+}
+
+/** The revert data of a failed call, where viem's error chain carries it. */
+export function revertDataOf(e: unknown): Hex | null {
+  for (let err: unknown = e; err !== undefined && err !== null; err = (err as { cause?: unknown }).cause) {
+    const data = (err as { data?: unknown }).data;
+    if (typeof data === 'string' && data.startsWith('0x')) return data as Hex;
+    if (data !== null && typeof data === 'object' && typeof (data as { data?: unknown }).data === 'string') return (data as { data: Hex }).data;
+  }
+  return null;
+}
+
+export function shortMessage(e: unknown): string {
+  const err = e as { shortMessage?: string; message?: string };
+  return (err.shortMessage ?? err.message ?? String(e)).split('\n')[0]!;
+}

@@ -1,0 +1,286 @@
+/**
+ * Carries cut batches to the chain, in order (docs/chain.md "The relayer"): one relayer
+ * account and its own nonce counter (resynced from the chain after an error), a few
+ * transactions in flight, the gas limit from the batch's gas model, EIP-1559 fees raised for a
+ * transaction that does not get included, receipts (`included`: the `Settled` log checked
+ * against the batch's own settleHash), then `final` after `confirmations` blocks with its block
+ * still canonical. A batch the chain refuses stops everything after it: `failed`, with the
+ * custom error decoded (naming the item), and nothing more is sent.
+ *
+ * A chain that lost blocks (an embedded devnet restarted from an older state dump) shows as a
+ * `lastSeq` below a batch already included: the batches after it are sent again.
+ */
+import type { Hex } from 'viem';
+import { decodeItems, decodeSettleError, settleCalldata } from '../items.ts';
+import { journalPosOfBatch } from './batcher.ts';
+import type { ChainClient, Fees } from './chainClient.ts';
+import { shortMessage } from './chainClient.ts';
+import type { StoredBatch } from './outbox.ts';
+
+export type SenderOptions = {
+  readonly maxInFlight: number;
+  readonly confirmations: number;
+  /** A transaction not included after this long is sent again at higher fees (ms). */
+  readonly stuckMs: number;
+  /** Keep the chain's clock at least at each batch's match time (the embedded chain: its clock follows the venue's). */
+  readonly followVenueClock: boolean;
+};
+
+export type SenderEvents = {
+  /** A batch's status changed (and was written to the outbox). */
+  changed(b: StoredBatch): Promise<void>;
+  /** A batch was refused: settlement stops here. */
+  refused(b: StoredBatch, reason: string, details: Record<string, unknown>): void;
+  /** The chain's state went back before included batches. */
+  rolledBack(lastSeq: number, highest: number): void;
+  /** A transport error, for the log (the sender retries). */
+  error(what: string, e: unknown): void;
+};
+
+type InFlight = { batch: StoredBatch; hashes: Hex[]; raw: Hex | null; sentAt: number; fees: Fees; gas: bigint };
+
+export class Sender {
+  /** Batches cut and not yet sent, in seq order. */
+  private readonly queue: StoredBatch[] = [];
+  private readonly inFlight: InFlight[] = [];
+  /** Included, not yet final, in seq order. */
+  private readonly included: StoredBatch[] = [];
+  private nonce: number | null = null;
+  private fees: { at: number; fees: Fees } | null = null;
+  /** The seq the chain expects next. */
+  private chainNext: number;
+  private stopped: string | null = null;
+  /** The highest seq seen included on chain. */
+  private highestIncluded = 0;
+
+  constructor(
+    private readonly chain: ChainClient,
+    private readonly opts: SenderOptions,
+    private readonly on: SenderEvents,
+    private readonly clock: () => number,
+    lastSeq: number,
+  ) {
+    this.chainNext = lastSeq + 1;
+    this.highestIncluded = lastSeq;
+  }
+
+  /** Why sending stopped (a refused batch), or null. */
+  get halted(): string | null {
+    return this.stopped;
+  }
+
+  /** Batches cut but not yet included (waiting or in flight). */
+  get depth(): number {
+    return this.queue.length + this.inFlight.length;
+  }
+
+  /** The first batch not yet included (the oldest settlement lag), or null. */
+  oldestUnsettled(): StoredBatch | null {
+    return this.inFlight[0]?.batch ?? this.queue[0] ?? null;
+  }
+
+  /** Included batches waiting for their confirmations. */
+  get awaitingFinality(): number {
+    return this.included.length;
+  }
+
+  /** A batch to send (cut now, or found unsent in the outbox at start). */
+  enqueue(b: StoredBatch): void {
+    this.queue.push(b);
+  }
+
+  /** An included batch found in the outbox at start: its finality is still to come. */
+  track(b: StoredBatch): void {
+    this.included.push(b);
+    if (b.seq > this.highestIncluded) this.highestIncluded = b.seq;
+  }
+
+  /** Send what may be sent, then follow what is in flight. */
+  async step(): Promise<void> {
+    if (this.stopped !== null) return;
+    await this.checkRollback();
+    await this.poll();
+    await this.send();
+    await this.finalize();
+  }
+
+  private async currentFees(): Promise<Fees> {
+    const now = this.clock();
+    if (this.fees === null || now - this.fees.at > 2000) this.fees = { at: now, fees: await this.chain.fees() };
+    return this.fees.fees;
+  }
+
+  private async send(): Promise<void> {
+    while (this.stopped === null && this.queue.length > 0 && this.inFlight.length < this.opts.maxInFlight) {
+      const b = this.queue[0]!;
+      if (b.seq !== this.chainNext + this.inFlight.length) {
+        // A gap would be refused (BadSeq): the earlier batch is still being written or resent.
+        return;
+      }
+      const data = settleCalldata(BigInt(b.seq), BigInt(b.matchTime), journalPosOfBatch(b), b.items);
+      const gas = BigInt(b.gas);
+      try {
+        if (this.opts.followVenueClock) await this.chain.timeAtLeast(b.matchTime);
+        if (this.inFlight.length === 0) {
+          // Checked once against the chain's state before spending gas (a refusal names its item here).
+          const refused = await this.chain.simulate(data, gas);
+          if (refused !== null) {
+            this.refuse(b, refused.revert, refused.message);
+            return;
+          }
+        }
+        this.nonce ??= await this.chain.nonce();
+        const fees = await this.currentFees();
+        const hash = await this.chain.send(data, gas, this.nonce, fees);
+        this.nonce++;
+        this.queue.shift();
+        b.status = 'sent';
+        b.txHash = hash;
+        b.nonce = this.nonce - 1;
+        this.inFlight.push({ batch: b, hashes: [hash], raw: null, sentAt: this.clock(), fees, gas });
+        await this.on.changed(b);
+      } catch (e) {
+        // A nonce the chain no longer agrees with, or a transport failure: resynced and retried later.
+        this.nonce = null;
+        this.on.error(`sending batch ${b.seq}`, e);
+        return;
+      }
+    }
+  }
+
+  private async poll(): Promise<void> {
+    while (this.inFlight.length > 0 && this.stopped === null) {
+      const f = this.inFlight[0]!;
+      let receipt = null;
+      try {
+        for (const h of f.hashes) {
+          receipt = await this.chain.receipt(h);
+          if (receipt !== null) break;
+        }
+      } catch (e) {
+        this.on.error(`receipt of batch ${f.batch.seq}`, e);
+        return;
+      }
+      if (receipt === null) {
+        if (this.clock() - f.sentAt > this.opts.stuckMs) await this.bump(f);
+        return;
+      }
+      this.inFlight.shift();
+      const b = f.batch;
+      b.txHash = receipt.transactionHash;
+      if (receipt.status !== 'success') {
+        const refused = await this.chain.simulate(settleCalldata(BigInt(b.seq), BigInt(b.matchTime), journalPosOfBatch(b), b.items), f.gas).catch(() => null);
+        this.refuse(b, refused?.revert ?? null, refused?.message ?? `the transaction ${receipt.transactionHash} reverted`);
+        return;
+      }
+      const settled = this.chain.settledIn(receipt);
+      if (settled === null || settled.seq !== b.seq || settled.settleHash !== b.settleHash) {
+        this.stop(b, `batch ${b.seq}'s Settled log (seq ${settled?.seq}, settleHash ${settled?.settleHash}) is not the venue's (settleHash ${b.settleHash})`, { txHash: receipt.transactionHash });
+        return;
+      }
+      b.status = 'included';
+      b.block = Number(receipt.blockNumber);
+      this.chainNext = b.seq + 1;
+      if (b.seq > this.highestIncluded) this.highestIncluded = b.seq;
+      this.included.push(b);
+      await this.on.changed(b);
+    }
+  }
+
+  /** The same nonce again at fees a quarter higher (at least 1 wei more): whichever is included first counts. */
+  private async bump(f: InFlight): Promise<void> {
+    const b = f.batch;
+    if (b.nonce === null) return;
+    const fees = await this.currentFees().catch(() => f.fees);
+    const raise = (x: bigint, floor: bigint) => (x > (floor * 5n) / 4n ? x : (floor * 5n) / 4n + 1n);
+    const next: Fees = { maxFeePerGas: raise(fees.maxFeePerGas, f.fees.maxFeePerGas), maxPriorityFeePerGas: raise(fees.maxPriorityFeePerGas, f.fees.maxPriorityFeePerGas) };
+    try {
+      const hash = await this.chain.send(settleCalldata(BigInt(b.seq), BigInt(b.matchTime), journalPosOfBatch(b), b.items), f.gas, b.nonce, next);
+      f.hashes.push(hash);
+      f.fees = next;
+      f.sentAt = this.clock();
+    } catch (e) {
+      this.on.error(`raising the fees of batch ${b.seq}`, e);
+      f.sentAt = this.clock();
+    }
+  }
+
+  /** Included batches `confirmations` deep whose receipt is still in the canonical chain become final. */
+  private async finalize(): Promise<void> {
+    if (this.included.length === 0) return;
+    let head: number;
+    try {
+      head = (await this.chain.head()).number;
+    } catch (e) {
+      this.on.error('reading the head', e);
+      return;
+    }
+    while (this.included.length > 0) {
+      const b = this.included[0]!;
+      if (b.block !== null && head - b.block + 1 < this.opts.confirmations) return;
+      try {
+        const r = b.txHash === null ? null : await this.chain.receipt(b.txHash);
+        if (r === null || r.status !== 'success') {
+          // The block that held it is gone: the rollback check sends it again.
+          return;
+        }
+        b.block = Number(r.blockNumber);
+        if (head - b.block + 1 < this.opts.confirmations) return;
+      } catch (e) {
+        this.on.error(`confirming batch ${b.seq}`, e);
+        return;
+      }
+      this.included.shift();
+      b.status = 'final';
+      await this.on.changed(b);
+    }
+  }
+
+  /** A chain whose lastSeq fell below what was included lost blocks: everything after it goes again. */
+  private async checkRollback(): Promise<void> {
+    if (this.highestIncluded === 0 && this.inFlight.length === 0) return;
+    let lastSeq: number;
+    try {
+      lastSeq = (await this.chain.anchors()).lastSeq;
+    } catch (e) {
+      this.on.error('reading the chain', e);
+      return;
+    }
+    if (lastSeq >= this.highestIncluded) return;
+    const highest = this.highestIncluded;
+    const again = [...this.included.filter((b) => b.seq > lastSeq), ...this.inFlight.map((f) => f.batch).filter((b) => b.seq > lastSeq), ...this.queue];
+    again.sort((a, b) => a.seq - b.seq);
+    this.included.splice(0, this.included.length, ...this.included.filter((b) => b.seq <= lastSeq));
+    this.inFlight.length = 0;
+    this.queue.length = 0;
+    for (const b of again) {
+      b.status = 'built';
+      b.txHash = null;
+      b.nonce = null;
+      b.block = null;
+      this.queue.push(b);
+    }
+    this.chainNext = lastSeq + 1;
+    this.highestIncluded = lastSeq;
+    this.nonce = null;
+    this.on.rolledBack(lastSeq, highest);
+  }
+
+  private refuse(b: StoredBatch, revert: Hex | null, message: string): void {
+    const decoded = revert === null ? null : decodeSettleError(revert);
+    const item = decoded?.item ?? null;
+    const items = item === null ? [] : decodeItems(b.items);
+    const named = item === null ? null : (items[item] ?? null);
+    const reason = decoded === null ? message : `${decoded.name}${item === null ? '' : ` at item ${item}`}`;
+    this.stop(b, `the chain refused batch ${b.seq}: ${reason}`, { error: decoded?.name ?? null, args: decoded?.args ?? null, item, itemDecoded: named, message });
+  }
+
+  private stop(b: StoredBatch, reason: string, details: Record<string, unknown>): void {
+    b.status = 'failed';
+    b.failure = reason;
+    this.stopped = reason;
+    this.on.refused(b, reason, details);
+  }
+}
+
+export { shortMessage };
