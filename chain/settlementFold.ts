@@ -122,9 +122,10 @@ export class SettlementFold {
     return { cash: this.cashTotal, premium: this.premiumTotal };
   }
 
-  /** What touched keys hold since the last call, and a fresh record from here on. */
+  /** What touched keys hold since the last call, and a fresh record from here on (nothing touched: a shared empty one, not to be written). */
   takeExpectations(): Expectations {
     const t = this.touched;
+    if (t.cash.size === 0 && t.positions.size === 0 && t.fills.size === 0 && t.mmmNonces.size === 0) return NOTHING_TOUCHED;
     this.touched = emptyExpectations();
     return t;
   }
@@ -298,6 +299,7 @@ export class SettlementFold {
 }
 
 const NO_ITEMS: SettlementItem[] = [];
+const NOTHING_TOUCHED: Expectations = emptyExpectations();
 
 function refOf(e: OrderEvent): OrderRef {
   const s = e.signed!;

@@ -87,12 +87,15 @@ export class Outbox {
     return v === undefined ? null : (v as StoredBatch);
   }
 
-  /** Every batch from `seq` on that is not final, in order. */
-  *notFinal(fromSeq: number): Iterable<StoredBatch> {
-    for (let s = Math.max(1, fromSeq); s <= this.lastSeq; s++) {
+  /** The batches after the last final one, in order (batches become final in seq order). */
+  notFinal(): StoredBatch[] {
+    const out: StoredBatch[] = [];
+    for (let s = this.lastSeq; s >= 1; s--) {
       const b = this.get(s);
-      if (b !== null && b.status !== 'final') yield b;
+      if (b === null || b.status === 'final') break;
+      out.push(b);
     }
+    return out.reverse();
   }
 
   /** Write a batch (a new one or its new status); resolves once durable. */

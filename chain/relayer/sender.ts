@@ -95,12 +95,17 @@ export class Sender {
     if (b.seq > this.highestIncluded) this.highestIncluded = b.seq;
   }
 
-  /** Send what may be sent, then follow what is in flight. */
+  /** Follow what is in flight, then send what may be sent (each turn of the relayer). */
   async step(): Promise<void> {
     if (this.stopped !== null) return;
-    await this.checkRollback();
-    await this.poll();
+    if (this.inFlight.length > 0) await this.poll();
     await this.send();
+  }
+
+  /** What needs the chain's head: finality of included batches, and whether the chain lost blocks (a few times a block). */
+  async slowStep(): Promise<void> {
+    if (this.stopped !== null) return;
+    await this.checkRollback();
     await this.finalize();
   }
 

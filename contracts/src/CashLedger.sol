@@ -163,8 +163,10 @@ abstract contract CashLedger {
                 emit DeficitCovered(owner, portfolioId, fundPaid, bad);
             } else if (tag == StreamItems.REBATE) {
                 (address referrer, uint256 amount) = (C.addr(p + 4), C.u128(p + 24));
+                // Out of the fees account (counted with `fees` below) into the referrer's.
                 fees -= int256(amount);
                 _add(referrer, 0, int256(amount));
+                cashAdded += int256(amount);
                 emit RebatePaid(referrer, amount);
             } else {
                 revert BadItem(item, tag);

@@ -30,7 +30,7 @@ import {
   seriesRegistryAbi,
   oracleAbi,
 } from '../../../chain/artifacts.ts';
-import { BatchWriter, decodeSettleError, journalPosOf, settleCalldata, type SignedOrder, type SignedQuote, type SignedFill } from '../../../chain/items.ts';
+import { BatchWriter, decodeSettleError, settleCalldata, type SignedOrder, type SignedQuote, type SignedFill } from '../../../chain/items.ts';
 import { fillQuoteTypes, orderBookDomain, placeOrderTypes, rfqDomain, rfqQuoteTypes, type Eip712Domain } from '../../../workers/eip712/types.ts';
 
 export const T0 = 1_800_000_000;
@@ -68,7 +68,7 @@ export async function chainFixture(name: string, opts: { faucet?: boolean; chain
   const relayerWallet = walletOf(relayer);
   const bookDomain: Eip712Domain = orderBookDomain(SERVICE, chainId, a.orderBook);
   const quoteDomain: Eip712Domain = rfqDomain(SERVICE, chainId, a.rfq);
-  let journalSeq = 0;
+  let lastJournal = 0n;
   let matchTime = BigInt(T0 - 1000);
 
   type BatchArgs = { seq?: bigint; matchTime?: bigint; journalPos?: bigint; gas?: bigint };
@@ -76,7 +76,7 @@ export async function chainFixture(name: string, opts: { faucet?: boolean; chain
   const nextArgs = async (args: BatchArgs): Promise<{ seq: bigint; matchTime: bigint; journalPos: bigint }> => {
     const seq = args.seq ?? (await pub.readContract({ address: a.orderBook, abi: orderBookAbi, functionName: 'lastSeq' })) + 1n;
     const mt = args.matchTime ?? matchTime;
-    const jp = args.journalPos ?? journalPosOf(journalSeq + 1, 0);
+    const jp = args.journalPos ?? (((lastJournal >> 32n) + 1n) << 32n);
     return { seq, matchTime: mt, journalPos: jp };
   };
 
@@ -114,8 +114,8 @@ export async function chainFixture(name: string, opts: { faucet?: boolean; chain
         const err = await fx.revertOf(bytes, r);
         throw new Error(`settle reverted: ${JSON.stringify(err, (_, v) => (typeof v === 'bigint' ? v.toString() : v))}`);
       }
-      journalSeq++;
-      if (args.matchTime !== undefined) matchTime = args.matchTime;
+      lastJournal = r.journalPos;
+      matchTime = r.matchTime;
       return r.receipt;
     },
     /** The decoded revert of settle() for a batch, by eth_call; null if it would succeed. */
@@ -191,6 +191,23 @@ export async function chainFixture(name: string, opts: { faucet?: boolean; chain
     seriesOf: (id: Hex) => pub.readContract({ address: a.seriesRegistry, abi: seriesRegistryAbi, functionName: 'seriesOf', args: [id] }),
     settlementPrice: (pairId: Hex, expiry: bigint) => pub.readContract({ address: a.oracle, abi: oracleAbi, functionName: 'settlementPrice', args: [pairId, expiry] }),
     tokenBalance: (owner: Address) => pub.readContract({ address: a.collateralToken, abi: mockCollateralTokenAbi, functionName: 'balanceOf', args: [owner] }),
+    /**
+     * What a reverted batch must leave as it was: the batch state, the totals, and the cash,
+     * positions and cumulative fills named.
+     */
+    async fingerprint(what: { accounts?: [Address, bigint][]; positions?: [Address, bigint, Hex][]; orders?: [Address, Hex][] } = {}) {
+      const ob = { address: a.orderBook, abi: orderBookAbi } as const;
+      return {
+        seq: await pub.readContract({ ...ob, functionName: 'lastSeq' }),
+        matchTime: await pub.readContract({ ...ob, functionName: 'lastMatchTime' }),
+        journalPos: await pub.readContract({ ...ob, functionName: 'lastJournalPos' }),
+        settleHash: await pub.readContract({ ...ob, functionName: 'settleHash' }),
+        solvency: await fx.solvency(),
+        cash: await Promise.all((what.accounts ?? []).map(([o, p]) => fx.cashOf(o, p))),
+        positions: await Promise.all((what.positions ?? []).map(async ([o, p, s]) => [await fx.positionOf(o, p, s), await fx.premiumOf(o, p, s)])),
+        filled: await Promise.all((what.orders ?? []).map(([o, id]) => fx.filledOf(o, id))),
+      };
+    },
     async stop() {
       await anvil.stop();
     },
