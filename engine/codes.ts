@@ -73,6 +73,7 @@ export const ResultCodes = {
   referral_already_applied: { kind: 'precondition', message: 'this wallet has already applied a referral code' },
   referral_after_trade: { kind: 'precondition', message: 'a referral code can only be applied before the first trade' },
   chain_event_duplicate: { kind: 'precondition', message: 'chain event already received' },
+  relay_out_of_order: { kind: 'precondition', message: 'settlement batches are confirmed once each, in order' },
   clock_backwards: { kind: 'precondition', message: 'command timestamp is before the venue clock' },
 } as const;
 

@@ -91,6 +91,8 @@ type Dump = {
   referrals?: { codes: [string, string][]; links: [string, string, string][] };
   /** Provider ids of the chain events applied, in order; absent when none (and in older snapshots). */
   chainEvents?: string[];
+  /** The last settlement batch confirmed final; absent when none (and in older snapshots): 0. */
+  settledBatch?: number;
   /** The insurance fund's bad debt and next liquidation id; absent before the first liquidation or fund deposit (and in older snapshots): the defaults. */
   insurance?: { badDebt: bigint; nextLiquidationId: number };
 };
@@ -159,6 +161,7 @@ export function serializeState(s: VenueState): Uint8Array {
     dump.referrals = { codes: [...s.referrals.owners], links: [...s.referrals.links].map(([referee, l]) => [referee, l.referrer, l.code]) };
   }
   if (s.chainEvents.size > 0) dump.chainEvents = [...s.chainEvents];
+  if (s.settledBatch > 0) dump.settledBatch = s.settledBatch;
   return encode(dump);
 }
 
@@ -314,6 +317,7 @@ function fromDump(dump: Dump, idHashSeed: number): VenueState {
   for (const [code, owner] of dump.referrals?.codes ?? []) s.referrals.addCode(owner, code);
   for (const [referee, referrer, code] of dump.referrals?.links ?? []) s.referrals.link(referee, referrer, code);
   for (const id of dump.chainEvents ?? []) s.chainEvents.add(id);
+  s.settledBatch = dump.settledBatch ?? 0;
   s.insurance.restore(dump.insurance);
   for (const m of dump.mmp ?? []) s.mmp.restore(m.owner, m.config, m.frozen, m.frozenUntil, m.reason, m.fills);
   s.accounts.margin.rebuild(s.accounts.allPortfolios());

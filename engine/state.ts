@@ -45,6 +45,8 @@ export class VenueState {
   readonly referrals = new ReferralActor();
   /** Provider ids of the chain events applied (engine/flows/chain.ts), in order: each is taken once. */
   readonly chainEvents = new Set<string>();
+  /** The last settlement batch the relayer confirmed final (docs/chain.md): batches are confirmed once each, in order. */
+  settledBatch = 0;
   /** The insurance fund's bad debt and the liquidation ids (its cash is its portfolio's, engine/actors/insuranceFund.ts). */
   readonly insurance = new InsuranceFund();
   /** Wallet -> small integer for the book's self-trade prevention. */

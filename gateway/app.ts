@@ -39,6 +39,8 @@ import { NONCE_TTL_MS } from './auth/nonces.ts';
 import { startEngineRole, type EngineRole } from './cluster/engineRole.ts';
 import { clusterMetrics } from './cluster/clusterMetrics.ts';
 import { commandSubject, serveCommands, startEdge, type Edge } from './cluster/edge.ts';
+import { noChainInfo, startVenueChain, type VenueChain } from '../chain/venueChain.ts';
+import { chainMetrics } from './http/chainMetrics.ts';
 
 /** Kept here for the tools and tests that import it from the app (gateway/replayable.ts). */
 export { replayable };
@@ -95,6 +97,8 @@ export type App = {
   readonly role: EngineRole | null;
   /** EDGE=1: this edge gateway (follows the stream, forwards writes to the leader); else null. */
   readonly edge: Edge | null;
+  /** CHAIN=embedded|rpc: the settlement chain and its relayer (docs/chain.md); null with CHAIN=none. */
+  readonly chain: VenueChain | null;
   close(): Promise<void>;
 };
 
@@ -149,6 +153,7 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
   const local = options.memory ? memoryStorage({ log }) : openStorage({ dataDir: config.dataDir, log, keyEncryptionKey: process.env.KEY_ENCRYPTION_KEY });
   const nats = config.journal === 'nats';
   const storage = nats ? await withNatsJournal(local, config, log, clock()) : local;
+  if (config.chain !== null && options.memory === true) throw new Error('CHAIN needs the LMDB journal in DATA_DIR (the relayer follows it): use CHAIN=none with in-memory storage');
   // The open order index's hash seed, secret from clients (engine/actors/orderIdIndex.ts): no output depends on it.
   const venueOptions: VenueOptions = { idHashSeed: randomInt(2 ** 32) | 0 };
   let recovered: ReturnType<typeof recover<ReturnType<typeof replayable>>>;
@@ -200,6 +205,7 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
     }),
   );
   const pipeline = new CommandPipeline(venue, storage.journal, clock, metrics, storage.stores.orderNonces);
+  const chainHold = { seq: 0 };
   pipeline.onJournalError((error, command) => alerts.raise({ kind: 'journal_error', severity: 'critical', message: `journal write failed at seq ${command.seq} (${command.type}): ${error instanceof Error ? error.message : String(error)}`, details: { seq: command.seq, type: command.type } }));
   const snapshotOptions: SnapshotterOptions = {
     snapshots: storage.snapshots,
@@ -212,6 +218,8 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
     startSeq: recovered.lastSeq,
     // The stream is shared by the standby and every edge: its retention is the operator's (docs/persistence.md).
     pruneJournal: !nats,
+    // The relayer replays the journal from its checkpoint: nothing after it is pruned (0 until it says).
+    ...(config.chain !== null ? { hold: () => chainHold.seq } : {}),
   };
   // A venue's first start records the state it was created with as a snapshot at seq 0: its
   // config (fees, referral rebate, liquidation band and fee) is then fixed by the data, so a
@@ -245,7 +253,7 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
   const verifier = options.inlineWorkers ? createInlineVerifier() : createPoolVerifier({ threads: config.workers, onWorkerError });
   const marks = options.inlineWorkers ? createInlineMarkComputer() : createPoolMarkComputer(1, onWorkerError);
   const siweDomains = new SiweDomains(config);
-  const services: Services = { config, venue, reads, pipeline, market: reads.market, stores: storage.stores, verifier, marks, metrics, log, siweDomains, alerts, rateLimited: { count: 0 } };
+  const services: Services = { config, venue, reads, pipeline, market: reads.market, stores: storage.stores, verifier, marks, metrics, log, siweDomains, alerts, rateLimited: { count: 0 }, chain: { info: noChainInfo(config.chainId) } };
   metrics.gauge({ name: 'worker_pool_queue_size', help: 'Signature batches waiting for a worker.', collect() { this.set(verifier.stats().queueSize); } });
   metrics.gauge({ name: 'worker_pool_utilization', help: 'Share of the signature pool capacity in use (0..1).', collect() { this.set(verifier.stats().utilization); } });
   metrics.gauge({ name: 'marks_pool_queue_size', help: 'Mark recomputations waiting for the pricing worker.', collect() { this.set(marks.stats().queueSize); } });
@@ -256,6 +264,48 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
     inFlight: () => pipeline.inFlightCount(),
     oracleUpdates: () => [...reads.catalog.oracles].map(([pairId, o]) => ({ pair: reads.catalog.pairs.get(pairId)?.symbol ?? pairId, lastUpdate: o.lastUpdate })),
   });
+
+  // The settlement chain and its relayer (docs/chain.md): started before the venue takes requests.
+  let chain: VenueChain | null = null;
+  const chainObserved = chainMetrics(metrics, () => chain?.metrics() ?? null);
+  if (config.chain !== null) {
+    const c = config.chain;
+    try {
+      chain = await startVenueChain(
+        {
+          mode: c.mode,
+          dataDir: config.dataDir,
+          chainId: config.chainId,
+          serviceName: config.serviceName,
+          rpcUrl: c.rpcUrl,
+          publicRpcUrl: c.publicRpcUrl,
+          port: c.port,
+          blockTimeMs: c.blockTimeMs,
+          relayerKey: c.relayerKey,
+          oracleKey: c.oracleKey,
+          addresses: config.contracts,
+          deploymentBlock: c.deployment?.deploymentBlock ?? 0,
+          relayer: { maxFills: c.maxFills, maxGas: c.maxGas, windowMs: c.windowMs, maxInFlight: 4, confirmations: c.confirmations, stuckMs: Math.max(15_000, 5 * c.blockTimeMs), checkpointCommands: 10_000, checkpointMs: 60_000, reconcileEvery: 10, foldPerStep: 2000 },
+          idHashSeed: venueOptions.idHashSeed ?? 0,
+        },
+        {
+          submit: (body) => pipeline.submit(body),
+          alert: (a) => alerts.raise({ kind: a.kind, severity: a.severity, message: a.message, details: a.details }),
+          log,
+          status: (m) => reads.settlement.observe(m),
+          hold: (seq) => {
+            chainHold.seq = seq;
+          },
+          reconciled: (r) => chainObserved.reconciled(r),
+        },
+      );
+    } catch (e) {
+      await Promise.all([verifier.close(), marks.close(), snapshotWorker?.close()]);
+      await storage.close();
+      throw new Error(`the settlement chain (CHAIN=${c.mode}) did not start: ${(e as Error).message}`);
+    }
+    services.chain.info = chain.info;
+  }
 
   const running: { drivers: Drivers | null } = { drivers: null };
   const lead = async (): Promise<void> => {
@@ -317,6 +367,7 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
   } catch (e) {
     // Nothing was served: release what was opened (DATA_DIR, workers, timers) and report.
     served.commands?.stop();
+    await chain?.close();
     await edge?.stop();
     await role?.stop();
     await running.drivers?.stop();
@@ -340,6 +391,7 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
     monitor: streams.monitor,
     role,
     edge,
+    chain,
     close() {
       closing ??= (async () => {
         served.commands?.stop();
@@ -352,6 +404,9 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
         stopHealth?.();
         streams.close();
         server.close();
+        await pipeline.drain();
+        // The relayer's last reports go in before the journal closes; then the chain stops.
+        await chain?.close();
         await pipeline.drain();
         const final = await snapshotter.takeNow(storage.journal.lastSeq());
         if (!final.ok) log.warn('final snapshot failed', { error: final.error });

@@ -5,6 +5,7 @@
  */
 import { availableParallelism, hostname } from 'node:os';
 import { getAddress, keccak256, toHex } from 'viem';
+import { parseChainSettings, type ChainSettings } from './chainConfig.ts';
 import { defaultVenueConfig, type Address, type Hex, type VenueConfig } from '../engine/index.ts';
 import type { RateLimitGroup } from './http/route.ts';
 import { defaultRateLimits, type GroupLimits } from './http/rateLimit.ts';
@@ -38,7 +39,13 @@ export type AppConfig = {
   readonly logLevel: 'error' | 'warn' | 'info';
   readonly snapshotEveryCommands: number;
   readonly snapshotEveryMs: number;
+  /**
+   * The contract addresses the venue publishes (EIP-712 domains, relay calldata): derived from
+   * SERVICE_NAME and the chain id, or, with CHAIN=rpc, those of the deployment file.
+   */
   readonly contracts: Readonly<Record<ContractName, Address>>;
+  /** CHAIN (docs/chain.md "The chain a venue talks to"): the settlement chain, or null with CHAIN=none. */
+  readonly chain: ChainSettings | null;
   /** JOURNAL: 'lmdb' (the embedded default, under DATA_DIR) or 'nats' (a JetStream stream; docs/persistence.md). */
   readonly journal: 'lmdb' | 'nats';
   /** NATS_URL, comma-separated (required with JOURNAL=nats). */
@@ -167,6 +174,7 @@ export function loadConfig(env: Record<string, string | undefined>): ConfigResul
     }
   }
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(natsStream)) errors.push(`NATS_STREAM must be 1-64 letters, digits, _ or - (got "${natsStream}")`);
+  const chain = parseChainSettings(env, { network, chainId, serviceName, journal }, errors);
 
   const config: AppConfig = {
     port,
@@ -186,7 +194,8 @@ export function loadConfig(env: Record<string, string | undefined>): ConfigResul
     logLevel,
     snapshotEveryCommands: int('SNAPSHOT_EVERY_COMMANDS', 100_000, 1, 2 ** 31 - 1),
     snapshotEveryMs: int('SNAPSHOT_EVERY_MS', 10 * 60_000, 1_000, 2 ** 31 - 1),
-    contracts: contractAddresses(serviceName, chainId),
+    contracts: chain?.deployment?.addresses ?? contractAddresses(serviceName, chainId),
+    chain,
     rateLimits,
     referralRebateBps: int('REFERRAL_REBATE_BPS', 1000, 0, 10_000),
     webhookSecret: env.WEBHOOK_SECRET !== undefined && env.WEBHOOK_SECRET !== '' ? env.WEBHOOK_SECRET : null,

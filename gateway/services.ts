@@ -15,6 +15,7 @@ import type { Metrics } from './http/metrics.ts';
 import type { Logger } from './http/log.ts';
 import type { SiweDomains } from './auth/siweDomains.ts';
 import type { AlertBus } from './monitoring/alertBus.ts';
+import type { ChainInfo } from '../chain/venueChain.ts';
 
 /** What the gateway may ask the engine directly: the order rules and checks, not views (architecture.md rule 5). */
 export type EngineFront = Pick<Venue, 'precheck' | 'precheckEntries' | 'nextOrderNonce' | 'orderNonceUsed' | 'seq' | 'now' | 'config' | 'whatIf'>;
@@ -37,4 +38,6 @@ export type Services = {
   readonly alerts: AlertBus;
   /** Requests refused by a rate limit (HTTP 429) since the start: the monitoring stream watches it for storms. */
   readonly rateLimited: { count: number };
+  /** The settlement chain as /api/markets/contracts describes it (mode none without one: docs/chain.md). */
+  readonly chain: { info: ChainInfo };
 };

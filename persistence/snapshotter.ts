@@ -28,6 +28,11 @@ export type SnapshotterOptions = {
   pruneJournal?: boolean;
   /** Entries to keep before the oldest kept snapshot anyway (default 0). */
   retainCommands?: number;
+  /**
+   * Another reader of the journal that needs it after a seq of its own (the relayer, from its
+   * checkpoint: docs/chain.md): entries after `hold()` are kept whatever the snapshots.
+   */
+  hold?: () => number;
   /** Seq the engine is at when the snapshotter starts (the recovered lastSeq). */
   startSeq: number;
   /**
@@ -124,7 +129,8 @@ export class Snapshotter {
   private async prune(seq: number): Promise<number> {
     if (!(this.opts.pruneJournal ?? true)) return 0;
     const oldest = this.opts.snapshots.seqs()[0] ?? seq;
-    const before = oldest + 1 - (this.opts.retainCommands ?? 0);
+    const held = this.opts.hold === undefined ? Number.MAX_SAFE_INTEGER : this.opts.hold() + 1;
+    const before = Math.min(oldest + 1 - (this.opts.retainCommands ?? 0), held);
     return before > 1 ? this.opts.journal.pruneBefore(before) : 0;
   }
 }

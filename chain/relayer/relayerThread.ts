@@ -50,7 +50,7 @@ async function main(): Promise<void> {
     refresh: () => access.refresh(),
     read: (fromSeq) => access.journal.read(fromSeq) as Iterable<Command>,
     genesis: () => {
-      for (const c of access.snapshots.candidates()) if (c.ok && c.seq === 0) return c.snapshot.state;
+      for (const c of access.snapshots.candidates()) if (c.ok && c.snapshot.seq === 0) return c.snapshot.state;
       return null;
     },
   };

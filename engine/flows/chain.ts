@@ -13,6 +13,7 @@ import type { ChainEventData } from '../domain/chain.ts';
 import { deposit } from './cash.ts';
 
 export function chainEvent(state: VenueState, sink: EventSink, id: string, event: ChainEventData): Rejection | null {
+  if ((event.kind === 'relay_confirmed' || event.kind === 'relay_failed') && event.batch !== undefined) return relayerReport(state, sink, id, event, event.batch);
   if (state.chainEvents.has(id)) return reject('chain_event_duplicate', { id });
   if (event.kind === 'deposit') {
     const refused = deposit(state, sink, event.owner, event.portfolioId, event.amount);
@@ -26,6 +27,18 @@ export function chainEvent(state: VenueState, sink: EventSink, id: string, event
     }
   }
   state.chainEvents.add(id);
+  sink.push({ type: 'chain_event', id, event, refused: null });
+  return null;
+}
+
+/**
+ * The relayer's report on a settlement batch: confirmed final (the next batch, exactly once: its
+ * number is the state, not its id) or refused by the chain (the next batch, as often as it is
+ * retried). Its event tells readers which trades, orders and withdrawals it carried.
+ */
+function relayerReport(state: VenueState, sink: EventSink, id: string, event: ChainEventData, batch: number): Rejection | null {
+  if (batch !== state.settledBatch + 1) return reject('relay_out_of_order', { batch, expected: state.settledBatch + 1 });
+  if (event.kind === 'relay_confirmed') state.settledBatch = batch;
   sink.push({ type: 'chain_event', id, event, refused: null });
   return null;
 }

@@ -19,6 +19,7 @@ import { MmpBook } from './mmp.ts';
 import { Activity } from './activity.ts';
 import { ReferralBook } from './referrals.ts';
 import { Liquidations } from './liquidations.ts';
+import { SettlementBook } from './settlement.ts';
 
 /** A read model: applies committed events in order, and exports and imports its state as plain data. */
 export type Fold = {
@@ -30,7 +31,7 @@ export type Fold = {
 /** Version of the serialised read state; a snapshot with another version is passed over (recovery folds the journal instead). */
 const FORMAT = 1;
 /** Folds added after FORMAT 1 without a new format: absent from an older read state means empty (no event of theirs existed). */
-const ADDED_LATER = new Set(['mmp', 'activity', 'referrals', 'liquidations']);
+const ADDED_LATER = new Set(['mmp', 'activity', 'referrals', 'liquidations', 'settlement']);
 
 export class ReadModels {
   /** The sequence number and time (Unix ms) of the last command folded. */
@@ -53,6 +54,8 @@ export class ReadModels {
   readonly referrals = new ReferralBook();
   /** Per wallet its liquidations; the insurance fund's balance, bad debt and last 24 hours. */
   readonly liquidations = new Liquidations();
+  /** Per trade and order: its settlement on chain (docs/chain.md). */
+  readonly settlement = new SettlementBook();
   /** Every fold, in the order each event is applied to them (the catalog first: the others look series up in it). */
   private readonly folds: readonly (readonly [string, Fold])[];
 
@@ -67,6 +70,7 @@ export class ReadModels {
       ['activity', this.activity],
       ['referrals', this.referrals],
       ['liquidations', this.liquidations],
+      ['settlement', this.settlement],
     ];
   }
 

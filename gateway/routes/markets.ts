@@ -15,6 +15,16 @@ import { SeriesSchema, OrderBookSchema, TickerSchema, TradeSchema, OpenInterestS
 
 const both = ['current', 'earlier'] as const;
 const DomainSchema = Type.Object({ name: Type.String(), version: Type.String(), chainId: Type.Integer(), verifyingContract: Type.String() }, { description: 'EIP-712 domain' });
+const ChainInfoSchema = Type.Object(
+  {
+    mode: Type.Union([Type.Literal('embedded'), Type.Literal('rpc'), Type.Literal('none')], { description: 'embedded: a local chain (anvil) the venue runs; rpc: a real chain; none: no settlement on chain' }),
+    chainId: Type.Integer(),
+    rpcUrl: Nullable(Type.String({ description: "the chain's JSON-RPC endpoint, to check every claim on chain (null without a chain)" })),
+    deploymentBlock: Nullable(Type.Integer({ description: 'the block the contracts were deployed in (where their logs start)' })),
+    relayer: Nullable(Type.String({ description: "the relayer's address: the only sender of orderBook.settle" })),
+  },
+  { description: 'The settlement chain (docs/chain.md)' },
+);
 const symbolParam = Type.Object({ symbol: Type.String({ minLength: 1, maxLength: 100, description: 'canonical or user-facing symbol, or seriesId' }) });
 const pairParam = Type.Object({ pairId: bytes32('pairId') });
 
@@ -210,9 +220,10 @@ export function marketRoutes(s: Services) {
       group: 'markets',
       auth: 'none',
       summary: 'Contract addresses and EIP-712 signing domains of this deployment',
-      description: 'Addresses are derived from SERVICE_NAME and the chain id (docs/api-decisions.md). `domains` holds every EIP-712 domain a client signs with: `orderBook` for PlaceOrder and CancelOrder, `rfq` for RfqQuote and FillQuote (docs/signatures.md).',
-      responses: { 200: Type.Object({ chainId: Type.Integer(), contracts: Type.Object(Object.fromEntries(contractNames.map((n) => [n, Type.String()]))), domains: Type.Object({ orderBook: DomainSchema, rfq: DomainSchema }) }) },
-      handler: () => ({ body: { chainId: s.config.chainId, contracts: { ...s.config.contracts }, domains } }),
+      description:
+        'Addresses are derived from SERVICE_NAME and the chain id (docs/api-decisions.md), or with CHAIN=rpc those of the deployment. `domains` holds every EIP-712 domain a client signs with: `orderBook` for PlaceOrder and CancelOrder, `rfq` for RfqQuote and FillQuote (docs/signatures.md). `chain` says where the contracts run: the mode, the chain id, its RPC, the block they were deployed in and the relayer (docs/chain.md).',
+      responses: { 200: Type.Object({ chainId: Type.Integer(), contracts: Type.Object(Object.fromEntries(contractNames.map((n) => [n, Type.String()]))), domains: Type.Object({ orderBook: DomainSchema, rfq: DomainSchema }), chain: ChainInfoSchema }) },
+      handler: () => ({ body: { chainId: s.config.chainId, contracts: { ...s.config.contracts }, domains, chain: s.chain.info } }),
     }),
     defineRoute({
       method: 'GET',

@@ -52,7 +52,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'venue-test-'));
   // JOURNAL=nats shares the stores, sealed with a key every node must have: one for all tests.
   const sharedKey = options.env?.['JOURNAL'] === 'nats' ? { KEY_ENCRYPTION_KEY: TEST_SHARED_KEY } : {};
-  const loaded = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, WORKERS: '1', ...sharedKey, ...options.env });
+  // Tests that do not test the chain run without one (CHAIN=none): a test of settlement names CHAIN=embedded.
+  const loaded = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, WORKERS: '1', CHAIN: 'none', ...sharedKey, ...options.env });
   if (!loaded.ok) throw new Error(loaded.errors.join('; '));
   const clock: TestClock = {
     now: options.startAt ?? TEST_START_AT,
