@@ -4,7 +4,7 @@
  * transfers, liquidation fees, deficits, rebates; the refusals; and the solvency identity
  * after every batch.
  */
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { parseEventLogs } from 'viem';
 import { accountOf, chainFixture, FUND, revertData, SERVICE, WAD } from './support/fixture.ts';
 import { BatchWriter, decodeSettleError, journalPosOf, settleCalldata } from '../../chain/items.ts';
@@ -21,7 +21,7 @@ const vault = { address: fx.addresses.collateralVault, abi: collateralVaultAbi }
 const token = { address: fx.addresses.collateralToken, abi: mockCollateralTokenAbi } as const;
 const state = () => fx.fingerprint({ accounts: [[alice.address, 1n], [alice.address, 2n], [bob.address, 1n], [FUND, 1n], [fx.addresses.collateralVault, 0n], [fx.addresses.collateralVault, 1n]] });
 
-async function solvent(t: Tap.Test, what: string): Promise<void> {
+async function solvent(t: Test, what: string): Promise<void> {
   const [tokenBalance, totalCash, totalPremium, pending, imbalance] = await fx.solvency();
   t.equal(tokenBalance, BigInt(totalCash) + BigInt(totalPremium) + pending - BigInt(imbalance), `solvency after ${what}`);
 }
