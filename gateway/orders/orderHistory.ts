@@ -29,11 +29,16 @@ export type OrderView = {
   readonly instructions: OrderInstructions;
   /** why it ended without filling (engine/domain/instructions.ts); null while open or once filled */
   readonly cancelReason: CancelReason | null;
-  /** Its relay on chain, as the chain webhook reported it (a `chain_event`); absent until then. */
+  /**
+   * Its relay on chain as committed: the venue's relayer's batch of its latest fill final or
+   * refused (docs/chain.md), or a chain-indexing provider's report (docs/webhooks.md); absent
+   * until then.
+   */
   readonly relay?: OrderRelay;
 };
 
-export type OrderRelay = { readonly tx: Hex; readonly status: 'confirmed' | 'failed'; readonly reason: string | null };
+/** `final`/`failed`: the relayer's; `confirmed`/`failed`: a provider's webhook. */
+export type OrderRelay = { readonly tx: Hex; readonly status: 'final' | 'confirmed' | 'failed'; readonly reason: string | null };
 
 /** An open order: its view, its owner and when it was accepted (ms, for the newest-first order). */
 type OpenOrder = { readonly owner: string; readonly createdAtMs: number; view: OrderView };
@@ -59,7 +64,8 @@ export class OrderHistory {
   apply(e: VenueEvent): void {
     if (e.type === 'order') this.onOrder(e);
     else if (e.type === 'chain_event' && (e.event.kind === 'relay_confirmed' || e.event.kind === 'relay_failed')) {
-      const relay: OrderRelay = { tx: e.event.txHash, status: e.event.kind === 'relay_confirmed' ? 'confirmed' : 'failed', reason: e.event.reason };
+      const confirmed = e.event.batch === undefined ? 'confirmed' : 'final';
+      const relay: OrderRelay = { tx: e.event.txHash, status: e.event.kind === 'relay_confirmed' ? confirmed : 'failed', reason: e.event.reason };
       for (const orderId of e.event.orderIds) this.setRelay(orderId, relay);
     }
   }

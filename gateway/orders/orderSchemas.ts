@@ -135,8 +135,12 @@ export const OrderViewSchema = Type.Object({
   reason: Nullable(Type.String({ description: 'why a finished order left the book' })),
   ...InstructionReplyFields,
   cancelReason: CancelReasonField,
-  relayTx: Nullable(Type.String({ description: 'the on-chain transaction of its relay, as the chain webhook reported it (docs/webhooks.md); null until then' })),
-  relayStatus: Nullable(Type.Union([Type.Literal('confirmed'), Type.Literal('failed')], { description: 'the relay\'s outcome on chain; null until reported' })),
+  relayTx: Nullable(Type.String({ description: 'the transaction that settled its latest fill on chain (docs/chain.md), or that a chain-indexing provider reported (docs/webhooks.md); null until known' })),
+  relayStatus: Nullable(
+    Type.Union([Type.Literal('pending'), Type.Literal('included'), Type.Literal('final'), Type.Literal('failed'), Type.Literal('confirmed')], {
+      description: "its latest fill's settlement on chain: pending (committed, not yet in a block), included (in a block), final (CONFIRMATIONS deep), failed (the chain refused its batch); confirmed: a provider's report (without a chain); null: nothing to settle",
+    }),
+  ),
 });
 
 export const PlacementFields = { typedData: TypedDataSchema, orderId: Bytes32, ...InstructionReplyFields };

@@ -12,6 +12,7 @@
  * A market maker's internal trading portfolios (negative ids in the engine) are shown as
  * its portfolio 0, whose risk the engine already computes over the whole group.
  */
+import type { RelayStatus } from './settlement.ts';
 import { instructionsJson, type InstructionsJson } from '../orders/instructionFields.ts';
 import { WAD, WAD_PER_C6, defaultVenueConfig, liquidationSpot, type Hex, type SpotPosition } from '../../engine/index.ts';
 import type { ReadModels } from './readModels.ts';
@@ -68,7 +69,7 @@ export type OpenOrderJson = {
   createdAt: number;
   expiry: number;
 } & InstructionsJson;
-export type UserTradeJson = { id: string; seriesId: Hex; symbol: string; portfolioId: number; side: 'buy' | 'sell'; price: string; size: string; fee: string; liquidity: 'maker' | 'taker'; timestamp: number };
+export type UserTradeJson = { id: string; seriesId: Hex; symbol: string; portfolioId: number; side: 'buy' | 'sell'; price: string; size: string; fee: string; liquidity: 'maker' | 'taker'; timestamp: number; relayStatus?: RelayStatus; relayTx?: Hex | null };
 export type FeesJson = { totalFeesPaid: string; fees24h: string; makerFees: string; takerFees: string; rebatesReceived: string };
 export type ProfileJson = { address: string; portfolioCount: number; totalEquity: string; totalDeposit: string; totalUnrealizedPnl: string; isHealthy: boolean; positionCount: number };
 export type PortfolioListEntryJson = { id: number; owner: string; cashBalance: string; marginUsed: string; createdAt: string };
@@ -79,7 +80,11 @@ export class AccountViews {
   /** Liquidation spots by wallet and portfolio, with the read seq they were computed at (a search of some hundred repricings). */
   private readonly spots = new Map<string, { seq: number; spot: bigint | null }>();
 
-  constructor(private readonly reads: ReadModels) {}
+  constructor(
+    private readonly reads: ReadModels,
+    /** Whether the venue settles on chain: trades then say where their settlement stands (docs/chain.md). */
+    private readonly onChain = false,
+  ) {}
 
   /**
    * The spot at which the portfolio's equity would meet its maintenance margin, other inputs
@@ -239,9 +244,15 @@ export class AccountViews {
         fee: s(t.fee),
         liquidity: t.liquidity,
         timestamp: seconds(t.ts),
+        ...(this.onChain ? this.relayOf(t.id) : {}),
       });
     }
     return { trades: page, nextCursor: more ? page[page.length - 1]!.id : null };
+  }
+
+  private relayOf(tradeId: string): { relayStatus: RelayStatus; relayTx: Hex | null } {
+    const r = this.reads.settlement.trade(tradeId);
+    return { relayStatus: r.relayStatus, relayTx: r.relayTx };
   }
 
   fees(owner: string, nowMs: number): FeesJson {

@@ -78,6 +78,10 @@ const UserTrade = Type.Object({
   fee: Type.String({ description: 'COLLATERAL6; negative = rebate' }),
   liquidity: Type.Union([Type.Literal('maker'), Type.Literal('taker')]),
   timestamp: Type.Integer({ description: 'Unix seconds' }),
+  relayStatus: Type.Optional(
+    Type.Union([Type.Literal('pending'), Type.Literal('included'), Type.Literal('final'), Type.Literal('failed')], { description: 'with a settlement chain (docs/chain.md): pending (committed, not yet in a block), included, final (CONFIRMATIONS deep) or failed (the chain refused its batch)' }),
+  ),
+  relayTx: Type.Optional(Nullable(Type.String({ description: 'with a settlement chain: the transaction that settled it (null while pending, or for a final trade older than the venue keeps)' }))),
 });
 const Fees = Type.Object({ totalFeesPaid: C6String, fees24h: C6String, makerFees: C6String, takerFees: C6String, rebatesReceived: C6String });
 const Profile = Type.Object({
@@ -94,7 +98,7 @@ const Profile = Type.Object({
 const account = { forms: both, group: 'account', auth: 'required', scope: 'read' } as const;
 
 export function accountRoutes(s: Services) {
-  const views = new AccountViews(s.reads);
+  const views = new AccountViews(s.reads, s.config.chain !== null);
   const wallet = (auth: UserAuth) => getAddress(auth.address);
   const notFound = (id: number) => errorReply('not_found', `Portfolio not found: ${id}`, { portfolioId: id });
   const own = (auth: UserAuth, id: number) => views.portfolio(wallet(auth), id);

@@ -24,9 +24,16 @@ const twoPhase =
   'A client that knows the typed data may post the signed body directly. Refusals of the body: 400 invalid_argument with details.error OrderValidationError; ' +
   'state refusals (margin, cash, OI cap, nonce used, deadline passed, settled series): 400 failed_precondition with details.reason.';
 
-function orderJson(v: OrderView) {
+/**
+ * An order as reads show it. Its relay: as committed (final, failed, or a provider's report),
+ * else, with a chain, its latest fill's batch as the relayer reports it (included, or pending
+ * until then); null for an order with nothing to settle.
+ */
+function orderJson(s: Services, v: OrderView) {
   const { instructions, relay, ...rest } = v;
-  return { ...rest, relayTx: relay?.tx ?? null, relayStatus: relay?.status ?? null, price: v.price.toString(), size: v.size.toString(), filled: v.filled.toString(), remaining: v.remaining.toString(), ...instructionsJson(instructions) };
+  const live = relay === undefined && s.config.chain !== null ? s.reads.settlement.order(v.orderId) : null;
+  const status = relay?.status ?? live?.relayStatus ?? (s.config.chain !== null && v.filled > 0n ? 'pending' : null);
+  return { ...rest, relayTx: relay?.tx ?? live?.relayTx ?? null, relayStatus: status, price: v.price.toString(), size: v.size.toString(), filled: v.filled.toString(), remaining: v.remaining.toString(), ...instructionsJson(instructions) };
 }
 
 export function orderRoutes(s: Services) {
@@ -145,7 +152,7 @@ export function orderRoutes(s: Services) {
         const limit = query.limit ?? 20;
         const page = all.slice(start, start + limit);
         const more = start + limit < all.length;
-        return { body: { orders: page.map(orderJson), nextCursor: more ? page[page.length - 1]!.orderId : null } };
+        return { body: { orders: page.map((v) => orderJson(s, v)), nextCursor: more ? page[page.length - 1]!.orderId : null } };
       },
     }),
     defineRoute({
@@ -164,7 +171,7 @@ export function orderRoutes(s: Services) {
         const ctx = orderContext(s);
         const orderId = params.orderId.toLowerCase() as `0x${string}`;
         const view = ctx.history.get(ctx.wallet(auth.address), orderId);
-        return view ? { body: orderJson(view) } : orderNotFound(orderId);
+        return view ? { body: orderJson(s, view) } : orderNotFound(orderId);
       },
     }),
   ];

@@ -33,7 +33,7 @@ function amountOf(raw: unknown): { ok: true; value: bigint } | { ok: false; repl
 const orders = { forms: both, group: 'orders', auth: 'required' } as const;
 
 export function portfolioRoutes(s: Services) {
-  const views = new AccountViews(s.reads);
+  const views = new AccountViews(s.reads, s.config.chain !== null);
   const owner = (auth: UserAuth) => getAddress(auth.address);
   const faucet = s.config.network !== 'mainnet';
 
