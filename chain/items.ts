@@ -133,7 +133,8 @@ export class BatchWriter {
   get gas(): number {
     for (let i = this.scanned; i < this.len; i++) if (this.buf[i] === 0) this.zeroBytes++;
     this.scanned = this.len;
-    return SETTLE_GAS.base + this.executionGas + SETTLE_GAS.calldataGas(this.len, this.zeroBytes);
+    const standard = SETTLE_GAS.base + this.executionGas + SETTLE_GAS.calldataGas(this.len, this.zeroBytes);
+    return Math.max(standard, SETTLE_GAS.floorGas(this.len, this.zeroBytes));
   }
 
   /** The order's number in this batch, declaring it (an ORDER item) the first time `orderId` is seen since reset(). */
