@@ -7,9 +7,11 @@
  * again changes nothing.
  *
  * Reorgs: only confirmed blocks are read, and the cursor remembers its block's hash. If that
- * block is no longer canonical the chain reorganised deeper than `confirmations` (or an
- * embedded devnet lost blocks): what was delivered cannot be taken back, so the indexer stops
- * with an alert instead of guessing.
+ * block is no longer canonical the chain reorganised deeper than `confirmations`: what was
+ * delivered cannot be taken back, so the indexer stops with an alert instead of guessing. The
+ * embedded devnet is the exception (`rescanOnLoss`): anvil started again from its last state
+ * dump has lost its newest blocks, and the indexer reads its logs again from the deployment
+ * (every log it delivered before comes with the same id, and the engine takes each id once).
  */
 import type { Hex } from 'viem';
 import type { ChainClient, DepositLog } from './chainClient.ts';
@@ -44,6 +46,7 @@ export class Indexer {
     /** The block the contracts were deployed in: nothing before it to read. */
     private readonly fromBlock: number,
     private readonly on: IndexerEvents,
+    private readonly rescanOnLoss = false,
   ) {}
 
   get stoppedFor(): string | null {
@@ -65,10 +68,13 @@ export class Indexer {
       return;
     }
     const confirmed = head - this.confirmations + 1;
-    const saved: IndexerCursor | null = this.outbox.cursor();
+    let saved: IndexerCursor | null = this.outbox.cursor();
     if (saved !== null) {
       const hash = await this.chain.blockHash(saved.block).catch(() => null);
-      if (hash === null || hash !== saved.hash) {
+      if ((hash === null || hash !== saved.hash) && this.rescanOnLoss) {
+        this.on.error(`block ${saved.block} is gone (a chain started again from an older state): reading its logs again from block ${this.fromBlock}`, new Error('lost blocks'));
+        saved = null;
+      } else if (hash === null || hash !== saved.hash) {
         this.halted = `the chain no longer holds block ${saved.block} (${saved.hash}) the indexer read: a reorganisation deeper than CONFIRMATIONS (${this.confirmations}) or a chain that lost blocks`;
         this.on.stopped(this.halted, { block: saved.block, hash: saved.hash, now: hash });
         return;

@@ -165,9 +165,11 @@ export class Relayer {
       if (mine === null || mine.settleHash !== anchors.settleHash) return this.halt(`the chain's settleHash at batch ${anchors.lastSeq} (${anchors.settleHash}) is not this relayer's (${mine?.settleHash ?? 'none'})`, { seq: anchors.lastSeq });
     }
     this.sender = new Sender(this.chain, { maxInFlight: this.opts.maxInFlight, confirmations: this.opts.confirmations, stuckMs: this.opts.stuckMs, followVenueClock: this.opts.followVenueClock }, this.senderEvents(), this.clock, anchors.lastSeq);
+    const head = (await this.chain.head()).number;
     for (const b of this.outbox.notFinal()) {
       if (b.seq <= anchors.lastSeq) {
         b.status = 'included';
+        b.block ??= head;
         this.sender.track(b);
       } else {
         b.status = 'built';
@@ -182,7 +184,7 @@ export class Relayer {
       deposit: async (d) => this.post({ type: 'deposit', deposit: d }),
       stopped: (reason, details) => this.post({ type: 'alert', kind: 'indexer_stopped', severity: 'critical', message: reason, details }),
       error: (what, e) => this.transportError(what, e),
-    });
+    }, this.opts.followVenueClock);
     this.post({ type: 'hold', seq: this.replica.seq });
     this.post({ type: 'log', level: 'info', message: 'relayer started', details: { replicaSeq: this.replica.seq, nextBatch, chainSeq: anchors.lastSeq, resume: this.resume } });
     return true;

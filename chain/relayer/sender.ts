@@ -102,11 +102,24 @@ export class Sender {
     await this.send();
   }
 
-  /** What needs the chain's head: finality of included batches, and whether the chain lost blocks (a few times a block). */
+  /**
+   * What needs the chain's head and anchors, a few times a block: whether the chain lost blocks
+   * or holds batches this sender has not seen included (a receipt lost with a restarted node),
+   * and finality of included batches.
+   */
   async slowStep(): Promise<void> {
     if (this.stopped !== null) return;
-    await this.checkRollback();
-    await this.finalize();
+    let anchors: { lastSeq: number; settleHash: Hex };
+    let head: number;
+    try {
+      [anchors, head] = await Promise.all([this.chain.anchors(), this.chain.head().then((h) => h.number)]);
+    } catch (e) {
+      this.on.error('reading the chain', e);
+      return;
+    }
+    if (anchors.lastSeq < this.highestIncluded) this.rollBack(anchors.lastSeq);
+    else if (anchors.lastSeq >= this.chainNext) await this.catchUp(anchors, head);
+    await this.finalize(anchors.lastSeq, head);
   }
 
   private async currentFees(): Promise<Fees> {
@@ -130,6 +143,8 @@ export class Sender {
           // Checked once against the chain's state before spending gas (a refusal names its item here).
           const refused = await this.chain.simulate(data, gas);
           if (refused !== null) {
+            // Not the next batch on chain (the chain kept one whose receipt was lost, or lost one): the slow step resyncs.
+            if (refused.revert !== null && decodeSettleError(refused.revert)?.name === 'BadSeq') return;
             this.refuse(b, refused.revert, refused.message);
             return;
           }
@@ -210,48 +225,56 @@ export class Sender {
     }
   }
 
-  /** Included batches `confirmations` deep whose receipt is still in the canonical chain become final. */
-  private async finalize(): Promise<void> {
-    if (this.included.length === 0) return;
-    let head: number;
-    try {
-      head = (await this.chain.head()).number;
-    } catch (e) {
-      this.on.error('reading the head', e);
-      return;
-    }
+  /**
+   * Included batches `confirmations` deep become final while the chain still holds them (its
+   * lastSeq at or past them: a chain that lost them shows a lower lastSeq and they go again).
+   */
+  private async finalize(lastSeq: number, head: number): Promise<void> {
     while (this.included.length > 0) {
       const b = this.included[0]!;
-      if (b.block !== null && head - b.block + 1 < this.opts.confirmations) return;
-      try {
-        const r = b.txHash === null ? null : await this.chain.receipt(b.txHash);
-        if (r === null || r.status !== 'success') {
-          // The block that held it is gone: the rollback check sends it again.
-          return;
-        }
-        b.block = Number(r.blockNumber);
-        if (head - b.block + 1 < this.opts.confirmations) return;
-      } catch (e) {
-        this.on.error(`confirming batch ${b.seq}`, e);
-        return;
-      }
+      if (b.seq > lastSeq || b.block === null || head - b.block + 1 < this.opts.confirmations) return;
       this.included.shift();
       b.status = 'final';
       await this.on.changed(b);
     }
   }
 
-  /** A chain whose lastSeq fell below what was included lost blocks: everything after it goes again. */
-  private async checkRollback(): Promise<void> {
-    if (this.highestIncluded === 0 && this.inFlight.length === 0) return;
-    let lastSeq: number;
-    try {
-      lastSeq = (await this.chain.anchors()).lastSeq;
-    } catch (e) {
-      this.on.error('reading the chain', e);
+  /**
+   * The chain holds batches up to `lastSeq` that this sender had not seen included (sent, then
+   * the node restarted from a state that kept them but not their receipts): they are included,
+   * as of the head, once the chain's settleHash is the one this stream computed for `lastSeq`.
+   */
+  private async catchUp(anchors: { lastSeq: number; settleHash: Hex }, head: number): Promise<void> {
+    const pending = [...this.inFlight.map((f) => f.batch), ...this.queue].filter((b) => b.seq <= anchors.lastSeq).sort((a, b) => a.seq - b.seq);
+    const last = pending.at(-1);
+    if (last === undefined || last.seq !== anchors.lastSeq) {
+      this.stop(pending[0] ?? this.queue[0]!, `the chain holds batch ${anchors.lastSeq}, which this relayer has not sent`, { lastSeq: anchors.lastSeq });
       return;
     }
-    if (lastSeq >= this.highestIncluded) return;
+    if (last.settleHash !== anchors.settleHash) {
+      this.stop(last, `the chain's settleHash at batch ${anchors.lastSeq} (${anchors.settleHash}) is not the venue's (${last.settleHash})`, { lastSeq: anchors.lastSeq });
+      return;
+    }
+    const done = new Set(pending.map((b) => b.seq));
+    this.inFlight.splice(0, this.inFlight.length, ...this.inFlight.filter((f) => !done.has(f.batch.seq)));
+    this.queue.splice(0, this.queue.length, ...this.queue.filter((b) => !done.has(b.seq)));
+    for (const b of pending) {
+      b.status = 'included';
+      b.block = head;
+      this.included.push(b);
+      this.included.sort((x, y) => x.seq - y.seq);
+      await this.on.changed(b);
+    }
+    this.chainNext = anchors.lastSeq + 1;
+    this.highestIncluded = anchors.lastSeq;
+    // The transactions still in flight were sent at nonces the chain may not have kept: sent again.
+    for (const f of this.inFlight.splice(0)) this.queue.unshift(f.batch);
+    this.queue.sort((x, y) => x.seq - y.seq);
+    this.nonce = null;
+  }
+
+  /** A chain whose lastSeq fell below what was included lost blocks: everything after it goes again. */
+  private rollBack(lastSeq: number): void {
     const highest = this.highestIncluded;
     const again = [...this.included.filter((b) => b.seq > lastSeq), ...this.inFlight.map((f) => f.batch).filter((b) => b.seq > lastSeq), ...this.queue];
     again.sort((a, b) => a.seq - b.seq);

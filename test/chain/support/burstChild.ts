@@ -11,7 +11,7 @@ import { CHAIN_ENV } from './venueApp.ts';
 const [dataDir, startAtText, prefix] = process.argv.slice(2);
 const app = await startTestApp({ dataDir: dataDir!, startAt: Number(startAtText), env: CHAIN_ENV });
 const say = (x: unknown) => process.stdout.write(`${JSON.stringify(x)}\n`);
-say({ anvil: app.app.chain!.embedded!.pid(), port: app.port });
+say({ anvil: app.app.chain!.embedded!.pid() });
 const seriesId = liveSeries(app).spec.seriesId;
 const maker = await trader(app, `${prefix}-maker`, { deposit: 10_000_000 });
 const taker = await trader(app, `${prefix}-taker`, { deposit: 10_000_000 });
