@@ -115,6 +115,8 @@ export async function installContracts(rpcUrl: string, opts: ContractOptions): P
   const addresses = publishedAddresses(opts.serviceName, opts.chainId);
   if (opts.collateralToken !== undefined) addresses.collateralToken = getAddress(opts.collateralToken);
   const codes = initCodes(opts, addresses, true);
+  // Every target checked before any is written: a conflict leaves the chain as it was.
+  const missing: [Address, Hex][] = [];
   for (const key of CONTRACT_NAMES) {
     const init = codes[key];
     if (init === undefined) continue;
@@ -122,12 +124,10 @@ export async function installContracts(rpcUrl: string, opts: ContractOptions): P
     if (runtime === undefined || runtime === '0x') throw new Error(`installContracts: the constructor of ${ARTIFACT[key]} returned no code`);
     const target = addresses[key];
     const current = await client.getCode({ address: target });
-    if (current !== undefined && current !== '0x') {
-      if (current.toLowerCase() === runtime.toLowerCase()) continue;
-      throw new Error(`installContracts: ${ARTIFACT[key]} (${key}) at ${target} holds other code than this build's`);
-    }
-    await client.request({ method: 'anvil_setCode' as never, params: [target, runtime] as never });
+    if (current === undefined || current === '0x') missing.push([target, runtime]);
+    else if (current.toLowerCase() !== runtime.toLowerCase()) throw new Error(`installContracts: ${ARTIFACT[key]} (${key}) at ${target} holds other code than this build's`);
   }
+  for (const [target, runtime] of missing) await client.request({ method: 'anvil_setCode' as never, params: [target, runtime] as never });
   return { chainId, addresses, deploymentBlock: await client.getBlockNumber() };
 }
 
