@@ -35,7 +35,7 @@ async function separators(a: { orderBook: Hex; rfq: Hex; oracle: Hex }) {
     oracle: await pub.readContract({ address: a.oracle, abi: oracleAbi, functionName: 'domainSeparator' }),
   };
 }
-const hashOf = (d: { name: string; version: string; chainId: number; verifyingContract: Hex }) => hashDomain({ domain: d, types: { EIP712Domain: eip712DomainType } });
+const hashOf = (d: { name: string; version: string; chainId: number; verifyingContract: Hex }) => hashDomain({ domain: { ...d, chainId: BigInt(d.chainId) }, types: { EIP712Domain: eip712DomainType } });
 
 t.test('the published addresses are the gateway\'s', async (t) => {
   for (const [service, chain] of [['Diffusal', 10143], ['Test', 31337]] as const) t.same(publishedAddresses(service, chain), contractAddresses(service, chain));
