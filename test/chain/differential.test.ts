@@ -10,6 +10,7 @@ import type { Address, Hex } from 'viem';
 import { accountOf, chainFixture, FUND, T0, WAD } from './support/fixture.ts';
 import { pairIdOf, seriesIdOf } from './support/ids.ts';
 import { BatchWriter } from '../../chain/items.ts';
+import { rng } from '../persistence/fixtures/rng.ts';
 import { collateralVaultAbi, positionManagerAbi } from '../../chain/artifacts.ts';
 import { applyToPosition, balanceOf, collateralOf, emptyPosition, premiumOf, type Position } from '../../engine/actors/position.ts';
 
@@ -17,16 +18,6 @@ const LOT = 10n ** 16n; // the pair's size step: 0.01 contract
 const TICK_DECIMALS = 2;
 const TICK_VALUE = 10n ** BigInt(18 - TICK_DECIMALS);
 const CAP_RATE = 125n * 10n ** 15n;
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let x = Math.imul(a ^ (a >>> 15), 1 | a);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const fx = await chainFixture('differential');
 t.teardown(() => fx.stop());
@@ -98,7 +89,7 @@ t.test('random fills: the chain books exactly what the engine books', async (t) 
   credit(FUND, 1n, START);
   await fx.settle(w);
   await compare(t, 'funded');
-  const rand = mulberry32(20240601);
+  const rand = rng(20240601).next;
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
   let nonce = 1n;
   for (let batch = 0; batch < 12; batch++) {
