@@ -2,6 +2,14 @@
  * A local anvil for the embedded chain mode and the tests (docs/chain.md "Operations"): the
  * binary of the @foundry-rs/anvil package for this platform, on 127.0.0.1, silent.
  *
+ * With `stateDir`, anvil keeps the chain in `<stateDir>/state.json` (`--state`, dumped every
+ * `--state-interval` seconds and at SIGTERM). anvil rewrites that file in place, so a kill -9
+ * during a dump leaves it cut, and anvil then refuses to start (docs/chain.md "Operations"). So
+ * a copy known to be whole is kept beside it, `state.json.bak`: taken at each start and every
+ * `backupIntervalSec` while the dump looks whole (its size unchanged since the last look and
+ * its last byte `}`), written to a temporary file and renamed. At start a state.json that does
+ * not parse is moved aside (`state.json.corrupt-<time>`) and the backup used in its place.
+ *
  * On POSIX anvil runs under a guard, a tiny `sh` that starts it in the background and kills it
  * when the guard's stdin closes: the pipe from this process closes when it exits however it
  * exits, SIGKILL included, so no anvil outlives the process that started it
@@ -9,7 +17,8 @@
  * SIGKILL after `killAfterMs`.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync, renameSync } from 'node:fs';
+import { copyFile, open, rename, stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -27,6 +36,8 @@ export type AnvilOptions = {
   stateDir?: string;
   /** Seconds between state dumps (default 1). */
   stateIntervalSec?: number;
+  /** Seconds between copies of a whole state dump to state.json.bak (default 10). */
+  backupIntervalSec?: number;
   /** The genesis block's timestamp (Unix seconds). */
   timestamp?: number;
   /** The hardfork (anvil's default: its latest). */
@@ -123,8 +134,66 @@ function argsOf(port: number, opts: AnvilOptions): string[] {
   return args;
 }
 
+/** Whether a file holds one whole JSON document. */
+function parses(path: string): boolean {
+  try {
+    JSON.parse(readFileSync(path, 'utf8'));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Before anvil loads `<stateDir>/state.json`: one that does not parse (cut by a kill during a
+ * dump) is moved aside and the last whole copy put in its place; with none, an Error.
+ */
+export function recoverState(stateDir: string): 'absent' | 'whole' | 'restored' {
+  const file = join(stateDir, 'state.json');
+  const backup = `${file}.bak`;
+  if (!existsSync(file)) {
+    if (!existsSync(backup) || !parses(backup)) return 'absent';
+    copyFileSync(backup, file);
+    return 'restored';
+  }
+  if (parses(file)) return 'whole';
+  const aside = `${file}.corrupt-${Date.now()}`;
+  renameSync(file, aside);
+  if (existsSync(backup) && parses(backup)) {
+    copyFileSync(backup, file);
+    return 'restored';
+  }
+  throw new Error(`anvil: ${file} is not a whole state dump (moved to ${aside}) and there is no whole backup (${backup})`);
+}
+
+/** Copies state.json to state.json.bak when it looks whole and has not changed size since `lastSize`; returns its size. */
+async function backupState(stateDir: string, lastSize: number): Promise<number> {
+  const file = join(stateDir, 'state.json');
+  let size: number;
+  try {
+    size = (await stat(file)).size;
+  } catch {
+    return -1;
+  }
+  if (size === 0 || size !== lastSize) return size;
+  const fd = await open(file, 'r');
+  const last = Buffer.alloc(1);
+  try {
+    await fd.read(last, 0, 1, size - 1);
+  } finally {
+    await fd.close();
+  }
+  if (last[0] !== 0x7d) return size;
+  const tmp = `${file}.bak.tmp`;
+  await copyFile(file, tmp);
+  if ((await stat(tmp)).size !== size) return -1;
+  await rename(tmp, `${file}.bak`);
+  return size;
+}
+
 async function startOn(port: number, opts: AnvilOptions): Promise<Anvil> {
   const binary = anvilBinary();
+  if (opts.stateDir !== undefined) recoverState(opts.stateDir);
   const args = argsOf(port, opts);
   const killAfterMs = opts.killAfterMs ?? 3000;
   const guarded = process.platform !== 'win32';
@@ -181,6 +250,29 @@ async function startOn(port: number, opts: AnvilOptions): Promise<Anvil> {
   } catch (e) {
     await stop();
     throw e;
+  }
+  const stateDir = opts.stateDir;
+  if (stateDir !== undefined) {
+    // A whole copy now (state.json parsed at start, or none yet), then one whenever the dump looks whole.
+    const file = join(stateDir, 'state.json');
+    if (existsSync(file)) copyFileSync(file, `${file}.bak`);
+    let lastSize = -1;
+    let busy = false;
+    const timer = setInterval(() => {
+      if (busy) return;
+      busy = true;
+      backupState(stateDir, lastSize).then(
+        (size) => {
+          lastSize = size;
+          busy = false;
+        },
+        () => {
+          busy = false;
+        },
+      );
+    }, (opts.backupIntervalSec ?? 10) * 1000);
+    timer.unref();
+    void exited.then(() => clearInterval(timer));
   }
   return { rpcUrl, port, pid, exited, stop };
 }

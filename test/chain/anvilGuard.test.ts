@@ -1,11 +1,15 @@
 /**
  * chain/anvil.ts: an anvil answers once started, stop() ends it, and no anvil outlives the
- * process that started it, even one killed with SIGKILL (the guard's stdin pipe closes).
+ * process that started it, even one killed with SIGKILL (the guard's stdin pipe closes); its
+ * state directory survives restarts, and a dump cut by a kill gives way to the last whole copy.
  */
 import t from 'tap';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { startAnvil } from '../../chain/anvil.ts';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, truncateSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { recoverState, startAnvil } from '../../chain/anvil.ts';
 
 function alive(pid: number): boolean {
   try {
@@ -63,4 +67,36 @@ t.test('a SIGKILLed parent leaves no anvil behind', async (t) => {
   child.kill('SIGKILL');
   await new Promise((r) => child.once('exit', r));
   t.ok(await gone(pid, 10_000), `anvil ${pid} gone after its parent's SIGKILL`);
+});
+
+t.test('stateDir: the chain survives a restart; a dump cut by a kill is replaced by the last whole copy', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'anvil-state-'));
+  const file = join(dir, 'state.json');
+  const rpc = async (url: string, method: string, params: unknown[] = []): Promise<string> => {
+    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+    return ((await res.json()) as { result: string }).result;
+  };
+  const who = '0x00000000000000000000000000000000000000aa';
+  const a = await startAnvil({ stateDir: dir });
+  await rpc(a.rpcUrl, 'anvil_setBalance', [who, '0x1']);
+  await rpc(a.rpcUrl, 'evm_mine');
+  await a.stop();
+  t.ok(existsSync(file), 'dumped at SIGTERM');
+  const b = await startAnvil({ stateDir: dir });
+  t.equal(await rpc(b.rpcUrl, 'eth_getBalance', [who, 'latest']), '0x1', 'loaded');
+  t.ok(existsSync(`${file}.bak`), 'a whole copy taken at start');
+  await rpc(b.rpcUrl, 'anvil_setBalance', [who, '0x2']);
+  process.kill(b.pid, 'SIGKILL');
+  await b.exited;
+  // A kill during a dump: anvil writes the file in place.
+  truncateSync(file, Math.floor(statSync(file).size / 2));
+  t.equal(recoverState(dir), 'restored');
+  truncateSync(file, 10);
+  const c = await startAnvil({ stateDir: dir });
+  t.equal(await rpc(c.rpcUrl, 'eth_getBalance', [who, 'latest']), '0x1', 'the backup\'s state');
+  await c.stop();
+  rmSync(`${file}.bak`);
+  truncateSync(file, 10);
+  t.throws(() => recoverState(dir), /is not a whole state dump .* no whole backup/);
+  t.ok(readdirSync(dir).some((f) => f.startsWith('state.json.corrupt-')), 'the cut dump kept aside');
 });
