@@ -5,7 +5,8 @@
  * place; every field is range-checked and a value outside its field throws a RangeError naming
  * it (the relayer turns that into an alert, never into a wrong item).
  */
-import { decodeErrorResult, keccak256, toFunctionSelector, type Abi, type Address, type Hex } from 'viem';
+import { decodeErrorResult, toFunctionSelector, type Abi, type Address, type Hex } from 'viem';
+import { keccak256Into } from '../engine/domain/keccak256.ts';
 import { hexOf, readInt, readUint, writeHex, writeInt, writeSmall, writeUint } from './hexBytes.ts';
 import { SETTLE_GAS } from './gasModel.ts';
 import { errorAbi } from './artifacts.ts';
@@ -526,6 +527,14 @@ function decodeOne(kind: ItemKindName, r: Reader, head: { index: number; offset:
 const WORDS = new Uint8Array(128);
 const WORDS_VIEW = new DataView(WORDS.buffer);
 
+const DIGEST = new Uint8Array(32);
+
+/** Keccak-256 by the engine's allocation-free implementation (engine/domain/keccak256.ts, checked against viem there). */
+function keccak(bytes: Uint8Array): Hex {
+  keccak256Into(bytes, 0, bytes.length, DIGEST, 0);
+  return hexOf(DIGEST);
+}
+
 function words(...values: (bigint | Hex)[]): Uint8Array {
   const out = WORDS.subarray(0, 32 * values.length);
   values.forEach((v, i) => {
@@ -537,12 +546,13 @@ function words(...values: (bigint | Hex)[]): Uint8Array {
 
 /** `keccak256(abi.encode(seq, matchTime, journalPos, keccak256(items)))`. */
 export function batchHash(seq: bigint, matchTime: bigint, journalPos: bigint, items: Uint8Array): Hex {
-  return keccak256(words(seq, matchTime, journalPos, keccak256(items)));
+  const itemsHash = keccak(items);
+  return keccak(words(seq, matchTime, journalPos, itemsHash));
 }
 
 /** `keccak256(abi.encode(prev, batchHash))`: the order book's settleHash after a batch. */
 export function nextSettleHash(prev: Hex, batch: Hex): Hex {
-  return keccak256(words(prev, batch));
+  return keccak(words(prev, batch));
 }
 
 /** journalSeq x 2^32 + itemCount: where in the journal a batch ends (docs/chain.md). */
