@@ -2,15 +2,11 @@
 pragma solidity ^0.8.24;
 
 import {TypedDataDomain} from "./TypedDataDomain.sol";
-import {Signatures} from "./Signatures.sol";
 import {SeriesInfo} from "./SeriesInfo.sol";
 import {StreamItems} from "./StreamItems.sol";
 import {CalldataReader as C} from "./CalldataReader.sol";
 import {IPositionManager, ISeriesRegistry, IRfq, RfqTrade} from "./Interfaces.sol";
-import {
-    BadItem, ValueOutOfRange, BadSignature, NotMmm, BelowNonceFloor, UnknownOrder, SeriesMismatch, SameSide, ZeroSize,
-    PriceOutsideLimit, OrderExpired, DeadlinePassed, Overfilled, FeeAboveCap
-} from "./StreamErrors.sol";
+import {BadItem, ValueOutOfRange, UnknownOrder, ZeroSize, OrderExpired, Overfilled, FeeAboveCap} from "./StreamErrors.sol";
 
 /// @title The order book's signed orders and fills within one batch (docs/chain.md, ORDER to RFQ_FILL).
 /// @notice Items are read in place from calldata. A batch's working state lives in memory at a
