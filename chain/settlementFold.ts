@@ -102,7 +102,11 @@ export class SettlementFold {
   /** What touched keys hold, since `takeExpectations` was last called. */
   private touched = emptyExpectations();
 
-  /** Start from an engine image (engine/image.ts, in wire form): state, no items. `fees` is the checkpoint's. */
+  /**
+   * Start from an engine image (engine/image.ts, in wire form): state, no items. `fees` is the
+   * checkpoint's. Everything the image holds counts as touched: the relayer's first
+   * reconciliation after a restart compares it all.
+   */
   seed(image: readonly VenueEvent[], fees: bigint): void {
     this.fees = fees;
     const positions: PositionEvent[] = [];
@@ -114,7 +118,6 @@ export class SettlementFold {
         if (s !== undefined) this.prices.add(`${s.pairId}:${s.expiry}`);
       }
     }
-    this.touched = emptyExpectations();
   }
 
   /** Sum of every portfolio's cash and of every position's deferred premium, as the engine says (C6). */

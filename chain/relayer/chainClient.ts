@@ -48,11 +48,13 @@ export class ChainClient {
     }
   }
 
-  async anchors(blockNumber?: number): Promise<StreamAnchors> {
-    const at = blockNumber === undefined ? {} : { blockNumber: BigInt(blockNumber) };
+  /** The stream's anchors at one block (the latest when none is named): read together, never across two blocks. */
+  async anchors(blockNumber?: number): Promise<StreamAnchors & { block: number }> {
+    const block = blockNumber ?? Number(await this.client.getBlockNumber());
+    const at = { blockNumber: BigInt(block) };
     const read = (functionName: 'lastSeq' | 'settleHash' | 'lastJournalPos') => this.client.readContract({ address: this.addresses.orderBook, abi: orderBookAbi, functionName, ...at });
     const [lastSeq, settleHash, lastJournalPos] = await Promise.all([read('lastSeq'), read('settleHash'), read('lastJournalPos')]);
-    return { lastSeq: Number(lastSeq), settleHash: settleHash as Hex, lastJournalPos: lastJournalPos as bigint };
+    return { lastSeq: Number(lastSeq), settleHash: settleHash as Hex, lastJournalPos: lastJournalPos as bigint, block };
   }
 
   /** The relayer's next nonce, pending transactions counted. */
@@ -125,6 +127,13 @@ export class ChainClient {
       }
     }
     return null;
+  }
+
+  /** The transaction and block of batch `seq`'s `Settled` log (null when the chain holds none). */
+  async settledTx(seq: number): Promise<{ txHash: Hex; block: number } | null> {
+    const logs = await this.client.getContractEvents({ address: this.addresses.orderBook, abi: orderBookAbi, eventName: 'Settled', args: { seq: BigInt(seq) }, fromBlock: 0n });
+    const l = logs.at(-1);
+    return l === undefined ? null : { txHash: l.transactionHash, block: Number(l.blockNumber) };
   }
 
   /** The vault's `Deposited` logs in blocks `from..to`. */

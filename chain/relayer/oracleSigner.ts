@@ -5,7 +5,7 @@
  * the relayer's: the oracle contract accepts a price only from it. Synchronous (the relayer
  * writes the item as it cuts), with libsecp256k1's low-s signatures.
  */
-import { ecdsaSign } from 'secp256k1';
+import secp256k1 from 'secp256k1';
 import { hashTypedData, hexToBytes, type Address, type Hex } from 'viem';
 
 export const settlementPriceTypes = {
@@ -26,7 +26,7 @@ export function settlementPriceSigner(privateKey: Hex, serviceName: string, chai
   const domain = oracleDomain(serviceName, chainId, oracle);
   return (pairId, expiry, price) => {
     const digest = hashTypedData({ domain, types: settlementPriceTypes, primaryType: 'SettlementPrice', message: { pairId, expiry: BigInt(expiry), price } });
-    const { signature, recid } = ecdsaSign(hexToBytes(digest), key);
+    const { signature, recid } = secp256k1.ecdsaSign(hexToBytes(digest), key);
     return `0x${Buffer.from(signature).toString('hex')}${recid === 0 ? '1b' : '1c'}` as Hex;
   };
 }

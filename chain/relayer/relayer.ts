@@ -115,6 +115,7 @@ export class Relayer {
   private openSince: number | null = null;
   private lastCheckpoint: { seq: number; at: number } = { seq: -1, at: 0 };
   private lastSlow = 0;
+  private lastCompare = 0;
   private stoppedFor: string | null = null;
   readonly metrics: RelayerMetrics = { lagSeconds: 0, outboxBatches: 0, openItems: 0, batchesIncluded: 0, batchesFinal: 0, fillsSettled: 0, gasUsed: 0, lastGasPerFill: 0, reconciliations: 0, reconciliationMismatches: 0, lastReconciledBatch: 0, replicaSeq: 0, chainSeq: 0, indexedBlock: 0, halted: null };
 
@@ -164,10 +165,18 @@ export class Relayer {
       const mine = this.outbox.get(anchors.lastSeq);
       if (mine === null || mine.settleHash !== anchors.settleHash) return this.halt(`the chain's settleHash at batch ${anchors.lastSeq} (${anchors.settleHash}) is not this relayer's (${mine?.settleHash ?? 'none'})`, { seq: anchors.lastSeq });
     }
-    this.sender = new Sender(this.chain, { maxInFlight: this.opts.maxInFlight, confirmations: this.opts.confirmations, stuckMs: this.opts.stuckMs, followVenueClock: this.opts.followVenueClock }, this.senderEvents(), this.clock, anchors.lastSeq);
+    this.sender = new Sender(this.chain, { maxInFlight: this.opts.maxInFlight, confirmations: this.opts.confirmations, stuckMs: this.opts.stuckMs, followVenueClock: this.opts.followVenueClock }, this.senderEvents(), this.clock, anchors.lastSeq, (seq) => this.outbox.get(seq));
     const head = (await this.chain.head()).number;
+    this.startHead = head;
     for (const b of this.outbox.notFinal()) {
       if (b.seq <= anchors.lastSeq) {
+        if (b.txHash === null || b.block === null) {
+          const found = await this.chain.settledTx(b.seq);
+          if (found !== null) {
+            b.txHash = found.txHash;
+            b.block = found.block;
+          }
+        }
         b.status = 'included';
         b.block ??= head;
         this.sender.track(b);
@@ -186,6 +195,8 @@ export class Relayer {
       error: (what, e) => this.transportError(what, e),
     }, this.opts.followVenueClock);
     this.post({ type: 'hold', seq: this.replica.seq });
+    // The checkpoint is past the last batch cut: the state there is that batch's.
+    if (this.resume === null) this.resumed();
     this.post({ type: 'log', level: 'info', message: 'relayer started', details: { replicaSeq: this.replica.seq, nextBatch, chainSeq: anchors.lastSeq, resume: this.resume } });
     return true;
   }
@@ -239,7 +250,10 @@ export class Relayer {
       if (this.resume !== null) {
         if (command.seq < this.resume.seq) skip = items.length;
         else if (command.seq === this.resume.seq) skip = Math.min(this.resume.item, items.length);
-        if (command.seq >= this.resume.seq) this.resume = null;
+        if (command.seq >= this.resume.seq) {
+          this.resume = null;
+          if (skip === items.length) this.resumed();
+        }
       }
       if (items.length > skip && this.batcher.pending === 0) this.openSince = this.clock();
       let made: CutBatch[];
@@ -259,6 +273,26 @@ export class Relayer {
     }
     return out;
   }
+
+  /**
+   * The replay after a restart reached the end of the last batch cut, at a command's end: what
+   * the engine says there (everything since the checkpoint, the image's accounts included) is
+   * that batch's expectation, compared once it is on chain (at once when it already is).
+   */
+  private resumed(): void {
+    const last = this.outbox.last();
+    if (last === null || !last.endsCommand) return;
+    mergeExpectations(this.acc, this.fold.takeExpectations());
+    const e: BatchExpectation = { touched: this.acc, ...this.totals() };
+    this.acc = emptyExpectations();
+    if (last.status === 'final' || last.status === 'included' || last.seq <= this.metrics.chainSeq) {
+      mergeExpectations(this.sinceReconcile, e.touched);
+      this.pendingReconcile = { batch: last.seq, block: this.startHead, totals: e };
+      this.includedSinceReconcile = this.opts.reconcileEvery;
+    } else this.expect.set(last.seq, e);
+  }
+
+  private startHead = 0;
 
   private totals(): Totals {
     const t = this.fold.totals();
@@ -346,35 +380,66 @@ export class Relayer {
 
   private pendingReconcile: { batch: number; block: number; totals: BatchExpectation } | null = null;
 
-  /** Every `reconcileEvery` included batches, and when nothing is left to send. */
+  /**
+   * Every `reconcileEvery` included batches, at the last of them (its expectations); and when
+   * the stream is idle (every batch cut is on chain, none open): the chain at its head against
+   * what the engine says now, for everything touched since the last comparison.
+   */
   private maybeReconcile(): void {
+    if (this.reconciling !== null || this.resume !== null) return;
+    const now = this.clock();
+    if (now - this.lastCompare < SLOW_MS) return;
+    this.lastCompare = now;
+    const lastCut = this.batcher.upcoming - 1;
+    if (this.sender.depth === 0 && this.batcher.pending === 0 && lastCut > this.lastReconciled) {
+      const touched = this.sinceReconcile;
+      for (const e of this.expect.values()) mergeExpectations(touched, e.touched);
+      mergeExpectations(touched, this.acc);
+      mergeExpectations(touched, this.fold.takeExpectations());
+      this.expect.clear();
+      this.acc = emptyExpectations();
+      this.sinceReconcile = emptyExpectations();
+      this.pendingReconcile = null;
+      this.includedSinceReconcile = 0;
+      this.compare(lastCut, null, { ...this.totals(), touched });
+      return;
+    }
     const p = this.pendingReconcile;
-    if (p === null || this.reconciling !== null) return;
-    const idle = this.sender.depth === 0 && this.batcher.pending === 0;
-    if (this.includedSinceReconcile < this.opts.reconcileEvery && !idle) return;
+    if (p === null || this.includedSinceReconcile < this.opts.reconcileEvery) return;
     const touched = this.sinceReconcile;
     this.sinceReconcile = emptyExpectations();
     this.pendingReconcile = null;
     this.includedSinceReconcile = 0;
+    this.compare(p.batch, p.block, { ...p.totals, touched });
+  }
+
+  /** Compare the chain where batch `batch` is its last (at `block`, or the head) with `expected`; put back what could not be compared. */
+  private compare(batch: number, block: number | null, expected: BatchExpectation): void {
+    const putBack = () => {
+      mergeExpectations(expected.touched, this.sinceReconcile);
+      this.sinceReconcile = expected.touched;
+    };
     this.reconciling = (async () => {
       try {
-        // The chain at the batch's block must hold exactly it as its last batch (several batches can share a block).
-        const anchors = await this.chain.anchors(p.block);
-        if (anchors.lastSeq !== p.batch) return;
-        const result = await reconcile(this.chain, p.batch, p.block, { ...p.totals, touched });
+        const anchors = await this.chain.anchors(block ?? undefined);
+        // Several batches can share a block: the chain there must hold exactly this one as its last.
+        if (anchors.lastSeq !== batch) {
+          putBack();
+          return;
+        }
+        const result = await reconcile(this.chain, batch, anchors.block, expected);
         this.metrics.reconciliations++;
-        this.metrics.lastReconciledBatch = p.batch;
-        this.lastReconciled = p.batch;
+        this.metrics.lastReconciledBatch = batch;
+        this.lastReconciled = batch;
         this.post({ type: 'reconciled', result });
         if (result.mismatches.length > 0) {
           this.metrics.reconciliationMismatches += result.mismatches.length;
-          this.halt(`reconciliation at batch ${p.batch}: ${result.mismatches.length} of ${result.checked} figures differ from the venue's (first: ${result.mismatches[0]!.what} of ${result.mismatches[0]!.key}: venue ${result.mismatches[0]!.venue}, chain ${result.mismatches[0]!.chain})`, { batch: p.batch, block: p.block, mismatches: result.mismatches.slice(0, 20) }, 'reconciliation_mismatch');
+          const first = result.mismatches[0]!;
+          this.halt(`reconciliation at batch ${batch}: ${result.mismatches.length} of ${result.checked} figures differ from the venue's (first: ${first.what} of ${first.key}: venue ${first.venue}, chain ${first.chain})`, { batch, block: anchors.block, mismatches: result.mismatches.slice(0, 20) }, 'reconciliation_mismatch');
         }
       } catch (e) {
-        this.transportError(`reconciliation at batch ${p.batch}`, e);
-        // Checked again at the next comparison.
-        mergeExpectations(touched, this.sinceReconcile);
-        this.sinceReconcile = touched;
+        this.transportError(`reconciliation at batch ${batch}`, e);
+        putBack();
       } finally {
         this.reconciling = null;
       }

@@ -37,6 +37,9 @@ export type SenderEvents = {
   error(what: string, e: unknown): void;
 };
 
+/** How often receipts of transactions in flight are asked for (ms). */
+const POLL_MS = 50;
+
 type InFlight = { batch: StoredBatch; hashes: Hex[]; raw: Hex | null; sentAt: number; fees: Fees; gas: bigint };
 
 export class Sender {
@@ -59,6 +62,8 @@ export class Sender {
     private readonly on: SenderEvents,
     private readonly clock: () => number,
     lastSeq: number,
+    /** A batch from the outbox (for a chain that lost batches already final). */
+    private readonly load: (seq: number) => StoredBatch | null,
   ) {
     this.chainNext = lastSeq + 1;
     this.highestIncluded = lastSeq;
@@ -98,9 +103,15 @@ export class Sender {
   /** Follow what is in flight, then send what may be sent (each turn of the relayer). */
   async step(): Promise<void> {
     if (this.stopped !== null) return;
-    if (this.inFlight.length > 0) await this.poll();
+    const now = this.clock();
+    if (this.inFlight.length > 0 && now - this.lastPoll >= POLL_MS) {
+      this.lastPoll = now;
+      await this.poll();
+    }
     await this.send();
   }
+
+  private lastPoll = 0;
 
   /**
    * What needs the chain's head and anchors, a few times a block: whether the chain lost blocks
@@ -112,7 +123,9 @@ export class Sender {
     let anchors: { lastSeq: number; settleHash: Hex };
     let head: number;
     try {
-      [anchors, head] = await Promise.all([this.chain.anchors(), this.chain.head().then((h) => h.number)]);
+      const a = await this.chain.anchors();
+      anchors = a;
+      head = a.block;
     } catch (e) {
       this.on.error('reading the chain', e);
       return;
@@ -259,25 +272,50 @@ export class Sender {
     this.inFlight.splice(0, this.inFlight.length, ...this.inFlight.filter((f) => !done.has(f.batch.seq)));
     this.queue.splice(0, this.queue.length, ...this.queue.filter((b) => !done.has(b.seq)));
     for (const b of pending) {
+      // Its transaction from its Settled log (the one this sender knew may not be the one included).
+      const found = await this.chain.settledTx(b.seq).catch(() => null);
+      if (found !== null) b.txHash = found.txHash;
       b.status = 'included';
-      b.block = head;
+      b.block = found?.block ?? head;
       this.included.push(b);
       this.included.sort((x, y) => x.seq - y.seq);
       await this.on.changed(b);
     }
     this.chainNext = anchors.lastSeq + 1;
     this.highestIncluded = anchors.lastSeq;
-    // The transactions still in flight were sent at nonces the chain may not have kept: sent again.
-    for (const f of this.inFlight.splice(0)) this.queue.unshift(f.batch);
-    this.queue.sort((x, y) => x.seq - y.seq);
-    this.nonce = null;
+    // Transactions still in flight stay so while the node knows them; one it forgot (a restarted node) is sent again.
+    const forgotten: InFlight[] = [];
+    for (const f of this.inFlight) {
+      const known = await Promise.all(f.hashes.map((h) => this.chain.known(h).catch(() => true)));
+      if (!known.some(Boolean)) forgotten.push(f);
+    }
+    if (forgotten.length > 0) {
+      // Sent again from the node's next nonce (the first one it forgot); the ones it knows wait behind them.
+      const gone = new Set(forgotten);
+      this.inFlight.splice(0, this.inFlight.length, ...this.inFlight.filter((f) => !gone.has(f)));
+      for (const f of forgotten) this.queue.push(f.batch);
+      this.queue.sort((x, y) => x.seq - y.seq);
+      this.nonce = null;
+    }
   }
 
   /** A chain whose lastSeq fell below what was included lost blocks: everything after it goes again. */
   private rollBack(lastSeq: number): void {
     const highest = this.highestIncluded;
-    const again = [...this.included.filter((b) => b.seq > lastSeq), ...this.inFlight.map((f) => f.batch).filter((b) => b.seq > lastSeq), ...this.queue];
-    again.sort((a, b) => a.seq - b.seq);
+    const held = new Map<number, StoredBatch>();
+    for (const b of [...this.included, ...this.inFlight.map((f) => f.batch), ...this.queue]) if (b.seq > lastSeq) held.set(b.seq, b);
+    const top = Math.max(highest, ...held.keys());
+    const again: StoredBatch[] = [];
+    for (let seq = lastSeq + 1; seq <= top; seq++) {
+      // Batches already final went out of the sender's lists: from the outbox, with their items.
+      const b = held.get(seq) ?? this.load(seq);
+      if (b === null || b.items.length === 0) {
+        this.on.rolledBack(lastSeq, highest);
+        this.stop(b ?? this.queue[0] ?? this.included[0]!, `the chain lost batch ${seq}, whose items the outbox no longer keeps (docs/chain.md "The relayer")`, { lastSeq, highest });
+        return;
+      }
+      again.push(b);
+    }
     this.included.splice(0, this.included.length, ...this.included.filter((b) => b.seq <= lastSeq));
     this.inFlight.length = 0;
     this.queue.length = 0;

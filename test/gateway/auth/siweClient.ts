@@ -4,6 +4,7 @@
  * (VenueClient.login) and the HMAC headers (VenueClient.credentials). The earlier form
  * (`/auth/siwe/...`, cookie sessions) is not the client's: its login stays hand-made here.
  */
+import { knownKey } from '../../support/signedOrders.ts';
 import { privateKeyToAccount, generatePrivateKey, type PrivateKeyAccount } from 'viem/accounts';
 import { VenueClient } from '../../../client/venueClient.ts';
 import { siweMessage as clientSiweMessage } from '../../../client/siwe.ts';
@@ -43,7 +44,9 @@ export function siweMessage(f: MessageFields): string {
 }
 
 export function newWallet(): PrivateKeyAccount {
-  return privateKeyToAccount(generatePrivateKey());
+  const key = generatePrivateKey();
+  // Remembered: orders a test places for it straight through the engine are signed (test/support/signedOrders.ts).
+  return knownKey(privateKeyToAccount(key), key);
 }
 
 /** host:port of a test app url: on NETWORK=local the venue accepts it as the SIWE domain (127.0.0.1:<port>). */

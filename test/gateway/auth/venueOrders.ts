@@ -3,6 +3,7 @@
  * command pipeline (signature checks are the order-entry routes' business, not what these
  * tests are about), and a liquid series to trade.
  */
+import { signOrder } from '../../support/signedOrders.ts';
 import { randomBytes } from 'node:crypto';
 import { getAddress } from 'viem';
 import type { Hex } from '../../../engine/domain/hex.ts';
@@ -41,23 +42,13 @@ export type DirectOrder = { owner: string; portfolioId: number; series: SeriesAc
 export async function placeDirect(app: App, o: DirectOrder): Promise<{ orderId: Hex; result: ApplyResult }> {
   const state = app.engine.state;
   const pair = state.pairs.get(o.series.spec.pairId)!;
-  const orderId = `0x${randomBytes(32).toString('hex')}` as Hex;
+  const fields = { seriesId: o.series.spec.seriesId, portfolioId: o.portfolioId, isBuy: o.isBuy, tick: Number(o.price / 10n ** BigInt(18 - pair.tickDecimals)), size: o.size, expiry: o.series.spec.expiry, nonce: nonce++, deadline: state.nowSec + 300 };
+  const config = app.services.config;
+  const signed = signOrder({ serviceName: config.serviceName, chainId: config.chainId, orderBook: config.contracts.orderBook }, o.owner, fields);
+  const orderId = signed?.orderId ?? (`0x${randomBytes(32).toString('hex')}` as Hex);
   const result = await app.services.pipeline.submit({
     type: 'place',
-    orders: [
-      {
-        orderId,
-        owner: getAddress(o.owner),
-        portfolioId: o.portfolioId,
-        seriesId: o.series.spec.seriesId,
-        isBuy: o.isBuy,
-        tick: Number(o.price / 10n ** BigInt(18 - pair.tickDecimals)),
-        size: o.size,
-        expiry: o.series.spec.expiry,
-        nonce: nonce++,
-        deadline: state.nowSec + 300,
-      },
-    ],
+    orders: [{ ...fields, orderId, owner: getAddress(o.owner), ...(signed !== null ? { signature: signed.signature } : {}) }],
   });
   if (!result.ok) throw new Error(`place refused: ${result.rejection.code} ${JSON.stringify(result.rejection.details ?? {})}`);
   return { orderId, result };

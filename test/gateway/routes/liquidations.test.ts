@@ -125,13 +125,14 @@ t.test('bankruptcy beyond the fund: bad debt on the fund read, the metric and ve
 
   const o = app.app.services.reads.catalog.oracles.get(BTC)!;
   t.ok((await submitOracle(app.app.services.pipeline, app.app.services.reads, app.app.services.marks, BTC, (o.spot * 160n) / 100n, o.volatility, o.riskFreeRate)).ok, 'spot +60%');
-  // The thin wallet of the test before, still short, goes first (portfolio 1, lower address).
+  // The thin wallet of the test before, still short, is liquidated in the same pass (in address order).
   const alert = await monitor.next((f) => f['channel'] === 'venue@alerts' && f['data']?.kind === 'bad_debt' && f['data'].details.owner === broke, 'the bad_debt alert');
   t.equal(api.check('venueAlerts.alert', alert), null, 'the alert validates against the AsyncAPI document');
   t.match(alert['data'], { severity: 'critical', details: { owner: broke, portfolioId: 1 } });
   const fundRead = await request(`${app.url}/api/platform/insurance-fund`);
   t.ok(BigInt(fundRead.body.badDebt) > 0n, `bad debt recorded (${fundRead.body.badDebt})`);
-  t.equal(fundRead.body.badDebt, alert['data'].details.totalBadDebt, "the last alert's total is the fund's");
+  const last = alert['data'].details.totalBadDebt === fundRead.body.badDebt ? alert : await monitor.next((f) => f['channel'] === 'venue@alerts' && f['data']?.kind === 'bad_debt' && f['data'].details.totalBadDebt === fundRead.body.badDebt, "the pass's last bad_debt alert");
+  t.equal(fundRead.body.badDebt, last['data'].details.totalBadDebt, "the last alert's total is the fund's");
   t.equal(fundRead.body.balance, '0', 'the fund paid what it had');
   const own = await request(`${app.url}/api/account/liquidations`, { token: await app.session(broke) });
   t.ok(BigInt(own.body.liquidations[0].deficit) > 0n, 'the liquidation shows the deficit');

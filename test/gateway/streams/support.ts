@@ -8,6 +8,7 @@ import WebSocket from 'ws';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { getAddress, keccak256, toHex } from 'viem';
+import { signOrder, testAccount } from '../../support/signedOrders.ts';
 import type { TestApp } from '../support/testApp.ts';
 import { VenueClient } from '../../../client/venueClient.ts';
 import type { Hex } from '../../../engine/domain/hex.ts';
@@ -91,7 +92,8 @@ export const wsEnv = (extra: Record<string, string> = {}) => {
 export const BTC = pairIdOf('BTC-USDC');
 export const usdc = (n: number | bigint) => BigInt(n) * 1_000_000n;
 export const wad = (n: number) => (BigInt(Math.round(n * 1e6)) * WAD) / 1_000_000n;
-export const wallet = (n: number) => getAddress(toHex(n, { size: 20 }));
+/** A test wallet by number: an address whose key is known (keccak256 of the number), so orders placed for it straight through the engine are signed. */
+export const wallet = (n: number) => testAccount(`stream-wallet-${n}`).address;
 
 /** Recompute the marks of every series of the pair (the bootstrap lists series without them) so that orders can enter. */
 export async function priceMarks(app: TestApp, pairId: Hex = BTC): Promise<void> {
@@ -137,18 +139,10 @@ export function order(app: TestApp, owner: string, series: SeriesActor, isBuy: b
   const nowSec = Math.floor(app.app.services.pipeline.now() / 1000);
   const nonce = (nonces.get(owner) ?? 0n) + 1n;
   nonces.set(owner, nonce);
-  return {
-    orderId: keccak256(toHex(`ws-order-${process.pid}-${++orderCounter}`)),
-    owner,
-    portfolioId: 1,
-    seriesId: series.spec.seriesId,
-    isBuy,
-    tick: Math.round(price * 100),
-    size: wad(size),
-    expiry: series.spec.expiry,
-    nonce,
-    deadline: nowSec + 300,
-  };
+  const fields = { portfolioId: 1, seriesId: series.spec.seriesId, isBuy, tick: Math.round(price * 100), size: wad(size), expiry: series.spec.expiry, nonce, deadline: nowSec + 300 };
+  const config = app.app.services.config;
+  const signed = signOrder({ serviceName: config.serviceName, chainId: config.chainId, orderBook: config.contracts.orderBook }, owner, fields);
+  return { orderId: signed?.orderId ?? keccak256(toHex(`ws-order-${process.pid}-${++orderCounter}`)), owner, ...fields, ...(signed !== null ? { signature: signed.signature } : {}) };
 }
 
 export function cancel(app: TestApp, owner: string, orderId: Hex) {

@@ -48,12 +48,22 @@ export type TestAppOptions = {
   snapshotInThread?: boolean;
 };
 
+/** TEST_CHAIN=embedded: every test app settles on an embedded chain (fast blocks). */
+function testChainEnv(): Record<string, string> {
+  const mode = process.env['TEST_CHAIN'];
+  return mode === 'embedded' ? { CHAIN: 'embedded', CHAIN_BLOCK_TIME_MS: '200' } : {};
+}
+
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'venue-test-'));
   // JOURNAL=nats shares the stores, sealed with a key every node must have: one for all tests.
   const sharedKey = options.env?.['JOURNAL'] === 'nats' ? { KEY_ENCRYPTION_KEY: TEST_SHARED_KEY } : {};
-  // Tests that do not test the chain run without one (CHAIN=none): a test of settlement names CHAIN=embedded.
-  const loaded = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, WORKERS: '1', CHAIN: 'none', ...sharedKey, ...options.env });
+  // Tests that do not test the chain run without one (CHAIN=none), unless TEST_CHAIN names one
+  // (test/chain/suites.test.ts runs suites again with the embedded chain); a test of settlement names CHAIN itself.
+  const chain = options.env?.['JOURNAL'] === 'nats' ? {} : testChainEnv();
+  // The relayer follows the LMDB journal: under TEST_CHAIN an in-memory app keeps its data in a temporary DATA_DIR instead.
+  const memory = (options.memory ?? false) && chain['CHAIN'] === undefined;
+  const loaded = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, WORKERS: '1', CHAIN: 'none', ...chain, ...sharedKey, ...options.env });
   if (!loaded.ok) throw new Error(loaded.errors.join('; '));
   const clock: TestClock = {
     now: options.startAt ?? TEST_START_AT,
@@ -61,7 +71,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       this.now += ms;
     },
   };
-  const app = await startApp(loaded.config, { log: options.log ?? silentLogger, clock: () => clock.now, inlineWorkers: true, drivers: false, memory: options.memory ?? false, ...(options.every !== undefined ? { every: options.every } : {}), ...(options.snapshotInThread === true ? { snapshotInThread: true } : {}) });
+  const app = await startApp(loaded.config, { log: options.log ?? silentLogger, clock: () => clock.now, inlineWorkers: true, drivers: false, memory, ...(options.every !== undefined ? { every: options.every } : {}), ...(options.snapshotInThread === true ? { snapshotInThread: true } : {}) });
   return {
     url: `http://127.0.0.1:${app.port}`,
     app,
@@ -74,6 +84,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       return token;
     },
     async close() {
+      if (process.env['TEST_CHAIN'] !== undefined && app.chain !== null) await settledBeforeClose(app);
       await app.close();
       if (options.dataDir === undefined) rmSync(dataDir, { recursive: true, force: true });
     },
@@ -87,4 +98,21 @@ export async function request(url: string, init: { method?: string; body?: unkno
   if (init.body !== undefined) headers['content-type'] = 'application/json';
   if (init.token !== undefined) headers['authorization'] = `Bearer ${init.token}`;
   return readReply(await fetch(url, { method: init.method ?? (init.body === undefined ? 'GET' : 'POST'), headers, ...(init.body !== undefined ? { body: typeof init.body === 'string' ? init.body : json(init.body) } : {}) }));
+}
+
+/**
+ * Under TEST_CHAIN, a suite's app settles everything it committed before it closes, and a halt
+ * fails the test: every scenario of the suite is then also a settlement test (test/chain/suites.test.ts).
+ */
+async function settledBeforeClose(app: App): Promise<void> {
+  await app.services.pipeline.drain();
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const m = app.chain!.metrics();
+    if (m?.halted) throw new Error(`settlement halted: ${m.halted}`);
+    const last = app.storage.journal.lastSeq();
+    if (m !== null && m.replicaSeq >= last && m.openItems === 0 && m.outboxBatches === 0 && app.services.reads.settlement.settledBatch === m.chainSeq && m.lastReconciledBatch === m.chainSeq) return;
+    if (Date.now() > deadline) throw new Error(`settlement did not finish before close: ${JSON.stringify(m)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
