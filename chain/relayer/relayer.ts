@@ -459,8 +459,10 @@ export class Relayer {
     this.post({ type: 'hold', seq });
   }
 
-  private measure(): void {
+  /** Update the metrics (the thread also calls it on a timer: a step can wait on an unanswering chain). */
+  measure(): void {
     const m = this.metrics;
+    if (this.sender === undefined || this.indexer === undefined) return;
     const oldest = this.sender.oldestUnsettled();
     const since = oldest !== null ? this.firstSeen.get(oldest.seq) : (this.openSince ?? undefined);
     m.lagSeconds = since === undefined ? 0 : Math.max(0, (this.clock() - since) / 1000);
