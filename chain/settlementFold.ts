@@ -146,6 +146,7 @@ export class SettlementFold {
     // Signed fields first: a taker's only order event may come after its trades.
     for (const e of events) if (e.type === 'order' && e.signed !== null) this.orders.set(e.orderId, refOf(e));
     let rfqTrade: TradeEvent | null = null;
+    const settledSeries: Hex[] = [];
     for (const e of events) {
       this.remember(command.seq, e, positions);
       switch (e.type) {
@@ -204,14 +205,16 @@ export class SettlementFold {
             items.push({ kind: 'settlementPrice', pairId: s.pairId, expiry: s.expiry, price: e.settlementPrice });
           }
           items.push({ kind: 'seriesSettled', seriesId: e.seriesId });
-          // The positions the settlement paid: this command's position events of the series.
-          for (const p of positions) if (p.seriesId === e.seriesId) items.push({ kind: 'settlePosition', owner: p.owner as Address, portfolioId: BigInt(p.portfolioId), seriesId: e.seriesId });
+          settledSeries.push(e.seriesId);
           break;
         }
         default:
           break;
       }
     }
+    // The positions a settlement paid: the command's position events of its series (the engine
+    // emits position events at the command's end, after `series_settled`).
+    for (const seriesId of settledSeries) for (const p of positions) if (p.seriesId === seriesId) items.push({ kind: 'settlePosition', owner: p.owner as Address, portfolioId: BigInt(p.portfolioId), seriesId });
     for (const orderId of closed) this.orders.delete(orderId);
     if (command.type === 'clock') this.forgetQuotes(Math.floor(command.ts / 1000));
     return items;

@@ -27,7 +27,8 @@ export class ChainClient {
     relayerKey: Hex,
     timeoutMs = 10_000,
   ) {
-    this.client = createPublicClient({ transport: http(rpcUrl, { retryCount: 0, timeout: timeoutMs }) });
+    // No cache: viem keeps eth_blockNumber for its polling interval by default, and a stale head reads state from the past.
+    this.client = createPublicClient({ transport: http(rpcUrl, { retryCount: 0, timeout: timeoutMs }), cacheTime: 0 });
     this.account = privateKeyToAccount(relayerKey);
   }
 

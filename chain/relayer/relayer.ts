@@ -168,7 +168,18 @@ export class Relayer {
     this.sender = new Sender(this.chain, { maxInFlight: this.opts.maxInFlight, confirmations: this.opts.confirmations, stuckMs: this.opts.stuckMs, followVenueClock: this.opts.followVenueClock }, this.senderEvents(), this.clock, anchors.lastSeq, (seq) => this.outbox.get(seq));
     const head = (await this.chain.head()).number;
     this.startHead = head;
-    for (const b of this.outbox.notFinal()) {
+    // Every batch after the chain's last is sent again, final ones too (a chain that lost blocks:
+    // an embedded devnet stopped before its last state dump); each not final before is followed on.
+    const notFinal = this.outbox.notFinal();
+    const firstNotFinal = notFinal[0]?.seq ?? nextBatch;
+    const lost: StoredBatch[] = [];
+    for (let seq = anchors.lastSeq + 1; seq < Math.min(firstNotFinal, nextBatch); seq++) {
+      const b = this.outbox.get(seq);
+      if (b === null || b.items.length === 0) return this.halt(`the chain lost batch ${seq}, whose items the outbox no longer keeps`, { chainSeq: anchors.lastSeq, batch: seq });
+      lost.push(b);
+    }
+    if (lost.length > 0) this.post({ type: 'alert', kind: 'chain_rolled_back', severity: 'warning', message: `the chain holds batches up to ${anchors.lastSeq}; batches ${lost[0]!.seq}-${lost.at(-1)!.seq}, final before, are sent again`, details: { chainSeq: anchors.lastSeq } });
+    for (const b of [...lost, ...notFinal]) {
       if (b.seq <= anchors.lastSeq) {
         if (b.txHash === null || b.block === null) {
           const found = await this.chain.settledTx(b.seq);

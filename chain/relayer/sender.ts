@@ -13,7 +13,7 @@
 import type { Hex } from 'viem';
 import { decodeItems, decodeSettleError, settleCalldata } from '../items.ts';
 import { journalPosOfBatch } from './batcher.ts';
-import type { ChainClient, Fees } from './chainClient.ts';
+import type { ChainClient, Fees, StreamAnchors } from './chainClient.ts';
 import { shortMessage } from './chainClient.ts';
 import type { StoredBatch } from './outbox.ts';
 
@@ -120,7 +120,7 @@ export class Sender {
    */
   async slowStep(): Promise<void> {
     if (this.stopped !== null) return;
-    let anchors: { lastSeq: number; settleHash: Hex };
+    let anchors: StreamAnchors & { block: number };
     let head: number;
     try {
       const a = await this.chain.anchors();
@@ -257,7 +257,7 @@ export class Sender {
    * the node restarted from a state that kept them but not their receipts): they are included,
    * as of the head, once the chain's settleHash is the one this stream computed for `lastSeq`.
    */
-  private async catchUp(anchors: { lastSeq: number; settleHash: Hex }, head: number): Promise<void> {
+  private async catchUp(anchors: StreamAnchors & { block: number }, head: number): Promise<void> {
     const pending = [...this.inFlight.map((f) => f.batch), ...this.queue].filter((b) => b.seq <= anchors.lastSeq).sort((a, b) => a.seq - b.seq);
     const last = pending.at(-1);
     if (last === undefined || last.seq !== anchors.lastSeq) {
@@ -265,7 +265,7 @@ export class Sender {
       return;
     }
     if (last.settleHash !== anchors.settleHash) {
-      this.stop(last, `the chain's settleHash at batch ${anchors.lastSeq} (${anchors.settleHash}) is not the venue's (${last.settleHash})`, { lastSeq: anchors.lastSeq });
+      this.stop(last, `the chain's settleHash at batch ${anchors.lastSeq} (${anchors.settleHash}) is not the venue's (${last.settleHash})`, { lastSeq: anchors.lastSeq, block: anchors.block, chainJournalPos: anchors.lastJournalPos.toString(), batchEnd: `${last.endSeq}:${last.endItem}` });
       return;
     }
     const done = new Set(pending.map((b) => b.seq));

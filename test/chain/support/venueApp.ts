@@ -44,7 +44,9 @@ export async function settled(app: TestApp, timeoutMs = 60_000) {
       if (m === null || m.halted !== null) return m?.halted ? Promise.reject(new Error(`settlement halted: ${m.halted}`)) : null;
       const last = app.app.storage.journal.lastSeq();
       const reads = app.app.services.reads;
-      const done = m.replicaSeq >= last && m.openItems === 0 && m.outboxBatches === 0 && m.chainSeq > 0 && reads.settlement.settledBatch === m.chainSeq && m.lastReconciledBatch === m.chainSeq;
+      const lastTrade = app.app.engine.state.nextTradeId - 1;
+      const tradesFinal = lastTrade === 0 || reads.settlement.trade(String(lastTrade)).relayStatus === 'final';
+      const done = m.replicaSeq >= last && m.openItems === 0 && m.outboxBatches === 0 && m.chainSeq > 0 && reads.settlement.settledBatch === m.chainSeq && m.lastReconciledBatch === m.chainSeq && tradesFinal;
       return done ? m : null;
     },
     timeoutMs,

@@ -111,7 +111,9 @@ async function settledBeforeClose(app: App): Promise<void> {
     const m = app.chain!.metrics();
     if (m?.halted) throw new Error(`settlement halted: ${m.halted}`);
     const last = app.storage.journal.lastSeq();
-    if (m !== null && m.replicaSeq >= last && m.openItems === 0 && m.outboxBatches === 0 && app.services.reads.settlement.settledBatch === m.chainSeq && m.lastReconciledBatch === m.chainSeq) return;
+    const lastTrade = app.engine.state.nextTradeId - 1;
+    const tradesFinal = lastTrade === 0 || app.services.reads.settlement.trade(String(lastTrade)).relayStatus === 'final';
+    if (m !== null && m.replicaSeq >= last && m.openItems === 0 && m.outboxBatches === 0 && app.services.reads.settlement.settledBatch === m.chainSeq && m.lastReconciledBatch === m.chainSeq && tradesFinal) return;
     if (Date.now() > deadline) throw new Error(`settlement did not finish before close: ${JSON.stringify(m)}`);
     await new Promise((r) => setTimeout(r, 100));
   }
