@@ -1,6 +1,14 @@
 /**
  * A local anvil for the embedded chain mode and the tests (docs/chain.md "Operations"): the
- * binary of the @foundry-rs/anvil package for this platform, on 127.0.0.1, silent.
+ * binary of the @foundry-rs/anvil package for this platform, on 127.0.0.1.
+ *
+ * Without a given port anvil binds port 0 and the port is read from its own "Listening on"
+ * line: a port found free and then bound by anvil is a race another process can win (tests run
+ * in parallel, each with its anvil), and the RPC of the winner would answer this one's start,
+ * so two venues would settle on one chain. With a given port (CHAIN_PORT, or a restart on the
+ * same port) the same line is waited for: a port taken by someone else is anvil exiting with
+ * "address in use", never another node's RPC taken for this one's. anvil logs each RPC call
+ * on stdout after that line: read and dropped.
  *
  * With `stateDir`, anvil keeps the chain in `<stateDir>/state.json` (`--state`, dumped every
  * `--state-interval` seconds and at SIGTERM). anvil rewrites that file in place, so a kill -9
@@ -20,7 +28,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, existsSync, readFileSync, renameSync } from 'node:fs';
 import { copyFile, open, rename, stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 
 export type AnvilOptions = {
@@ -81,28 +88,14 @@ export function anvilBinary(): string {
   return path;
 }
 
-/** A TCP port free on 127.0.0.1 at the time of asking. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-// The guard: anvil in the background, its pid on stdout; when stdin reaches its end (the parent
+// The guard: anvil in the background, its pid on stdout (then anvil's own output); when stdin reaches its end (the parent
 // closed it or died), SIGTERM, then SIGKILL after $KILL_AFTER seconds; the guard exits with anvil.
 // stdin is read through fd 3: a background list's own stdin is /dev/null.
 const GUARD = [
   'exec 3<&0',
-  '"$ANVIL" "$@" >/dev/null </dev/null 3<&- &',
+  '"$ANVIL" "$@" </dev/null 3<&- &',
   'pid=$!',
-  'echo "$pid"',
+  'echo "anvil-guard-pid $pid"',
   '( while read -r _ <&3; do :; done; kill -TERM "$pid" 2>/dev/null; sleep "$KILL_AFTER"; kill -KILL "$pid" 2>/dev/null ) &',
   'watcher=$!',
   'wait "$pid"',
@@ -113,19 +106,11 @@ const GUARD = [
 
 /** Starts anvil; resolves once its RPC answers. */
 export async function startAnvil(opts: AnvilOptions = {}): Promise<Anvil> {
-  for (let attempt = 1; ; attempt++) {
-    const port = opts.port ?? (await freePort());
-    try {
-      return await startOn(port, opts);
-    } catch (e) {
-      // A port found free may be taken before anvil binds it: try another, unless one was given.
-      if (opts.port !== undefined || attempt >= 3 || !/address already in use|Address in use|os error 98/i.test(String(e))) throw e;
-    }
-  }
+  return startOn(opts.port ?? 0, opts);
 }
 
 function argsOf(port: number, opts: AnvilOptions): string[] {
-  const args = ['--host', '127.0.0.1', '--port', String(port), '--silent', '--gas-limit', String(opts.gasLimit ?? 1_000_000_000n)];
+  const args = ['--host', '127.0.0.1', '--port', String(port), '--gas-limit', String(opts.gasLimit ?? 1_000_000_000n)];
   if (opts.chainId !== undefined) args.push('--chain-id', String(opts.chainId));
   if (opts.blockTimeMs !== undefined) args.push('--block-time', String(opts.blockTimeMs / 1000));
   if (opts.stateDir !== undefined) args.push('--state', join(opts.stateDir, 'state.json'), '--state-interval', String(opts.stateIntervalSec ?? 1));
@@ -191,10 +176,10 @@ async function backupState(stateDir: string, lastSize: number): Promise<number> 
   return size;
 }
 
-async function startOn(port: number, opts: AnvilOptions): Promise<Anvil> {
+async function startOn(requestedPort: number, opts: AnvilOptions): Promise<Anvil> {
   const binary = anvilBinary();
   if (opts.stateDir !== undefined) recoverState(opts.stateDir);
-  const args = argsOf(port, opts);
+  const args = argsOf(requestedPort, opts);
   const killAfterMs = opts.killAfterMs ?? 3000;
   const guarded = process.platform !== 'win32';
   const child: ChildProcess = guarded
@@ -202,7 +187,7 @@ async function startOn(port: number, opts: AnvilOptions): Promise<Anvil> {
       stdio: ['pipe', 'pipe', 'pipe'],
       env: { ...process.env, ANVIL: binary, KILL_AFTER: String(Math.max(1, Math.ceil(killAfterMs / 1000))) },
     })
-    : spawn(binary, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    : spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr?.setEncoding('utf8');
   child.stderr?.on('data', (d: string) => {
@@ -211,20 +196,47 @@ async function startOn(port: number, opts: AnvilOptions): Promise<Anvil> {
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.on('exit', (code, signal) => resolve({ code, signal }));
   });
-  // The guard's stdout carries anvil's pid, then nothing.
-  const pid = guarded
-    ? await new Promise<number>((resolve, reject) => {
-      let out = '';
-      child.stdout!.setEncoding('utf8');
-      child.stdout!.on('data', (d: string) => {
-        out += d;
-        const line = out.split('\n')[0];
-        if (out.includes('\n') && line !== undefined) resolve(Number(line.trim()));
-      });
-      child.on('error', reject);
-      void exited.then(() => reject(new Error(`anvil exited at start: ${stderr.trim()}`)));
-    })
-    : child.pid!;
+  // stdout: the guard's "anvil-guard-pid N", anvil's banner up to "Listening on 127.0.0.1:PORT", then a line per RPC call (dropped).
+  const started = new Promise<{ pid: number; port: number }>((resolve, reject) => {
+    let out = '';
+    let pid: number | null = guarded ? null : child.pid!;
+    let done = false;
+    child.stdout!.setEncoding('utf8');
+    child.stdout!.on('data', (d: string) => {
+      if (done) return;
+      out = (out + d).slice(-64_000);
+      pid ??= Number(/^anvil-guard-pid (\d+)$/m.exec(out)?.[1] ?? Number.NaN) || null;
+      const listening = /^Listening on 127\.0\.0\.1:(\d+)\s*$/m.exec(out);
+      if (pid !== null && listening !== null) {
+        done = true;
+        out = '';
+        resolve({ pid, port: Number(listening[1]) });
+      }
+    });
+    child.on('error', reject);
+    void exited.then(() => reject(new Error(`anvil exited at start: ${stderr.trim()}`)));
+  });
+  started.catch(() => {}); // a timeout may win the race below; anvil exiting after it is not an error of its own
+  let pid: number = child.pid!;
+  let port: number;
+  try {
+    const timeoutMs = opts.startTimeoutMs ?? 30_000;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`anvil did not start listening within ${timeoutMs} ms: ${stderr.trim()}`)), timeoutMs);
+    });
+    try {
+      ({ pid, port } = await Promise.race([started, timeout]));
+    } finally {
+      clearTimeout(timer);
+    }
+    if (requestedPort !== 0 && port !== requestedPort) throw new Error(`anvil listens on ${port}, not the port asked for (${requestedPort})`);
+  } catch (e) {
+    if (guarded) child.stdin!.end();
+    else child.kill('SIGTERM');
+    await exited;
+    throw e;
+  }
   const rpcUrl = `http://127.0.0.1:${port}`;
   let stopping: Promise<void> | null = null;
   const stop = (): Promise<void> => {
