@@ -253,7 +253,7 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
   const verifier = options.inlineWorkers ? createInlineVerifier() : createPoolVerifier({ threads: config.workers, onWorkerError });
   const marks = options.inlineWorkers ? createInlineMarkComputer() : createPoolMarkComputer(1, onWorkerError);
   const siweDomains = new SiweDomains(config);
-  const services: Services = { config, venue, reads, pipeline, market: reads.market, stores: storage.stores, verifier, marks, metrics, log, siweDomains, alerts, rateLimited: { count: 0 }, chain: { info: noChainInfo(config.chainId) } };
+  const services: Services = { config, venue, reads, pipeline, market: reads.market, stores: storage.stores, verifier, marks, metrics, log, siweDomains, alerts, rateLimited: { count: 0 }, chain: { info: noChainInfo(config.chainId), statusListeners: [] } };
   metrics.gauge({ name: 'worker_pool_queue_size', help: 'Signature batches waiting for a worker.', collect() { this.set(verifier.stats().queueSize); } });
   metrics.gauge({ name: 'worker_pool_utilization', help: 'Share of the signature pool capacity in use (0..1).', collect() { this.set(verifier.stats().utilization); } });
   metrics.gauge({ name: 'marks_pool_queue_size', help: 'Mark recomputations waiting for the pricing worker.', collect() { this.set(marks.stats().queueSize); } });
@@ -285,14 +285,17 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
           oracleKey: c.oracleKey,
           addresses: config.contracts,
           deploymentBlock: c.deployment?.deploymentBlock ?? 0,
-          relayer: { maxFills: c.maxFills, maxGas: c.maxGas, windowMs: c.windowMs, maxInFlight: 4, confirmations: c.confirmations, stuckMs: Math.max(15_000, 5 * c.blockTimeMs), checkpointCommands: 10_000, checkpointMs: 60_000, reconcileEvery: 10, foldPerStep: 2000 },
+          relayer: { maxFills: c.maxFills, maxGas: c.maxGas, windowMs: c.windowMs, maxInFlight: c.maxInFlight, confirmations: c.confirmations, stuckMs: Math.max(15_000, 5 * c.blockTimeMs), checkpointCommands: 10_000, checkpointMs: 60_000, reconcileEvery: 10, foldPerStep: 2000 },
           idHashSeed: venueOptions.idHashSeed ?? 0,
         },
         {
           submit: (body) => pipeline.submit(body),
           alert: (a) => alerts.raise({ kind: a.kind, severity: a.severity, message: a.message, details: a.details }),
           log,
-          status: (m) => reads.settlement.observe(m),
+          status: (m) => {
+            reads.settlement.observe(m);
+            for (const l of services.chain.statusListeners) l(m);
+          },
           hold: (seq) => {
             chainHold.seq = seq;
           },

@@ -17,6 +17,9 @@ import type { SiweDomains } from './auth/siweDomains.ts';
 import type { AlertBus } from './monitoring/alertBus.ts';
 import type { ChainInfo } from '../chain/venueChain.ts';
 
+/** The relayer's report of a batch sent or included (final and failed are committed events). */
+export type BatchReport = { readonly batch: number; readonly status: string; readonly txHash: `0x${string}` | null; readonly tradeIds: readonly string[]; readonly orderIds: readonly `0x${string}`[] };
+
 /** What the gateway may ask the engine directly: the order rules and checks, not views (architecture.md rule 5). */
 export type EngineFront = Pick<Venue, 'precheck' | 'precheckEntries' | 'nextOrderNonce' | 'orderNonceUsed' | 'seq' | 'now' | 'config' | 'whatIf'>;
 
@@ -39,5 +42,5 @@ export type Services = {
   /** Requests refused by a rate limit (HTTP 429) since the start: the monitoring stream watches it for storms. */
   readonly rateLimited: { count: number };
   /** The settlement chain as /api/markets/contracts describes it (mode none without one: docs/chain.md). */
-  readonly chain: { info: ChainInfo };
+  readonly chain: { info: ChainInfo; readonly statusListeners: ((m: BatchReport) => void)[] };
 };

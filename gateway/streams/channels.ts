@@ -13,7 +13,7 @@ import type { Hex } from '../../engine/index.ts';
 import type { Catalog, SeriesInfo } from '../readModels/catalog.ts';
 
 export type SeriesChannelKind = 'depth' | 'ticker' | 'trades';
-export type AccountChannelKind = 'fills' | 'positions' | 'portfolios' | 'orders' | 'mmp' | 'liquidations';
+export type AccountChannelKind = 'fills' | 'positions' | 'portfolios' | 'orders' | 'mmp' | 'liquidations' | 'settlement';
 
 export type PublicChannel =
   | { readonly kind: SeriesChannelKind; readonly name: string; readonly topic: string; readonly seriesId: Hex }
@@ -32,7 +32,7 @@ export const wsErrorCodes = {
   limit: 4029,
 } as const;
 
-const accountKinds: readonly AccountChannelKind[] = ['fills', 'positions', 'portfolios', 'orders', 'mmp', 'liquidations'];
+const accountKinds: readonly AccountChannelKind[] = ['fills', 'positions', 'portfolios', 'orders', 'mmp', 'liquidations', 'settlement'];
 const seriesKinds: readonly SeriesChannelKind[] = ['depth', 'ticker', 'trades'];
 const earlierPrefix: Readonly<Record<string, SeriesChannelKind>> = { orderbook: 'depth', ticker: 'ticker', trades: 'trades' };
 const earlierName: Readonly<Record<SeriesChannelKind, string>> = { depth: 'orderbook', ticker: 'ticker', trades: 'trades' };
@@ -121,10 +121,10 @@ export function resolveAccountChannel(address: string, raw: unknown): AccountCha
   const shown = raw.length > MAX_NAME ? `${raw.slice(0, MAX_NAME)}...` : raw;
   const name = raw.trim().toLowerCase();
   if (!name.startsWith('account@')) {
-    return { code: wsErrorCodes.unknownChannel, error: `Unknown channel "${shown}" on /ws/private: use account@fills, account@positions, account@portfolios, account@orders, account@mmp or account@liquidations (public channels are on /ws/public)` };
+    return { code: wsErrorCodes.unknownChannel, error: `Unknown channel "${shown}" on /ws/private: use account@fills, account@positions, account@portfolios, account@orders, account@mmp, account@liquidations or account@settlement (public channels are on /ws/public)` };
   }
   const kind = accountKinds.find((k) => `account@${k}` === name);
-  if (kind === undefined) return unknown(shown, 'expected account@fills, account@positions, account@portfolios, account@orders, account@mmp or account@liquidations');
+  if (kind === undefined) return unknown(shown, 'expected account@fills, account@positions, account@portfolios, account@orders, account@mmp, account@liquidations or account@settlement');
   return { kind, name: `account@${kind}`, topic: accountTopic(address, kind) };
 }
 

@@ -71,7 +71,10 @@ export function attachStreams(
     now: () => services.pipeline.now(),
   };
   const rfq = attachRfqStream(app, deps, authenticate, services);
-  const publisher = new Publisher(services.reads, hub, { onMmmRevoked: (address) => rfq.revoke(address) });
+  const publisher = new Publisher(services.reads, hub, { onMmmRevoked: (address) => rfq.revoke(address) }, services.config.chain !== null);
+  services.chain.statusListeners.push((m) => {
+    if (m.status === 'included') publisher.onBatchStatus({ batch: m.batch, relayStatus: 'included', relayTx: m.txHash, tradeIds: m.tradeIds, reason: null });
+  });
   attachPublicStream(app, deps, services.reads);
   const disconnect = new CancelOnDisconnect((body) => services.pipeline.submit(body), (owner, orderId) => services.reads.orders.openOrder(owner, orderId) !== null, services.log);
   const orderMessages = services.metrics.counter({ name: 'ws_order_messages_total', help: 'Order messages on /ws/private (PLACE, CANCEL_ALL, ...), by operation and outcome (ok or the error code).', labelNames: ['method', 'outcome'] as const });

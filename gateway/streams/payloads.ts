@@ -83,6 +83,18 @@ export function fills(e: TradeEvent, symbol: string) {
   };
 }
 
+/** `account@fills` with a settlement chain: a fill is `pending` when it happens (account@settlement follows it on chain). */
+export const PENDING_RELAY = { relayStatus: 'pending' as const, relayTx: null };
+
+/**
+ * `account@settlement`: a batch holding some of the wallet's trades was included in a block,
+ * became final or was refused (docs/chain.md "The relayer"); `tradeIds` are the wallet's own
+ * trades in it, `orderIds` its orders those trades filled.
+ */
+export function settlementUpdate(u: { batch: number; relayStatus: 'included' | 'final' | 'failed'; relayTx: Hex | null; tradeIds: string[]; orderIds: Hex[]; reason: string | null }, ts: number) {
+  return { batch: u.batch, relayStatus: u.relayStatus, relayTx: u.relayTx, tradeIds: u.tradeIds, orderIds: u.orderIds, reason: u.reason, timestamp: iso(ts) };
+}
+
 export function orderUpdate(e: OrderEvent, symbol: string) {
   return { orderId: e.orderId, seriesId: e.seriesId, symbol, status: e.status, filled: e.filled.toString(), remaining: e.remaining.toString(), reason: e.reason, ...instructionsJson(e.instructions), cancelReason: e.cancelReason, timestamp: iso(e.ts) };
 }

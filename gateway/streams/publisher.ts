@@ -35,6 +35,14 @@ export type PublisherHooks = {
   onMmmRevoked(address: string): void;
 };
 
+/** A batch's change as the relayer reports it (included) or the engine records it (final, failed). */
+export type BatchStatus = { readonly batch: number; readonly relayStatus: 'included' | 'final' | 'failed'; readonly relayTx: Hex | null; readonly tradeIds: readonly string[]; readonly reason: string | null };
+
+/** Trades whose owners the publisher remembers until their batch is final (beyond it the oldest are let go: their frames are not sent). */
+const MAX_UNSETTLED_TRADES = 500_000;
+
+type TradeSides = { readonly maker: string; readonly taker: string; readonly makerOrderId: Hex | null; readonly takerOrderId: Hex | null };
+
 export class Publisher {
   private readonly tickers = new Set<Hex>();
   private readonly portfolios = new Map<string, { owner: string; portfolioId: number }>();
@@ -45,14 +53,44 @@ export class Publisher {
    */
   private readonly seriesNames = new Map<Hex, SeriesNames>();
   private readonly accountTopics = new Map<string, Readonly<Record<AccountChannelKind, string>>>();
+  /** With a settlement chain: each trade not yet final, by id, for `account@settlement` (docs/streams.md). */
+  private readonly unsettled = new Map<string, TradeSides>();
 
   constructor(
     /** The read models, folded before this publisher sees a command's events: every payload reads them. */
     private readonly reads: ReadModels,
     private readonly hub: Hub,
     private readonly hooks: PublisherHooks,
+    /** Trades settle on a chain (CHAIN other than none): fills carry `relayStatus` and account@settlement follows them. */
+    private readonly settlement = false,
   ) {
     hub.onTurnEnd(() => this.flush());
+  }
+
+  /**
+   * A batch included, final or refused: each wallet with trades in it gets one
+   * `account@settlement` frame naming its trades and the orders they filled.
+   */
+  onBatchStatus(b: BatchStatus): void {
+    if (!this.settlement) return;
+    const byOwner = new Map<string, { tradeIds: string[]; orderIds: Set<Hex> }>();
+    const add = (owner: string, tradeId: string, orderId: Hex | null) => {
+      let o = byOwner.get(owner);
+      if (o === undefined) byOwner.set(owner, (o = { tradeIds: [], orderIds: new Set() }));
+      if (o.tradeIds[o.tradeIds.length - 1] !== tradeId) o.tradeIds.push(tradeId);
+      if (orderId !== null) o.orderIds.add(orderId);
+    };
+    for (const id of b.tradeIds) {
+      const t = this.unsettled.get(id);
+      if (t === undefined) continue;
+      if (b.relayStatus !== 'included') this.unsettled.delete(id);
+      add(t.taker, id, t.takerOrderId);
+      add(t.maker, id, t.makerOrderId);
+    }
+    const ts = this.reads.ts;
+    for (const [owner, o] of byOwner) {
+      this.accountPublish(owner, 'settlement', () => payloads.settlementUpdate({ batch: b.batch, relayStatus: b.relayStatus, relayTx: b.relayTx, tradeIds: o.tradeIds, orderIds: [...o.orderIds], reason: b.reason }, ts));
+    }
   }
 
   onEvents(events: readonly VenueEvent[]): void {
@@ -81,7 +119,7 @@ export class Publisher {
     let topics = this.accountTopics.get(owner);
     if (topics === undefined) {
       if (this.accountTopics.size >= MAX_CACHED_WALLETS) this.accountTopics.clear();
-      topics = { fills: accountTopic(owner, 'fills'), positions: accountTopic(owner, 'positions'), portfolios: accountTopic(owner, 'portfolios'), orders: accountTopic(owner, 'orders'), mmp: accountTopic(owner, 'mmp'), liquidations: accountTopic(owner, 'liquidations') };
+      topics = { fills: accountTopic(owner, 'fills'), positions: accountTopic(owner, 'positions'), portfolios: accountTopic(owner, 'portfolios'), orders: accountTopic(owner, 'orders'), mmp: accountTopic(owner, 'mmp'), liquidations: accountTopic(owner, 'liquidations'), settlement: accountTopic(owner, 'settlement') };
       this.accountTopics.set(owner, topics);
     }
     return topics[kind];
@@ -114,9 +152,14 @@ export class Publisher {
         const symbol = this.symbolOf(e.seriesId);
         this.seriesPublish(e.seriesId, 'trades', () => payloads.publicTrade(e, symbol));
         const fills = this.hub.hasSubscribers(this.accountTopic(e.maker, 'fills')) || this.hub.hasSubscribers(this.accountTopic(e.taker, 'fills')) ? payloads.fills(e, symbol) : null;
+        if (this.settlement) {
+          if (this.unsettled.size >= MAX_UNSETTLED_TRADES) this.unsettled.delete(this.unsettled.keys().next().value!);
+          this.unsettled.set(e.tradeId, { maker: e.maker, taker: e.taker, makerOrderId: e.makerOrderId, takerOrderId: e.takerOrderId });
+        }
         if (fills) {
-          this.accountPublish(e.taker, 'fills', () => fills.taker);
-          this.accountPublish(e.maker, 'fills', () => fills.maker);
+          const relay = this.settlement ? payloads.PENDING_RELAY : null;
+          this.accountPublish(e.taker, 'fills', () => (relay ? { ...fills.taker, ...relay } : fills.taker));
+          this.accountPublish(e.maker, 'fills', () => (relay ? { ...fills.maker, ...relay } : fills.maker));
         }
         this.tickers.add(e.seriesId);
         return;
@@ -155,6 +198,13 @@ export class Publisher {
         this.accountPublish(e.owner, 'liquidations', () => payloads.liquidationUpdate(e));
         if (this.hub.hasSubscribers(LIQUIDATIONS_CHANNEL)) for (const c of payloads.liquidationCloses(e)) this.hub.publish(LIQUIDATIONS_CHANNEL, frame(LIQUIDATIONS_CHANNEL, JSON.stringify(c)), 'public');
         return;
+      case 'chain_event': {
+        const ev = e.event;
+        if ((ev.kind === 'relay_confirmed' || ev.kind === 'relay_failed') && ev.batch !== undefined && e.refused === null) {
+          this.onBatchStatus({ batch: ev.batch, relayStatus: ev.kind === 'relay_confirmed' ? 'final' : 'failed', relayTx: ev.txHash, tradeIds: ev.tradeIds ?? [], reason: ev.reason });
+        }
+        return;
+      }
       case 'mmm':
         if (!e.isMmm) this.hooks.onMmmRevoked(e.address);
         return;

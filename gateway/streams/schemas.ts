@@ -143,6 +143,22 @@ export const AuthFailed = Type.Object({
 
 // ---- private channels -----------------------------------------------------------------------
 
+const Tx = Type.String({ pattern: '^0x[0-9a-f]{64}$' });
+/** With a settlement chain (CHAIN other than none) a fill is `pending` when it happens; account@settlement follows it. */
+const RelayFields = {
+  relayStatus: Type.Optional(Type.Literal('pending', { description: 'with a settlement chain: the fill is not yet on chain (account@settlement follows it)' })),
+  relayTx: Type.Optional(Type.Null()),
+};
+export const SettlementData = Type.Object({
+  batch: Type.Integer({ minimum: 1, description: "the settlement stream's seq (docs/chain.md)" }),
+  relayStatus: Type.Union([Type.Literal('included'), Type.Literal('final'), Type.Literal('failed')]),
+  relayTx: Nullable(Tx),
+  tradeIds: Type.Array(Type.String(), { description: "the caller's trades in the batch" }),
+  orderIds: Type.Array(Bytes32, { description: 'the orders of the caller those trades filled' }),
+  reason: Nullable(Type.String({ description: 'failed: the item the chain refused and why' })),
+  timestamp: Iso,
+});
+
 export const TraderFill = Type.Object({
   tradeId: Type.String(),
   symbol: Type.String(),
@@ -156,6 +172,7 @@ export const TraderFill = Type.Object({
   orderId: Nullable(Bytes32),
   liquidity: Type.Literal('taker'),
   source: Type.Union([Type.Literal('book'), Type.Literal('rfq'), Type.Literal('liquidation')], { description: 'liquidation: the insurance fund took over a liquidated position' }),
+  ...RelayFields,
 });
 export const MakerFill = Type.Object({
   tradeId: Type.String(),
@@ -171,6 +188,7 @@ export const MakerFill = Type.Object({
   orderId: Nullable(Bytes32),
   liquidity: Type.Literal('maker'),
   source: Type.Union([Type.Literal('book'), Type.Literal('rfq'), Type.Literal('liquidation')], { description: 'liquidation: the insurance fund took over a liquidated position' }),
+  ...RelayFields,
 });
 export const PositionData = Type.Object({
   portfolioId: Type.Integer(),

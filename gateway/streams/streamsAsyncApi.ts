@@ -20,7 +20,7 @@ function data(channelPattern: string, description: string, payload: Parameters<t
 export function registerStreamsAsyncApi(registry: AsyncApiRegistry, config: Pick<AppConfig, 'host' | 'port'>): void {
   const host = `${config.host}:${config.port}`;
   registry.addServer('public', { host, protocol: 'ws', pathname: '/ws/public', description: 'Public market data (no authentication). Channels: depth, ticker, trades, index, rfq, liquidations and the earlier-form aliases.' });
-  registry.addServer('private', { host, protocol: 'ws', pathname: '/ws/private', description: 'Private account stream: the first message must be AUTH. Channels: account@fills, account@positions, account@portfolios, account@orders, account@mmp, account@liquidations; order entry (PLACE, REPLACE, CANCEL, PLACE_BATCH, CANCEL_BATCH, REPLACE_BATCH) with scope trade.' });
+  registry.addServer('private', { host, protocol: 'ws', pathname: '/ws/private', description: 'Private account stream: the first message must be AUTH. Channels: account@fills, account@positions, account@portfolios, account@orders, account@mmp, account@liquidations, account@settlement; order entry (PLACE, REPLACE, CANCEL, PLACE_BATCH, CANCEL_BATCH, REPLACE_BATCH) with scope trade.' });
   registry.addServer('monitor', { host, protocol: 'ws', pathname: '/ws/monitor', description: 'Admin monitoring stream: AUTH as on /ws/private with an admin wallet (a login session, or an API key with scope admin). Channels: venue@health, venue@alerts.' });
   registry.addServer('rfqMm', { host, protocol: 'ws', pathname: '/ws/rfq/mm', description: 'RFQ market-maker stream for authorised MMMs: AUTH (frame or Authorization header at connect), then rfq_request in, rfq_response out.' });
 
@@ -180,6 +180,14 @@ export function registerStreamsAsyncApi(registry: AsyncApiRegistry, config: Pick
     title: 'Own liquidations',
     description: "One of the caller's portfolios was liquidated: the trigger, the cancelled orders, the closes, the fee and any deficit (as GET /api/account/liquidations lists it).",
     sends: { liquidation: data('^account@liquidations$', 'account@liquidations', S.LiquidationData, 'Liquidation') },
+  });
+  registry.addChannel('accountSettlement', {
+    address: 'account@settlement',
+    servers: ['private'],
+    title: 'Own settlement on chain',
+    description:
+      "With a settlement chain (CHAIN other than none): a batch holding some of the caller's trades was included in a block, became final (CONFIRMATIONS deep) or was refused by the chain (settlement halted). One frame per batch and wallet, naming the wallet's trades and the orders they filled; fills themselves arrive on account@fills as relayStatus pending. Without a chain nothing is sent.",
+    sends: { settlement: data('^account@settlement$', 'account@settlement', S.SettlementData, 'A batch included, final or refused') },
   });
   registry.addChannel('rfqMm', {
     address: 'rfq/mm',

@@ -13,6 +13,7 @@ import { orderBookDomain, placeOrderTypes } from '../../workers/eip712/types.ts'
 import { request } from '../gateway/support/testApp.ts';
 import { liveSeries, place, trader, usdc } from '../gateway/routes/ordersFixture.ts';
 import { chainOf, settled, startChainApp, until } from './support/venueApp.ts';
+import { asyncApiValidator, callMethod, privateSocket } from '../gateway/streams/support.ts';
 
 t.setTimeout(240_000);
 
@@ -23,6 +24,10 @@ t.test('two wallets trade: the chain holds what the venue says, in a transaction
   const seriesId = liveSeries(app).spec.seriesId;
   const alice = await trader(app, 'chain-trade-alice', { deposit: 100_000 });
   const bob = await trader(app, 'chain-trade-bob', { deposit: 100_000 });
+  const api = await asyncApiValidator(app);
+  const stream = await privateSocket(app, bob.token);
+  t.teardown(() => stream.close());
+  t.match(await callMethod(stream, 'SUBSCRIBE', ['account@fills', 'account@settlement']), { result: null, channels: ['account@fills', 'account@settlement'] }, 'account@settlement is a private channel');
   const ask = await place(app, alice, { seriesId, isBuy: false, size: '1', price: '2000' });
   const bid = await place(app, bob, { seriesId, isBuy: true, size: '0.4', price: '2100' });
   t.equal(bid.relay.status, 200);
@@ -59,6 +64,16 @@ t.test('two wallets trade: the chain holds what the venue says, in a transaction
 
   const trades = await request(`${app.url}/api/account/trades`, { token: bob.token });
   t.match(trades.body.trades.find((x: { id: string }) => x.id === tradeId), { relayStatus: 'final', relayTx: txHash }, 'the trade read names the same transaction');
+
+  // The private stream: the fill as it happened (pending), then its batch included and final.
+  const fill = await stream.next((f) => f['channel'] === 'account@fills', 'account@fills');
+  t.match(fill['data'], { tradeId, relayStatus: 'pending', relayTx: null }, 'the fill frame: pending on chain');
+  t.equal(api.check('accountFills.traderFill', fill), null, 'and validates against the AsyncAPI document');
+  const included = await stream.next((f) => f['channel'] === 'account@settlement' && (f['data'] as { relayStatus: string }).relayStatus === 'included', 'included');
+  t.match(included['data'], { relayStatus: 'included', relayTx: txHash, tradeIds: [tradeId], orderIds: [bidId] }, 'account@settlement: its batch in a block');
+  const final = await stream.next((f) => f['channel'] === 'account@settlement' && (f['data'] as { relayStatus: string }).relayStatus === 'final', 'final');
+  t.match(final['data'], { relayStatus: 'final', relayTx: txHash, tradeIds: [tradeId], orderIds: [bidId], reason: null }, 'then final, naming the same transaction');
+  t.equal(api.check('accountSettlement.settlement', final), null, 'and validates');
 });
 
 t.test("a wallet's own deposit on chain arrives in its portfolio; a withdrawal arrives in the wallet", async (t) => {

@@ -146,6 +146,8 @@ t.test('account channels: own fills (taker and maker payloads), positions, portf
     portfolioId: 1,
     orderId: buy.orderId,
     liquidity: 'taker',
+    // With a settlement chain (the suite under TEST_CHAIN), a fill is pending on chain when it happens.
+    ...(app.app.services.config.chain !== null ? { relayStatus: 'pending', relayTx: null } : {}),
   }, 'taker: the trader payload');
   const makerFill = await b.next((f) => f['channel'] === 'account@fills', 'bob fill');
   t.match(makerFill['data'], { tradeId: trade.tradeId, seriesId: series.spec.seriesId, size: wad(0.05).toString(), price: wad(price).toString(), side: 'maker', direction: 'sell', orderId: sell.orderId, liquidity: 'maker' }, 'maker: the market-maker payload');

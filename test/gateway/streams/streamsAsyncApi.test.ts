@@ -175,6 +175,7 @@ t.test('each channel names the stream it lives on; private channels are not on /
     orders: ['/ws/private'],
     'account@mmp': ['/ws/private'],
     'account@liquidations': ['/ws/private'],
+    'account@settlement': ['/ws/private'],
     'global@liquidations': ['/ws/public'],
     'rfq/mm': ['/ws/rfq/mm'],
     'venue@health': ['/ws/monitor'],
@@ -183,7 +184,7 @@ t.test('each channel names the stream it lives on; private channels are not on /
   t.same(streamsOf, expected);
   // The server agrees: /ws/public refuses every account@ channel the document puts elsewhere.
   const privateOnly = Object.values(channels).filter((c) => !(c['servers'] as Array<{ $ref: string }>).some((r) => r.$ref === '#/servers/public')).map((c) => String(c['address'])).filter((a) => a.includes('@'));
-  t.same(privateOnly.sort(), ['account@fills', 'account@liquidations', 'account@mmp', 'account@orders', 'account@portfolios', 'account@positions', 'venue@alerts', 'venue@health']);
+  t.same(privateOnly.sort(), ['account@fills', 'account@liquidations', 'account@mmp', 'account@orders', 'account@portfolios', 'account@positions', 'account@settlement', 'venue@alerts', 'venue@health']);
   const c = await connect(app, '/ws/public');
   let id = 100;
   for (const address of privateOnly) {
