@@ -4,7 +4,7 @@
  *
  * | variable | meaning |
  * |---|---|
- * | `CHAIN` | `embedded` (default on NETWORK=local), `rpc` (default, and required, on testnet and mainnet) or `none` |
+ * | `CHAIN` | `embedded` (default on NETWORK=local), `rpc` (default on testnet and mainnet) or `none` (explicitly: no settlement on chain) |
  * | `CHAIN_PORT` | embedded: anvil's port on 127.0.0.1 (default: a free one) |
  * | `CHAIN_BLOCK_TIME_MS` | embedded: interval mining (default 1000) |
  * | `CHAIN_RPC_URL` | rpc: the node the relayer uses (required) |
@@ -14,6 +14,7 @@
  * | `DEPLOYMENT_FILE` | rpc: `npm run deploy:contracts`'s output (default `deployments/<CHAIN_ID>.json`) |
  * | `CONFIRMATIONS` | blocks after which a batch is final and a deposit is credited (default 1 embedded, 3 rpc) |
  * | `SETTLE_MAX_FILLS`, `SETTLE_WINDOW_MS`, `SETTLE_MAX_GAS` | a batch's limits: 100 fills, 250 ms, 25,000,000 gas |
+ * | `SETTLE_MAX_IN_FLIGHT` | batches sent and not yet included (default 16: on 1-second blocks, 1,600 fills a second) |
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { getAddress, isAddress, keccak256, toHex, type Address, type Hex } from 'viem';
@@ -36,6 +37,7 @@ export type ChainSettings = {
   readonly maxFills: number;
   readonly windowMs: number;
   readonly maxGas: number;
+  readonly maxInFlight: number;
 };
 
 const KEY = /^0x[0-9a-fA-F]{64}$/;
@@ -144,6 +146,7 @@ export function parseChainSettings(
     maxFills: int(env, 'SETTLE_MAX_FILLS', 100, 1, 100, errors),
     windowMs: int(env, 'SETTLE_WINDOW_MS', 250, 10, 60_000, errors),
     maxGas: int(env, 'SETTLE_MAX_GAS', 25_000_000, 1_000_000, 1_000_000_000, errors),
+    maxInFlight: int(env, 'SETTLE_MAX_IN_FLIGHT', 16, 1, 64, errors),
   };
   const relayerKey = readKey(env, 'RELAYER', errors);
   const oracleKey = readKey(env, 'ORACLE', errors);

@@ -93,7 +93,7 @@ export function webhookRoutes(s: Services) {
       errors: [401, 503],
       summary: 'On-chain events from the chain-indexing provider',
       description:
-        'Headers `X-Webhook-Timestamp` (Unix ms, within 5 minutes of the venue\'s clock) and `X-Webhook-Signature: sha256=<hex HMAC-SHA256(WEBHOOK_SECRET, timestamp + "." + raw body)>`. Types: `deposit` `{ owner, portfolioId, amount (COLLATERAL6), txHash }` credits collateral (every network); `withdrawal_confirmed` `{ owner, withdrawalId, txHash }` is recorded; `relay_confirmed` / `relay_failed` `{ orderIds, txHash, reason? }` are recorded and shown in order reads as `relayTx`, `relayStatus`. Idempotent by `id`: a repeat answers 200 `{ duplicate: true }` and changes nothing, also after a restart. With a settlement chain (docs/chain.md) a `deposit` must be in the vault: the transaction must hold its `Deposited` log (else 400, `details.reason: deposit_not_on_chain`), CONFIRMATIONS deep (else 400 `failed_precondition`, `deposit_not_final`: send it again later), and it is taken under the chain event\'s own id `chainId:txHash:logIndex`, so a deposit the venue\'s indexer already credited, or another delivery of the same deposit, answers `{ duplicate: true }`. Checked in this order: without `WEBHOOK_SECRET` configured, 503 `unavailable`; a bad or missing signature or a stale timestamp, 401; then the body (a malformed body or an unknown type), 400.',
+        'Headers `X-Webhook-Timestamp` (Unix ms, within 5 minutes of the venue\'s clock) and `X-Webhook-Signature: sha256=<hex HMAC-SHA256(WEBHOOK_SECRET, timestamp + "." + raw body)>`. Types: `deposit` `{ owner, portfolioId, amount (COLLATERAL6), txHash }` credits collateral (every network); `withdrawal_confirmed` `{ owner, withdrawalId, txHash }` is recorded; `relay_confirmed` / `relay_failed` `{ orderIds, txHash, reason? }` are recorded and shown in order reads as `relayTx`, `relayStatus`. Idempotent by `id`: a repeat answers 200 `{ duplicate: true }` and changes nothing, also after a restart. With a settlement chain (docs/chain.md) a `deposit` must be in the vault: the transaction must hold its `Deposited` log (else 400, `details.reason: deposit_not_on_chain`), CONFIRMATIONS deep (else 400 `failed_precondition`, `deposit_not_final`: send it again later; a chain that does not answer is 503 `unavailable`, `chain_unreachable`), and it is taken under the chain event\'s own id `chainId:txHash:logIndex`, so a deposit the venue\'s indexer already credited, or another delivery of the same deposit, answers `{ duplicate: true }`. Checked in this order: without `WEBHOOK_SECRET` configured, 503 `unavailable`; a bad or missing signature or a stale timestamp, 401; then the body (a malformed body or an unknown type), 400.',
       body: docsOnly(WebhookBody),
       responses: { 200: WebhookReply },
       examples: { body: { id: 'evt_1', type: 'deposit', data: { owner: '0x000000000000000000000000000000000000dEaD', portfolioId: 0, amount: '1000000', txHash: `0x${'ab'.repeat(32)}` } } },
@@ -116,7 +116,10 @@ export function webhookRoutes(s: Services) {
         // With a settlement chain a reported deposit must be one the vault holds: checked there, and taken under the chain event's own id.
         if (event.kind === 'deposit' && s.config.chain !== null && s.chain.info.rpcUrl !== null) {
           const found = await findDeposit(s.chain.info.rpcUrl, s.config.chainId, s.config.contracts.collateralVault, s.config.chain.confirmations, event);
-          if (!found.ok) return errorReply(found.reason === 'deposit_not_final' ? 'failed_precondition' : 'invalid_argument', found.message, { reason: found.reason, field: 'data.txHash', location: 'body' });
+          if (!found.ok) {
+            if (found.reason === 'chain_unreachable') return errorReply('unavailable', found.message, { reason: found.reason });
+            return errorReply(found.reason === 'deposit_not_final' ? 'failed_precondition' : 'invalid_argument', found.message, { reason: found.reason, field: 'data.txHash', location: 'body' });
+          }
           id = found.deposit.id;
           event = { ...event, depositId: found.deposit.depositId };
         }
