@@ -18,8 +18,8 @@ export type BenchServer<To extends { type: string }, From> = {
 /** The running server, killed when the generator fails. */
 let running: ChildProcess | null = null;
 
-export function forkBenchServer<To extends { type: string }, From>(name: string, file: string, execArgv: readonly string[]): BenchServer<To, From> {
-  const child = fork(file, ['--server'], { execArgv: ['--import', 'tsx', ...execArgv], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+export function forkBenchServer<To extends { type: string }, From>(name: string, file: string, execArgv: readonly string[], env: Record<string, string> = {}): BenchServer<To, From> {
+  const child = fork(file, ['--server'], { execArgv: ['--import', 'tsx', ...execArgv], stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env: { ...process.env, ...env } });
   running = child;
   const waiters: { resolve: (m: From) => void; reject: (e: Error) => void }[] = [];
   child.on('message', (m: From) => waiters.shift()?.resolve(m));

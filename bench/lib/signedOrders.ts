@@ -25,26 +25,36 @@ export const freshNonces = (): bigint[] => Array.from({ length: WALLETS }, (_, w
 
 const secp256k1 = createRequire(import.meta.url)('secp256k1/bindings') as typeof secp256k1Types;
 
+/** One order of a benchmark: wallet `wallet` (an index), at `tick`, `size` (WAD), on `seriesId`. */
+export type BenchOrder = { readonly wallet: number; readonly seriesId: `0x${string}`; readonly expiry: number; readonly isBuy: boolean; readonly tick: number; readonly size: bigint };
+
+/** The signed request of each order, advancing `nonces`. */
+export function presignOrders(prefix: string, setup: BenchVenueSetup, orders: readonly BenchOrder[], nonces: bigint[]): Buffer[] {
+  const separator = domainSeparator(setup.domain);
+  const keys = new Map<number, Uint8Array>();
+  const deadline = BigInt(Math.floor(setup.now / 1000) + 3600);
+  return orders.map((o) => {
+    let key = keys.get(o.wallet);
+    if (key === undefined) keys.set(o.wallet, (key = hexToBytes(walletKey(prefix, o.wallet))));
+    const m: PlaceOrderMessage = { seriesId: o.seriesId, portfolioId: 0n, isBuy: o.isBuy, tick: o.tick, size: o.size, expiry: o.expiry, nonce: nonces[o.wallet]!++, deadline };
+    const sig = secp256k1.ecdsaSign(placeOrderDigest(separator, m), key);
+    const signature = `${bytesToHex(sig.signature)}${(27 + sig.recid).toString(16)}`;
+    // The wire body as the client builds it (client/signing.ts); signed natively here for speed.
+    const body = JSON.stringify(placeOrderBody(m, signature));
+    return Buffer.from(`POST /api/mm/orders/place HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${setup.tokens[o.wallet]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+  });
+}
+
 /**
  * `count` requests, wallets in turn, advancing `nonces`. Orders come in pairs at the mark, a
  * sell then a buy from the next wallet: one rests, the other takes it. The book stays small
  * (a steady state) and half the orders trade.
  */
 export function presign(prefix: string, setup: BenchVenueSetup, count: number, nonces: bigint[]): Buffer[] {
-  const separator = domainSeparator(setup.domain);
-  const keys = Array.from({ length: WALLETS }, (_, i) => hexToBytes(walletKey(prefix, i)));
-  const deadline = BigInt(Math.floor(setup.now / 1000) + 3600);
-  const out: Buffer[] = [];
+  const orders: BenchOrder[] = [];
   for (let i = 0; i < count; i++) {
-    const w = i % WALLETS;
     const s = setup.series[Math.floor(i / 2) % setup.series.length]!;
-    const isBuy = i % 2 === 1;
-    const m: PlaceOrderMessage = { seriesId: s.seriesId, portfolioId: 0n, isBuy, tick: s.markTick, size: 10n ** 16n, expiry: s.expiry, nonce: nonces[w]!++, deadline };
-    const sig = secp256k1.ecdsaSign(placeOrderDigest(separator, m), keys[w]!);
-    const signature = `${bytesToHex(sig.signature)}${(27 + sig.recid).toString(16)}`;
-    // The wire body as the client builds it (client/signing.ts); signed natively here for speed.
-    const body = JSON.stringify(placeOrderBody(m, signature));
-    out.push(Buffer.from(`POST /api/mm/orders/place HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${setup.tokens[w]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`));
+    orders.push({ wallet: i % WALLETS, seriesId: s.seriesId, expiry: s.expiry, isBuy: i % 2 === 1, tick: s.markTick, size: 10n ** 16n });
   }
-  return out;
+  return presignOrders(prefix, setup, orders, nonces);
 }

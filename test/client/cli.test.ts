@@ -22,7 +22,7 @@ const keyFile = join(dir, 'wallet.key');
 writeFileSync(keyFile, keccak256(toBytes('cli-test-wallet')));
 
 const server: ChildProcess = spawn(process.execPath, ['--import', fakeToday, '--import', 'tsx', join(root, 'gateway/main.ts')], {
-  env: { ...process.env, FAKE_TODAY: String(START), PORT: '0', DATA_DIR: join(dir, 'data'), WORKERS: '1', ORACLE_INTERVAL_MS: '200', WS_CONNECTIONS_PER_MINUTE: '1000' },
+  env: { ...process.env, CHAIN: 'none', FAKE_TODAY: String(START), PORT: '0', DATA_DIR: join(dir, 'data'), WORKERS: '1', ORACLE_INTERVAL_MS: '200', WS_CONNECTIONS_PER_MINUTE: '1000' },
   stdio: ['ignore', 'ignore', 'pipe'],
 });
 t.teardown(async () => {

@@ -62,7 +62,7 @@ t.test('SIWE_DOMAIN: required off local, a comma-separated list of host[:port]',
     const r = loadConfig({ NETWORK: network });
     t.notOk(r.ok, `${network} without SIWE_DOMAIN does not start`);
     if (!r.ok) t.match(r.errors.join('\n'), `SIWE_DOMAIN must be set on NETWORK=${network}`);
-    const set = loadConfig({ NETWORK: network, SIWE_DOMAIN: 'app.example.com' });
+    const set = loadConfig({ NETWORK: network, SIWE_DOMAIN: 'app.example.com', CHAIN: 'none' });
     t.ok(set.ok && set.config.siweDomains.length === 1 && set.config.siweDomains[0] === 'app.example.com', `${network} with SIWE_DOMAIN starts`);
   }
   const list = loadConfig({ SIWE_DOMAIN: ' App.Example.com, www.example.com:8443,app.example.com,[::1]:8080,10.0.0.2' });

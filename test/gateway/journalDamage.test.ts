@@ -21,7 +21,7 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 
 function run(script: string, args: string[], env: Record<string, string>): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((resolve) => {
-    const p = spawn(process.execPath, ['--import', 'tsx', join(root, script), ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const p = spawn(process.execPath, ['--import', 'tsx', join(root, script), ...args], { env: { ...process.env, CHAIN: 'none', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     p.stdout!.on('data', (d: Buffer) => (out += d.toString()));

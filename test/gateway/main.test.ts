@@ -1,6 +1,7 @@
 /**
- * `npm start`'s entry point as a process: it starts on a fresh DATA_DIR with the defaults,
- * serves, stops gracefully on SIGTERM (exit 0, final snapshot), recovers the same state on
+ * `npm start`'s entry point as a process: it starts on a fresh DATA_DIR with the defaults
+ * (the embedded chain included: anvil holds the contracts the venue lists), serves, stops
+ * gracefully on SIGTERM (exit 0, final snapshot), recovers the same state on
  * restart, refuses a second process on the same DATA_DIR, and refuses bad configuration.
  */
 import t from 'tap';
@@ -72,6 +73,11 @@ t.test('start, serve, stop on SIGTERM, recover', async (t) => {
   t.equal(health.status, 200);
   const pairs = (await (await fetch(`http://127.0.0.1:${first.port}/api/markets/pairs`)).json()) as unknown[];
   t.equal(pairs.length, 2, 'BTC-USDC and ETH-USDC listed');
+  // The defaults settle on the embedded chain: anvil from node_modules, the contracts at the published addresses.
+  const listed = (await (await fetch(`http://127.0.0.1:${first.port}/api/markets/contracts`)).json()) as { contracts: Record<string, string>; chain: { mode: string; rpcUrl: string } };
+  t.equal(listed.chain.mode, 'embedded', 'npm start settles on the embedded chain');
+  const deployed = (await (await fetch(listed.chain.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getCode', params: [listed.contracts.orderBook, 'latest'] }) })).json()) as { result: string };
+  t.ok(deployed.result.length > 1000, 'and the order book listed there holds its code');
   // The drivers' own updates (beyond the bootstrap's 2 oracle commands and 1 clock): awaited, not slept for.
   const applied = await commandsApplied(first.port, (c) => c.oracle >= 4 && c.clock >= 2);
   t.ok(applied.oracle >= 4 && applied.clock >= 2, `simulated oracle updates and clock ticks applied (${JSON.stringify(applied)})`);

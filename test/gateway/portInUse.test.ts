@@ -38,7 +38,7 @@ t.test('a second venue on a port in use refuses to start and names the port', as
   const dataDir = mkdtempSync(join(tmpdir(), 'venue-port-'));
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
 
-  const child = spawn(process.execPath, ['--import', 'tsx', main], { env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, WORKERS: '1' }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', main], { env: { ...process.env, CHAIN: 'none', PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, WORKERS: '1' }, stdio: ['ignore', 'ignore', 'pipe'] });
   let err = '';
   child.stderr!.on('data', (d: Buffer) => {
     err += d.toString();

@@ -25,7 +25,7 @@ type Venue = { child: ChildProcess; stderr: () => string; exited: Promise<[numbe
 
 function startVenue(dataDir: string, startAt: number): Venue {
   const child = spawn(process.execPath, ['--import', fakeToday, '--import', 'tsx', main], {
-    env: { ...process.env, FAKE_TODAY: String(startAt), PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, WORKERS: '2', LOG_LEVEL: 'info' },
+    env: { ...process.env, CHAIN: 'none', FAKE_TODAY: String(startAt), PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, WORKERS: '2', LOG_LEVEL: 'info' },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let err = '';

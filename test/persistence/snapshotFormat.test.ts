@@ -27,6 +27,7 @@ import { startTestApp } from '../gateway/support/testApp.ts';
 import { captureLogger } from './fixtures/captureLogger.ts';
 import { tempDir } from './fixtures/tempDir.ts';
 import { wireVenueOf } from '../../gateway/wireVenue.ts';
+import { encodeValue, decodeValue } from '../../persistence/codec.ts';
 
 type Fixture = {
   tradedWallet: string;
@@ -42,7 +43,18 @@ const fixture = JSON.parse(gunzipSync(readFileSync(new URL('./fixtures/format1/f
 const snapshotBytes = new TextEncoder().encode(fixture.snapshot.state);
 const readBytes = new Uint8Array(Buffer.from(fixture.snapshot.read, 'base64'));
 const sha = (x: string) => createHash('sha256').update(x).digest('hex');
-const readSha = (r: ReadModels) => sha(Buffer.from(r.serialize()).toString('base64'));
+/**
+ * The read models' hash as the old engine's gateway wrote them: the folds added since the
+ * fixture (settlement on chain: docs/chain.md) left out, after checking they hold nothing
+ * (no event of theirs happened in the fixture's history).
+ */
+const readSha = (r: ReadModels) => {
+  const v = decodeValue(r.serialize()) as { parts: Record<string, unknown> };
+  const empty = new ReadModels().settlement.exportState();
+  if (JSON.stringify(v.parts.settlement) !== JSON.stringify(empty)) throw new Error(`settlement read model not empty: ${JSON.stringify(v.parts.settlement)}`);
+  delete v.parts.settlement;
+  return sha(Buffer.from(encodeValue(v)).toString('base64'));
+};
 
 t.test('a format-1 snapshot restores to its state in format 2, and goes on as the old engine did', async (t) => {
   t.equal(JSON.parse(fixture.snapshot.state).format, 1, 'the fixture is format 1');
