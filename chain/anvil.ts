@@ -53,6 +53,12 @@ export type AnvilOptions = {
   startTimeoutMs?: number;
   /** After stop()'s SIGTERM, how long before SIGKILL (default 3 s). */
   killAfterMs?: number;
+  /**
+   * anvil's niceness on POSIX (default 10): on a machine shared with the venue, executing a
+   * block of settlement batches takes a core for a good part of a second, and the order route
+   * must not wait behind it (bench/settlement); the chain only needs to keep up on average.
+   */
+  nice?: number;
 };
 
 export type Anvil = {
@@ -88,12 +94,12 @@ export function anvilBinary(): string {
   return path;
 }
 
-// The guard: anvil in the background, its pid on stdout (then anvil's own output); when stdin reaches its end (the parent
+// The guard: anvil in the background at niceness $NICE (nice execs it: the pid is anvil's), its pid on stdout (then anvil's own output); when stdin reaches its end (the parent
 // closed it or died), SIGTERM, then SIGKILL after $KILL_AFTER seconds; the guard exits with anvil.
 // stdin is read through fd 3: a background list's own stdin is /dev/null.
 const GUARD = [
   'exec 3<&0',
-  '"$ANVIL" "$@" </dev/null 3<&- &',
+  'nice -n "$NICE" "$ANVIL" "$@" </dev/null 3<&- &',
   'pid=$!',
   'echo "anvil-guard-pid $pid"',
   '( while read -r _ <&3; do :; done; kill -TERM "$pid" 2>/dev/null; sleep "$KILL_AFTER"; kill -KILL "$pid" 2>/dev/null ) &',
@@ -185,7 +191,7 @@ async function startOn(requestedPort: number, opts: AnvilOptions): Promise<Anvil
   const child: ChildProcess = guarded
     ? spawn('sh', ['-c', GUARD, 'anvil-guard', ...args], {
       stdio: ['pipe', 'pipe', 'pipe'],
-      env: { ...process.env, ANVIL: binary, KILL_AFTER: String(Math.max(1, Math.ceil(killAfterMs / 1000))) },
+      env: { ...process.env, ANVIL: binary, NICE: String(opts.nice ?? 10), KILL_AFTER: String(Math.max(1, Math.ceil(killAfterMs / 1000))) },
     })
     : spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';

@@ -86,7 +86,8 @@ export async function startBenchVenue(name: string, owners: readonly string[]) {
 /**
  * The venue of startBenchVenue without its owners: a fresh data directory under os.tmpdir()
  * (TMPDIR), the rest of the configuration from the environment (bench/cluster passes
- * JOURNAL=nats, NATS_URL, EDGE ... there), `options` passed to startApp beside the silent log.
+ * JOURNAL=nats, NATS_URL, EDGE ... there), `options` passed to startApp beside the log (silent;
+ * BENCH_LOG_FILE=file appends its JSON lines there).
  */
 export async function startBenchApp(name: string, options: Omit<import('../../gateway/app.ts').AppOptions, 'log' | 'drivers'> = {}) {
   const { mkdtempSync } = await import('node:fs');
@@ -94,13 +95,17 @@ export async function startBenchApp(name: string, options: Omit<import('../../ga
   const { join } = await import('node:path');
   const { loadConfig } = await import('../../gateway/config.ts');
   const { startApp } = await import('../../gateway/app.ts');
-  const { silentLogger } = await import('../../gateway/http/log.ts');
+  const { silentLogger, jsonLogger } = await import('../../gateway/http/log.ts');
+  const { appendFileSync } = await import('node:fs');
+  // BENCH_LOG_FILE=file: the venue's log lines there (JSON), to look into a failed run.
+  const logFile = process.env.BENCH_LOG_FILE;
+  const log = logFile ? jsonLogger('info', (line) => appendFileSync(logFile, line)) : silentLogger;
   const dataDir = mkdtempSync(join(tmpdir(), `bench-${name}-`));
   const unlimited = { anonymous: null, tier1: null, tier2: null, tier3: null };
   const loaded = loadConfig({ ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, RATE_LIMITS: JSON.stringify({ orders: unlimited }), SNAPSHOT_EVERY_COMMANDS: process.env.BENCH_SNAPSHOT_EVERY_COMMANDS ?? String(2 ** 31 - 1) });
   if (!loaded.ok) throw new Error(loaded.errors.join('; '));
   const config = loaded.config;
-  const app = await startApp(config, { snapshotInThread: process.env.BENCH_SNAPSHOT_IN_THREAD === '1', ...options, log: silentLogger, drivers: false });
+  const app = await startApp(config, { snapshotInThread: process.env.BENCH_SNAPSHOT_IN_THREAD === '1', ...options, log, drivers: false });
   return { app, dataDir, config };
 }
 

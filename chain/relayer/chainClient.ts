@@ -7,6 +7,7 @@
  */
 import { createPublicClient, decodeEventLog, getAddress, http, type Address, type Hex, type PublicClient, type TransactionReceipt } from 'viem';
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import { fastSigner, type FastSigner } from './txSigner.ts';
 import { collateralVaultAbi, orderBookAbi, positionManagerAbi, rfqAbi } from '../artifacts.ts';
 import type { ContractAddresses } from '../deploy.ts';
 
@@ -19,6 +20,8 @@ export type Solvency = { readonly tokenBalance: bigint; readonly totalCash: bigi
 export class ChainClient {
   readonly client: PublicClient;
   readonly account: PrivateKeyAccount;
+  /** Native signing of settle() transactions (txSigner.ts), or null: viem's. */
+  private readonly signer: FastSigner | null;
 
   constructor(
     readonly rpcUrl: string,
@@ -30,6 +33,7 @@ export class ChainClient {
     // No cache: viem keeps eth_blockNumber for its polling interval by default, and a stale head reads state from the past.
     this.client = createPublicClient({ transport: http(rpcUrl, { retryCount: 0, timeout: timeoutMs }), cacheTime: 0 });
     this.account = privateKeyToAccount(relayerKey);
+    this.signer = fastSigner(relayerKey, chainId, addresses.orderBook);
   }
 
   get relayer(): Address {
@@ -51,10 +55,16 @@ export class ChainClient {
 
   /** The stream's anchors at one block (the latest when none is named): read together, never across two blocks. */
   async anchors(blockNumber?: number): Promise<StreamAnchors & { block: number }> {
-    const block = blockNumber ?? Number(await this.client.getBlockNumber());
+    // Never the head block: anvil serves a read "at" its latest block from its live state, which a
+    // block being mined changes between two calls (lastSeq of one batch, settleHash of the next: a
+    // false mismatch seen under load). The block before the head is immutable; a wanted block not
+    // yet behind the head is read there instead (the caller sees an older lastSeq and waits).
+    const head = Number(await this.client.getBlockNumber());
+    const block = Math.max(0, Math.min(blockNumber ?? head - 1, head - 1));
     const at = { blockNumber: BigInt(block) };
     const read = (functionName: 'lastSeq' | 'settleHash' | 'lastJournalPos') => this.client.readContract({ address: this.addresses.orderBook, abi: orderBookAbi, functionName, ...at });
-    const [lastSeq, settleHash, lastJournalPos] = await Promise.all([read('lastSeq'), read('settleHash'), read('lastJournalPos')]);
+    const [lastSeq, settleHash, lastJournalPos, again] = await Promise.all([read('lastSeq'), read('settleHash'), read('lastJournalPos'), read('lastSeq')]);
+    if (again !== lastSeq) throw new Error(`the order book's state at block ${block} changed while it was read (lastSeq ${lastSeq}, then ${again})`);
     return { lastSeq: Number(lastSeq), settleHash: settleHash as Hex, lastJournalPos: lastJournalPos as bigint, block };
   }
 
@@ -68,10 +78,11 @@ export class ChainClient {
     return { maxFeePerGas: f.maxFeePerGas, maxPriorityFeePerGas: f.maxPriorityFeePerGas };
   }
 
-  /** Runs the call against the latest state: null when it would succeed, else the revert data (hex) or the error's message. */
+  /** Runs the call against the pending block: null when it would succeed, else the revert data (hex) or the error's message. */
   async simulate(data: Hex, gas: bigint): Promise<{ revert: Hex | null; message: string } | null> {
     try {
-      await this.client.call({ account: this.account.address, to: this.addresses.orderBook, data, gas });
+      // Against the block to come: its timestamp is the one the transaction will see (the latest block's may be older than the batch's match time).
+      await this.client.call({ account: this.account.address, to: this.addresses.orderBook, data, gas, blockTag: 'pending' });
       return null;
     } catch (e) {
       return { revert: revertDataOf(e), message: shortMessage(e) };
@@ -80,7 +91,7 @@ export class ChainClient {
 
   /** Signs and sends a settle transaction; its hash. */
   async send(data: Hex, gas: bigint, nonce: number, fees: Fees): Promise<Hex> {
-    const raw = await this.account.signTransaction({
+    const raw = this.signer !== null ? this.signer({ nonce, gas, maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas, data }) : await this.account.signTransaction({
       chainId: this.chainId,
       type: 'eip1559',
       to: this.addresses.orderBook,
@@ -135,6 +146,15 @@ export class ChainClient {
     const logs = await this.client.getContractEvents({ address: this.addresses.orderBook, abi: orderBookAbi, eventName: 'Settled', args: { seq: BigInt(seq) }, fromBlock: 0n });
     const l = logs.at(-1);
     return l === undefined ? null : { txHash: l.transactionHash, block: Number(l.blockNumber) };
+  }
+
+  /** The calldata of the transaction that settled batch `seq`, with its Settled log's settleHash (diagnostics), or null. */
+  async settledCall(seq: number): Promise<{ txHash: Hex; input: Hex; settleHash: Hex } | null> {
+    const logs = await this.client.getContractEvents({ address: this.addresses.orderBook, abi: orderBookAbi, eventName: 'Settled', args: { seq: BigInt(seq) }, fromBlock: 0n });
+    const l = logs.at(-1);
+    if (l === undefined) return null;
+    const tx = await this.client.getTransaction({ hash: l.transactionHash });
+    return { txHash: l.transactionHash, input: tx.input, settleHash: (l.args as { settleHash: Hex }).settleHash };
   }
 
   /** The vault's `Deposited` logs in blocks `from..to`. */

@@ -212,6 +212,9 @@ export class Relayer {
     return true;
   }
 
+  /** Batches of this turn cut and not yet stored and queued. */
+  private unstored = 0;
+
   /** One turn: fold what was committed, cut, send, follow receipts, index, checkpoint. */
   async step(): Promise<void> {
     if (this.stoppedFor !== null) return;
@@ -220,7 +223,12 @@ export class Relayer {
       const b = this.cutOpen();
       if (b !== null) cut.push(b);
     }
-    for (const b of cut) await this.store(b);
+    // Cut and not yet in the sender: counted in the outbox's depth (metrics may be read while a store waits).
+    this.unstored = cut.length;
+    for (const b of cut) {
+      await this.store(b);
+      this.unstored--;
+    }
     if (this.stoppedFor !== null) return;
     await this.sender.step();
     const now = this.clock();
@@ -477,7 +485,7 @@ export class Relayer {
     const oldest = this.sender.oldestUnsettled();
     const since = oldest !== null ? this.firstSeen.get(oldest.seq) : (this.openSince ?? undefined);
     m.lagSeconds = since === undefined ? 0 : Math.max(0, (this.clock() - since) / 1000);
-    m.outboxBatches = this.sender.depth;
+    m.outboxBatches = this.sender.depth + this.unstored;
     m.openItems = this.batcher.pending;
     m.replicaSeq = this.replica.seq;
     m.indexedBlock = this.indexer.cursor;

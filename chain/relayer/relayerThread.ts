@@ -5,6 +5,8 @@
  * (chain/relayer/relayerHandle.ts). Loaded through workers/loadTask.cjs (tsx's CommonJS hook):
  * no top-level await here or in anything imported.
  */
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Hex } from 'viem';
 import type { Command } from '../../engine/index.ts';
@@ -44,7 +46,24 @@ port.on('message', (m: { type: string }) => {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * This thread at niceness 10 where the system lets one thread have its own: on
+ * Linux `setpriority` takes a thread id, read here from /proc/thread-self. Settlement only has to
+ * keep up on average; the order route's latency is the main thread's and the signature pool's,
+ * which must not wait behind a batch being encoded and signed (bench/settlement: the order route
+ * with the relayer on). Elsewhere, or refused, the thread keeps the process's priority.
+ */
+function lowerThreadPriority(): void {
+  try {
+    const tid = Number(/\/task\/(\d+)$/.exec(readlinkSync('/proc/thread-self'))?.[1]);
+    if (Number.isInteger(tid) && tid > 0) setPriority(tid, 10);
+  } catch {
+    // not Linux, or not allowed: the process's priority
+  }
+}
+
 async function main(): Promise<void> {
+  lowerThreadPriority();
   const access = openSnapshotAccess({ dataDir: data.dataDir, log: quiet });
   const journal: JournalSource = {
     refresh: () => access.refresh(),

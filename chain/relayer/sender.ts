@@ -53,8 +53,15 @@ export class Sender {
   /** The seq the chain expects next. */
   private chainNext: number;
   private stopped: string | null = null;
-  /** The highest seq seen included on chain. */
+  /**
+   * The highest seq seen on chain at a block the anchors read (`anchors` reads the block before
+   * the head: chainClient.ts): at start, by a catch-up, or final. Batches included in a later
+   * block are in `included` with their block; a chain whose anchors fall below a batch seen at
+   * or before the anchors' block lost blocks.
+   */
   private highestIncluded = 0;
+  /** The latest block's timestamp (s) as the slow step last read it; a chain whose clock the venue does not set. */
+  private headTime = 0;
 
   constructor(
     private readonly chain: ChainClient,
@@ -97,7 +104,13 @@ export class Sender {
   /** An included batch found in the outbox at start: its finality is still to come. */
   track(b: StoredBatch): void {
     this.included.push(b);
-    if (b.seq > this.highestIncluded) this.highestIncluded = b.seq;
+  }
+
+  /** The highest seq known on chain at or before `block`. */
+  private highestAt(block: number): number {
+    let h = this.highestIncluded;
+    for (const b of this.included) if (b.block !== null && b.block <= block && b.seq > h) h = b.seq;
+    return h;
   }
 
   /** Follow what is in flight, then send what may be sent (each turn of the relayer). */
@@ -130,7 +143,14 @@ export class Sender {
       this.on.error('reading the chain', e);
       return;
     }
-    if (anchors.lastSeq < this.highestIncluded) this.rollBack(anchors.lastSeq);
+    if (!this.opts.followVenueClock) {
+      try {
+        this.headTime = (await this.chain.head()).timestamp;
+      } catch (e) {
+        this.on.error('reading the head block', e);
+      }
+    }
+    if (anchors.lastSeq < this.highestAt(anchors.block)) this.rollBack(anchors.lastSeq);
     else if (anchors.lastSeq >= this.chainNext) await this.catchUp(anchors, head);
     await this.finalize(anchors.lastSeq, head);
   }
@@ -148,6 +168,9 @@ export class Sender {
         // A gap would be refused (BadSeq): the earlier batch is still being written or resent.
         return;
       }
+      // A chain whose clock the venue does not set: sent once its head is at the batch's match time, so that
+      // whichever later block includes it is too (a block's timestamp may be older than its arrival: a slot's start).
+      if (!this.opts.followVenueClock && b.matchTime > this.headTime) return;
       const data = settleCalldata(BigInt(b.seq), BigInt(b.matchTime), journalPosOfBatch(b), b.items);
       const gas = BigInt(b.gas);
       try {
@@ -158,6 +181,8 @@ export class Sender {
           if (refused !== null) {
             // Not the next batch on chain (the chain kept one whose receipt was lost, or lost one): the slow step resyncs.
             if (refused.revert !== null && decodeSettleError(refused.revert)?.name === 'BadSeq') return;
+            // The chain's clock is not yet at the batch's match time: time settles it, not a halt.
+            if (refused.revert !== null && decodeSettleError(refused.revert)?.name === 'MatchTimeInFuture') return;
             this.refuse(b, refused.revert, refused.message);
             return;
           }
@@ -214,7 +239,6 @@ export class Sender {
       b.status = 'included';
       b.block = Number(receipt.blockNumber);
       this.chainNext = b.seq + 1;
-      if (b.seq > this.highestIncluded) this.highestIncluded = b.seq;
       this.included.push(b);
       await this.on.changed(b);
     }
@@ -247,6 +271,7 @@ export class Sender {
       const b = this.included[0]!;
       if (b.seq > lastSeq || b.block === null || head - b.block + 1 < this.opts.confirmations) return;
       this.included.shift();
+      if (b.seq > this.highestIncluded) this.highestIncluded = b.seq;
       b.status = 'final';
       await this.on.changed(b);
     }
@@ -265,7 +290,7 @@ export class Sender {
       return;
     }
     if (last.settleHash !== anchors.settleHash) {
-      this.stop(last, `the chain's settleHash at batch ${anchors.lastSeq} (${anchors.settleHash}) is not the venue's (${last.settleHash})`, { lastSeq: anchors.lastSeq, block: anchors.block, chainJournalPos: anchors.lastJournalPos.toString(), batchEnd: `${last.endSeq}:${last.endItem}` });
+      this.stop(last, `the chain's settleHash at batch ${anchors.lastSeq} (${anchors.settleHash}) is not the venue's (${last.settleHash})`, { lastSeq: anchors.lastSeq, block: anchors.block, chainJournalPos: anchors.lastJournalPos.toString(), batchEnd: `${last.endSeq}:${last.endItem}`, ...(await this.differences(pending)) });
       return;
     }
     const done = new Set(pending.map((b) => b.seq));
@@ -299,9 +324,40 @@ export class Sender {
     }
   }
 
+  /**
+   * Where the chain's batches and these differ (for the halt's details): per batch, whether the
+   * settling transaction's calldata is the one this sender would send, and the first byte that
+   * differs; and whether each Settled log's settleHash is this stream's.
+   */
+  private async differences(batches: readonly StoredBatch[]): Promise<Record<string, unknown>> {
+    const out: Record<string, unknown>[] = [];
+    for (const b of batches) {
+      try {
+        const call = await this.chain.settledCall(b.seq);
+        if (call === null) {
+          out.push({ seq: b.seq, onChain: false });
+          continue;
+        }
+        const ours = settleCalldata(BigInt(b.seq), BigInt(b.matchTime), journalPosOfBatch(b), b.items);
+        let first = -1;
+        for (let i = 0; i < Math.max(ours.length, call.input.length); i++) {
+          if (ours[i] !== call.input[i]) {
+            first = i;
+            break;
+          }
+        }
+        out.push({ seq: b.seq, tx: call.txHash, sameCalldata: first < 0, firstDifferentHexChar: first, oursLength: ours.length, chainLength: call.input.length, sameSettleHash: call.settleHash === b.settleHash });
+      } catch (e) {
+        out.push({ seq: b.seq, error: shortMessage(e) });
+      }
+    }
+    return { batches: out };
+  }
+
   /** A chain whose lastSeq fell below what was included lost blocks: everything after it goes again. */
   private rollBack(lastSeq: number): void {
-    const highest = this.highestIncluded;
+    let highest = this.highestIncluded;
+    for (const b of this.included) if (b.seq > highest) highest = b.seq;
     const held = new Map<number, StoredBatch>();
     for (const b of [...this.included, ...this.inFlight.map((f) => f.batch), ...this.queue]) if (b.seq > lastSeq) held.set(b.seq, b);
     const top = Math.max(highest, ...held.keys());
