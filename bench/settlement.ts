@@ -10,10 +10,11 @@
  *   pairs at the mark (half the orders trade). The child stamps each trade when its command
  *   commits and each batch when the relayer reports it included (a receipt), and reads every
  *   included batch's receipt for its gas.
- * - Throughput (`value`): a burst of orders as fast as the route takes them (closed loop),
- *   then the time from the burst's first committed fill to the last one included on chain:
- *   fills / that time. Settlement drains behind the burst, so the figure is the relayer's and
- *   the chain's rate when the route outruns them.
+ * - Throughput (`value`): a backlog drained. The chain's block production is paused
+ *   (`evm_setIntervalMining 0`), a burst of orders is sent as fast as the route takes them
+ *   (closed loop; the relayer cuts and sends what it may, nothing is included), production
+ *   resumes on 1-second blocks, and the figure is the burst's fills / the time from the resume
+ *   to the last one included: the relayer's and the chain's rate, not the order route's.
  * - Peer (`peerValue`): the same fills one per transaction, the same relayer with
  *   SETTLE_MAX_FILLS=1 (and SETTLE_MAX_IN_FLIGHT=64, its most), in its own venue, after ours.
  * - Gas per fill (`extra.gasPerFill`), from receipts, calldata and the signed orders' checks
@@ -39,8 +40,8 @@ import { within } from './lib/deadline.ts';
 
 const PREFIX = 'settlement-bench';
 const CONNS = 64;
-const BURST_MS = 2000;
-const PEER_BURST_MS = 600;
+const BURST_MS = 3000;
+const PEER_BURST_MS = 300;
 const LAG_RATE = 600;
 const LAG_MS = 8000;
 const ROUTE_ROUNDS = 2;
@@ -52,7 +53,7 @@ const CHAIN_ENV = { CHAIN: 'embedded', CHAIN_BLOCK_TIME_MS: '1000' };
 type Setup = BenchVenueSetup & { port: number };
 type Batch = { batch: number; fills: number; gasUsed: number };
 type Drained = { type: 'drained'; fills: number; spanMs: number; lagsMs: number[]; batches: Batch[] };
-type ToChild = { type: 'reset' } | { type: 'drain' } | { type: 'stop' };
+type ToChild = { type: 'reset' } | { type: 'pause' } | { type: 'resume' } | { type: 'drain' } | { type: 'stop' };
 type FromChild = { type: 'ready'; setup: Setup } | { type: 'ok' } | Drained | { type: 'failed'; message: string };
 
 // ---------------------------------------------------------------- the venue (child)
@@ -64,6 +65,9 @@ async function server(): Promise<void> {
   let committed = new Map<string, number>();
   let included = new Map<string, number>();
   let batches: { batch: number; tx: Hex; fills: number }[] = [];
+  /** When the chain's block production resumed after a pause (the drain of a backlog counts from it), or null. */
+  let resumedAt: number | null = null;
+  const mining = (seconds: number) => rpc.request({ method: 'evm_setIntervalMining' as never, params: [seconds] as never });
   app.services.pipeline.onEvents((events) => {
     const now = performance.now();
     for (const e of events) if (e.type === 'trade') committed.set(e.tradeId, now);
@@ -87,12 +91,12 @@ async function server(): Promise<void> {
       if (performance.now() > deadline) return { type: 'failed', message: `${committed.size - included.size} of ${committed.size} fills not on chain after ${DRAIN_MS} ms` };
       await new Promise((r) => setTimeout(r, 20));
     }
-    let first = Infinity;
+    let first = resumedAt ?? Infinity;
     let last = 0;
     const lagsMs: number[] = [];
     for (const [id, at] of committed) {
       const inc = included.get(id)!;
-      if (at < first) first = at;
+      if (resumedAt === null && at < first) first = at;
       if (inc > last) last = inc;
       lagsMs.push(inc - at);
     }
@@ -104,7 +108,16 @@ async function server(): Promise<void> {
       committed = new Map();
       included = new Map();
       batches = [];
+      resumedAt = null;
       process.send!({ type: 'ok' } satisfies FromChild);
+    } else if (m.type === 'pause' || m.type === 'resume') {
+      void mining(m.type === 'pause' ? 0 : Number(process.env.CHAIN_BLOCK_TIME_MS) / 1000).then(
+        () => {
+          if (m.type === 'resume') resumedAt = performance.now();
+          process.send!({ type: 'ok' } satisfies FromChild);
+        },
+        (e: unknown) => process.send!({ type: 'failed', message: `evm_setIntervalMining: ${e instanceof Error ? e.message : String(e)}` } satisfies FromChild),
+      );
     } else if (m.type === 'drain') {
       void drain().then(
         (r) => process.send!(r),
@@ -157,11 +170,17 @@ async function sequential(conn: Conn, reqs: Buffer[]): Promise<void> {
   }
 }
 
-/** A burst as fast as the route takes it, then its fills on chain. */
+/**
+ * A backlog, then its drain: block production paused, a burst of orders as fast as the route
+ * takes them (the relayer cuts and sends what it can; nothing is included), production resumed,
+ * and every fill on chain. The rate counts from the resume.
+ */
 async function burst(v: Venue, ms: number): Promise<{ fills: number; rate: number; drained: Drained; orderRate: number }> {
   const reqs = presign(PREFIX, burstSetup(v.setup), Math.max(2000, Math.ceil((ms / 1000) * 8000)), v.nonces);
   await v.srv.ask({ type: 'reset' });
+  await v.srv.ask({ type: 'pause' });
   const round = checked('burst', await closedLoop(v.conns, reqs, { i: 0 }, ms, 1));
+  await v.srv.ask({ type: 'resume' });
   const d = await drained(v);
   return { fills: d.fills, rate: d.fills / (d.spanMs / 1000), drained: d, orderRate: round.rate };
 }
@@ -204,6 +223,9 @@ async function main(): Promise<void> {
   // Lag at 300 fills/s on 1-second blocks.
   const lagReqs = presign(PREFIX, burstSetup(ours.setup), Math.ceil((LAG_RATE * LAG_MS) / 1000) + 200, ours.nonces);
   await ours.srv.ask({ type: 'reset' });
+  // Fresh connections: the server closes keep-alive connections idle for 10 s (those of the burst, while the sweep ran on one).
+  ours.conns.forEach((c) => c.close());
+  ours.conns = await Promise.all(Array.from({ length: CONNS }, () => Conn.open(ours.setup.port)));
   const lagRound = checked('lag phase', await openLoop(ours.conns, lagReqs, { i: 0 }, LAG_RATE, LAG_MS));
   const lag = await drained(ours);
   process.stderr.write(`# lag: ${lag.fills} fills at ${Math.round(lag.fills / (LAG_MS / 1000))}/s, p50 ${Math.round(percentile(lag.lagsMs, 50))} ms, p99 ${Math.round(percentile(lag.lagsMs, 99))} ms\n`);
@@ -244,6 +266,18 @@ async function main(): Promise<void> {
   });
 }
 
+/** Waits until a venue's relayer has nothing waiting (settlement_outbox_batches and settlement_lag_seconds at 0 on /metrics). */
+async function settledIdle(port: number): Promise<void> {
+  const deadline = performance.now() + DRAIN_MS;
+  for (;;) {
+    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    const gauge = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? Number.NaN);
+    if (gauge('settlement_outbox_batches') === 0 && gauge('settlement_lag_seconds') === 0 && gauge('settlement_open_items') === 0) return;
+    if (performance.now() > deadline) throw new Error(`settlement: the relayer venue did not drain within ${DRAIN_MS} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 /**
  * bench/orders' server, CHAIN=none and CHAIN=embedded, both started and warm; rounds at half
  * the CHAIN=none venue's closed-loop throughput alternate between them.
@@ -264,11 +298,18 @@ async function orderRoute() {
   try {
     const subjects = [none, on];
     for (const s of subjects) checked('route warm-up', await closedLoop(s.conns, presign(ordersPrefix, s.setup, 6000, s.nonces), { i: 0 }, 1000, 1));
+    none.conns.forEach((c) => c.close());
+    none.conns = await Promise.all(Array.from({ length: 128 }, () => Conn.open(none.setup.port)));
     const tput = checked('route throughput', await closedLoop(none.conns, presign(ordersPrefix, none.setup, 16_000, none.nonces), { i: 0 }, 1500, 1));
     const rate = tput.rate / 2;
     for (let r = 0; r < ROUTE_ROUNDS; r++) {
       for (const s of subjects) {
+        // The relayer venue's settlement of the last round drained first: its work would land on the other subject's round.
+        await settledIdle(on.setup.port);
         const reqs = presign(ordersPrefix, s.setup, Math.ceil((rate * ROUTE_ROUND_MS) / 1000) + 500, s.nonces);
+        // Fresh connections each round: the server closes keep-alive connections idle for 10 s.
+        s.conns.forEach((c) => c.close());
+        s.conns = await Promise.all(Array.from({ length: 128 }, () => Conn.open(s.setup.port)));
         const round = checked('route round', await openLoop(s.conns, reqs, { i: 0 }, rate, ROUTE_ROUND_MS));
         s.latencies.push(...round.latenciesUs);
       }
