@@ -8,4 +8,9 @@ import t from 'tap';
 // Several suites' apps, each settling on a chain of its own: minutes on a busy 2-core host.
 t.setTimeout(600_000);
 process.env['TEST_CHAIN'] = 'embedded';
-for (const suite of ['private', 'orderEntry', 'rfq']) await import(`../gateway/streams/${suite}.test.ts`);
+// The suites load inside this first test, so the root cannot end between two of them (see suitesOrders.test.ts).
+const suites = ['private', 'orderEntry', 'rfq'];
+t.test(`the ${suites.length} stream suites load, each with its apps`, async (t) => {
+  for (const suite of suites) await import(`../gateway/streams/${suite}.test.ts`);
+  t.pass('loaded');
+});
