@@ -90,6 +90,8 @@ export type RelayerMetrics = {
   chainSeq: number;
   indexedBlock: number;
   halted: string | null;
+  /** Why the sender is not sending the next batch, when it waits (the chain not at its seq yet, its clock behind the batch, a gap), or null. */
+  sendWait: string | null;
 };
 
 export class Relayer {
@@ -117,7 +119,7 @@ export class Relayer {
   private lastSlow = 0;
   private lastCompare = 0;
   private stoppedFor: string | null = null;
-  readonly metrics: RelayerMetrics = { lagSeconds: 0, outboxBatches: 0, openItems: 0, batchesIncluded: 0, batchesFinal: 0, fillsSettled: 0, gasUsed: 0, lastGasPerFill: 0, reconciliations: 0, reconciliationMismatches: 0, lastReconciledBatch: 0, replicaSeq: 0, chainSeq: 0, indexedBlock: 0, halted: null };
+  readonly metrics: RelayerMetrics = { lagSeconds: 0, outboxBatches: 0, openItems: 0, batchesIncluded: 0, batchesFinal: 0, fillsSettled: 0, gasUsed: 0, lastGasPerFill: 0, reconciliations: 0, reconciliationMismatches: 0, lastReconciledBatch: 0, replicaSeq: 0, chainSeq: 0, indexedBlock: 0, halted: null, sendWait: null };
 
   constructor(
     private readonly journal: JournalSource,
@@ -490,6 +492,7 @@ export class Relayer {
     m.replicaSeq = this.replica.seq;
     m.indexedBlock = this.indexer.cursor;
     m.halted = this.halted;
+    m.sendWait = this.sender.waiting;
   }
 
   private halt(reason: string, details: Record<string, unknown>, kind: 'settlement_halted' | 'reconciliation_mismatch' = 'settlement_halted'): false {

@@ -76,6 +76,9 @@ export class Sender {
     this.highestIncluded = lastSeq;
   }
 
+  /** Why the next batch was last held back (see RelayerMetrics.sendWait), or null once sent. */
+  waiting: string | null = null;
+
   /** Why sending stopped (a refused batch), or null. */
   get halted(): string | null {
     return this.stopped;
@@ -106,10 +109,15 @@ export class Sender {
     this.included.push(b);
   }
 
-  /** The highest seq known on chain at or before `block`. */
+  /**
+   * The highest seq the chain must hold at `block` (the anchors' block, the one before the
+   * head): those seen there or before, and those included in a block past the head, which the
+   * chain no longer has (a node restarted from an older state). A batch in the head block
+   * itself is not counted yet.
+   */
   private highestAt(block: number): number {
     let h = this.highestIncluded;
-    for (const b of this.included) if (b.block !== null && b.block <= block && b.seq > h) h = b.seq;
+    for (const b of this.included) if (b.block !== null && (b.block <= block || b.block > block + 1) && b.seq > h) h = b.seq;
     return h;
   }
 
@@ -166,11 +174,15 @@ export class Sender {
       const b = this.queue[0]!;
       if (b.seq !== this.chainNext + this.inFlight.length) {
         // A gap would be refused (BadSeq): the earlier batch is still being written or resent.
+        this.waiting = `batch ${b.seq} waits for batch ${this.chainNext + this.inFlight.length}`;
         return;
       }
       // A chain whose clock the venue does not set: sent once its head is at the batch's match time, so that
       // whichever later block includes it is too (a block's timestamp may be older than its arrival: a slot's start).
-      if (!this.opts.followVenueClock && b.matchTime > this.headTime) return;
+      if (!this.opts.followVenueClock && b.matchTime > this.headTime) {
+        this.waiting = `batch ${b.seq}'s match time ${b.matchTime} is ahead of the chain's head (${this.headTime})`;
+        return;
+      }
       const data = settleCalldata(BigInt(b.seq), BigInt(b.matchTime), journalPosOfBatch(b), b.items);
       const gas = BigInt(b.gas);
       try {
@@ -180,9 +192,12 @@ export class Sender {
           const refused = await this.chain.simulate(data, gas);
           if (refused !== null) {
             // Not the next batch on chain (the chain kept one whose receipt was lost, or lost one): the slow step resyncs.
-            if (refused.revert !== null && decodeSettleError(refused.revert)?.name === 'BadSeq') return;
-            // The chain's clock is not yet at the batch's match time: time settles it, not a halt.
-            if (refused.revert !== null && decodeSettleError(refused.revert)?.name === 'MatchTimeInFuture') return;
+            const name = refused.revert === null ? null : (decodeSettleError(refused.revert)?.name ?? null);
+            if (name === 'BadSeq' || name === 'MatchTimeInFuture') {
+              // BadSeq: the slow step resyncs; MatchTimeInFuture: the chain's clock is not yet at the batch's match time (time settles it, not a halt).
+              this.waiting = `batch ${b.seq}: the chain answers ${name} (${refused.message})`;
+              return;
+            }
             this.refuse(b, refused.revert, refused.message);
             return;
           }
@@ -191,6 +206,7 @@ export class Sender {
         const fees = await this.currentFees();
         const hash = await this.chain.send(data, gas, this.nonce, fees);
         this.nonce++;
+        this.waiting = null;
         this.queue.shift();
         b.status = 'sent';
         b.txHash = hash;
@@ -220,7 +236,16 @@ export class Sender {
         return;
       }
       if (receipt === null) {
-        if (this.clock() - f.sentAt > this.opts.stuckMs) await this.bump(f);
+        if (this.clock() - f.sentAt > this.opts.stuckMs) {
+          // A node that forgot the transaction (restarted from an older state, or dropped it) would never include a
+          // bump at its nonce either: it and everything sent after it go again from the node's next nonce.
+          const known = await Promise.all(f.hashes.map((h) => this.chain.known(h).catch(() => true)));
+          if (!known.some(Boolean)) {
+            this.resendFrom(0);
+            return;
+          }
+          await this.bump(f);
+        }
         return;
       }
       this.inFlight.shift();
@@ -242,6 +267,19 @@ export class Sender {
       this.included.push(b);
       await this.on.changed(b);
     }
+  }
+
+  /** Transactions in flight from index `i` on are forgotten: their batches go back to the queue, the nonce is read again. */
+  private resendFrom(i: number): void {
+    const gone = this.inFlight.splice(i);
+    for (const f of gone) {
+      f.batch.status = 'built';
+      f.batch.txHash = null;
+      f.batch.nonce = null;
+      this.queue.push(f.batch);
+    }
+    this.queue.sort((x, y) => x.seq - y.seq);
+    this.nonce = null;
   }
 
   /** The same nonce again at fees a quarter higher (at least 1 wei more): whichever is included first counts. */

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { getAddress } from 'viem';
 import { loadConfig } from '../../../gateway/config.ts';
 import { startApp, type App, type Every } from '../../../gateway/app.ts';
-import { silentLogger, type Logger } from '../../../gateway/http/log.ts';
+import { jsonLogger, silentLogger, type Logger } from '../../../gateway/http/log.ts';
 import { hashToken } from '../../../persistence/stores.ts';
 import { json, readReply } from '../../../client/venueClient.ts';
 
@@ -71,7 +71,9 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       this.now += ms;
     },
   };
-  const app = await startApp(loaded.config, { log: options.log ?? silentLogger, clock: () => clock.now, inlineWorkers: true, drivers: false, memory, ...(options.every !== undefined ? { every: options.every } : {}), ...(options.snapshotInThread === true ? { snapshotInThread: true } : {}) });
+  // TEST_LOG=1: the app's log lines on stderr (to look into a failing test); silent otherwise.
+  const log = options.log ?? (process.env['TEST_LOG'] === '1' ? jsonLogger('info') : silentLogger);
+  const app = await startApp(loaded.config, { log, clock: () => clock.now, inlineWorkers: true, drivers: false, memory, ...(options.every !== undefined ? { every: options.every } : {}), ...(options.snapshotInThread === true ? { snapshotInThread: true } : {}) });
   return {
     url: `http://127.0.0.1:${app.port}`,
     app,
