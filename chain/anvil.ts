@@ -99,7 +99,7 @@ export function anvilBinary(): string {
 // stdin is read through fd 3: a background list's own stdin is /dev/null.
 const GUARD = [
   'exec 3<&0',
-  'nice -n "$NICE" "$ANVIL" "$@" </dev/null 3<&- &',
+  'if command -v nice >/dev/null 2>&1; then nice -n "$NICE" "$ANVIL" "$@" </dev/null 3<&- & else "$ANVIL" "$@" </dev/null 3<&- & fi',
   'pid=$!',
   'echo "anvil-guard-pid $pid"',
   '( while read -r _ <&3; do :; done; kill -TERM "$pid" 2>/dev/null; sleep "$KILL_AFTER"; kill -KILL "$pid" 2>/dev/null ) &',
