@@ -78,15 +78,23 @@ export class ChainClient {
     return { maxFeePerGas: f.maxFeePerGas, maxPriorityFeePerGas: f.maxPriorityFeePerGas };
   }
 
-  /** Runs the call against the pending block: null when it would succeed, else the revert data (hex) or the error's message. */
+  /** Runs the call: null when it would succeed, else the revert data (hex), or null revert data and the error's message when the node answered no revert (a transport or node error, not a refusal). */
   async simulate(data: Hex, gas: bigint): Promise<{ revert: Hex | null; message: string } | null> {
-    try {
-      // Against the block to come: its timestamp is the one the transaction will see (the latest block's may be older than the batch's match time).
-      await this.client.call({ account: this.account.address, to: this.addresses.orderBook, data, gas, blockTag: 'pending' });
-      return null;
-    } catch (e) {
-      return { revert: revertDataOf(e), message: shortMessage(e) };
+    // Against the block to come first: its timestamp is the one the transaction will see (the
+    // latest block's may be older than the batch's match time). anvil sometimes answers a call
+    // on its pending block with an internal error and no revert: then against the latest block.
+    let message = '';
+    for (const blockTag of ['pending', 'latest'] as const) {
+      try {
+        await this.client.call({ account: this.account.address, to: this.addresses.orderBook, data, gas, blockTag });
+        return null;
+      } catch (e) {
+        const revert = revertDataOf(e);
+        if (revert !== null) return { revert, message: shortMessage(e) };
+        message = `${message}${message === '' ? '' : '; '}${blockTag}: ${shortMessage(e)}`;
+      }
     }
+    return { revert: null, message };
   }
 
   /** Signs and sends a settle transaction; its hash. */

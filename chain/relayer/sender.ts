@@ -190,6 +190,12 @@ export class Sender {
         if (this.inFlight.length === 0) {
           // Checked once against the chain's state before spending gas (a refusal names its item here).
           const refused = await this.chain.simulate(data, gas);
+          if (refused !== null && refused.revert === null) {
+            // No revert: the node failed to answer, which says nothing of the batch; tried again next turn.
+            this.waiting = `batch ${b.seq}: the node did not simulate it (${refused.message})`;
+            this.on.error(`simulating batch ${b.seq}`, new Error(refused.message));
+            return;
+          }
           if (refused !== null) {
             // Not the next batch on chain (the chain kept one whose receipt was lost, or lost one): the slow step resyncs.
             const name = refused.revert === null ? null : (decodeSettleError(refused.revert)?.name ?? null);
