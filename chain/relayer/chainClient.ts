@@ -223,6 +223,9 @@ export function revertDataOf(e: unknown): Hex | null {
 }
 
 export function shortMessage(e: unknown): string {
-  const err = e as { shortMessage?: string; message?: string };
-  return (err.shortMessage ?? err.message ?? String(e)).split('\n')[0]!;
+  const err = e as { shortMessage?: string; message?: string; details?: unknown };
+  const first = (err.shortMessage ?? err.message ?? String(e)).split('\n')[0]!;
+  // viem keeps what the node itself said in `details` (an "internal error" says nothing without it).
+  const details = typeof err.details === 'string' && err.details !== '' && !first.includes(err.details) ? err.details.split('\n')[0] : null;
+  return details === null ? first : `${first} (${details})`;
 }

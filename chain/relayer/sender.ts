@@ -37,6 +37,9 @@ export type SenderEvents = {
   error(what: string, e: unknown): void;
 };
 
+/** Simulations of one batch the node answers without a revert before it is sent unsimulated. */
+const UNSIMULATED_TRIES = 3;
+
 /** How often receipts of transactions in flight are asked for (ms). */
 const POLL_MS = 50;
 
@@ -76,6 +79,8 @@ export class Sender {
     this.highestIncluded = lastSeq;
   }
 
+  /** The batch whose simulation the node failed to answer, and how many times in a row. */
+  private unsimulated = { seq: 0, times: 0 };
   /** Why the next batch was last held back (see RelayerMetrics.sendWait), or null once sent. */
   waiting: string | null = null;
 
@@ -189,9 +194,11 @@ export class Sender {
         if (this.opts.followVenueClock) await this.chain.timeAtLeast(b.matchTime);
         if (this.inFlight.length === 0) {
           // Checked once against the chain's state before spending gas (a refusal names its item here).
-          const refused = await this.chain.simulate(data, gas);
+          const refused = this.unsimulated.seq === b.seq && this.unsimulated.times >= UNSIMULATED_TRIES ? null : await this.chain.simulate(data, gas);
           if (refused !== null && refused.revert === null) {
-            // No revert: the node failed to answer, which says nothing of the batch; tried again next turn.
+            // No revert: the node failed to answer, which says nothing of the batch; tried again next turn,
+            // and after UNSIMULATED_TRIES sent without (its receipt then says whether the chain took it).
+            this.unsimulated = { seq: b.seq, times: this.unsimulated.seq === b.seq ? this.unsimulated.times + 1 : 1 };
             this.waiting = `batch ${b.seq}: the node did not simulate it (${refused.message})`;
             this.on.error(`simulating batch ${b.seq}`, new Error(refused.message));
             return;
