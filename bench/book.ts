@@ -225,7 +225,7 @@ function applyPeer(book: PeerBook, s: OpStream, i: number): void {
     size: s.qty[i]!,
     price: s.tick[i]!,
     accountId: s.peerAccounts[s.owner[i]!]!,
-    stpMode: SelfTradePreventionMode.EXPIRE_MAKER, // our STP rule (api.md), so both books do the same work
+    stpMode: SelfTradePreventionMode.EXPIRE_MAKER, // our STP rule (docs/book.md "Self-trade prevention"), so both books do the same work
     timeInForce: (k === OP_PLACE_IOC ? 'IOC' : 'GTC') as NonNullable<LimitOrderOptions['timeInForce']>,
   };
   book.limit(options);

@@ -1,6 +1,6 @@
 /**
  * The liquidation pass under a shock that makes N portfolios (default 10,000) liquidatable at
- * once (extensions.md "Liquidation and the insurance fund"), in process, through `Venue.apply`.
+ * once (docs/engine.md "Liquidation and the insurance fund"), in process, through `Venue.apply`.
  *
  * N thin wallets each sell one call near the money into a liquidity provider's bid and rest a
  * far sell (so the pass cancels an order and closes a position for each); the provider also

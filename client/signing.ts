@@ -1,5 +1,5 @@
 /**
- * EIP-712 signing for the venue with a viem account (api.md "Signing"; docs/signatures.md):
+ * EIP-712 signing for the venue with a viem account (docs/signatures.md):
  * the typed data the venue serves in phase one, or messages built here for a one round trip
  * entry. The EIP-712 types come from the venue's shared module (workers/eip712/types.ts, pure
  * data), so a local signature and the server's typed data always agree.

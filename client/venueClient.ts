@@ -169,7 +169,7 @@ export class VenueClient {
   }
 
   /**
-   * Sign in with Ethereum (interface.md "Login by SIWE"): nonce, the message signed by the
+   * Sign in with Ethereum (docs/auth.md "Sign-In with Ethereum (EIP-4361)"): nonce, the message signed by the
    * wallet, verify. `Issued At` is the venue's clock (synced first) unless given; with a
    * `domain` (the site the user signs in on), the URI is that site. Keeps and returns the
    * bearer token.

@@ -150,19 +150,18 @@ export class ChainClient {
   }
 
   /** The transaction and block of batch `seq`'s `Settled` log (null when the chain holds none). */
-  async settledTx(seq: number): Promise<{ txHash: Hex; block: number } | null> {
+  async settledTx(seq: number): Promise<{ txHash: Hex; block: number; settleHash: Hex } | null> {
     const logs = await this.client.getContractEvents({ address: this.addresses.orderBook, abi: orderBookAbi, eventName: 'Settled', args: { seq: BigInt(seq) }, fromBlock: 0n });
     const l = logs.at(-1);
-    return l === undefined ? null : { txHash: l.transactionHash, block: Number(l.blockNumber) };
+    return l === undefined ? null : { txHash: l.transactionHash, block: Number(l.blockNumber), settleHash: (l.args as { settleHash: Hex }).settleHash };
   }
 
   /** The calldata of the transaction that settled batch `seq`, with its Settled log's settleHash (diagnostics), or null. */
   async settledCall(seq: number): Promise<{ txHash: Hex; input: Hex; settleHash: Hex } | null> {
-    const logs = await this.client.getContractEvents({ address: this.addresses.orderBook, abi: orderBookAbi, eventName: 'Settled', args: { seq: BigInt(seq) }, fromBlock: 0n });
-    const l = logs.at(-1);
-    if (l === undefined) return null;
-    const tx = await this.client.getTransaction({ hash: l.transactionHash });
-    return { txHash: l.transactionHash, input: tx.input, settleHash: (l.args as { settleHash: Hex }).settleHash };
+    const settled = await this.settledTx(seq);
+    if (settled === null) return null;
+    const tx = await this.client.getTransaction({ hash: settled.txHash });
+    return { txHash: settled.txHash, input: tx.input, settleHash: settled.settleHash };
   }
 
   /** The vault's `Deposited` logs in blocks `from..to`. */

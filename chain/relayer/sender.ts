@@ -16,6 +16,7 @@ import { journalPosOfBatch } from './batcher.ts';
 import type { ChainClient, Fees, StreamAnchors } from './chainClient.ts';
 import { shortMessage } from './chainClient.ts';
 import type { StoredBatch } from './outbox.ts';
+import { differences } from './senderDiagnostics.ts';
 
 export type SenderOptions = {
   readonly maxInFlight: number;
@@ -341,7 +342,7 @@ export class Sender {
       return;
     }
     if (last.settleHash !== anchors.settleHash) {
-      this.stop(last, `the chain's settleHash at batch ${anchors.lastSeq} (${anchors.settleHash}) is not the venue's (${last.settleHash})`, { lastSeq: anchors.lastSeq, block: anchors.block, chainJournalPos: anchors.lastJournalPos.toString(), batchEnd: `${last.endSeq}:${last.endItem}`, ...(await this.differences(pending)) });
+      this.stop(last, `the chain's settleHash at batch ${anchors.lastSeq} (${anchors.settleHash}) is not the venue's (${last.settleHash})`, { lastSeq: anchors.lastSeq, block: anchors.block, chainJournalPos: anchors.lastJournalPos.toString(), batchEnd: `${last.endSeq}:${last.endItem}`, ...(await differences(this.chain, pending)) });
       return;
     }
     const done = new Set(pending.map((b) => b.seq));
@@ -373,36 +374,6 @@ export class Sender {
       this.queue.sort((x, y) => x.seq - y.seq);
       this.nonce = null;
     }
-  }
-
-  /**
-   * Where the chain's batches and these differ (for the halt's details): per batch, whether the
-   * settling transaction's calldata is the one this sender would send, and the first byte that
-   * differs; and whether each Settled log's settleHash is this stream's.
-   */
-  private async differences(batches: readonly StoredBatch[]): Promise<Record<string, unknown>> {
-    const out: Record<string, unknown>[] = [];
-    for (const b of batches) {
-      try {
-        const call = await this.chain.settledCall(b.seq);
-        if (call === null) {
-          out.push({ seq: b.seq, onChain: false });
-          continue;
-        }
-        const ours = settleCalldata(BigInt(b.seq), BigInt(b.matchTime), journalPosOfBatch(b), b.items);
-        let first = -1;
-        for (let i = 0; i < Math.max(ours.length, call.input.length); i++) {
-          if (ours[i] !== call.input[i]) {
-            first = i;
-            break;
-          }
-        }
-        out.push({ seq: b.seq, tx: call.txHash, sameCalldata: first < 0, firstDifferentHexChar: first, oursLength: ours.length, chainLength: call.input.length, sameSettleHash: call.settleHash === b.settleHash });
-      } catch (e) {
-        out.push({ seq: b.seq, error: shortMessage(e) });
-      }
-    }
-    return { batches: out };
   }
 
   /** A chain whose lastSeq fell below what was included lost blocks: everything after it goes again. */
