@@ -17,7 +17,7 @@ export const SETTLE_GAS = {
   base: 21_000 + 50_000,
   item: {
     ORDER: 9_000,
-    FILL: 108_000,
+    FILL: 111_000,
     LIQUIDATION_FILL: 76_000,
     FUND_FILL: 52_000,
     RFQ_FILL: 118_000,

@@ -108,7 +108,9 @@ export async function request(url: string, init: { method?: string; body?: unkno
  */
 async function settledBeforeClose(app: App): Promise<void> {
   await app.services.pipeline.drain();
-  const deadline = Date.now() + 60_000;
+  // The relayer thread's start (its replica of the venue from genesis) takes 15 s alone on a
+  // 2-core host and several times that beside other test files: a generous bound.
+  const deadline = Date.now() + 150_000;
   for (;;) {
     const m = app.chain!.metrics();
     if (m?.halted) throw new Error(`settlement halted: ${m.halted}`);
