@@ -18,6 +18,7 @@ export const ItemKind = {
   FUND_FILL: 0x04,
   RFQ_FILL: 0x05,
   MMM_NONCE: 0x06,
+  NONCE_FLOOR: 0x07,
   DEPOSIT: 0x10,
   DEPOSIT_REFUND: 0x11,
   MINT: 0x12,
@@ -43,6 +44,7 @@ export const ITEM_LENGTH: Record<ItemKindName, number> = {
   FUND_FILL: 94,
   RFQ_FILL: 609,
   MMM_NONCE: 53,
+  NONCE_FLOOR: 53,
   DEPOSIT: 9,
   DEPOSIT_REFUND: 9,
   MINT: 45,
@@ -229,6 +231,13 @@ export class BatchWriter {
     this.end(53, SETTLE_GAS.item.MMM_NONCE);
   }
 
+  nonceFloor(owner: Address, floor: bigint): void {
+    const at = this.begin(ItemKind.NONCE_FLOOR, 53);
+    writeHex(this.buf, at + 1, owner, 20, 'owner');
+    writeUint(this.view, at + 21, floor, 32, 'floor');
+    this.end(53, SETTLE_GAS.item.NONCE_FLOOR);
+  }
+
   deposit(depositId: bigint): void {
     const at = this.begin(ItemKind.DEPOSIT, 9);
     writeUint(this.view, at + 1, depositId, 8, 'depositId');
@@ -405,6 +414,7 @@ export type DecodedItem = { index: number; offset: number } & (
   | { kind: 'FUND_FILL'; owner: Address; portfolioId: bigint; seriesId: Hex; isBuy: boolean; size: bigint; price: bigint }
   | { kind: 'RFQ_FILL'; quote: SignedQuote; fill: SignedFill; makerFee: bigint; takerFee: bigint }
   | { kind: 'MMM_NONCE'; mmm: Address; nonce: bigint }
+  | { kind: 'NONCE_FLOOR'; owner: Address; floor: bigint }
   | { kind: 'DEPOSIT' | 'DEPOSIT_REFUND'; depositId: bigint }
   | { kind: 'MINT' | 'LIQUIDATION_FEE'; owner: Address; portfolioId: bigint; amount: bigint }
   | { kind: 'WITHDRAW'; owner: Address; portfolioId: bigint; amount: bigint; withdrawalId: bigint }
@@ -493,6 +503,8 @@ function decodeOne(kind: ItemKindName, r: Reader, head: { index: number; offset:
     }
     case 'MMM_NONCE':
       return { ...head, kind, mmm: r.address(), nonce: r.uint(32) };
+    case 'NONCE_FLOOR':
+      return { ...head, kind, owner: r.address(), floor: r.uint(32) };
     case 'DEPOSIT':
     case 'DEPOSIT_REFUND':
       return { ...head, kind, depositId: r.uint(8) };

@@ -35,6 +35,7 @@ export type SettlementItem =
   | { readonly kind: 'fundFill'; readonly tradeId: string; readonly owner: Address; readonly portfolioId: bigint; readonly seriesId: Hex; readonly isBuy: boolean; readonly size: bigint; readonly price: bigint }
   | { readonly kind: 'rfqFill'; readonly tradeId: string; readonly quote: SignedQuote; readonly fill: SignedFill; readonly makerFee: bigint; readonly takerFee: bigint }
   | { readonly kind: 'mmmNonce'; readonly mmm: Address; readonly nonce: bigint }
+  | { readonly kind: 'nonceFloor'; readonly owner: Address; readonly floor: bigint }
   | { readonly kind: 'deposit'; readonly depositId: bigint }
   | { readonly kind: 'depositRefund'; readonly depositId: bigint }
   | { readonly kind: 'mint'; readonly owner: Address; readonly portfolioId: bigint; readonly amount: bigint }
@@ -76,9 +77,11 @@ export type Expectations = {
   readonly positions: Map<string, { owner: Address; portfolioId: number; seriesId: Hex; balance: bigint; premium: bigint }>;
   readonly fills: Map<string, { owner: Address; orderId: Hex; filled: bigint }>;
   readonly mmmNonces: Map<string, bigint>;
+  /** Nonce floors the stream set, by owner (the floor the owner asked for on chain). */
+  readonly floors: Map<string, bigint>;
 };
 
-export const emptyExpectations = (): Expectations => ({ cash: new Map(), positions: new Map(), fills: new Map(), mmmNonces: new Map() });
+export const emptyExpectations = (): Expectations => ({ cash: new Map(), positions: new Map(), fills: new Map(), mmmNonces: new Map(), floors: new Map() });
 
 /** The on-chain account of the fees the venue collected (docs/chain.md "Accounts"): (collateralVault, 0). */
 export const FEES_PORTFOLIO = 0n;
@@ -128,7 +131,7 @@ export class SettlementFold {
   /** What touched keys hold since the last call, and a fresh record from here on (nothing touched: a shared empty one, not to be written). */
   takeExpectations(): Expectations {
     const t = this.touched;
-    if (t.cash.size === 0 && t.positions.size === 0 && t.fills.size === 0 && t.mmmNonces.size === 0) return NOTHING_TOUCHED;
+    if (t.cash.size === 0 && t.positions.size === 0 && t.fills.size === 0 && t.mmmNonces.size === 0 && t.floors.size === 0) return NOTHING_TOUCHED;
     this.touched = emptyExpectations();
     return t;
   }
@@ -183,6 +186,9 @@ export class SettlementFold {
           if (e.event.kind === 'deposit') {
             if (e.event.depositId === undefined) throw new SettlementGap(command.seq, `the deposit ${e.id} was credited without the vault's deposit id: no tokens on chain back it`);
             items.push({ kind: e.refused === null ? 'deposit' : 'depositRefund', depositId: e.event.depositId });
+          } else if (e.event.kind === 'nonce_floor' && e.refused === null) {
+            items.push({ kind: 'nonceFloor', owner: e.event.owner as Address, floor: e.event.floor });
+            this.touched.floors.set(e.event.owner, e.event.floor);
           }
           break;
         case 'pair_listed':

@@ -121,11 +121,9 @@ export async function startVenueChain(cfg: VenueChainConfig, hooks: VenueChainHo
           );
         }
         return;
-      case 'deposit': {
-        const d = m.deposit;
-        void submit({ type: 'chain_event', id: d.id, event: { kind: 'deposit', owner: d.owner, portfolioId: d.portfolioId, amount: d.amount, txHash: d.txHash, depositId: d.depositId } }, `deposit ${d.id}`);
+      case 'chain_event':
+        void submit({ type: 'chain_event', id: m.id, event: m.event }, `${m.event.kind} ${m.id}`);
         return;
-      }
       case 'hold':
         hooks.hold(m.seq);
         return;

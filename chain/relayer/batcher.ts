@@ -152,6 +152,8 @@ export class Batcher {
         return;
       case 'mmmNonce':
         return w.mmmNonce(item.mmm, item.nonce);
+      case 'nonceFloor':
+        return w.nonceFloor(item.owner, item.floor);
       case 'deposit':
         return w.deposit(item.depositId);
       case 'depositRefund':

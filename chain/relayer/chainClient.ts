@@ -14,7 +14,15 @@ import type { ContractAddresses } from '../deploy.ts';
 export type StreamAnchors = { readonly lastSeq: number; readonly settleHash: Hex; readonly lastJournalPos: bigint };
 export type Fees = { readonly maxFeePerGas: bigint; readonly maxPriorityFeePerGas: bigint };
 export type SettledLog = { readonly seq: number; readonly journalPos: bigint; readonly matchTime: bigint; readonly settleHash: Hex; readonly fills: bigint };
-export type DepositLog = { readonly owner: Address; readonly portfolioId: bigint; readonly amount: bigint; readonly depositId: bigint; readonly txHash: Hex; readonly logIndex: number; readonly block: number };
+/**
+ * A user's log the indexer turns into a `chain_event` (docs/chain.md "The indexer"): a deposit,
+ * a nonce floor asked for, a market maker's nonce increment asked for.
+ */
+export type UserLog = { readonly txHash: Hex; readonly logIndex: number; readonly block: number } & (
+  | { readonly kind: 'deposit'; readonly owner: Address; readonly portfolioId: bigint; readonly amount: bigint; readonly depositId: bigint }
+  | { readonly kind: 'nonce_floor'; readonly owner: Address; readonly floor: bigint }
+  | { readonly kind: 'mmm_nonce_request'; readonly mmm: Address; readonly nonce: bigint }
+);
 export type Solvency = { readonly tokenBalance: bigint; readonly totalCash: bigint; readonly totalPremium: bigint; readonly pendingDeposits: bigint; readonly settlementImbalance: bigint };
 
 export class ChainClient {
@@ -164,13 +172,33 @@ export class ChainClient {
     return { txHash: settled.txHash, input: tx.input, settleHash: settled.settleHash };
   }
 
-  /** The vault's `Deposited` logs in blocks `from..to`. */
-  async deposits(from: number, to: number): Promise<DepositLog[]> {
-    const logs = await this.client.getContractEvents({ address: this.addresses.collateralVault, abi: collateralVaultAbi, eventName: 'Deposited', fromBlock: BigInt(from), toBlock: BigInt(to) });
-    return logs.map((l) => {
+  /** The users' logs in blocks `from..to` (the vault's deposits, the order book's nonce floors, the RFQ contract's nonce increments), in chain order. */
+  async userLogs(from: number, to: number): Promise<UserLog[]> {
+    const range = { fromBlock: BigInt(from), toBlock: BigInt(to) };
+    const [deposits, floors, increments] = await Promise.all([
+      this.client.getContractEvents({ address: this.addresses.collateralVault, abi: collateralVaultAbi, eventName: 'Deposited', ...range }),
+      this.client.getContractEvents({ address: this.addresses.orderBook, abi: orderBookAbi, eventName: 'NonceFloorRequested', ...range }),
+      this.client.getContractEvents({ address: this.addresses.rfq, abi: rfqAbi, eventName: 'MmmNonceIncrementRequested', ...range }),
+    ]);
+    const at = (l: { transactionHash: Hex; logIndex: number; blockNumber: bigint }) => ({ txHash: l.transactionHash, logIndex: l.logIndex, block: Number(l.blockNumber) });
+    const out: UserLog[] = [];
+    for (const l of deposits) {
       const a = l.args as { owner: Address; portfolioId: bigint; amount: bigint; depositId: bigint };
-      return { owner: getAddress(a.owner), portfolioId: a.portfolioId, amount: a.amount, depositId: a.depositId, txHash: l.transactionHash, logIndex: l.logIndex, block: Number(l.blockNumber) };
-    });
+      out.push({ ...at(l), kind: 'deposit', owner: getAddress(a.owner), portfolioId: a.portfolioId, amount: a.amount, depositId: a.depositId });
+    }
+    for (const l of floors) {
+      const a = l.args as { owner: Address; floor: bigint };
+      out.push({ ...at(l), kind: 'nonce_floor', owner: getAddress(a.owner), floor: a.floor });
+    }
+    for (const l of increments) {
+      const a = l.args as { mmm: Address; nonce: bigint };
+      out.push({ ...at(l), kind: 'mmm_nonce_request', mmm: getAddress(a.mmm), nonce: a.nonce });
+    }
+    return out.sort((a, b) => a.block - b.block || a.logIndex - b.logIndex);
+  }
+
+  async nonceFloors(owners: readonly Address[], blockNumber: number): Promise<readonly bigint[]> {
+    return Promise.all(owners.map((o) => this.client.readContract({ address: this.addresses.orderBook, abi: orderBookAbi, functionName: 'nonceFloor', args: [o], blockNumber: BigInt(blockNumber) }) as Promise<bigint>));
   }
 
   async cashOf(owners: readonly Address[], portfolioIds: readonly bigint[], blockNumber: number): Promise<readonly bigint[]> {

@@ -4,7 +4,14 @@
  * `confirmations` deep. Every log becomes one engine command `chain_event` with the id
  * `chainId:txHash:logIndex` (the same id a chain-indexing provider's webhook carries for it), so
  * the engine applies each event once whoever delivers it, and a restart that delivers a log
- * again changes nothing.
+ * again changes nothing. The logs read are the users' (chainClient.ts `userLogs`): deposits,
+ * nonce floors and market makers' nonce increments asked for (docs/chain.md "Leaving without the
+ * venue").
+ *
+ * Nothing is lost between the chain and the journal: the cursor moves past a block range only
+ * once every event delivered from it is in the venue's state (`taken`, which the relayer answers
+ * from its replica of the committed journal); until then the range's events are delivered again
+ * every `redeliverMs`, so a venue that stopped before it journaled one gets it after its restart.
  *
  * Reorgs: only confirmed blocks are read, and the cursor remembers its block's hash. If that
  * block is no longer canonical the chain reorganised deeper than `confirmations`: what was
@@ -14,21 +21,15 @@
  * (every log it delivered before comes with the same id, and the engine takes each id once).
  */
 import type { Hex } from 'viem';
-import type { ChainClient, DepositLog } from './chainClient.ts';
+import type { ChainEventData } from '../../engine/index.ts';
+import type { ChainClient, UserLog } from './chainClient.ts';
 import type { IndexerCursor, Outbox } from './outbox.ts';
 
-export type ChainDeposit = {
-  readonly id: string;
-  readonly owner: string;
-  readonly portfolioId: number;
-  readonly amount: bigint;
-  readonly txHash: Hex;
-  readonly depositId: bigint;
-};
-
 export type IndexerEvents = {
-  /** A confirmed deposit; resolves once the venue took it (its command is journaled). */
-  deposit(d: ChainDeposit): Promise<void>;
+  /** A confirmed user log as the engine command's event, under its id. */
+  event(id: string, event: ChainEventData): void;
+  /** Whether the venue's committed state holds the event `id` (taken, or refused for good). */
+  taken(id: string): boolean;
   stopped(reason: string, details: Record<string, unknown>): void;
   error(what: string, e: unknown): void;
 };
@@ -36,8 +37,26 @@ export type IndexerEvents = {
 /** Blocks read per `eth_getLogs` call. */
 const RANGE = 2000;
 
+type Delivered = { readonly cursor: IndexerCursor; readonly events: readonly { id: string; event: ChainEventData }[]; at: number };
+
+/** The engine's event of a user log. */
+export function eventOf(l: UserLog): ChainEventData {
+  switch (l.kind) {
+    case 'deposit': {
+      const portfolioId = l.portfolioId <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(l.portfolioId) : -1;
+      return { kind: 'deposit', owner: l.owner, portfolioId, amount: l.amount, txHash: l.txHash, depositId: l.depositId };
+    }
+    case 'nonce_floor':
+      return { kind: 'nonce_floor', owner: l.owner, floor: l.floor, txHash: l.txHash };
+    case 'mmm_nonce_request':
+      return { kind: 'mmm_nonce_request', mmm: l.mmm, nonce: l.nonce, txHash: l.txHash };
+  }
+}
+
 export class Indexer {
   private halted: string | null = null;
+  /** The last range read whose events the venue has not all taken yet. */
+  private delivered: Delivered | null = null;
 
   constructor(
     private readonly chain: ChainClient,
@@ -47,6 +66,8 @@ export class Indexer {
     private readonly fromBlock: number,
     private readonly on: IndexerEvents,
     private readonly rescanOnLoss = false,
+    private readonly clock: () => number = Date.now,
+    private readonly redeliverMs = 5000,
   ) {}
 
   get stoppedFor(): string | null {
@@ -60,6 +81,7 @@ export class Indexer {
 
   async step(): Promise<void> {
     if (this.halted !== null) return;
+    if (!(await this.settleDelivered())) return;
     let head: number;
     try {
       head = (await this.chain.head()).number;
@@ -83,22 +105,41 @@ export class Indexer {
     let from = (saved?.block ?? this.fromBlock - 1) + 1;
     while (from <= confirmed && this.halted === null) {
       const to = Math.min(confirmed, from + RANGE - 1);
-      let logs: DepositLog[];
+      let logs: UserLog[];
       let hash: Hex | null;
       try {
-        logs = await this.chain.deposits(from, to);
+        logs = await this.chain.userLogs(from, to);
         hash = await this.chain.blockHash(to);
       } catch (e) {
         this.on.error(`reading logs ${from}-${to}`, e);
         return;
       }
       if (hash === null) return;
-      for (const l of logs) {
-        const portfolioId = l.portfolioId <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(l.portfolioId) : -1;
-        await this.on.deposit({ id: `${this.chain.chainId}:${l.txHash}:${l.logIndex}`, owner: l.owner, portfolioId, amount: l.amount, txHash: l.txHash, depositId: l.depositId });
-      }
-      await this.outbox.saveCursor({ block: to, hash });
+      const events = logs.map((l) => ({ id: `${this.chain.chainId}:${l.txHash}:${l.logIndex}`, event: eventOf(l) }));
+      this.delivered = { cursor: { block: to, hash }, events, at: this.clock() };
+      for (const e of events) this.on.event(e.id, e.event);
+      if (!(await this.settleDelivered())) return;
       from = to + 1;
     }
+  }
+
+  /**
+   * Moves the cursor past the delivered range once the venue took all of its events; true when
+   * there is nothing outstanding. Events not taken within `redeliverMs` are delivered again.
+   */
+  private async settleDelivered(): Promise<boolean> {
+    const d = this.delivered;
+    if (d === null) return true;
+    const missing = d.events.filter((e) => !this.on.taken(e.id));
+    if (missing.length !== 0) {
+      if (this.clock() - d.at >= this.redeliverMs) {
+        d.at = this.clock();
+        for (const e of missing) this.on.event(e.id, e.event);
+      }
+      return false;
+    }
+    await this.outbox.saveCursor(d.cursor);
+    this.delivered = null;
+    return true;
   }
 }

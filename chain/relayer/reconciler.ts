@@ -2,7 +2,8 @@
  * Reconciliation (docs/chain.md "Reconciliation"): after a batch is included, what the chain
  * holds is compared with what the engine said at that batch, for everything the batches since
  * the last comparison touched: each account's cash, each position's balance and deferred
- * premium, each signed order's fill amount, each market maker's quote nonce; and the totals:
+ * premium, each signed order's fill amount, each market maker's quote nonce, each nonce floor
+ * the stream set; and the totals:
  * the sum of every account's cash and of every deferred premium, the fees account, bad debt,
  * and the vault's solvency identity. The rolling settleHash is checked at every batch by the
  * sender (chain/relayer/sender.ts). A mismatch stops the relayer and raises an alert; nothing is
@@ -32,6 +33,7 @@ export function mergeExpectations(into: Expectations, from: Expectations): Expec
   for (const [k, v] of from.positions) into.positions.set(k, v);
   for (const [k, v] of from.fills) into.fills.set(k, v);
   for (const [k, v] of from.mmmNonces) into.mmmNonces.set(k, v);
+  for (const [k, v] of from.floors) into.floors.set(k, v);
   return into;
 }
 
@@ -72,6 +74,10 @@ export async function reconcile(chain: ChainClient, batch: number, block: number
     part.forEach((f, i) => note('filled', `${f.owner}/${f.orderId}`, f.filled, got[i]!));
   }
   for (const [mmm, nonce] of t.mmmNonces) note('mmmNonce', mmm, nonce, await chain.mmmNonce(getAddress(mmm) as Address, block));
+  for (const part of chunks([...t.floors])) {
+    const got = await chain.nonceFloors(part.map(([owner]) => getAddress(owner) as Address), block);
+    part.forEach(([owner, floor], i) => note('nonceFloor', owner, floor, got[i]!));
+  }
   const s = await chain.solvency(block);
   note('fees', 'collateralVault/0', expected.fees, s.fees);
   note('badDebt', 'collateralVault/1', expected.badDebt, s.badDebt);

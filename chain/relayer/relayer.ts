@@ -139,10 +139,11 @@ export class Relayer {
       this.firstSeen.set(b.seq, this.clock());
     }
     this.indexer = new Indexer(this.chain, this.outbox, this.opts.confirmations, this.opts.deploymentBlock, {
-      deposit: async (d) => this.post({ type: 'deposit', deposit: d }),
+      event: (id, event) => this.post({ type: 'chain_event', id, event }),
+      taken: (id) => this.replica.state.chainEvents.has(id),
       stopped: (reason, details) => this.post({ type: 'alert', kind: 'indexer_stopped', severity: 'critical', message: reason, details }),
       error: (what, e) => this.transportError(what, e),
-    }, this.opts.followVenueClock);
+    }, this.opts.followVenueClock, this.clock);
     this.post({ type: 'hold', seq: this.replica.seq });
     // The checkpoint is past the last batch cut: the state there is that batch's.
     if (this.resume === null) this.resumed();

@@ -3,8 +3,7 @@
  * follows, its options, what it tells the main thread and what it measures (docs/metrics.md).
  */
 import type { Address, Hex } from 'viem';
-import type { Command, VenueOptions } from '../../engine/index.ts';
-import type { ChainDeposit } from './indexer.ts';
+import type { ChainEventData, Command, VenueOptions } from '../../engine/index.ts';
 import type { ReconcileResult } from './reconciler.ts';
 
 /** The journal as the relayer reads it (persistence's LMDB journal in the venue's DATA_DIR). */
@@ -44,7 +43,8 @@ export type RelayerStatus = 'sent' | 'included' | 'final' | 'failed';
 /** What the relayer tells the venue (the main thread). */
 export type RelayerMessage =
   | { readonly type: 'status'; readonly batch: number; readonly status: RelayerStatus; readonly txHash: Hex | null; readonly block: number | null; readonly tradeIds: readonly string[]; readonly orderIds: readonly Hex[]; readonly withdrawals: readonly { owner: Address; withdrawalId: string }[]; readonly failure: string | null }
-  | { readonly type: 'deposit'; readonly deposit: ChainDeposit }
+  /** A confirmed user log for the engine (a deposit, a nonce floor, a nonce increment asked for), as its `chain_event`. */
+  | { readonly type: 'chain_event'; readonly id: string; readonly event: ChainEventData }
   | { readonly type: 'hold'; readonly seq: number }
   | { readonly type: 'alert'; readonly kind: 'settlement_halted' | 'reconciliation_mismatch' | 'chain_rolled_back' | 'indexer_stopped'; readonly severity: 'critical' | 'warning'; readonly message: string; readonly details: Record<string, unknown> }
   | { readonly type: 'reconciled'; readonly result: ReconcileResult }

@@ -76,9 +76,17 @@ abstract contract BatchFills is TypedDataDomain {
     /// cold storage read.
     uint256 internal constant FILTER_WORDS = 4;
 
-    /// @notice The nonce below which an owner's orders are cancelled (`raiseNonceFloor`).
+    /// @notice The nonce below which an owner's orders are cancelled: the floor the venue took
+    /// into the stream (a NONCE_FLOOR item) after the owner asked for it (`raiseNonceFloor`).
     mapping(address => uint256) public nonceFloor;
     uint256[FILTER_WORDS] internal _floorFilter;
+    /// @notice The highest floor each owner asked for (`raiseNonceFloor`), taken in or not yet.
+    mapping(address => uint256) public requestedNonceFloor;
+
+    /// An owner asked for a nonce floor: the venue cancels its older orders and takes it in.
+    event NonceFloorRequested(address indexed owner, uint256 floor);
+    /// A NONCE_FLOOR item applied: fills of `owner`'s orders signed below `floor` now fail.
+    event NonceFloorRaised(address indexed owner, uint256 floor);
 
     constructor(
         string memory serviceName,

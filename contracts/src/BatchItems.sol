@@ -5,7 +5,7 @@ import {BookFills} from "./BookFills.sol";
 import {StreamItems} from "./StreamItems.sol";
 import {CalldataReader as C} from "./CalldataReader.sol";
 import {IPositionManager, ICollateralVault, IOracle, ISeriesRegistry} from "./Interfaces.sol";
-import {BadItem, NotSettled} from "./StreamErrors.sol";
+import {BadItem, NotSettled, NonceFloorNotIncreasing} from "./StreamErrors.sol";
 
 /// @title One batch of the settlement stream, item by item (docs/chain.md "Items").
 /// @notice A first pass checks that the items are whole and of known kinds (`BadItem`) and
@@ -146,6 +146,8 @@ abstract contract BatchItems is BookFills {
             _settlePosition(ctx, p, item);
         } else if (kind == StreamItems.MMM_NONCE) {
             rfq.setMmmNonce(item, C.addr(p + 1), C.word(p + 21));
+        } else if (kind == StreamItems.NONCE_FLOOR) {
+            _nonceFloor(ctx, item, C.addr(p + 1), C.word(p + 21));
         } else if (kind == StreamItems.PAIR) {
             seriesRegistry.listPair(item, C.word32(p + 1), C.u8(p + 33));
         } else if (kind == StreamItems.SERIES) {
@@ -163,6 +165,21 @@ abstract contract BatchItems is BookFills {
                 mstore(add(ctx, CTX_SETTLED_SERIES), 0)
             }
         }
+    }
+
+    /// NONCE_FLOOR: owner 20, floor 32. Raises the owner's floor (it must rise) and sets its bit
+    /// of the filter; the batch's loaded filter words are dropped so that the orders after this
+    /// item read them again.
+    function _nonceFloor(uint256 ctx, uint256 item, address owner, uint256 floor) private {
+        uint256 current = nonceFloor[owner];
+        if (floor <= current) revert NonceFloorNotIncreasing(item, owner, current, floor);
+        nonceFloor[owner] = floor;
+        uint256 bit = uint160(owner) % (FILTER_WORDS * 256);
+        _floorFilter[bit >> 8] |= 1 << (bit & 255);
+        assembly {
+            mstore(add(ctx, CTX_FILTER_LOADED), 0)
+        }
+        emit NonceFloorRaised(owner, floor);
     }
 
     /// SETTLE_POSITION at `p`: owner 20, portfolioId 8, seriesId 32; a SETTLE entry with the

@@ -31,7 +31,6 @@ contract OrderBook is BatchItems {
     bytes32 public settleHash;
 
     event Settled(uint256 indexed seq, uint256 journalPos, uint256 matchTime, bytes32 settleHash, uint256 fills);
-    event NonceFloorRaised(address indexed owner, uint256 floor);
 
     error NonceFloorNotRaised(uint256 current, uint256 given);
     error LengthMismatch();
@@ -123,14 +122,18 @@ contract OrderBook is BatchItems {
         )));
     }
 
-    /// @notice Cancels every order of the caller signed with a nonce below `floor`, on chain as
-    /// off chain: a batch carrying one fails with BelowNonceFloor.
+    /// @notice Asks that every order of the caller signed with a nonce below `floor` be
+    /// cancelled (docs/chain.md "Leaving without the venue"). The request is queued here
+    /// (`requestedNonceFloor`, `NonceFloorRequested`); the venue's indexer sees it, the engine
+    /// cancels the caller's open orders below `floor` and refuses new ones, and the stream's
+    /// NONCE_FLOOR item sets `nonceFloor`, after which no fill of an older order settles. `floor`
+    /// must be above both the floor in force and the last one asked for.
     function raiseNonceFloor(uint256 floor) external {
         uint256 current = nonceFloor[msg.sender];
-        if (floor <= current) revert NonceFloorNotRaised(current, floor);
-        nonceFloor[msg.sender] = floor;
-        uint256 bit = uint160(msg.sender) % (FILTER_WORDS * 256);
-        _floorFilter[bit >> 8] |= 1 << (bit & 255);
-        emit NonceFloorRaised(msg.sender, floor);
+        uint256 asked = requestedNonceFloor[msg.sender];
+        uint256 top = asked > current ? asked : current;
+        if (floor <= top) revert NonceFloorNotRaised(top, floor);
+        requestedNonceFloor[msg.sender] = floor;
+        emit NonceFloorRequested(msg.sender, floor);
     }
 }

@@ -52,6 +52,8 @@ contract Rfq is TypedDataDomain {
     mapping(bytes32 => bool) public fillQuoteUsed;
 
     event MmmNonceIncremented(address indexed mmm, uint256 nonce);
+    /// A market maker asked for its nonce to be raised by one (`incrementMmmNonce`).
+    event MmmNonceIncrementRequested(address indexed mmm, uint256 nonce);
     event QuoteFilled(bytes32 indexed quoteId, address indexed mmm, address indexed taker, uint256 fillSize, uint256 filled);
 
     modifier onlyOrderBook() {
@@ -101,6 +103,15 @@ contract Rfq is TypedDataDomain {
         remaining = quote.size > filled ? quote.size - filled : 0;
         valid = remaining > 0 && block.timestamp < quote.quoteExpiry && quote.nonce == mmmNonce[quote.mmm]
             && positionManager.isMmm(quote.mmm) && verifySignature(quote, signature);
+    }
+
+    /// @notice Asks the venue to raise the caller's nonce by one, cancelling every quote signed
+    /// at the current one (the interface's only way to cancel quotes, here from the market
+    /// maker's own wallet). Queued as a log: the venue's indexer sees it, the engine refuses
+    /// fills of the older quotes at once, and the stream's MMM_NONCE item sets `mmmNonce`. The
+    /// log names the nonce in force when it was asked.
+    function incrementMmmNonce() external {
+        emit MmmNonceIncrementRequested(msg.sender, mmmNonce[msg.sender]);
     }
 
     /// @notice MMM_NONCE: raises a market maker's nonce, cancelling its quotes signed at a lower one.

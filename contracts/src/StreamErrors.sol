@@ -22,6 +22,7 @@ error ValueOutOfRange(uint256 item);
 error BadSignature(uint256 item, address expected, address recovered);
 error NotMmm(uint256 item, address account);
 error BelowNonceFloor(uint256 item, address owner, uint256 nonce, uint256 floor);
+error NonceFloorNotIncreasing(uint256 item, address owner, uint256 current, uint256 given);
 error UnknownOrder(uint256 item, uint256 index);
 error SeriesMismatch(uint256 item, bytes32 makerSeries, bytes32 takerSeries);
 error SameSide(uint256 item);

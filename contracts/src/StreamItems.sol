@@ -24,6 +24,7 @@ library StreamItems {
     uint256 internal constant FUND_FILL = 0x04;
     uint256 internal constant RFQ_FILL = 0x05;
     uint256 internal constant MMM_NONCE = 0x06;
+    uint256 internal constant NONCE_FLOOR = 0x07;
     uint256 internal constant DEPOSIT = 0x10;
     uint256 internal constant DEPOSIT_REFUND = 0x11;
     uint256 internal constant MINT = 0x12;
@@ -74,6 +75,7 @@ library StreamItems {
         if (kind == FUND_FILL) return (94, 2 * POSITION_ENTRY_LENGTH);
         if (kind == RFQ_FILL) return (RFQ_FILL_LENGTH, 2 * POSITION_ENTRY_LENGTH);
         if (kind == MMM_NONCE) return (53, 0);
+        if (kind == NONCE_FLOOR) return (53, 0);
         if (kind == PAIR) return (34, 0);
         if (kind == SERIES) return (74, 0);
         if (kind == MMM) return (22, 0);

@@ -155,6 +155,30 @@ export class NonceWindow {
     this.restoredOrder = ascending ? null : remembered.slice();
   }
 
+  /**
+   * Count every nonce below `floor` as used (a wallet's nonce floor: docs/chain.md "Leaving
+   * without the venue"); remembered nonces below it are folded into the base.
+   */
+  raiseBase(floor: bigint): void {
+    const top = floor - 1n;
+    if (top <= this.top) return;
+    this.restoredOrder = null;
+    this.top = top;
+    let j = 0;
+    while (j < this.his.length && this.his[j]! <= top) {
+      this.count -= Number(this.his[j]! - this.los[j]!) + 1;
+      j++;
+    }
+    this.los.splice(0, j);
+    this.his.splice(0, j);
+    if (this.los.length !== 0 && this.los[0]! <= top) {
+      this.count -= Number(top - this.los[0]!) + 1;
+      this.los[0] = top + 1n;
+    }
+    // A run the base now reaches joins it.
+    if (this.los.length !== 0 && this.los[0] === top + 1n) this.dropRuns(0);
+  }
+
   /** The lowest nonce not yet used at or above every used one: what the server hands out next. */
   next(): bigint {
     const n = this.his.length;

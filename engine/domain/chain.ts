@@ -1,7 +1,9 @@
 /**
- * On-chain events a chain-indexing provider tells the venue about (extensions.md "Webhooks"):
- * a deposit (credits collateral), a confirmed withdrawal, a relay of orders confirmed or failed.
- * Journaled as `chain_event` commands, each once by its provider id.
+ * On-chain events the venue is told about: by a chain-indexing provider (docs/webhooks.md) a
+ * deposit (credits collateral), a confirmed withdrawal, a relay of orders confirmed or failed;
+ * by the venue's own indexer (docs/chain.md "The indexer") also a wallet's requests made on
+ * chain: a nonce floor and a market maker's nonce increment. Journaled as `chain_event`
+ * commands, each once by its id.
  */
 import type { Hex } from './hex.ts';
 
@@ -22,7 +24,12 @@ export type ChainEventData =
       readonly batch?: number;
       readonly tradeIds?: readonly string[];
       readonly withdrawalIds?: readonly string[];
-    };
+    }
+  /** `orderBook.raiseNonceFloor(floor)` by `owner`: its open orders signed below `floor` are cancelled, and no nonce below it is taken again. */
+  | { readonly kind: 'nonce_floor'; readonly owner: string; readonly floor: bigint; readonly txHash: Hex }
+  /** `rfq.incrementMmmNonce()` by `mmm` (at chain nonce `nonce`): its quote nonce goes up by one, as `POST /api/mm/nonce/increment` does. */
+  | { readonly kind: 'mmm_nonce_request'; readonly mmm: string; readonly nonce: bigint; readonly txHash: Hex };
 
 export type ChainEventKind = ChainEventData['kind'];
+/** The kinds a provider's webhook may carry; the venue's indexer alone reports the wallets' requests. */
 export const chainEventKinds = ['deposit', 'withdrawal_confirmed', 'relay_confirmed', 'relay_failed'] as const satisfies readonly ChainEventKind[];

@@ -51,4 +51,4 @@ export function instructionsOf(x: { readonly [K in keyof OrderInstructions]?: Or
  * expired or settled; status `expired`) and `expiry` (its own signed expiry passed; status
  * `expired`) and `liquidation` (the liquidation pass cancelled every open order of the portfolio).
  */
-export type CancelReason = 'user' | 'replace' | 'ioc' | 'fok' | 'self_trade' | 'mmp' | 'disconnect' | 'dead_man' | 'mass_cancel' | 'settlement' | 'admin' | 'expiry' | 'liquidation';
+export type CancelReason = 'user' | 'replace' | 'ioc' | 'fok' | 'self_trade' | 'mmp' | 'disconnect' | 'dead_man' | 'mass_cancel' | 'settlement' | 'admin' | 'expiry' | 'liquidation' | 'nonce_floor';

@@ -4,13 +4,16 @@
  * nothing, also after a restart. A deposit credits collateral as the `deposit` command does; a
  * refused deposit records nothing (the provider may send it again), unless it is one the
  * collateral vault holds (it carries its `depositId`): that one is taken, with the refusal in its
- * event, and the settlement stream returns its tokens (docs/chain.md).
+ * event, and the settlement stream returns its tokens (docs/chain.md). A wallet's request made
+ * on chain is always taken: a nonce floor cancels the wallet's older orders; a nonce increment
+ * raises a market maker's quote nonce, or is refused `not_mmm` in its event for another wallet.
  */
 import { reject, type Rejection } from '../codes.ts';
 import type { VenueState } from '../state.ts';
 import type { EventSink } from './eventSink.ts';
 import type { ChainEventData } from '../domain/chain.ts';
 import { deposit } from './cash.ts';
+import { raiseNonceFloor } from './massCancel.ts';
 
 export function chainEvent(state: VenueState, sink: EventSink, id: string, event: ChainEventData): Rejection | null {
   if ((event.kind === 'relay_confirmed' || event.kind === 'relay_failed') && event.batch !== undefined) return relayerReport(state, sink, id, event, event.batch);
@@ -26,8 +29,20 @@ export function chainEvent(state: VenueState, sink: EventSink, id: string, event
       return null;
     }
   }
+  let refused: string | null = null;
+  if (event.kind === 'nonce_floor') raiseNonceFloor(state, sink, event.owner, event.floor);
+  else if (event.kind === 'mmm_nonce_request') refused = incrementMmmNonce(state, sink, event.mmm)?.code ?? null;
   state.chainEvents.add(id);
-  sink.push({ type: 'chain_event', id, event, refused: null });
+  sink.push({ type: 'chain_event', id, event, refused });
+  return null;
+}
+
+/** A market maker's quote nonce up by one (its quotes at the old one can no longer fill), or `not_mmm`. */
+export function incrementMmmNonce(state: VenueState, sink: EventSink, mmm: string): Rejection | null {
+  const w = state.accounts.walletOf(mmm);
+  if (w < 0 || state.accounts.isMmm[w] !== 1) return reject('not_mmm', { address: mmm });
+  const nonce = ++state.accounts.mmmNonce[w]!;
+  sink.push({ type: 'mmm_nonce', address: mmm, nonce });
   return null;
 }
 

@@ -51,6 +51,27 @@ export function cancelAll(state: VenueState, sink: EventSink, owner: string, sco
   return { orderIds };
 }
 
+/**
+ * A wallet's nonce floor (docs/chain.md "Leaving without the venue"): every nonce below `floor`
+ * counts as used from here on, and its open orders signed below it are cancelled
+ * (`nonce_floor`), oldest first per portfolio; returns their ids.
+ */
+export function raiseNonceFloor(state: VenueState, sink: EventSink, owner: string, floor: bigint): { orderIds: Hex[] } {
+  const wallet = state.accounts.wallet(owner);
+  state.accounts.nonces[wallet]!.raiseBase(floor);
+  const slots = state.accounts.orders;
+  const taken: number[] = [];
+  for (const p of state.accounts.walletPortfolios(wallet)) {
+    for (let o = p.openOrders.head; o !== -1; o = slots.pNext[o]!) {
+      const nonce = state.series.get(slots.seriesId[o]!)!.openOrder(slots.ref[o]!)?.nonce;
+      if (nonce !== undefined && nonce < floor) taken.push(o);
+    }
+  }
+  const orderIds = taken.map((o) => slots.orderId[o]!);
+  for (const o of taken) removeOrder(state, sink, o, 'cancelled', 'cancelled_by_nonce_floor', 'nonce_floor');
+  return { orderIds };
+}
+
 /** Arm (or move, or with 0 disarm) the wallet's dead-man switch: `cancelAt` in venue ms, or null. */
 export function setCancelAfter(state: VenueState, sink: EventSink, owner: string, timeoutMs: number): { cancelAt: number | null } | Rejection {
   if (!Number.isSafeInteger(timeoutMs) || (timeoutMs !== 0 && (timeoutMs < CANCEL_AFTER_MIN_MS || timeoutMs > CANCEL_AFTER_MAX_MS))) return reject('bad_cancel_after', { timeoutMs: String(timeoutMs) });

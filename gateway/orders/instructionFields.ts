@@ -61,5 +61,5 @@ export const InstructionReplyFields = {
   clientOrderId: Type.Union([Type.String({ pattern: CLIENT_ORDER_ID_PATTERN }), Type.Null()]),
 };
 
-export const CANCEL_REASONS: readonly CancelReason[] = ['user', 'replace', 'ioc', 'fok', 'self_trade', 'mmp', 'disconnect', 'dead_man', 'mass_cancel', 'settlement', 'admin', 'expiry'];
-export const CancelReasonField = Type.Union([...CANCEL_REASONS.map((v) => Type.Literal(v)), Type.Null()], { description: 'why it ended without filling: user, replace, ioc, fok, self_trade, settlement, expiry (its signed expiry passed); null while open or once filled' });
+export const CANCEL_REASONS: readonly CancelReason[] = ['user', 'replace', 'ioc', 'fok', 'self_trade', 'mmp', 'disconnect', 'dead_man', 'mass_cancel', 'settlement', 'admin', 'expiry', 'liquidation', 'nonce_floor'];
+export const CancelReasonField = Type.Union([...CANCEL_REASONS.map((v) => Type.Literal(v)), Type.Null()], { description: 'why it ended without filling: user, replace, ioc, fok, self_trade, mmp, disconnect, dead_man, mass_cancel, settlement, admin, expiry (its signed expiry passed), liquidation, nonce_floor (its owner raised its nonce floor on chain); null while open or once filled' });

@@ -100,6 +100,7 @@ t.test('each item kind: what it adds to a batch, fresh state', async (t) => {
     });
   }
   await perItem('MMM_NONCE', (w, i) => w.mmmNonce(fresh('nonce', i), 5n));
+  await perItem('NONCE_FLOOR', (w, i) => w.nonceFloor(fresh('floor', i), 5n));
   // Deposits by fresh wallets, credited or refunded.
   const depositor = accountOf('gas:depositor');
   await fx.fund(depositor.address);

@@ -5,7 +5,7 @@
  * maker rebate at the cap, an expired maker deadline).
  */
 import t from 'tap';
-import { type Hex } from 'viem';
+import { parseEventLogs, type Hex } from 'viem';
 import { chainFixture, T0, WAD } from './support/fixture.ts';
 import { capOf, listMarket, TICK_VALUE, EXPIRY, STRIKE } from './support/market.ts';
 import { seriesIdOf } from './support/ids.ts';
@@ -187,26 +187,53 @@ t.test('OrderExpired (good-till) of either order, DeadlinePassed of the taker on
   t.pass('the taker\'s deadline at the match time, and a maker\'s long past: accepted');
 });
 
-t.test('BelowNonceFloor after raiseNonceFloor', async (t) => {
+t.test('raiseNonceFloor queues a request; the stream\'s NONCE_FLOOR sets the floor, and fills below it fail BelowNonceFloor', async (t) => {
   await fx.fund(frank.address);
   const wallet = fx.walletOf(frank);
   const ob = { address: fx.addresses.orderBook, abi: orderBookAbi } as const;
   const hash = await wallet.writeContract({ ...ob, account: frank, chain: fx.chain, functionName: 'raiseNonceFloor', args: [1_000_000n] });
   const receipt = await fx.pub.waitForTransactionReceipt({ hash });
   t.equal(receipt.status, 'success');
-  t.equal(await fx.pub.readContract({ ...ob, functionName: 'nonceFloor', args: [frank.address] }), 1_000_000n);
+  const logs = parseEventLogs({ abi: orderBookAbi, logs: receipt.logs, eventName: 'NonceFloorRequested' });
+  t.match(logs.map((l) => l.args), [{ owner: frank.address, floor: 1_000_000n }], 'the request is a log for the venue\'s indexer');
+  t.equal(await fx.pub.readContract({ ...ob, functionName: 'requestedNonceFloor', args: [frank.address] }), 1_000_000n, 'queued');
+  t.equal(await fx.pub.readContract({ ...ob, functionName: 'nonceFloor', args: [frank.address] }), 0n, 'not in force until the stream takes it in');
+  const raise = async (floor: bigint) => {
+    try {
+      await fx.pub.simulateContract({ ...ob, account: frank, functionName: 'raiseNonceFloor', args: [floor] });
+      return null;
+    } catch (e) {
+      return String(e);
+    }
+  };
+  t.match(await raise(1_000_000n), /NonceFloorNotRaised/, 'a request at or below the last one asked for is refused');
+
+  const item = new BatchWriter();
+  item.nonceFloor(frank.address, 1_000_000n);
+  const settled = await fx.settle(item);
+  t.match(parseEventLogs({ abi: orderBookAbi, logs: settled.logs, eventName: 'NonceFloorRaised' }).map((l) => l.args), [{ owner: frank.address, floor: 1_000_000n }]);
+  t.equal(await fx.pub.readContract({ ...ob, functionName: 'nonceFloor', args: [frank.address] }), 1_000_000n, 'in force');
   const { w } = await pair({ makerAccount: frank, maker: { nonce: 999_999n } });
   t.match(await fx.settleReverts(w, state()), { name: 'BelowNonceFloor', args: { item: 0n, owner: frank.address, nonce: 999_999n, floor: 1_000_000n } });
   const { w: ok } = await pair({ makerAccount: frank, maker: { nonce: 1_000_000n }, taker: { nonce: 5n } });
   await fx.settle(ok);
   t.pass('at the floor, and another owner\'s low nonce: accepted');
-  let err: unknown = null;
-  try {
-    await fx.pub.simulateContract({ ...ob, account: frank, functionName: 'raiseNonceFloor', args: [1_000_000n] });
-  } catch (e) {
-    err = e;
-  }
-  t.match(String(err), /NonceFloorNotRaised/, 'a floor is only raised');
+  t.match(await raise(1_000_000n), /NonceFloorNotRaised/, 'a floor is only raised');
+
+  const again = new BatchWriter();
+  again.nonceFloor(frank.address, 1_000_000n);
+  t.match(await fx.settleReverts(again, state()), { name: 'NonceFloorNotIncreasing', args: { item: 0n, owner: frank.address, current: 1_000_000n, given: 1_000_000n } }, 'the stream only raises a floor');
+
+  // Within one batch: orders after a NONCE_FLOOR item are checked against the new floor.
+  const before = await m.order(bob, false, 100, WAD, { nonce: 7_000n });
+  const after = await m.order(bob, false, 100, WAD, { nonce: 7_001n });
+  const buyer = await m.order(alice, true, 100, 2n * WAD, { nonce: 7_002n });
+  const mixed = new BatchWriter();
+  const bi = mixed.order(buyer.orderId, buyer.order);
+  mixed.fill(mixed.order(before.orderId, before.order), bi, WAD, 0n, 0n);
+  mixed.nonceFloor(bob.address, 7_001n + 1n);
+  mixed.fill(mixed.order(after.orderId, after.order), bi, WAD, 0n, 0n);
+  t.match(await fx.settleReverts(mixed, state()), { name: 'BelowNonceFloor', args: { item: 4n, owner: bob.address, nonce: 7_001n, floor: 7_002n } }, 'an order declared after the floor item in the same batch');
 });
 
 t.test('NotMmm for portfolio 0; an MMM trades there', async (t) => {

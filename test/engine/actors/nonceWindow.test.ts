@@ -135,3 +135,26 @@ t.test('a snapshot listing nonces out of order serialises back the same until th
   t.equal(w.use(10n), true);
   t.same([w.base, w.size], [16n, 0], 'the gap closed: the run joined the base');
 });
+
+t.test('raiseBase: a nonce floor counts everything below it as used, cutting runs it reaches', async (t) => {
+  const w = new NonceWindow(64);
+  for (const n of [3n, 4n, 5n, 10n, 11n, 20n]) w.use(n);
+  t.same([w.base, w.size], [0n, 6]);
+  w.raiseBase(2n);
+  t.same([w.base, w.size], [2n, 6], 'below every run: only the base moves');
+  t.equal(w.isUsed(1n), true);
+  t.equal(w.isUsed(2n), false);
+  w.raiseBase(3n);
+  t.same([w.base, w.size], [6n, 3], 'a run starting at the floor joins the base');
+  w.raiseBase(11n);
+  t.same([w.base, w.size], [12n, 1], 'a run the floor cuts: its part below goes, the rest joins');
+  t.same(w.remembered(), [20n]);
+  t.equal(w.isUsed(15n), false, 'above the floor: free');
+  t.equal(w.use(9n), false, 'below the floor: refused as used');
+  w.raiseBase(5n);
+  t.same([w.base, w.size], [12n, 1], 'a floor at or below the base changes nothing');
+  w.raiseBase(100n);
+  t.same([w.base, w.size, w.next()], [100n, 0, 100n], 'above everything: nothing remembered');
+  t.equal(w.use(100n), true);
+  t.equal(w.next(), 101n);
+});
