@@ -1,5 +1,5 @@
 /**
- * Order instructions (extensions.md "Order instructions"): fields beside the signed
+ * Order instructions (docs/order-entry.md "Order instructions"): fields beside the signed
  * PlaceOrder, not part of its EIP-712 struct, so an order's id stays the PlaceOrder hash.
  * The engine holds them complete; the edge fills the defaults.
  */

@@ -1,8 +1,9 @@
 /**
- * Cancels a market maker triggers without signing each order (extensions.md "Cancels",
- * "Cancel on disconnect and the dead-man switch"): a mass cancel of the wallet's open orders
- * by scope, the same on a socket's close, and the dead-man switch, whose deadline is engine
- * state (it survives a restart) and fires at the first clock command past it.
+ * Cancels a market maker triggers without signing each order (docs/order-entry.md "Mass cancel
+ * and the dead-man switch"): a mass cancel of the wallet's open orders by scope, the same on a
+ * socket's close, and the dead-man switch, whose deadline is engine state (it survives a
+ * restart) and fires at the first clock command past it; and a wallet's nonce floor taken in
+ * from the chain (docs/chain.md "Leaving without the venue").
  */
 import type { Hex } from '../domain/hex.ts';
 import type { CancelScope } from '../commands.ts';

@@ -1,5 +1,5 @@
 /**
- * Order instructions on the wire (extensions.md "Order instructions"): the optional fields
+ * Order instructions on the wire (docs/order-entry.md "Order instructions"): the optional fields
  * `timeInForce`, `postOnly`, `reduceOnly`, `mmp`, `clientOrderId` beside a place body, signed
  * or not (they are not in the EIP-712 struct). Read here, echoed in every reply and read.
  */
