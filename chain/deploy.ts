@@ -61,7 +61,12 @@ export type ContractOptions = {
   feeCapRate?: bigint;
   /** A real collateral token: no mock is deployed and `faucet` must be false. */
   collateralToken?: Address;
+  /** Seconds after which anyone may execute a forced withdrawal the venue did not take in (FORCED_ACTION_TIMEOUT_S). */
+  forcedActionTimeout?: number;
 };
+
+/** FORCED_ACTION_TIMEOUT_S's default: a day. */
+export const DEFAULT_FORCED_ACTION_TIMEOUT_S = 86_400;
 
 export type Deployment = { chainId: number; addresses: ContractAddresses; deploymentBlock: bigint };
 
@@ -88,7 +93,7 @@ export function initCodes(opts: ContractOptions, addresses: ContractAddresses, d
     seriesRegistry: [a.orderBook, a.oracle],
     quoter: [a.seriesRegistry],
     positionManager: [a.orderBook],
-    collateralVault: [a.collateralToken, a.orderBook, a.positionManager, INSURANCE_FUND_OWNER, opts.faucet],
+    collateralVault: [a.collateralToken, a.orderBook, a.positionManager, INSURANCE_FUND_OWNER, opts.faucet, BigInt(opts.forcedActionTimeout ?? DEFAULT_FORCED_ACTION_TIMEOUT_S)],
     rfq: [opts.serviceName, domainOf('rfq'), a.orderBook, a.positionManager, a.seriesRegistry],
     orderBook: [
       opts.serviceName, domainOf('orderBook'), opts.relayer, opts.feeCapRate ?? DEFAULT_FEE_CAP_RATE, INSURANCE_FUND_OWNER,

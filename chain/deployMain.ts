@@ -5,14 +5,15 @@
  *
  * Environment: CHAIN_RPC_URL, DEPLOYER_PRIVATE_KEY (or DEPLOYER_PRIVATE_KEY_FILE), RELAYER_ADDRESS,
  * ORACLE_ADDRESS, SERVICE_NAME (default Diffusal), CHAIN_ID, COLLATERAL_TOKEN (optional: without
- * it the open-mint test token is deployed and MINT items are allowed). A missing or malformed
+ * it the open-mint test token is deployed and MINT items are allowed), FORCED_ACTION_TIMEOUT_S
+ * (default 86400: when anyone may execute a forced withdrawal the venue did not take in). A missing or malformed
  * variable exits 2 with a message naming it.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { getAddress, isAddress, type Address, type Hex } from 'viem';
-import { deployContracts, type ContractOptions } from './deploy.ts';
+import { DEFAULT_FORCED_ACTION_TIMEOUT_S, deployContracts, type ContractOptions } from './deploy.ts';
 import { ROOT } from './build.ts';
 
 export type DeployConfig = { rpcUrl: string; privateKey: Hex; options: ContractOptions };
@@ -52,8 +53,10 @@ export function deployConfig(env: NodeJS.ProcessEnv): { ok: true; config: Deploy
   const chainId = Number(env.CHAIN_ID);
   if (!Number.isSafeInteger(chainId) || chainId < 1) errors.push(`CHAIN_ID must be a positive integer (got "${env.CHAIN_ID ?? ''}")`);
   if (relayer !== undefined && oracleSigner !== undefined && relayer === oracleSigner) errors.push('ORACLE_ADDRESS must not be RELAYER_ADDRESS: settlement prices need a key the relayer does not hold');
+  const timeout = env.FORCED_ACTION_TIMEOUT_S === undefined || env.FORCED_ACTION_TIMEOUT_S === '' ? DEFAULT_FORCED_ACTION_TIMEOUT_S : Number(env.FORCED_ACTION_TIMEOUT_S);
+  if (!Number.isSafeInteger(timeout) || timeout < 60 || timeout > 365 * 86_400) errors.push(`FORCED_ACTION_TIMEOUT_S must be an integer from 60 to 31536000 seconds (got "${env.FORCED_ACTION_TIMEOUT_S}")`);
   if (errors.length > 0) return { ok: false, errors };
-  const options: ContractOptions = { serviceName, chainId, relayer: relayer!, oracleSigner: oracleSigner!, faucet: collateralToken === undefined };
+  const options: ContractOptions = { serviceName, chainId, relayer: relayer!, oracleSigner: oracleSigner!, faucet: collateralToken === undefined, forcedActionTimeout: timeout };
   if (collateralToken !== undefined) options.collateralToken = collateralToken;
   return { ok: true, config: { rpcUrl, privateKey: key as Hex, options } };
 }

@@ -21,6 +21,8 @@ export type EmbeddedChainOptions = {
   /** A fixed port (CHAIN_PORT), or a free one. */
   readonly port?: number;
   readonly blockTimeMs: number;
+  /** The collateral vault's forced-withdrawal timeout (seconds). */
+  readonly forcedActionTimeout: number;
   readonly relayer: Address;
   readonly oracleSigner: Address;
   /** For the log: anvil restarts, install failures. */
@@ -50,7 +52,7 @@ export async function startEmbeddedChain(opts: EmbeddedChainOptions): Promise<Em
   let anvil: Anvil = await startAnvil({ chainId: opts.chainId, blockTimeMs: opts.blockTimeMs, stateDir, ...(opts.port !== undefined ? { port: opts.port } : {}) });
   const port = anvil.port;
   const rpcUrl = anvil.rpcUrl;
-  const contract = { serviceName: opts.serviceName, chainId: opts.chainId, relayer: opts.relayer, oracleSigner: opts.oracleSigner, faucet: true };
+  const contract = { serviceName: opts.serviceName, chainId: opts.chainId, relayer: opts.relayer, oracleSigner: opts.oracleSigner, faucet: true, forcedActionTimeout: opts.forcedActionTimeout };
   const install = async () => {
     const d = await installContracts(rpcUrl, contract);
     const client = createPublicClient({ transport: http(rpcUrl) });

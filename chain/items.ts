@@ -27,6 +27,7 @@ export const ItemKind = {
   LIQUIDATION_FEE: 0x15,
   DEFICIT: 0x16,
   REBATE: 0x17,
+  FORCED_WITHDRAW: 0x18,
   PAIR: 0x20,
   SERIES: 0x21,
   MMM: 0x22,
@@ -53,6 +54,7 @@ export const ITEM_LENGTH: Record<ItemKindName, number> = {
   LIQUIDATION_FEE: 45,
   DEFICIT: 61,
   REBATE: 37,
+  FORCED_WITHDRAW: 25,
   PAIR: 34,
   SERIES: 74,
   MMM: 22,
@@ -292,6 +294,14 @@ export class BatchWriter {
     this.end(37, SETTLE_GAS.item.REBATE);
   }
 
+  /** A forced-withdrawal request taken in: `paid` of it to its owner (0: refused). */
+  forcedWithdraw(requestId: bigint, paid: bigint): void {
+    const at = this.begin(ItemKind.FORCED_WITHDRAW, 25);
+    writeUint(this.view, at + 1, requestId, 8, 'requestId');
+    writeUint(this.view, at + 9, paid, 16, 'paid');
+    this.end(25, SETTLE_GAS.item.FORCED_WITHDRAW);
+  }
+
   pair(pairId: Hex, tickDecimals: number): void {
     const at = this.begin(ItemKind.PAIR, 34);
     writeHex(this.buf, at + 1, pairId, 32, 'pairId');
@@ -421,6 +431,7 @@ export type DecodedItem = { index: number; offset: number } & (
   | { kind: 'TRANSFER'; owner: Address; fromPortfolioId: bigint; toPortfolioId: bigint; amount: bigint }
   | { kind: 'DEFICIT'; owner: Address; portfolioId: bigint; fundPaid: bigint; badDebt: bigint }
   | { kind: 'REBATE'; referrer: Address; amount: bigint }
+  | { kind: 'FORCED_WITHDRAW'; requestId: bigint; paid: bigint }
   | { kind: 'PAIR'; pairId: Hex; tickDecimals: number }
   | { kind: 'SERIES'; pairId: Hex; strike: bigint; expiry: number; isCall: boolean }
   | { kind: 'MMM'; account: Address; isMmm: boolean }
@@ -519,6 +530,8 @@ function decodeOne(kind: ItemKindName, r: Reader, head: { index: number; offset:
       return { ...head, kind, owner: r.address(), portfolioId: r.uint(8), fundPaid: r.uint(16), badDebt: r.uint(16) };
     case 'REBATE':
       return { ...head, kind, referrer: r.address(), amount: r.uint(16) };
+    case 'FORCED_WITHDRAW':
+      return { ...head, kind, requestId: r.uint(8), paid: r.uint(16) };
     case 'PAIR':
       return { ...head, kind, pairId: r.hex(32), tickDecimals: r.small(1) };
     case 'SERIES':

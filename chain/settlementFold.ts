@@ -36,6 +36,7 @@ export type SettlementItem =
   | { readonly kind: 'rfqFill'; readonly tradeId: string; readonly quote: SignedQuote; readonly fill: SignedFill; readonly makerFee: bigint; readonly takerFee: bigint }
   | { readonly kind: 'mmmNonce'; readonly mmm: Address; readonly nonce: bigint }
   | { readonly kind: 'nonceFloor'; readonly owner: Address; readonly floor: bigint }
+  | { readonly kind: 'forcedWithdraw'; readonly requestId: bigint; readonly paid: bigint }
   | { readonly kind: 'deposit'; readonly depositId: bigint }
   | { readonly kind: 'depositRefund'; readonly depositId: bigint }
   | { readonly kind: 'mint'; readonly owner: Address; readonly portfolioId: bigint; readonly amount: bigint }
@@ -189,6 +190,9 @@ export class SettlementFold {
           } else if (e.event.kind === 'nonce_floor' && e.refused === null) {
             items.push({ kind: 'nonceFloor', owner: e.event.owner as Address, floor: e.event.floor });
             this.touched.floors.set(e.event.owner, e.event.floor);
+          } else if (e.event.kind === 'withdrawal_request') {
+            // Taken in, paid or refused: the vault marks the request taken (and pays what was paid).
+            items.push({ kind: 'forcedWithdraw', requestId: e.event.requestId, paid: e.paid ?? 0n });
           }
           break;
         case 'pair_listed':

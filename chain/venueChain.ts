@@ -28,6 +28,8 @@ export type VenueChainConfig = {
   /** embedded: CHAIN_PORT, or a free port. */
   readonly port: number | null;
   readonly blockTimeMs: number;
+  /** embedded: the collateral vault's forced-withdrawal timeout (FORCED_ACTION_TIMEOUT_S). */
+  readonly forcedActionTimeout: number;
   readonly relayerKey: Hex;
   readonly oracleKey: Hex;
   /** rpc: the deployment file's addresses and block; embedded: the published addresses, installed at start. */
@@ -87,6 +89,7 @@ export async function startVenueChain(cfg: VenueChainConfig, hooks: VenueChainHo
       serviceName: cfg.serviceName,
       ...(cfg.port !== null ? { port: cfg.port } : {}),
       blockTimeMs: cfg.blockTimeMs,
+      forcedActionTimeout: cfg.forcedActionTimeout,
       relayer,
       oracleSigner,
       log: hooks.log,

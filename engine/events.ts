@@ -282,7 +282,8 @@ export type ReferralRebateEvent = Stamp & { readonly type: 'referral_rebate'; re
  * this one). `refused`: an on-chain deposit the venue did not credit (the code of why: its
  * tokens go back to the depositor through the settlement stream); null when applied.
  */
-export type ChainEventEvent = Stamp & { readonly type: 'chain_event'; readonly id: string; readonly event: ChainEventData; readonly refused: string | null };
+/** `paid`: of a forced-withdrawal request taken in, what the venue paid (COLLATERAL6, 0 when refused); absent for other kinds. */
+export type ChainEventEvent = Stamp & { readonly type: 'chain_event'; readonly id: string; readonly event: ChainEventData; readonly refused: string | null; readonly paid?: bigint };
 
 /**
  * Cash that a cash command moved: a faucet deposit (test collateral minted on local/testnet), a

@@ -93,6 +93,10 @@ type Dump = {
   chainEvents?: string[];
   /** The last settlement batch confirmed final; absent when none (and in older snapshots): 0. */
   settledBatch?: number;
+  /** Forced-withdrawal requests taken in [requestId, paid], in order; absent when none (and in older snapshots). */
+  forcedWithdrawals?: [string, bigint][];
+  /** Forced withdrawals executed on chain and taken in; absent when none (and in older snapshots): 0. */
+  forcedExecutions?: number;
   /** The insurance fund's bad debt and next liquidation id; absent before the first liquidation or fund deposit (and in older snapshots): the defaults. */
   insurance?: { badDebt: bigint; nextLiquidationId: number };
 };
@@ -162,6 +166,8 @@ export function serializeState(s: VenueState): Uint8Array {
   }
   if (s.chainEvents.size > 0) dump.chainEvents = [...s.chainEvents];
   if (s.settledBatch > 0) dump.settledBatch = s.settledBatch;
+  if (s.forcedWithdrawals.size > 0) dump.forcedWithdrawals = [...s.forcedWithdrawals];
+  if (s.forcedExecutions > 0) dump.forcedExecutions = s.forcedExecutions;
   return encode(dump);
 }
 
@@ -318,6 +324,8 @@ function fromDump(dump: Dump, idHashSeed: number): VenueState {
   for (const [referee, referrer, code] of dump.referrals?.links ?? []) s.referrals.link(referee, referrer, code);
   for (const id of dump.chainEvents ?? []) s.chainEvents.add(id);
   s.settledBatch = dump.settledBatch ?? 0;
+  for (const [id, paid] of dump.forcedWithdrawals ?? []) s.forcedWithdrawals.set(id, paid);
+  s.forcedExecutions = dump.forcedExecutions ?? 0;
   s.insurance.restore(dump.insurance);
   for (const m of dump.mmp ?? []) s.mmp.restore(m.owner, m.config, m.frozen, m.frozenUntil, m.reason, m.fills);
   s.accounts.margin.rebuild(s.accounts.allPortfolios());

@@ -45,6 +45,10 @@ export class VenueState {
   readonly referrals = new ReferralActor();
   /** Provider ids of the chain events applied (engine/flows/chain.ts), in order: each is taken once. */
   readonly chainEvents = new Set<string>();
+  /** Forced-withdrawal requests taken in (the vault's request id) and what was paid of each (docs/chain.md "Leaving without the venue"). */
+  readonly forcedWithdrawals = new Map<string, bigint>();
+  /** Forced withdrawals executed on chain without the venue and taken in since genesis (reconciliation compares it with the vault's count). */
+  forcedExecutions = 0;
   /** The last settlement batch the relayer confirmed final (docs/chain.md): batches are confirmed once each, in order. */
   settledBatch = 0;
   /** The insurance fund's bad debt and the liquidation ids (its cash is its portfolio's, engine/actors/insuranceFund.ts). */

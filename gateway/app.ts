@@ -281,6 +281,7 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
           publicRpcUrl: c.publicRpcUrl,
           port: c.port,
           blockTimeMs: c.blockTimeMs,
+          forcedActionTimeout: c.forcedActionTimeout,
           relayerKey: c.relayerKey,
           oracleKey: c.oracleKey,
           addresses: config.contracts,

@@ -15,6 +15,7 @@
  * | `CONFIRMATIONS` | blocks after which a batch is final and a deposit is credited (default 1 embedded, 3 rpc) |
  * | `SETTLE_MAX_FILLS`, `SETTLE_WINDOW_MS`, `SETTLE_MAX_GAS` | a batch's limits: 100 fills, 250 ms, 25,000,000 gas |
  * | `SETTLE_MAX_IN_FLIGHT` | batches sent and not yet included (default 16: on 1-second blocks, 1,600 fills a second) |
+ * | `FORCED_ACTION_TIMEOUT_S` | embedded: seconds after which anyone may execute a forced withdrawal the venue did not take in (default 86400; rpc: the deployment's, set by `npm run deploy:contracts`) |
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { getAddress, isAddress, keccak256, toHex, type Address, type Hex } from 'viem';
@@ -38,6 +39,8 @@ export type ChainSettings = {
   readonly windowMs: number;
   readonly maxGas: number;
   readonly maxInFlight: number;
+  /** embedded: the collateral vault's forced-withdrawal timeout (seconds). */
+  readonly forcedActionTimeout: number;
 };
 
 const KEY = /^0x[0-9a-fA-F]{64}$/;
@@ -163,6 +166,7 @@ export function parseChainSettings(
       oracleKey: oracleKey ?? developmentKey(venue.serviceName, venue.chainId, 'oracle'),
       deployment: null,
       confirmations,
+      forcedActionTimeout: int(env, 'FORCED_ACTION_TIMEOUT_S', 86_400, 60, 365 * 86_400, errors),
       ...limits,
     };
   }
@@ -174,5 +178,5 @@ export function parseChainSettings(
   const file = env['DEPLOYMENT_FILE']?.trim() || `deployments/${venue.chainId}.json`;
   const deployment = readDeployment(file, venue.chainId, errors);
   if (rpcUrl === null || relayerKey === null || oracleKey === null || deployment === null) return null;
-  return { mode, rpcUrl, publicRpcUrl, port: null, blockTimeMs: 0, relayerKey, oracleKey, deployment, confirmations, ...limits };
+  return { mode, rpcUrl, publicRpcUrl, port: null, blockTimeMs: 0, relayerKey, oracleKey, deployment, confirmations, forcedActionTimeout: 0, ...limits };
 }

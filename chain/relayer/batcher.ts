@@ -154,6 +154,8 @@ export class Batcher {
         return w.mmmNonce(item.mmm, item.nonce);
       case 'nonceFloor':
         return w.nonceFloor(item.owner, item.floor);
+      case 'forcedWithdraw':
+        return w.forcedWithdraw(item.requestId, item.paid);
       case 'deposit':
         return w.deposit(item.depositId);
       case 'depositRefund':

@@ -1,7 +1,7 @@
 /**
  * The relayer's view of the chain: the settlement stream's anchors (`lastSeq`, `settleHash`),
- * sending `settle` transactions signed by the relayer's key, their receipts, the vault's
- * `Deposited` logs, and the batch views reconciliation compares (docs/chain.md). Every call
+ * sending `settle` transactions signed by the relayer's key, their receipts, the users' logs
+ * (deposits and the requests of docs/chain.md "Leaving without the venue"), and the batch views reconciliation compares (docs/chain.md). Every call
  * goes through one viem public client over HTTP (no retries here: the relayer decides when to
  * try again); transactions are signed locally and sent raw.
  */
@@ -22,6 +22,8 @@ export type UserLog = { readonly txHash: Hex; readonly logIndex: number; readonl
   | { readonly kind: 'deposit'; readonly owner: Address; readonly portfolioId: bigint; readonly amount: bigint; readonly depositId: bigint }
   | { readonly kind: 'nonce_floor'; readonly owner: Address; readonly floor: bigint }
   | { readonly kind: 'mmm_nonce_request'; readonly mmm: Address; readonly nonce: bigint }
+  | { readonly kind: 'withdrawal_request'; readonly owner: Address; readonly portfolioId: bigint; readonly amount: bigint; readonly requestId: bigint }
+  | { readonly kind: 'forced_withdrawal_executed'; readonly owner: Address; readonly portfolioId: bigint; readonly requestId: bigint; readonly paid: bigint }
 );
 export type Solvency = { readonly tokenBalance: bigint; readonly totalCash: bigint; readonly totalPremium: bigint; readonly pendingDeposits: bigint; readonly settlementImbalance: bigint };
 
@@ -175,10 +177,13 @@ export class ChainClient {
   /** The users' logs in blocks `from..to` (the vault's deposits, the order book's nonce floors, the RFQ contract's nonce increments), in chain order. */
   async userLogs(from: number, to: number): Promise<UserLog[]> {
     const range = { fromBlock: BigInt(from), toBlock: BigInt(to) };
-    const [deposits, floors, increments] = await Promise.all([
-      this.client.getContractEvents({ address: this.addresses.collateralVault, abi: collateralVaultAbi, eventName: 'Deposited', ...range }),
+    const vault = { address: this.addresses.collateralVault, abi: collateralVaultAbi, ...range } as const;
+    const [deposits, floors, increments, requests, executions] = await Promise.all([
+      this.client.getContractEvents({ ...vault, eventName: 'Deposited' }),
       this.client.getContractEvents({ address: this.addresses.orderBook, abi: orderBookAbi, eventName: 'NonceFloorRequested', ...range }),
       this.client.getContractEvents({ address: this.addresses.rfq, abi: rfqAbi, eventName: 'MmmNonceIncrementRequested', ...range }),
+      this.client.getContractEvents({ ...vault, eventName: 'WithdrawalRequested' }),
+      this.client.getContractEvents({ ...vault, eventName: 'ForcedWithdrawalExecuted' }),
     ]);
     const at = (l: { transactionHash: Hex; logIndex: number; blockNumber: bigint }) => ({ txHash: l.transactionHash, logIndex: l.logIndex, block: Number(l.blockNumber) });
     const out: UserLog[] = [];
@@ -194,7 +199,20 @@ export class ChainClient {
       const a = l.args as { mmm: Address; nonce: bigint };
       out.push({ ...at(l), kind: 'mmm_nonce_request', mmm: getAddress(a.mmm), nonce: a.nonce });
     }
+    for (const l of requests) {
+      const a = l.args as { owner: Address; portfolioId: bigint; amount: bigint; requestId: bigint };
+      out.push({ ...at(l), kind: 'withdrawal_request', owner: getAddress(a.owner), portfolioId: a.portfolioId, amount: a.amount, requestId: a.requestId });
+    }
+    for (const l of executions) {
+      const a = l.args as { owner: Address; portfolioId: bigint; requestId: bigint; paid: bigint };
+      out.push({ ...at(l), kind: 'forced_withdrawal_executed', owner: getAddress(a.owner), portfolioId: a.portfolioId, requestId: a.requestId, paid: a.paid });
+    }
     return out.sort((a, b) => a.block - b.block || a.logIndex - b.logIndex);
+  }
+
+  /** How many forced withdrawals the vault executed without the venue, at `blockNumber`. */
+  async forcedExecutions(blockNumber: number): Promise<number> {
+    return Number(await this.client.readContract({ address: this.addresses.collateralVault, abi: collateralVaultAbi, functionName: 'forcedExecutions', blockNumber: BigInt(blockNumber) }));
   }
 
   async nonceFloors(owners: readonly Address[], blockNumber: number): Promise<readonly bigint[]> {

@@ -39,17 +39,22 @@ const RANGE = 2000;
 
 type Delivered = { readonly cursor: IndexerCursor; readonly events: readonly { id: string; event: ChainEventData }[]; at: number };
 
+/** A portfolio id from the chain (uint64) as the engine's number; one beyond it is -1, a portfolio no wallet has. */
+const portfolioOf = (id: bigint): number => (id <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(id) : -1);
+
 /** The engine's event of a user log. */
 export function eventOf(l: UserLog): ChainEventData {
   switch (l.kind) {
-    case 'deposit': {
-      const portfolioId = l.portfolioId <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(l.portfolioId) : -1;
-      return { kind: 'deposit', owner: l.owner, portfolioId, amount: l.amount, txHash: l.txHash, depositId: l.depositId };
-    }
+    case 'deposit':
+      return { kind: 'deposit', owner: l.owner, portfolioId: portfolioOf(l.portfolioId), amount: l.amount, txHash: l.txHash, depositId: l.depositId };
     case 'nonce_floor':
       return { kind: 'nonce_floor', owner: l.owner, floor: l.floor, txHash: l.txHash };
     case 'mmm_nonce_request':
       return { kind: 'mmm_nonce_request', mmm: l.mmm, nonce: l.nonce, txHash: l.txHash };
+    case 'withdrawal_request':
+      return { kind: 'withdrawal_request', owner: l.owner, portfolioId: portfolioOf(l.portfolioId), amount: l.amount, requestId: l.requestId, txHash: l.txHash };
+    case 'forced_withdrawal_executed':
+      return { kind: 'forced_withdrawal_executed', owner: l.owner, portfolioId: portfolioOf(l.portfolioId), requestId: l.requestId, paid: l.paid, txHash: l.txHash };
   }
 }
 

@@ -21,6 +21,8 @@ export type BatchExpectation = {
   readonly premiumTotal: bigint;
   readonly fees: bigint;
   readonly badDebt: bigint;
+  /** Forced withdrawals executed on chain that the engine had taken in at this point. */
+  readonly forcedExecutions: number;
 };
 
 export type Mismatch = { readonly what: string; readonly key: string; readonly venue: string; readonly chain: string };

@@ -128,7 +128,7 @@ abstract contract BatchItems is BookFills {
 
     /// Every kind but ORDER and FILL.
     function _other(uint256 ctx, uint256 p, uint256 item, uint256 kind, uint256 len) private {
-        if (kind >= StreamItems.DEPOSIT && kind <= StreamItems.REBATE) {
+        if (kind >= StreamItems.DEPOSIT && kind <= StreamItems.FORCED_WITHDRAW) {
             // A cash item goes to the vault as it is, after its index.
             assembly {
                 let w := mload(add(ctx, CTX_LEDGER))

@@ -3,7 +3,7 @@ pragma solidity ^0.8.24;
 
 import {StreamItems} from "./StreamItems.sol";
 import {CalldataReader as C} from "./CalldataReader.sol";
-import {NotOrderBook, BadItem, FaucetDisabled, InsufficientCash} from "./StreamErrors.sol";
+import {NotOrderBook, BadItem, FaucetDisabled, InsufficientCash, PaidAboveRequested} from "./StreamErrors.sol";
 
 /// @title Cash per `(owner, portfolioId)` and the entries that move it (docs/chain.md, the cash items).
 /// @notice Cash is COLLATERAL6, signed. The order book hands on, once per batch and in item
@@ -43,6 +43,10 @@ abstract contract CashLedger {
     event LiquidationFeeCharged(address indexed owner, uint256 indexed portfolioId, uint256 amount);
     event DeficitCovered(address indexed owner, uint256 indexed portfolioId, uint256 fundPaid, uint256 badDebt);
     event RebatePaid(address indexed referrer, uint256 amount);
+    /// The venue took forced-withdrawal request `requestId` in: `paid` of it went to the owner (0: refused).
+    event ForcedWithdrawalTaken(uint256 indexed requestId, address indexed owner, uint256 indexed portfolioId, uint256 requested, uint256 paid);
+    /// The venue took in a request someone had executed already: nothing moved.
+    event ForcedWithdrawalSkipped(uint256 indexed requestId);
 
     error LengthMismatch();
 
@@ -168,6 +172,20 @@ abstract contract CashLedger {
                 _add(referrer, 0, int256(amount));
                 cashAdded += int256(amount);
                 emit RebatePaid(referrer, amount);
+            } else if (tag == StreamItems.FORCED_WITHDRAW) {
+                (uint256 id, uint256 paid) = (C.u64(p + 4), C.u128(p + 12));
+                (bool executed, address owner, uint256 portfolioId, uint256 requested) = _takeWithdrawalRequest(item, id);
+                if (executed) {
+                    emit ForcedWithdrawalSkipped(id);
+                } else {
+                    if (paid > requested) revert PaidAboveRequested(item, id, paid, requested);
+                    if (paid != 0) {
+                        _debit(item, owner, portfolioId, paid);
+                        cashAdded -= int256(paid);
+                        payouts = _later(payouts, owner, paid);
+                    }
+                    emit ForcedWithdrawalTaken(id, owner, portfolioId, requested, paid);
+                }
             } else {
                 revert BadItem(item, tag);
             }
@@ -193,6 +211,23 @@ abstract contract CashLedger {
         internal
         virtual
         returns (address owner, uint256 portfolioId, address depositor, uint256 amount);
+
+    /// Marks a pending forced-withdrawal request taken and returns it, or `executed` for one
+    /// someone executed already; reverts UnknownWithdrawalRequest for any other id.
+    function _takeWithdrawalRequest(uint256 item, uint256 requestId)
+        internal
+        virtual
+        returns (bool executed, address owner, uint256 portfolioId, uint256 amount);
+
+    /// Pays out an executed forced withdrawal: at most `amount` of the account's cash, what it holds above zero.
+    function _forcedPayout(address owner, uint256 portfolioId, uint256 amount) internal returns (uint256 paid) {
+        int256 cash = cashOf(owner, portfolioId);
+        paid = cash <= 0 ? 0 : (uint256(cash) < amount ? uint256(cash) : amount);
+        if (paid != 0) {
+            _add(owner, portfolioId, -int256(paid));
+            totalCash -= int256(paid);
+        }
+    }
 
     /// Mints `amount` of the test token to the vault.
     function _mint(uint256 amount) internal virtual;

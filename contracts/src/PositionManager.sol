@@ -192,8 +192,8 @@ contract PositionManager {
                 }
                 // A cash item, as it is (StreamItems.cashItemLength + 3).
                 let len := 0
-                if eq(shr(3, tag), 2) {
-                    len := and(shr(sub(240, shl(4, and(tag, 7))), 0x00090009002d00350035002d003d002500000000000000000000000000000000), 0xffff)
+                if eq(shr(4, tag), 1) {
+                    len := and(shr(sub(240, shl(4, and(tag, 15))), 0x00090009002d00350035002d003d002500190000000000000000000000000000), 0xffff)
                 }
                 if iszero(len) {
                     failed := add(and(shr(224, head), 0xffffff), 1)

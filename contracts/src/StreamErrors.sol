@@ -48,6 +48,8 @@ error NonceNotIncreasing(uint256 item, uint256 current, uint256 given);
 error UnknownDeposit(uint256 item, uint256 depositId);
 error FaucetDisabled(uint256 item);
 error InsufficientCash(uint256 item, int256 cash, uint256 amount);
+error UnknownWithdrawalRequest(uint256 item, uint256 requestId);
+error PaidAboveRequested(uint256 item, uint256 requestId, uint256 paid, uint256 requested);
 
 // ---- listings, prices, expiry ----
 error AlreadyListed(uint256 item, bytes32 id);

@@ -13,7 +13,7 @@ pragma solidity ^0.8.24;
 /// | `0x80` POSITION | item 3, owner 20, portfolioId 8, seriesId 32, qty int128 16 (WAD, + bought), flow int128 16 (C6, + received), fee int128 16 (C6, paid to the fees account) | 112 |
 /// | `0x81` SETTLE | item 3, owner 20, portfolioId 8, seriesId 32, intrinsic 32 (WAD) | 96 |
 /// | `0x01` DELTA (position manager to vault) | item 3, owner 20, portfolioId 8, delta int256 32 (C6) | 64 |
-/// | `0x10`-`0x17` a cash item | item 3, then the item's own fields | the item's length + 3 |
+/// | `0x10`-`0x18` a cash item | item 3, then the item's own fields | the item's length + 3 |
 ///
 /// `item` is the position of the item in the batch, carried so that an error raised by the
 /// position manager or the vault names it.
@@ -33,6 +33,7 @@ library StreamItems {
     uint256 internal constant LIQUIDATION_FEE = 0x15;
     uint256 internal constant DEFICIT = 0x16;
     uint256 internal constant REBATE = 0x17;
+    uint256 internal constant FORCED_WITHDRAW = 0x18;
     uint256 internal constant PAIR = 0x20;
     uint256 internal constant SERIES = 0x21;
     uint256 internal constant MMM = 0x22;
@@ -53,11 +54,11 @@ library StreamItems {
 
     /// @notice The length of a cash item (kind byte included), 0 for any other kind.
     function cashItemLength(uint256 kind) internal pure returns (uint256 len) {
-        // Two bytes per kind 0x10..0x17, the first in the highest bytes of the word.
-        // 0x10 9, 0x11 9, 0x12 45, 0x13 53, 0x14 53, 0x15 45, 0x16 61, 0x17 37.
+        // Two bytes per kind 0x10..0x1f, the first in the highest bytes of the word (0: none).
+        // 0x10 9, 0x11 9, 0x12 45, 0x13 53, 0x14 53, 0x15 45, 0x16 61, 0x17 37, 0x18 25.
         assembly {
-            if eq(shr(3, kind), 2) {
-                len := and(shr(sub(240, shl(4, and(kind, 7))), 0x00090009002d00350035002d003d002500000000000000000000000000000000), 0xffff)
+            if eq(shr(4, kind), 1) {
+                len := and(shr(sub(240, shl(4, and(kind, 15))), 0x00090009002d00350035002d003d002500190000000000000000000000000000), 0xffff)
             }
         }
     }
@@ -67,9 +68,9 @@ library StreamItems {
     function lengths(uint256 kind) internal pure returns (uint256 len, uint256 ledger) {
         if (kind == ORDER) return (ORDER_LENGTH, 0);
         if (kind == FILL) return (FILL_LENGTH, 2 * POSITION_ENTRY_LENGTH);
-        if (kind >= 0x10 && kind <= 0x17) {
+        if (kind >= 0x10 && kind <= 0x1f) {
             len = cashItemLength(kind);
-            return (len, len + 3);
+            return len == 0 ? (0, 0) : (len, len + 3);
         }
         if (kind == LIQUIDATION_FILL) return (47, 2 * POSITION_ENTRY_LENGTH);
         if (kind == FUND_FILL) return (94, 2 * POSITION_ENTRY_LENGTH);

@@ -2,7 +2,8 @@
  * On-chain events the venue is told about: by a chain-indexing provider (docs/webhooks.md) a
  * deposit (credits collateral), a confirmed withdrawal, a relay of orders confirmed or failed;
  * by the venue's own indexer (docs/chain.md "The indexer") also a wallet's requests made on
- * chain: a nonce floor and a market maker's nonce increment. Journaled as `chain_event`
+ * chain: a nonce floor, a market maker's nonce increment, a forced withdrawal asked for or
+ * executed. Journaled as `chain_event`
  * commands, each once by its id.
  */
 import type { Hex } from './hex.ts';
@@ -28,7 +29,11 @@ export type ChainEventData =
   /** `orderBook.raiseNonceFloor(floor)` by `owner`: its open orders signed below `floor` are cancelled, and no nonce below it is taken again. */
   | { readonly kind: 'nonce_floor'; readonly owner: string; readonly floor: bigint; readonly txHash: Hex }
   /** `rfq.incrementMmmNonce()` by `mmm` (at chain nonce `nonce`): its quote nonce goes up by one, as `POST /api/mm/nonce/increment` does. */
-  | { readonly kind: 'mmm_nonce_request'; readonly mmm: string; readonly nonce: bigint; readonly txHash: Hex };
+  | { readonly kind: 'mmm_nonce_request'; readonly mmm: string; readonly nonce: bigint; readonly txHash: Hex }
+  /** `collateralVault.requestWithdrawal(portfolioId, amount)` by `owner`, the vault's request `requestId`: paid up to the portfolio's free collateral, or refused. */
+  | { readonly kind: 'withdrawal_request'; readonly owner: string; readonly portfolioId: number; readonly amount: bigint; readonly requestId: bigint; readonly txHash: Hex }
+  /** `collateralVault.executeForcedWithdrawal(requestId)` after the timeout: the vault paid `paid` of the portfolio's cash to `owner`. */
+  | { readonly kind: 'forced_withdrawal_executed'; readonly owner: string; readonly portfolioId: number; readonly requestId: bigint; readonly paid: bigint; readonly txHash: Hex };
 
 export type ChainEventKind = ChainEventData['kind'];
 /** The kinds a provider's webhook may carry; the venue's indexer alone reports the wallets' requests. */

@@ -62,6 +62,43 @@ export function withdraw(state: VenueState, sink: EventSink, owner: string, port
   return null;
 }
 
+/**
+ * A forced-withdrawal request made on chain (docs/chain.md "Leaving without the venue"): paid up
+ * to the portfolio's free collateral, as a withdrawal would be, or refused with the reason.
+ * What is paid leaves the portfolio's cash; the settlement stream's FORCED_WITHDRAW pays it.
+ */
+export function forcedWithdrawal(state: VenueState, sink: EventSink, owner: string, portfolioId: number, amount: bigint): { paid: bigint; refused: string | null } {
+  if (amount <= 0n) return { paid: 0n, refused: 'bad_amount' };
+  const p = find(state, owner, portfolioId, false);
+  if (!p) return { paid: 0n, refused: 'unknown_portfolio' };
+  const max = p === EMPTY_CASH ? 0n : maxWithdraw(state, p);
+  if (max <= 0n || p === EMPTY_CASH) return { paid: 0n, refused: 'insufficient_funds' };
+  const paid = amount < max ? amount : max;
+  state.accounts.addDeposit(p, paid, -1);
+  sink.portfolio(p);
+  return { paid, refused: null };
+}
+
+/**
+ * A forced withdrawal the vault executed without the venue: the chain paid `paid` of the
+ * portfolio's cash, which leaves the engine's too, whatever the margin says. When the venue had
+ * taken the same request in, its FORCED_WITHDRAW was skipped on chain (the request was executed
+ * first), so what the venue took is credited back. Returns a reason when the portfolio is unknown.
+ */
+export function forcedWithdrawalExecuted(state: VenueState, sink: EventSink, owner: string, portfolioId: number, requestId: bigint, paid: bigint): string | null {
+  state.forcedExecutions++;
+  const key = requestId.toString();
+  const taken = state.forcedWithdrawals.get(key) ?? 0n;
+  state.forcedWithdrawals.set(key, paid);
+  if (taken === paid) return null;
+  const p = find(state, owner, portfolioId, false);
+  if (!p || p === EMPTY_CASH) return 'unknown_portfolio';
+  if (taken > 0n) state.accounts.addDeposit(p, taken);
+  if (paid > 0n) state.accounts.addDeposit(p, paid, -1);
+  sink.portfolio(p);
+  return null;
+}
+
 export function transfer(state: VenueState, sink: EventSink, owner: string, from: number, to: number, amount: bigint): Rejection | null {
   if (amount <= 0n) return reject('bad_amount', { field: 'amount' });
   if (from === to) return reject('same_portfolio');

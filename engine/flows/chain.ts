@@ -6,13 +6,15 @@
  * collateral vault holds (it carries its `depositId`): that one is taken, with the refusal in its
  * event, and the settlement stream returns its tokens (docs/chain.md). A wallet's request made
  * on chain is always taken: a nonce floor cancels the wallet's older orders; a nonce increment
- * raises a market maker's quote nonce, or is refused `not_mmm` in its event for another wallet.
+ * raises a market maker's quote nonce, or is refused `not_mmm` in its event for another wallet;
+ * a forced-withdrawal request is paid up to free collateral (its event's `paid`) or refused; a
+ * forced withdrawal executed on chain is taken as the chain paid it (engine/flows/cash.ts).
  */
 import { reject, type Rejection } from '../codes.ts';
 import type { VenueState } from '../state.ts';
 import type { EventSink } from './eventSink.ts';
 import type { ChainEventData } from '../domain/chain.ts';
-import { deposit } from './cash.ts';
+import { deposit, forcedWithdrawal, forcedWithdrawalExecuted } from './cash.ts';
 import { raiseNonceFloor } from './massCancel.ts';
 
 export function chainEvent(state: VenueState, sink: EventSink, id: string, event: ChainEventData): Rejection | null {
@@ -32,6 +34,16 @@ export function chainEvent(state: VenueState, sink: EventSink, id: string, event
   let refused: string | null = null;
   if (event.kind === 'nonce_floor') raiseNonceFloor(state, sink, event.owner, event.floor);
   else if (event.kind === 'mmm_nonce_request') refused = incrementMmmNonce(state, sink, event.mmm)?.code ?? null;
+  else if (event.kind === 'forced_withdrawal_executed') refused = forcedWithdrawalExecuted(state, sink, event.owner, event.portfolioId, event.requestId, event.paid);
+  else if (event.kind === 'withdrawal_request') {
+    state.chainEvents.add(id);
+    // Taken once by its request id too: an execution taken in first leaves nothing to pay.
+    const key = event.requestId.toString();
+    const r = state.forcedWithdrawals.has(key) ? { paid: 0n, refused: 'forced_withdrawal_executed' } : forcedWithdrawal(state, sink, event.owner, event.portfolioId, event.amount);
+    if (!state.forcedWithdrawals.has(key)) state.forcedWithdrawals.set(key, r.paid);
+    sink.push({ type: 'chain_event', id, event, refused: r.refused, paid: r.paid });
+    return null;
+  }
   state.chainEvents.add(id);
   sink.push({ type: 'chain_event', id, event, refused });
   return null;

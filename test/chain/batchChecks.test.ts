@@ -90,8 +90,8 @@ t.test('BadItem: a batch cut inside an item, an unknown kind', async (t) => {
   }
   const order = bytes.subarray(0, 100);
   t.match(await fx.settleReverts(order, state, { journalPos: journalPosOf(500, 0) }), { name: 'BadItem', args: { item: 0n, kind: 1n } }, 'an ORDER cut');
-  const unknown = new Uint8Array([...bytes, 0x07, 0, 0, 0]);
-  t.match(await fx.settleReverts(unknown, state, { journalPos: journalPosOf(500, 0) }), { name: 'BadItem', args: { item: 3n, kind: 7n } });
+  const unknown = new Uint8Array([...bytes, 0x08, 0, 0, 0]);
+  t.match(await fx.settleReverts(unknown, state, { journalPos: journalPosOf(500, 0) }), { name: 'BadItem', args: { item: 3n, kind: 8n } });
   const cash = new BatchWriter();
   cash.mint(alice.address, 1n, 5n);
   const mint = cash.bytes();

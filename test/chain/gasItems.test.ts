@@ -124,6 +124,16 @@ t.test('each item kind: what it adds to a batch, fresh state', async (t) => {
   await fx.settle(rich);
   await perItem('WITHDRAW', (w, i) => w.withdraw(fresh('wd', i), 1n, 500n, BigInt(i)));
   await perItem('TRANSFER', (w, i) => w.transfer(fresh('wd', i), 1n, 2n, 100n));
+  // Forced-withdrawal requests of those wallets, taken in and paid.
+  const requests: bigint[] = [];
+  for (let i = 0; i < K; i++) {
+    const owner = accountOf(`gas:fresh:wd:${i}`);
+    await fx.fund(owner.address);
+    const hash = await fx.walletOf(owner).writeContract({ ...vault, functionName: 'requestWithdrawal', args: [1n, 100n], account: owner, chain: fx.chain } as never);
+    await fx.pub.waitForTransactionReceipt({ hash });
+    requests.push(await fx.pub.readContract({ ...vault, functionName: 'withdrawalRequestCount' }));
+  }
+  await perItem('FORCED_WITHDRAW', (w, i) => w.forcedWithdraw(requests[i]!, 100n));
   await perItem('LIQUIDATION_FEE', (w, i) => w.liquidationFee(fresh('lf', i), 1n, 10n));
   await perItem('DEFICIT', (w, i) => w.deficit(fresh('def', i), 1n, 10n, 10n));
   await perItem('REBATE', (w, i) => w.rebate(fresh('reb', i), 1n));

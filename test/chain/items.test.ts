@@ -54,13 +54,15 @@ t.test('every kind round-trips, with its length', async (t) => {
   track(() => w.settlementPrice(H(3), 1_800_000_000, 99n, SIG(28)));
   track(() => w.seriesSettled(H(4)));
   track(() => w.settlePosition(A, 6n, H(4)));
-  t.equal(w.items, 19, 'ORDER declarations are not counted');
+  track(() => w.nonceFloor(B, U256));
+  track(() => w.forcedWithdraw((1n << 64n) - 1n, U128));
+  t.equal(w.items, 21, 'ORDER declarations are not counted');
   t.equal(w.fills, 4);
   t.equal(w.orders, 2);
   const items = decodeItems(w.bytes());
-  t.same(items.map((i) => i.kind), ['ORDER', 'ORDER', 'FILL', 'LIQUIDATION_FILL', 'FUND_FILL', 'RFQ_FILL', 'MMM_NONCE', 'DEPOSIT', 'DEPOSIT_REFUND', 'MINT', 'WITHDRAW', 'TRANSFER', 'LIQUIDATION_FEE', 'DEFICIT', 'REBATE', 'PAIR', 'SERIES', 'MMM', 'SETTLEMENT_PRICE', 'SERIES_SETTLED', 'SETTLE_POSITION']);
+  t.same(items.map((i) => i.kind), ['ORDER', 'ORDER', 'FILL', 'LIQUIDATION_FILL', 'FUND_FILL', 'RFQ_FILL', 'MMM_NONCE', 'DEPOSIT', 'DEPOSIT_REFUND', 'MINT', 'WITHDRAW', 'TRANSFER', 'LIQUIDATION_FEE', 'DEFICIT', 'REBATE', 'PAIR', 'SERIES', 'MMM', 'SETTLEMENT_PRICE', 'SERIES_SETTLED', 'SETTLE_POSITION', 'NONCE_FLOOR', 'FORCED_WITHDRAW']);
   t.same(lengths, items.map((i) => ITEM_LENGTH[i.kind]), 'each item has its kind\'s length');
-  const [o1, o2, fill, liq, fund, rfq, nonce, dep, , mint, wd, tr, , def, reb, pair, series, mmm, price, , settle] = items;
+  const [o1, o2, fill, liq, fund, rfq, nonce, dep, , mint, wd, tr, , def, reb, pair, series, mmm, price, , settle, floor, forced] = items;
   t.match(o1, { kind: 'ORDER', order: 0, owner: A, seriesId: H(7), portfolioId: 3n, isBuy: true, tick: 4_294_967_295, size: U128, expiry: 1_800_000_000, nonce: U256, deadline: 12345n, signature: SIG(27) });
   t.match(o2, { order: 1, owner: B, isBuy: false, tick: 0, size: 1n, nonce: 0n });
   t.match(fill, { maker: 0, taker: 1, size: U128, makerFee: -(1n << 127n), takerFee: (1n << 127n) - 1n });
@@ -76,6 +78,8 @@ t.test('every kind round-trips, with its length', async (t) => {
   t.match(tr, { owner: A, fromPortfolioId: 1n, toPortfolioId: 2n, amount: 3n });
   t.match(def, { owner: B, portfolioId: 1n, fundPaid: 2n, badDebt: 3n });
   t.match(reb, { referrer: A, amount: 8n });
+  t.match(floor, { kind: 'NONCE_FLOOR', owner: B, floor: U256 });
+  t.match(forced, { kind: 'FORCED_WITHDRAW', requestId: (1n << 64n) - 1n, paid: U128 });
   t.match(pair, { pairId: H(3), tickDecimals: 18 });
   t.match(series, { pairId: H(3), strike: U256, expiry: 2 ** 53 - 1, isCall: false });
   t.match(mmm, { account: B, isMmm: true });
