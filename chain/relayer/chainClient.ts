@@ -24,7 +24,17 @@ export type UserLog = { readonly txHash: Hex; readonly logIndex: number; readonl
   | { readonly kind: 'mmm_nonce_request'; readonly mmm: Address; readonly nonce: bigint }
   | { readonly kind: 'withdrawal_request'; readonly owner: Address; readonly portfolioId: bigint; readonly amount: bigint; readonly requestId: bigint }
   | { readonly kind: 'forced_withdrawal_executed'; readonly owner: Address; readonly portfolioId: bigint; readonly requestId: bigint; readonly paid: bigint }
+  | { readonly kind: 'direct_orders'; readonly cancels: readonly DirectCancel[]; readonly places: readonly DirectPlace[]; readonly replace: boolean }
 );
+
+/** A signed order a wallet sent to the order book itself, with its id and signer as the contract recovered them. */
+export type DirectPlace = {
+  readonly order: { seriesId: Hex; portfolioId: bigint; isBuy: boolean; tick: number; size: bigint; expiry: number; nonce: bigint; deadline: bigint };
+  readonly orderId: Hex;
+  readonly owner: Address;
+  readonly signature: Hex;
+};
+export type DirectCancel = { readonly cancel: { orderId: Hex; nonce: bigint; deadline: bigint }; readonly owner: Address; readonly signature: Hex };
 export type Solvency = { readonly tokenBalance: bigint; readonly totalCash: bigint; readonly totalPremium: bigint; readonly pendingDeposits: bigint; readonly settlementImbalance: bigint };
 
 export class ChainClient {
@@ -178,12 +188,16 @@ export class ChainClient {
   async userLogs(from: number, to: number): Promise<UserLog[]> {
     const range = { fromBlock: BigInt(from), toBlock: BigInt(to) };
     const vault = { address: this.addresses.collateralVault, abi: collateralVaultAbi, ...range } as const;
-    const [deposits, floors, increments, requests, executions] = await Promise.all([
+    const book = { address: this.addresses.orderBook, abi: orderBookAbi, ...range } as const;
+    const [deposits, floors, increments, requests, executions, placed, cancelled, replaced] = await Promise.all([
       this.client.getContractEvents({ ...vault, eventName: 'Deposited' }),
       this.client.getContractEvents({ address: this.addresses.orderBook, abi: orderBookAbi, eventName: 'NonceFloorRequested', ...range }),
       this.client.getContractEvents({ address: this.addresses.rfq, abi: rfqAbi, eventName: 'MmmNonceIncrementRequested', ...range }),
       this.client.getContractEvents({ ...vault, eventName: 'WithdrawalRequested' }),
       this.client.getContractEvents({ ...vault, eventName: 'ForcedWithdrawalExecuted' }),
+      this.client.getContractEvents({ ...book, eventName: 'OrdersPlacedDirect' }),
+      this.client.getContractEvents({ ...book, eventName: 'OrdersCancelledDirect' }),
+      this.client.getContractEvents({ ...book, eventName: 'OrdersReplacedDirect' }),
     ]);
     const at = (l: { transactionHash: Hex; logIndex: number; blockNumber: bigint }) => ({ txHash: l.transactionHash, logIndex: l.logIndex, block: Number(l.blockNumber) });
     const out: UserLog[] = [];
@@ -206,6 +220,22 @@ export class ChainClient {
     for (const l of executions) {
       const a = l.args as { owner: Address; portfolioId: bigint; requestId: bigint; paid: bigint };
       out.push({ ...at(l), kind: 'forced_withdrawal_executed', owner: getAddress(a.owner), portfolioId: a.portfolioId, requestId: a.requestId, paid: a.paid });
+    }
+    type Place = DirectPlace['order'];
+    type Cancel = DirectCancel['cancel'];
+    const places = (orders: readonly Place[], ids: readonly Hex[], owners: readonly Address[], sigs: readonly Hex[]): DirectPlace[] => orders.map((order, i) => ({ order, orderId: ids[i]!, owner: getAddress(owners[i]!), signature: sigs[i]! }));
+    const cancels = (cs: readonly Cancel[], owners: readonly Address[], sigs: readonly Hex[]): DirectCancel[] => cs.map((cancel, i) => ({ cancel, owner: getAddress(owners[i]!), signature: sigs[i]! }));
+    for (const l of placed) {
+      const a = l.args as { orders: Place[]; orderIds: Hex[]; owners: Address[]; signatures: Hex[] };
+      out.push({ ...at(l), kind: 'direct_orders', cancels: [], places: places(a.orders, a.orderIds, a.owners, a.signatures), replace: false });
+    }
+    for (const l of cancelled) {
+      const a = l.args as { cancels: Cancel[]; owners: Address[]; signatures: Hex[] };
+      out.push({ ...at(l), kind: 'direct_orders', cancels: cancels(a.cancels, a.owners, a.signatures), places: [], replace: false });
+    }
+    for (const l of replaced) {
+      const a = l.args as { cancels: Cancel[]; cancelOwners: Address[]; cancelSignatures: Hex[]; places: Place[]; placeIds: Hex[]; placeOwners: Address[]; placeSignatures: Hex[] };
+      out.push({ ...at(l), kind: 'direct_orders', cancels: cancels(a.cancels, a.cancelOwners, a.cancelSignatures), places: places(a.places, a.placeIds, a.placeOwners, a.placeSignatures), replace: true });
     }
     return out.sort((a, b) => a.block - b.block || a.logIndex - b.logIndex);
   }

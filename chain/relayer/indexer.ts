@@ -5,8 +5,9 @@
  * `chainId:txHash:logIndex` (the same id a chain-indexing provider's webhook carries for it), so
  * the engine applies each event once whoever delivers it, and a restart that delivers a log
  * again changes nothing. The logs read are the users' (chainClient.ts `userLogs`): deposits,
- * nonce floors and market makers' nonce increments asked for (docs/chain.md "Leaving without the
- * venue").
+ * nonce floors and market makers' nonce increments asked for, forced withdrawals asked for and
+ * executed (docs/chain.md "Leaving without the venue"), orders and cancels sent to the order
+ * book directly ("Writing to the contracts").
  *
  * Nothing is lost between the chain and the journal: the cursor moves past a block range only
  * once every event delivered from it is in the venue's state (`taken`, which the relayer answers
@@ -21,8 +22,9 @@
  * (every log it delivered before comes with the same id, and the engine takes each id once).
  */
 import type { Hex } from 'viem';
-import type { ChainEventData } from '../../engine/index.ts';
-import type { ChainClient, UserLog } from './chainClient.ts';
+import type { CancelOrder, ChainEventData, PlaceOrder } from '../../engine/index.ts';
+import { canonicalSignature } from '../../workers/signature.ts';
+import type { ChainClient, DirectCancel, DirectPlace, UserLog } from './chainClient.ts';
 import type { IndexerCursor, Outbox } from './outbox.ts';
 
 export type IndexerEvents = {
@@ -55,7 +57,27 @@ export function eventOf(l: UserLog): ChainEventData {
       return { kind: 'withdrawal_request', owner: l.owner, portfolioId: portfolioOf(l.portfolioId), amount: l.amount, requestId: l.requestId, txHash: l.txHash };
     case 'forced_withdrawal_executed':
       return { kind: 'forced_withdrawal_executed', owner: l.owner, portfolioId: portfolioOf(l.portfolioId), requestId: l.requestId, paid: l.paid, txHash: l.txHash };
+    case 'direct_orders':
+      return { kind: 'direct_orders', cancels: l.cancels.map(cancelOf), places: l.places.map(placeOf), replace: l.replace, txHash: l.txHash };
   }
+}
+
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+const secondsOf = (deadline: bigint): number => (deadline > MAX_SAFE ? Number.MAX_SAFE_INTEGER : Number(deadline));
+/** The contract recovered the signer from it: canonical form (low s, v 27/28) as the REST route keeps it. */
+const signatureOf = (sig: Hex): Hex => canonicalSignature(sig) ?? sig;
+
+/** The place command's order of a signed order sent to the chain, as the REST route builds it (gateway/orders/orderEntry.ts). */
+function placeOf(p: DirectPlace): PlaceOrder {
+  const o = p.order;
+  return {
+    orderId: p.orderId, owner: p.owner, portfolioId: portfolioOf(o.portfolioId), seriesId: o.seriesId, isBuy: o.isBuy, tick: o.tick, size: o.size, expiry: o.expiry, nonce: o.nonce,
+    deadline: secondsOf(o.deadline), ...(o.deadline > MAX_SAFE ? { signedDeadline: o.deadline } : {}), signature: signatureOf(p.signature),
+  };
+}
+
+function cancelOf(c: DirectCancel): CancelOrder {
+  return { orderId: c.cancel.orderId, owner: c.owner, nonce: c.cancel.nonce, deadline: secondsOf(c.cancel.deadline) };
 }
 
 export class Indexer {

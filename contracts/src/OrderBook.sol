@@ -3,6 +3,7 @@ pragma solidity ^0.8.24;
 
 import {BatchFills} from "./BatchFills.sol";
 import {BatchItems} from "./BatchItems.sol";
+import {DirectOrders} from "./DirectOrders.sol";
 import {CalldataReader as C} from "./CalldataReader.sol";
 import {NotRelayer, BadSeq, MatchTimeBackwards, MatchTimeInFuture, JournalBackwards} from "./StreamErrors.sol";
 
@@ -10,18 +11,7 @@ import {NotRelayer, BadSeq, MatchTimeBackwards, MatchTimeInFuture, JournalBackwa
 /// @notice The venue matches off chain; its relayer carries every committed item of the one
 /// ordered settlement stream here in batches, `settle(seq, matchTime, journalPos, items)`,
 /// accepted only as `lastSeq + 1`. `settleHash` commits to every batch settled, in order.
-contract OrderBook is BatchItems {
-    struct PlaceOrder {
-        bytes32 seriesId;
-        uint256 portfolioId;
-        bool isBuy;
-        uint32 tick;
-        uint128 size;
-        uint32 expiry;
-        uint256 nonce;
-        uint256 deadline;
-    }
-
+contract OrderBook is DirectOrders {
     /// @notice The only account that may call `settle`.
     address public immutable relayer;
 

@@ -3,10 +3,11 @@
  * deposit (credits collateral), a confirmed withdrawal, a relay of orders confirmed or failed;
  * by the venue's own indexer (docs/chain.md "The indexer") also a wallet's requests made on
  * chain: a nonce floor, a market maker's nonce increment, a forced withdrawal asked for or
- * executed. Journaled as `chain_event`
+ * executed, orders and cancels sent to the order book directly. Journaled as `chain_event`
  * commands, each once by its id.
  */
 import type { Hex } from './hex.ts';
+import type { CancelOrder, PlaceOrder } from '../commands.ts';
 
 export type ChainEventData =
   /** `depositId`: the collateral vault's id of an on-chain deposit (the indexer's); absent for a provider's report without a chain. */
@@ -33,7 +34,15 @@ export type ChainEventData =
   /** `collateralVault.requestWithdrawal(portfolioId, amount)` by `owner`, the vault's request `requestId`: paid up to the portfolio's free collateral, or refused. */
   | { readonly kind: 'withdrawal_request'; readonly owner: string; readonly portfolioId: number; readonly amount: bigint; readonly requestId: bigint; readonly txHash: Hex }
   /** `collateralVault.executeForcedWithdrawal(requestId)` after the timeout: the vault paid `paid` of the portfolio's cash to `owner`. */
-  | { readonly kind: 'forced_withdrawal_executed'; readonly owner: string; readonly portfolioId: number; readonly requestId: bigint; readonly paid: bigint; readonly txHash: Hex };
+  | { readonly kind: 'forced_withdrawal_executed'; readonly owner: string; readonly portfolioId: number; readonly requestId: bigint; readonly paid: bigint; readonly txHash: Hex }
+  /**
+   * Signed orders and cancels a wallet sent to `orderBook` itself (placeOrderSigned,
+   * batchPlaceOrders, batchCancelOrders; `replace` for replaceOrderSigned and
+   * batchReplaceOrders, pairs index by index), the signers recovered by the contract: entered as
+   * the REST route's place, cancel or replace command would be, or refused as one (the event's
+   * `refused`).
+   */
+  | { readonly kind: 'direct_orders'; readonly cancels: readonly CancelOrder[]; readonly places: readonly PlaceOrder[]; readonly replace: boolean; readonly txHash: Hex };
 
 export type ChainEventKind = ChainEventData['kind'];
 /** The kinds a provider's webhook may carry; the venue's indexer alone reports the wallets' requests. */

@@ -8,7 +8,9 @@
  * on chain is always taken: a nonce floor cancels the wallet's older orders; a nonce increment
  * raises a market maker's quote nonce, or is refused `not_mmm` in its event for another wallet;
  * a forced-withdrawal request is paid up to free collateral (its event's `paid`) or refused; a
- * forced withdrawal executed on chain is taken as the chain paid it (engine/flows/cash.ts).
+ * forced withdrawal executed on chain is taken as the chain paid it (engine/flows/cash.ts);
+ * orders and cancels sent to the chain directly are entered as their REST command would be, or
+ * refused as it would be (an order the venue already has: `duplicate_order` or `nonce_used`).
  */
 import { reject, type Rejection } from '../codes.ts';
 import type { VenueState } from '../state.ts';
@@ -16,6 +18,7 @@ import type { EventSink } from './eventSink.ts';
 import type { ChainEventData } from '../domain/chain.ts';
 import { deposit, forcedWithdrawal, forcedWithdrawalExecuted } from './cash.ts';
 import { raiseNonceFloor } from './massCancel.ts';
+import { enterOrders } from './orders.ts';
 
 export function chainEvent(state: VenueState, sink: EventSink, id: string, event: ChainEventData): Rejection | null {
   if ((event.kind === 'relay_confirmed' || event.kind === 'relay_failed') && event.batch !== undefined) return relayerReport(state, sink, id, event, event.batch);
@@ -35,6 +38,10 @@ export function chainEvent(state: VenueState, sink: EventSink, id: string, event
   if (event.kind === 'nonce_floor') raiseNonceFloor(state, sink, event.owner, event.floor);
   else if (event.kind === 'mmm_nonce_request') refused = incrementMmmNonce(state, sink, event.mmm)?.code ?? null;
   else if (event.kind === 'forced_withdrawal_executed') refused = forcedWithdrawalExecuted(state, sink, event.owner, event.portfolioId, event.requestId, event.paid);
+  else if (event.kind === 'direct_orders') {
+    const entered = event.replace ? enterOrders(state, sink, event.cancels, event.places, 'replace') : enterOrders(state, sink, event.cancels, event.places);
+    refused = 'code' in entered ? entered.code : null;
+  }
   else if (event.kind === 'withdrawal_request') {
     state.chainEvents.add(id);
     // Taken once by its request id too: an execution taken in first leaves nothing to pay.
