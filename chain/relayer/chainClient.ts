@@ -25,6 +25,7 @@ export type UserLog = { readonly txHash: Hex; readonly logIndex: number; readonl
   | { readonly kind: 'withdrawal_request'; readonly owner: Address; readonly portfolioId: bigint; readonly amount: bigint; readonly requestId: bigint }
   | { readonly kind: 'forced_withdrawal_executed'; readonly owner: Address; readonly portfolioId: bigint; readonly requestId: bigint; readonly paid: bigint }
   | { readonly kind: 'direct_orders'; readonly cancels: readonly DirectCancel[]; readonly places: readonly DirectPlace[]; readonly replace: boolean }
+  | { readonly kind: 'direct_rfq_fill'; readonly quoteId: Hex; readonly taker: Address; readonly portfolioId: bigint; readonly fillSize: bigint; readonly nonce: bigint; readonly deadline: bigint; readonly signature: Hex }
 );
 
 /** A signed order a wallet sent to the order book itself, with its id and signer as the contract recovered them. */
@@ -189,7 +190,7 @@ export class ChainClient {
     const range = { fromBlock: BigInt(from), toBlock: BigInt(to) };
     const vault = { address: this.addresses.collateralVault, abi: collateralVaultAbi, ...range } as const;
     const book = { address: this.addresses.orderBook, abi: orderBookAbi, ...range } as const;
-    const [deposits, floors, increments, requests, executions, placed, cancelled, replaced] = await Promise.all([
+    const [deposits, floors, increments, requests, executions, placed, cancelled, replaced, rfqFills] = await Promise.all([
       this.client.getContractEvents({ ...vault, eventName: 'Deposited' }),
       this.client.getContractEvents({ address: this.addresses.orderBook, abi: orderBookAbi, eventName: 'NonceFloorRequested', ...range }),
       this.client.getContractEvents({ address: this.addresses.rfq, abi: rfqAbi, eventName: 'MmmNonceIncrementRequested', ...range }),
@@ -198,6 +199,7 @@ export class ChainClient {
       this.client.getContractEvents({ ...book, eventName: 'OrdersPlacedDirect' }),
       this.client.getContractEvents({ ...book, eventName: 'OrdersCancelledDirect' }),
       this.client.getContractEvents({ ...book, eventName: 'OrdersReplacedDirect' }),
+      this.client.getContractEvents({ address: this.addresses.rfq, abi: rfqAbi, eventName: 'QuoteFillDirect', ...range }),
     ]);
     const at = (l: { transactionHash: Hex; logIndex: number; blockNumber: bigint }) => ({ txHash: l.transactionHash, logIndex: l.logIndex, block: Number(l.blockNumber) });
     const out: UserLog[] = [];
@@ -236,6 +238,10 @@ export class ChainClient {
     for (const l of replaced) {
       const a = l.args as { cancels: Cancel[]; cancelOwners: Address[]; cancelSignatures: Hex[]; places: Place[]; placeIds: Hex[]; placeOwners: Address[]; placeSignatures: Hex[] };
       out.push({ ...at(l), kind: 'direct_orders', cancels: cancels(a.cancels, a.cancelOwners, a.cancelSignatures), places: places(a.places, a.placeIds, a.placeOwners, a.placeSignatures), replace: true });
+    }
+    for (const l of rfqFills) {
+      const a = l.args as { quoteId: Hex; taker: Address; portfolioId: bigint; fillSize: bigint; nonce: bigint; deadline: bigint; takerSignature: Hex };
+      out.push({ ...at(l), kind: 'direct_rfq_fill', quoteId: a.quoteId, taker: getAddress(a.taker), portfolioId: a.portfolioId, fillSize: a.fillSize, nonce: a.nonce, deadline: a.deadline, signature: a.takerSignature });
     }
     return out.sort((a, b) => a.block - b.block || a.logIndex - b.logIndex);
   }

@@ -59,6 +59,11 @@ export function eventOf(l: UserLog): ChainEventData {
       return { kind: 'forced_withdrawal_executed', owner: l.owner, portfolioId: portfolioOf(l.portfolioId), requestId: l.requestId, paid: l.paid, txHash: l.txHash };
     case 'direct_orders':
       return { kind: 'direct_orders', cancels: l.cancels.map(cancelOf), places: l.places.map(placeOf), replace: l.replace, txHash: l.txHash };
+    case 'direct_rfq_fill':
+      return {
+        kind: 'direct_rfq_fill', quoteId: l.quoteId, taker: l.taker, portfolioId: portfolioOf(l.portfolioId), fillSize: l.fillSize, nonce: l.nonce,
+        deadline: secondsOf(l.deadline), ...(l.deadline > MAX_SAFE ? { signedDeadline: l.deadline } : {}), signature: signatureOf(l.signature), txHash: l.txHash,
+      };
   }
 }
 

@@ -2702,6 +2702,17 @@ export const rfqAbi = [
   {
     "inputs": [
       {
+        "internalType": "bytes32",
+        "name": "quoteId",
+        "type": "bytes32"
+      }
+    ],
+    "name": "BadQuoteSignature",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
         "internalType": "uint256",
         "name": "item",
         "type": "uint256"
@@ -2739,6 +2750,49 @@ export const rfqAbi = [
       }
     ],
     "name": "DeadlinePassed",
+    "type": "error"
+  },
+  {
+    "inputs": [],
+    "name": "ECDSAInvalidSignature",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "length",
+        "type": "uint256"
+      }
+    ],
+    "name": "ECDSAInvalidSignatureLength",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "bytes32",
+        "name": "s",
+        "type": "bytes32"
+      }
+    ],
+    "name": "ECDSAInvalidSignatureS",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "bytes32",
+        "name": "quoteId",
+        "type": "bytes32"
+      },
+      {
+        "internalType": "bytes32",
+        "name": "named",
+        "type": "bytes32"
+      }
+    ],
+    "name": "FillOfAnotherQuote",
     "type": "error"
   },
   {
@@ -3029,6 +3083,55 @@ export const rfqAbi = [
       {
         "indexed": true,
         "internalType": "address",
+        "name": "taker",
+        "type": "address"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "portfolioId",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "fillSize",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "nonce",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "deadline",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "bytes",
+        "name": "takerSignature",
+        "type": "bytes"
+      }
+    ],
+    "name": "QuoteFillDirect",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": true,
+        "internalType": "bytes32",
+        "name": "quoteId",
+        "type": "bytes32"
+      },
+      {
+        "indexed": true,
+        "internalType": "address",
         "name": "mmm",
         "type": "address"
       },
@@ -3157,6 +3260,123 @@ export const rfqAbi = [
       }
     ],
     "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "components": [
+          {
+            "internalType": "address",
+            "name": "mmm",
+            "type": "address"
+          },
+          {
+            "internalType": "address",
+            "name": "taker",
+            "type": "address"
+          },
+          {
+            "internalType": "bytes32",
+            "name": "seriesId",
+            "type": "bytes32"
+          },
+          {
+            "internalType": "bool",
+            "name": "takerIsBuying",
+            "type": "bool"
+          },
+          {
+            "internalType": "uint256",
+            "name": "price",
+            "type": "uint256"
+          },
+          {
+            "internalType": "uint256",
+            "name": "size",
+            "type": "uint256"
+          },
+          {
+            "internalType": "uint256",
+            "name": "nonce",
+            "type": "uint256"
+          },
+          {
+            "internalType": "uint256",
+            "name": "quoteExpiry",
+            "type": "uint256"
+          },
+          {
+            "internalType": "bytes32",
+            "name": "pairId",
+            "type": "bytes32"
+          },
+          {
+            "internalType": "uint256",
+            "name": "strike",
+            "type": "uint256"
+          },
+          {
+            "internalType": "uint256",
+            "name": "optionExpiry",
+            "type": "uint256"
+          },
+          {
+            "internalType": "bool",
+            "name": "isCall",
+            "type": "bool"
+          }
+        ],
+        "internalType": "struct Rfq.RfqQuote",
+        "name": "quote",
+        "type": "tuple"
+      },
+      {
+        "internalType": "bytes",
+        "name": "mmSignature",
+        "type": "bytes"
+      },
+      {
+        "components": [
+          {
+            "internalType": "bytes32",
+            "name": "quoteId",
+            "type": "bytes32"
+          },
+          {
+            "internalType": "uint256",
+            "name": "portfolioId",
+            "type": "uint256"
+          },
+          {
+            "internalType": "uint256",
+            "name": "fillSize",
+            "type": "uint256"
+          },
+          {
+            "internalType": "uint256",
+            "name": "nonce",
+            "type": "uint256"
+          },
+          {
+            "internalType": "uint256",
+            "name": "deadline",
+            "type": "uint256"
+          }
+        ],
+        "internalType": "struct Rfq.FillQuote",
+        "name": "fill",
+        "type": "tuple"
+      },
+      {
+        "internalType": "bytes",
+        "name": "takerSignature",
+        "type": "bytes"
+      }
+    ],
+    "name": "fillQuote",
+    "outputs": [],
+    "stateMutability": "nonpayable",
     "type": "function"
   },
   {

@@ -55,6 +55,22 @@ contract Rfq is TypedDataDomain {
     /// A market maker asked for its nonce to be raised by one (`incrementMmmNonce`).
     event MmmNonceIncrementRequested(address indexed mmm, uint256 nonce);
     event QuoteFilled(bytes32 indexed quoteId, address indexed mmm, address indexed taker, uint256 fillSize, uint256 filled);
+    /// A taker's signed fill sent to the chain itself (`fillQuote`), its signer recovered: the venue enters it as its REST route would.
+    event QuoteFillDirect(bytes32 indexed quoteId, address indexed taker, uint256 portfolioId, uint256 fillSize, uint256 nonce, uint256 deadline, bytes takerSignature);
+
+    /// A taker's FillQuote (the EIP-712 struct, field for field).
+    struct FillQuote {
+        bytes32 quoteId;
+        uint256 portfolioId;
+        uint256 fillSize;
+        uint256 nonce;
+        uint256 deadline;
+    }
+
+    /// `fillQuote` of a quote its market maker did not sign.
+    error BadQuoteSignature(bytes32 quoteId);
+    /// `fillQuote` with a FillQuote of another quote.
+    error FillOfAnotherQuote(bytes32 quoteId, bytes32 named);
 
     modifier onlyOrderBook() {
         if (msg.sender != orderBook) revert NotOrderBook(msg.sender);
@@ -84,6 +100,19 @@ contract Rfq is TypedDataDomain {
         returns (bytes32)
     {
         return _typedDataHash(keccak256(abi.encode(FILL_QUOTE_TYPEHASH, quoteId_, portfolioId, fillSize, nonce, deadline)));
+    }
+
+    /// @notice The relay reply of `POST /api/rfq/fill`, sent by the taker's wallet itself
+    /// (docs/chain.md "Writing to the contracts"): checks the market maker's signature of the
+    /// quote and that the fill names it, recovers the taker and logs the fill; the venue's
+    /// indexer enters it as the route would (its engine refuses what the route refuses, a
+    /// duplicate included). Nothing settles here: the fill settles in the stream.
+    function fillQuote(RfqQuote calldata quote, bytes calldata mmSignature, FillQuote calldata fill, bytes calldata takerSignature) external {
+        bytes32 id = quoteId(quote);
+        if (!verifySignature(quote, mmSignature)) revert BadQuoteSignature(id);
+        if (fill.quoteId != id) revert FillOfAnotherQuote(id, fill.quoteId);
+        address taker = ECDSA.recoverCalldata(fillQuoteId(id, fill.portfolioId, fill.fillSize, fill.nonce, fill.deadline), takerSignature);
+        emit QuoteFillDirect(id, taker, fill.portfolioId, fill.fillSize, fill.nonce, fill.deadline, takerSignature);
     }
 
     /// @notice Whether `signature` (65 bytes, or 64 bytes EIP-2098) is the quote's market maker's.

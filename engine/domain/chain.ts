@@ -42,7 +42,9 @@ export type ChainEventData =
    * the REST route's place, cancel or replace command would be, or refused as one (the event's
    * `refused`).
    */
-  | { readonly kind: 'direct_orders'; readonly cancels: readonly CancelOrder[]; readonly places: readonly PlaceOrder[]; readonly replace: boolean; readonly txHash: Hex };
+  | { readonly kind: 'direct_orders'; readonly cancels: readonly CancelOrder[]; readonly places: readonly PlaceOrder[]; readonly replace: boolean; readonly txHash: Hex }
+  /** A taker's signed fill sent to `rfq.fillQuote` itself, the taker recovered by the contract: entered as `POST /api/rfq/fill`'s command, or refused as it would be. */
+  | { readonly kind: 'direct_rfq_fill'; readonly quoteId: Hex; readonly taker: string; readonly portfolioId: number; readonly fillSize: bigint; readonly nonce: bigint; readonly deadline: number; readonly signedDeadline?: bigint; readonly signature: Hex; readonly txHash: Hex };
 
 export type ChainEventKind = ChainEventData['kind'];
 /** The kinds a provider's webhook may carry; the venue's indexer alone reports the wallets' requests. */

@@ -19,6 +19,7 @@ import type { ChainEventData } from '../domain/chain.ts';
 import { deposit, forcedWithdrawal, forcedWithdrawalExecuted } from './cash.ts';
 import { raiseNonceFloor } from './massCancel.ts';
 import { enterOrders } from './orders.ts';
+import { fillQuote } from './rfq.ts';
 
 export function chainEvent(state: VenueState, sink: EventSink, id: string, event: ChainEventData): Rejection | null {
   if ((event.kind === 'relay_confirmed' || event.kind === 'relay_failed') && event.batch !== undefined) return relayerReport(state, sink, id, event, event.batch);
@@ -41,6 +42,11 @@ export function chainEvent(state: VenueState, sink: EventSink, id: string, event
   else if (event.kind === 'direct_orders') {
     const entered = event.replace ? enterOrders(state, sink, event.cancels, event.places, 'replace') : enterOrders(state, sink, event.cancels, event.places);
     refused = 'code' in entered ? entered.code : null;
+  } else if (event.kind === 'direct_rfq_fill') {
+    // The route names the quote's request; on chain the quote alone names it.
+    const requestId = state.rfq.findQuote(event.quoteId)?.request.requestId;
+    const filled = requestId === undefined ? reject('unknown_rfq', { quoteId: event.quoteId }) : fillQuote(state, sink, { requestId, quoteId: event.quoteId, taker: event.taker, portfolioId: event.portfolioId, fillSize: event.fillSize, nonce: event.nonce, deadline: event.deadline, signedDeadline: event.signedDeadline, signature: event.signature });
+    refused = 'code' in filled ? filled.code : null;
   }
   else if (event.kind === 'withdrawal_request') {
     state.chainEvents.add(id);

@@ -277,3 +277,32 @@ t.test('partial fills of one order across batches', async (t) => {
   }
   t.equal(await fx.positionOf(carol.address, 1n, m.seriesId), before - 3n * WAD);
 });
+
+t.test('orders and cancels sent to the order book directly: each signer recovered and logged, nothing else changes', async (t) => {
+  await fx.fund(erin.address);
+  const ob = { address: fx.addresses.orderBook, abi: orderBookAbi } as const;
+  const strip = (o: { owner: unknown; signature: unknown }) => {
+    const { owner: _o, signature: _s, ...order } = o;
+    return order;
+  };
+  const a = await m.order(alice, true, 100, WAD, { nonce: 77_000n });
+  const b = await m.order(bob, false, 100, WAD, { nonce: 77_001n });
+  const send = async (functionName: string, args: readonly unknown[]) =>
+    fx.pub.waitForTransactionReceipt({ hash: await fx.walletOf(erin).writeContract({ ...ob, account: erin, chain: fx.chain, functionName, args } as never) });
+  const placed = await send('batchPlaceOrders', [[strip(a.order), strip(b.order)], [a.order.signature, b.order.signature]]);
+  const [log] = parseEventLogs({ abi: orderBookAbi, logs: placed.logs, eventName: 'OrdersPlacedDirect' });
+  t.same([log?.args.orderIds, log?.args.owners], [[a.orderId, b.orderId], [alice.address, bob.address]], 'anyone may send them: the signers are the owners, the ids the venue computes');
+  t.equal(await fx.pub.readContract({ ...ob, functionName: 'filledOf', args: [alice.address, a.orderId] }), 0n, 'no state: the venue enters them');
+
+  const typed = { domain: fx.bookDomain, types: { CancelOrder: [{ name: 'orderId', type: 'bytes32' }, { name: 'nonce', type: 'uint256' }, { name: 'deadline', type: 'uint256' }] }, primaryType: 'CancelOrder', message: { orderId: a.orderId, nonce: 77_002n, deadline: 10n ** 12n } } as const;
+  const cancelSig = await alice.signTypedData(typed);
+  const c = await m.order(alice, true, 101, WAD, { nonce: 77_003n });
+  const replaced = await send('replaceOrderSigned', [typed.message, cancelSig, strip(c.order), c.order.signature]);
+  const [r] = parseEventLogs({ abi: orderBookAbi, logs: replaced.logs, eventName: 'OrdersReplacedDirect' });
+  t.same([r?.args.cancelOwners, r?.args.placeIds, r?.args.placeOwners], [[alice.address], [c.orderId], [alice.address]], 'a replace: its cancel and its order, each signer recovered');
+
+  const refusal = (functionName: string, args: readonly unknown[]) => fx.pub.simulateContract({ ...ob, account: erin, functionName, args } as never).then(() => null, (e: unknown) => String(e));
+  t.match(await refusal('batchPlaceOrders', [[strip(a.order)], []]), /SignatureCountMismatch/);
+  t.match(await refusal('placeOrderSigned', [strip(a.order), `0x${'00'.repeat(65)}`]), /ECDSAInvalidSignature/, 'a signature that recovers to nothing');
+  t.match(await refusal('batchReplaceOrders', [[typed.message], [cancelSig], [], []]), /SignatureCountMismatch/, 'a replace needs its pairs');
+});

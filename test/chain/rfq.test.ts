@@ -122,3 +122,25 @@ t.test('MMM_NONCE raises the nonce; older quotes fail InvalidNonce; the nonce on
   again.mmmNonce(mm.address, old.nonce + 1n);
   t.match(await fx.settleReverts(again, state), { name: 'NonceNotIncreasing', args: { item: 0n, current: old.nonce + 1n, given: old.nonce + 1n } });
 });
+
+t.test('incrementMmmNonce only logs a request; fillQuote checks both signatures and logs the fill', async (t) => {
+  await fx.fund(mm.address);
+  await fx.fund(taker.address);
+  const before = await fx.pub.readContract({ ...rfq, functionName: 'mmmNonce', args: [mm.address] });
+  const hash = await fx.walletOf(mm).writeContract({ ...rfq, account: mm, chain: fx.chain, functionName: 'incrementMmmNonce' } as never);
+  const receipt = await fx.pub.waitForTransactionReceipt({ hash });
+  t.same(parseEventLogs({ abi: rfqAbi, logs: receipt.logs, eventName: 'MmmNonceIncrementRequested' }).map((l) => l.args), [{ mmm: mm.address, nonce: before }], 'the request names the nonce in force');
+  t.equal(await fx.pub.readContract({ ...rfq, functionName: 'mmmNonce', args: [mm.address] }), before, 'the nonce moves only with the stream');
+
+  const q = await quoteOf({ price: PRICE + 7n });
+  const { quoteId, fill } = await fillBatch(q);
+  const { signature: mmSig, ...quote } = q;
+  const filledBefore = await fx.pub.readContract({ ...rfq, functionName: 'quoteFilled', args: [quoteId] });
+  const fillArg = { quoteId, portfolioId: 1n, fillSize: WAD, nonce: fill.nonce, deadline: fill.deadline };
+  const call = (args: readonly unknown[]) => fx.pub.simulateContract({ ...rfq, account: taker, functionName: 'fillQuote', args } as never).then(() => null, (e: unknown) => String(e));
+  t.match(await call([quote, fill.signature, fillArg, fill.signature]), /BadQuoteSignature/, "a quote signature that is not the market maker's");
+  t.match(await call([quote, mmSig, { ...fillArg, quoteId: `0x${'11'.repeat(32)}` }, fill.signature]), /FillOfAnotherQuote/);
+  const sent = await fx.pub.waitForTransactionReceipt({ hash: await fx.walletOf(taker).writeContract({ ...rfq, account: taker, chain: fx.chain, functionName: 'fillQuote', args: [quote, mmSig, fillArg, fill.signature] } as never) });
+  t.same(parseEventLogs({ abi: rfqAbi, logs: sent.logs, eventName: 'QuoteFillDirect' }).map((l) => l.args), [{ quoteId, taker: taker.address, portfolioId: 1n, fillSize: WAD, nonce: fill.nonce, deadline: fill.deadline, takerSignature: fill.signature }], 'logged with the recovered taker');
+  t.equal(await fx.pub.readContract({ ...rfq, functionName: 'quoteFilled', args: [quoteId] }), filledBefore, 'nothing settles outside the stream');
+});

@@ -4,14 +4,16 @@
  * routes, is recovered and logged by the contract, taken in by the indexer as the REST route's
  * place command, rests in the book and trades, and settles like any order; the same call sent
  * again is taken once more and changes nothing; a cancel sent by `batchCancelOrders` cancels;
- * a signature that recovers to nothing reverts on chain.
+ * a signature that recovers to nothing reverts on chain. A taker's signed RFQ fill sent to
+ * `rfq.fillQuote` itself fills the quote and settles.
  */
 import t from 'tap';
-import { hashTypedData, type Hex } from 'viem';
-import { orderBookAbi } from '../../chain/artifacts.ts';
-import { orderBookDomain, placeOrderTypes } from '../../workers/eip712/types.ts';
+import { hashTypedData, zeroAddress, type Hex } from 'viem';
+import { orderBookAbi, rfqAbi } from '../../chain/artifacts.ts';
+import { orderBookDomain, placeOrderTypes, rfqDomain } from '../../workers/eip712/types.ts';
+import { signRfqQuote, type RfqQuoteFields } from '../../client/signing.ts';
 import { request } from '../gateway/support/testApp.ts';
-import { liveSeries, place, post, signServed, trader } from '../gateway/routes/ordersFixture.ts';
+import { liveSeries, place, post, signServed, trader, wad } from '../gateway/routes/ordersFixture.ts';
 import { chainOf, settled, startChainApp, until } from './support/venueApp.ts';
 
 t.setTimeout(240_000);
@@ -78,4 +80,38 @@ t.test('an order placed only on chain appears in the book and trades; a cancel s
   }
   t.match(err, /ECDSAInvalidSignature|revert/, 'a signature that recovers to nothing reverts');
   await settled(app);
+});
+
+t.test("a taker's RFQ fill sent to rfq.fillQuote itself fills the quote and settles", async (t) => {
+  const app = await startChainApp();
+  t.teardown(() => app.close());
+  const chain = chainOf(app);
+  const config = app.app.services.config;
+  const spec = liveSeries(app).spec;
+  const taker = await trader(app, 'direct-rfq-taker', { deposit: 1_000_000 });
+  const mm = await trader(app, 'direct-rfq-mm', { deposit: 5_000_000, mmm: true });
+  const req = await post(app, '/api/rfq/request', taker.token, { seriesId: spec.seriesId, size: wad(1).toString(), takerIsBuying: true, portfolioId: taker.portfolioId, ttlSeconds: 30 });
+  const message = {
+    mmm: mm.address, taker: zeroAddress as Hex, seriesId: spec.seriesId, takerIsBuying: true, price: wad(2100), size: wad(1), nonce: 0n,
+    quoteExpiry: BigInt(Math.floor(app.clock.now / 1000) + 30), pairId: spec.pairId, strike: spec.strike, optionExpiry: BigInt(spec.expiry), isCall: spec.isCall,
+  } as RfqQuoteFields;
+  const quote = await signRfqQuote(mm.account, rfqDomain(config.serviceName, config.chainId, config.contracts.rfq), message);
+  const submitted = await post(app, '/api/mm/quotes/submit', mm.token, { ...quote.quote, signature: quote.signature, requestId: req.body.requestId });
+  t.equal(submitted.body.status, 'active', { body: submitted.body });
+  const typed = await post(app, '/api/rfq/fill', taker.token, { quote: quote.quote, mmSignature: quote.signature, fillSize: wad(1).toString(), portfolioId: taker.portfolioId });
+  const signed = await signServed(taker.account, typed.body.typedData);
+  const f = typed.body.typedData.message;
+  await chain.fund(taker.address);
+  const hash = await chain.wallet(taker.account).writeContract({
+    address: chain.addresses.rfq, abi: rfqAbi, functionName: 'fillQuote',
+    args: [message, quote.signature, { quoteId: f.quoteId, portfolioId: BigInt(f.portfolioId), fillSize: BigInt(f.fillSize), nonce: BigInt(f.nonce), deadline: BigInt(f.deadline) }, signed.signature],
+  } as never);
+  t.equal((await chain.client.waitForTransactionReceipt({ hash })).status, 'success', "the taker's own transaction");
+  const resolved = await until('the RFQ filled', async () => {
+    const r = await request(`${app.url}/api/rfq/quotes/${req.body.requestId}`, { token: taker.token });
+    return r.body.status === 'filled' ? r.body : null;
+  });
+  t.equal(resolved.status, 'filled', 'the venue filled it, as through its route');
+  await settled(app);
+  t.equal(await chain.client.readContract({ address: chain.addresses.rfq, abi: rfqAbi, functionName: 'quoteFilled', args: [submitted.body.quoteId] }), wad(1), 'and the fill settled on chain, checked by the rfq contract');
 });
