@@ -74,3 +74,29 @@ t.test('forced withdrawals: paid up to free collateral or refused; an execution 
   t.same([...restored.state.forcedWithdrawals], [...h.venue.state.forcedWithdrawals]);
   t.equal(restored.stateHash(), h.venue.stateHash());
 });
+
+t.test('orders sent to the chain directly: entered as the route would, every odd value refused as a rule, never thrown', async (t) => {
+  const h = listedVenue();
+  h.fund(ALICE, usdc(1_000_000));
+  const call = h.atm(BTC, true);
+  const direct = (places: ReturnType<typeof h.order>[]) => h.ok({ type: 'chain_event', id: id(), event: { kind: 'direct_orders', cancels: [], places, replace: false, txHash: TX } }).events.find((e) => e.type === 'chain_event');
+  const good = h.order(ALICE, call, true, 1, 0.1);
+  t.match(direct([good]), { refused: null });
+  t.ok(h.venue.state.orderIndex.has(good.orderId), 'rests in the book');
+  t.match(direct([good]), { refused: 'nonce_used' }, 'the same order again: refused (its nonce is used), nothing changes');
+  const odd: [string, Partial<ReturnType<typeof h.order>>][] = [
+    ['a portfolio id beyond the engine', { portfolioId: -1 }],
+    ['size 0', { size: 0n }],
+    ['the highest tick', { tick: 2 ** 32 - 1 }],
+    ['expiry 0', { expiry: 0 }],
+    ['a deadline passed', { deadline: 1 }],
+    ['an unknown series', { seriesId: `0x${'77'.repeat(32)}` as Hex }],
+    ['a huge size', { size: 2n ** 128n - 1n }],
+  ];
+  for (const [what, over] of odd) {
+    const e = direct([h.order(ALICE, call, true, 1, 0.1, over)]);
+    t.ok(e !== undefined && (e as { refused: string | null }).refused !== null, `${what}: refused (${(e as { refused: string | null } | undefined)?.refused})`);
+  }
+  const big = h.order(ALICE, call, true, 1, 0.1, { deadline: Number.MAX_SAFE_INTEGER, signedDeadline: 2n ** 200n });
+  t.match(direct([big]), { refused: null }, 'a signed deadline beyond 2^53 is kept beside the capped one');
+});
