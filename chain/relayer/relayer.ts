@@ -381,16 +381,9 @@ export class Relayer {
       try {
         const anchors = await this.chain.anchors(block ?? undefined);
         // Several batches can share a block: the chain there must hold exactly this one as its last.
-        if (anchors.lastSeq !== batch) {
-          putBack();
-          return;
-        }
         // A forced withdrawal executed on chain that the engine had not taken in at this point
         // changed cash the expectation does not know of yet: compare later, not now.
-        if ((await this.chain.forcedExecutions(anchors.block)) !== expected.forcedExecutions) {
-          putBack();
-          return;
-        }
+        if (anchors.lastSeq !== batch || (await this.chain.forcedExecutions(anchors.block)) !== expected.forcedExecutions) return putBack();
         const result = await reconcile(this.chain, batch, anchors.block, expected);
         this.metrics.reconciliations++;
         this.metrics.lastReconciledBatch = batch;
@@ -454,4 +447,4 @@ export class Relayer {
   }
 }
 
-type Totals = { cashTotal: bigint; premiumTotal: bigint; fees: bigint; badDebt: bigint; forcedExecutions: number };
+type Totals = Omit<BatchExpectation, 'touched'>;

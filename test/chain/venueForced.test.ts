@@ -1,10 +1,8 @@
 /**
- * Forced withdrawals through the real server (docs/chain.md "Leaving without the venue"): a
- * wallet's `collateralVault.requestWithdrawal` is taken into the stream by the running venue,
- * paid up to the portfolio's free collateral or refused; and with the venue stopped, the
+ * A forced withdrawal with the venue stopped (docs/chain.md "Leaving without the venue"): the
  * wallet's request is executed by anyone after FORCED_ACTION_TIMEOUT_S, the tokens reach the
  * wallet, and the venue, started again, takes the request and its execution in so that its
- * books and the chain's agree (reconciled).
+ * books and the chain's agree (reconciled). The venue running: venueForcedRunning.test.ts.
  */
 import t from 'tap';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -27,38 +25,6 @@ async function callVault(client: PublicClient, rpcUrl: string, chainId: number, 
   const hash = await createWalletClient({ account, transport: http(rpcUrl), chain: { id: chainId } as never }).writeContract({ address: vault, abi: collateralVaultAbi, functionName, args } as never);
   return client.waitForTransactionReceipt({ hash });
 }
-
-t.test('the running venue takes a request in: paid up to free collateral, or refused', async (t) => {
-  const app = await startChainApp();
-  t.teardown(() => app.close());
-  const chain = chainOf(app);
-  const vault = chain.addresses.collateralVault;
-  const chainId = app.app.services.config.chainId;
-  const alice = await trader(app, 'forced-alice', { deposit: 100_000 });
-  await settled(app);
-  await chain.fund(alice.address);
-  const ask = (amount: bigint) => callVault(chain.client, chain.rpcUrl, chainId, vault, alice.account, 'requestWithdrawal', [BigInt(alice.portfolioId), amount]);
-
-  await ask(usdc(30_000));
-  await until('the request taken in', async () => ((await depositOf(app, alice)) === usdc(70_000) ? true : null));
-  await settled(app);
-  t.equal(await chain.tokenBalance(alice.address), usdc(30_000), 'paid to the wallet on chain');
-  t.equal(await chain.cashOf(alice.address, alice.portfolioId), usdc(70_000), "the vault's cash is the venue's deposit");
-
-  await ask(usdc(1_000_000));
-  await until('a request beyond the free collateral', async () => ((await depositOf(app, alice)) === 0n ? true : null));
-  await settled(app);
-  t.equal(await chain.tokenBalance(alice.address), usdc(100_000), 'paid what was free, no more');
-
-  const receipt = await ask(usdc(1));
-  const requestId = BigInt(receipt.logs[0]!.topics[3]!);
-  await until('the refused request taken in', async () => {
-    const r = await chain.client.readContract({ address: vault, abi: collateralVaultAbi, functionName: 'withdrawalRequestOf', args: [requestId] });
-    return r[4] === 2n ? r : null;
-  });
-  t.equal(await chain.tokenBalance(alice.address), usdc(100_000), 'refused: nothing paid, and the request is no longer pending');
-  await settled(app);
-});
 
 t.test('with the venue stopped: executed by anyone after the timeout, then taken in by the venue started again', async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'chain-forced-'));
