@@ -47,8 +47,7 @@ export function chainEvent(state: VenueState, sink: EventSink, id: string, event
     const requestId = state.rfq.findQuote(event.quoteId)?.request.requestId;
     const filled = requestId === undefined ? reject('unknown_rfq', { quoteId: event.quoteId }) : fillQuote(state, sink, { requestId, quoteId: event.quoteId, taker: event.taker, portfolioId: event.portfolioId, fillSize: event.fillSize, nonce: event.nonce, deadline: event.deadline, signedDeadline: event.signedDeadline, signature: event.signature });
     refused = 'code' in filled ? filled.code : null;
-  }
-  else if (event.kind === 'withdrawal_request') {
+  } else if (event.kind === 'withdrawal_request') {
     state.chainEvents.add(id);
     // Taken once by its request id too: an execution taken in first leaves nothing to pay.
     const key = event.requestId.toString();
