@@ -7,7 +7,7 @@
  * commands, each once by its id.
  */
 import type { Hex } from './hex.ts';
-import type { CancelOrder, PlaceOrder } from '../commands.ts';
+import type { CancelOrder, PlaceOrder } from './signedOrders.ts';
 
 export type ChainEventData =
   /** `depositId`: the collateral vault's id of an on-chain deposit (the indexer's); absent for a provider's report without a chain. */
