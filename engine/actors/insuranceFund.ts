@@ -1,5 +1,5 @@
 /**
- * The insurance fund (extensions.md "Liquidation and the insurance fund"): a venue-owned
+ * The insurance fund (docs/engine.md "Liquidation and the insurance fund"): a venue-owned
  * portfolio, portfolio 1 of the wallet INSURANCE_FUND_OWNER, which the account actor holds like
  * any other (its cash is the fund's balance; positions it takes over from liquidations are
  * ordinary positions), plus what is not a portfolio's: the bad debt recorded so far and the

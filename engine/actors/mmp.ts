@@ -1,5 +1,5 @@
 /**
- * Market maker protection (extensions.md "Market maker protection (MMP)"): per (wallet, pair) a
+ * Market maker protection (docs/engine.md "Market maker protection (MMP)"): per (wallet, pair) a
  * config, a sliding window of the wallet's fills of `mmp` orders on that pair, and whether the
  * wallet is frozen there. Data and exact arithmetic only; the flow (engine/flows/mmp.ts) decides
  * what a trip cancels and what events say.

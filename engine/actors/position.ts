@@ -1,7 +1,7 @@
 /**
  * A position as data, and the position arithmetic of a fill.
  *
- * Premium is deferred (api.md): a fill moves `premium` (COLLATERAL6; negative for a long who
+ * Premium is deferred (docs/engine.md "Money"): a fill moves `premium` (COLLATERAL6; negative for a long who
  * owes it, positive for a short who is owed it). Cash moves only when a position is reduced
  * (the closed fraction of the deferred premium is realised into the deposit) and at
  * settlement. The premium of a fill is computed once and is the same amount on both sides, so

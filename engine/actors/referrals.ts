@@ -1,5 +1,5 @@
 /**
- * Referrals (extensions.md "Points, leaderboard, referrals ..."): each wallet may own one
+ * Referrals (docs/referrals.md): each wallet may own one
  * code; a wallet may apply another wallet's code once, before its first trade. At every fill a
  * referee pays as a taker, `config.referralRebateBps` of that fee goes to the referrer's
  * portfolio 0 (engine/flows/referrals.ts). Engine state, in snapshots.

@@ -1,6 +1,6 @@
 /**
  * The registry: pairs and the series listed on them, and the oracle state of each pair.
- * Listing policy (api.md "Pairs, series, ticks"): expiries at 08:00 UTC for the next 2 days,
+ * Listing policy (docs/engine.md "Listing and settlement", docs/domain.md "Expiries"): expiries at 08:00 UTC for the next 2 days,
  * the next 4 Fridays and the next 3 month-end Fridays; strikes on a grid around spot
  * (+-30% by default) chosen when an expiry is first listed.
  */
