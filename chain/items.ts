@@ -338,7 +338,7 @@ function writeSignature(out: Uint8Array, at: number, signature: Hex, field: stri
 
 // ---- the batch's hashes and call ----
 
-const WORDS = new Uint8Array(128);
+const WORDS = new Uint8Array(192);
 const WORDS_VIEW = new DataView(WORDS.buffer);
 
 const DIGEST = new Uint8Array(32);
@@ -358,10 +358,17 @@ function words(...values: (bigint | Hex)[]): Uint8Array {
   return out;
 }
 
-/** `keccak256(abi.encode(seq, matchTime, journalPos, keccak256(items)))`. */
-export function batchHash(seq: bigint, matchTime: bigint, journalPos: bigint, items: Uint8Array): Hex {
+/**
+ * What `settle` says of a batch beside its items (docs/chain.md "Batches"): its seq, its match
+ * time, where in the journal it ends, and the engine's state hash after journal command
+ * `stateSeq` (the batch's last command or a later one: the auditor's check, docs/chain.md "The audit").
+ */
+export type BatchHeader = { readonly seq: bigint; readonly matchTime: bigint; readonly journalPos: bigint; readonly stateSeq: bigint; readonly stateHash: Hex };
+
+/** `keccak256(abi.encode(seq, matchTime, journalPos, stateSeq, stateHash, keccak256(items)))`. */
+export function batchHash(h: BatchHeader, items: Uint8Array): Hex {
   const itemsHash = keccak(items);
-  return keccak(words(seq, matchTime, journalPos, itemsHash));
+  return keccak(words(h.seq, h.matchTime, h.journalPos, h.stateSeq, h.stateHash, itemsHash));
 }
 
 /** `keccak256(abi.encode(prev, batchHash))`: the order book's settleHash after a batch. */
@@ -376,21 +383,36 @@ export function journalPosOf(journalSeq: number, itemCount: number): bigint {
   return (BigInt(journalSeq) << 32n) + BigInt(itemCount);
 }
 
-const SETTLE_SELECTOR = toFunctionSelector('settle(uint256,uint256,uint256,bytes)');
+const SETTLE_SELECTOR = toFunctionSelector('settle(uint256,uint256,uint256,uint256,bytes32,bytes)');
 
-/** The calldata of `orderBook.settle(seq, matchTime, journalPos, items)`. */
-export function settleCalldata(seq: bigint, matchTime: bigint, journalPos: bigint, items: Uint8Array): Hex {
+/** The calldata of `orderBook.settle(seq, matchTime, journalPos, stateSeq, stateHash, items)`. */
+export function settleCalldata(h: BatchHeader, items: Uint8Array): Hex {
   const padded = Math.ceil(items.length / 32) * 32;
-  const out = new Uint8Array(4 + 32 * 5 + padded);
+  const out = new Uint8Array(4 + 32 * 7 + padded);
   const view = new DataView(out.buffer);
   writeHex(out, 0, SETTLE_SELECTOR, 4, 'selector');
-  writeUint(view, 4, seq, 32, 'seq');
-  writeUint(view, 36, matchTime, 32, 'matchTime');
-  writeUint(view, 68, journalPos, 32, 'journalPos');
-  writeUint(view, 100, 128n, 32, 'offset');
-  writeUint(view, 132, BigInt(items.length), 32, 'length');
-  out.set(items, 164);
+  writeUint(view, 4, h.seq, 32, 'seq');
+  writeUint(view, 36, h.matchTime, 32, 'matchTime');
+  writeUint(view, 68, h.journalPos, 32, 'journalPos');
+  writeUint(view, 100, h.stateSeq, 32, 'stateSeq');
+  writeHex(out, 132, h.stateHash, 32, 'stateHash');
+  writeUint(view, 164, 192n, 32, 'offset');
+  writeUint(view, 196, BigInt(items.length), 32, 'length');
+  out.set(items, 228);
   return hexOf(out);
+}
+
+/** The header and items of `settle` calldata (the auditor reads the chain's batches so); null when it is not a settle call. */
+export function decodeSettleCalldata(data: Hex): { header: BatchHeader; items: Uint8Array } | null {
+  const bytes = Buffer.from(data.slice(2), 'hex');
+  if (bytes.length < 228 || `0x${bytes.subarray(0, 4).toString('hex')}` !== SETTLE_SELECTOR) return null;
+  const word = (at: number) => BigInt(`0x${bytes.subarray(at, at + 32).toString('hex')}`);
+  const length = Number(word(196));
+  if (word(164) !== 192n || 228 + length > bytes.length) return null;
+  return {
+    header: { seq: word(4), matchTime: word(36), journalPos: word(68), stateSeq: word(100), stateHash: `0x${bytes.subarray(132, 164).toString('hex')}` as Hex },
+    items: new Uint8Array(bytes.subarray(228, 228 + length)),
+  };
 }
 
 /** A revert of settle() decoded with the contracts' errors: its name, its arguments by name, the item it names. */

@@ -10,7 +10,7 @@
  */
 import type { Address, Hex } from 'viem';
 import type { Command } from '../../engine/index.ts';
-import { BatchWriter, journalPosOf } from '../items.ts';
+import { BatchWriter, journalPosOf, type BatchHeader } from '../items.ts';
 import type { OrderRef, SettlementItem } from '../settlementFold.ts';
 
 export type CutBatch = {
@@ -23,6 +23,9 @@ export type CutBatch = {
   readonly endItem: number;
   /** Whether it ends with its last command's last item (reconciliation compares only such batches). */
   readonly endsCommand: boolean;
+  /** The engine's state hash after journal command `stateSeq` (>= endSeq: the seq the venue had reached when the batch was cut), which the batch posts for the auditor. */
+  readonly stateSeq: number;
+  readonly stateHash: Hex;
   readonly items: Uint8Array;
   readonly itemCount: number;
   readonly fills: number;
@@ -42,6 +45,8 @@ export type BatcherOptions = {
   readonly signPrice: (pairId: Hex, expiry: number, price: bigint) => Hex;
   /** The seq the next batch gets. */
   readonly nextSeq: number;
+  /** The engine's seq and state hash where a batch is cut (the relayer's replica). */
+  readonly state: () => { readonly seq: number; readonly hash: Hex };
 };
 
 export const FILL_KINDS: ReadonlySet<SettlementItem['kind']> = new Set(['fill', 'liquidationFill', 'fundFill', 'rfqFill']);
@@ -104,12 +109,15 @@ export class Batcher {
   cut(): CutBatch | null {
     const o = this.open;
     if (o === null || this.writer.items === 0) return null;
+    const state = this.opts.state();
     const b: CutBatch = {
       seq: this.nextSeq++,
       matchTime: o.matchTime,
       endSeq: o.endSeq,
       endItem: o.endItem,
       endsCommand: o.endsCommand,
+      stateSeq: state.seq,
+      stateHash: state.hash,
       items: this.writer.bytes().slice(),
       itemCount: this.writer.items,
       fills: this.writer.fills,
@@ -192,3 +200,12 @@ export class Batcher {
 
 /** A cut batch's `journalPos` argument (docs/chain.md). */
 export const journalPosOfBatch = (b: Pick<CutBatch, 'endSeq' | 'endItem'>): bigint => journalPosOf(b.endSeq, b.endItem);
+
+/** A cut batch's arguments to `settle` beside its items. */
+export const headerOf = (b: Pick<CutBatch, 'seq' | 'matchTime' | 'endSeq' | 'endItem' | 'stateSeq' | 'stateHash'>): BatchHeader => ({
+  seq: BigInt(b.seq),
+  matchTime: BigInt(b.matchTime),
+  journalPos: journalPosOfBatch(b),
+  stateSeq: BigInt(b.stateSeq),
+  stateHash: b.stateHash,
+});

@@ -10,10 +10,11 @@ import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { fastSigner, type FastSigner } from './txSigner.ts';
 import { collateralVaultAbi, orderBookAbi, positionManagerAbi, rfqAbi } from '../artifacts.ts';
 import type { ContractAddresses } from '../deploy.ts';
+import { userLogsOf } from './userLogs.ts';
 
 export type StreamAnchors = { readonly lastSeq: number; readonly settleHash: Hex; readonly lastJournalPos: bigint };
 export type Fees = { readonly maxFeePerGas: bigint; readonly maxPriorityFeePerGas: bigint };
-export type SettledLog = { readonly seq: number; readonly journalPos: bigint; readonly matchTime: bigint; readonly settleHash: Hex; readonly fills: bigint };
+export type SettledLog = { readonly seq: number; readonly journalPos: bigint; readonly matchTime: bigint; readonly settleHash: Hex; readonly fills: bigint; readonly stateSeq: bigint; readonly stateHash: Hex };
 /**
  * A user's log the indexer turns into a `chain_event` (docs/chain.md "The indexer"): a deposit,
  * a nonce floor asked for, a market maker's nonce increment asked for.
@@ -161,8 +162,8 @@ export class ChainClient {
       try {
         const d = decodeEventLog({ abi: orderBookAbi, data: log.data, topics: log.topics });
         if (d.eventName !== 'Settled') continue;
-        const a = d.args as { seq: bigint; journalPos: bigint; matchTime: bigint; settleHash: Hex; fills: bigint };
-        return { seq: Number(a.seq), journalPos: a.journalPos, matchTime: a.matchTime, settleHash: a.settleHash, fills: a.fills };
+        const a = d.args as { seq: bigint; journalPos: bigint; matchTime: bigint; settleHash: Hex; fills: bigint; stateSeq: bigint; stateHash: Hex };
+        return { seq: Number(a.seq), journalPos: a.journalPos, matchTime: a.matchTime, settleHash: a.settleHash, fills: a.fills, stateSeq: a.stateSeq, stateHash: a.stateHash };
       } catch {
         continue;
       }
@@ -185,65 +186,9 @@ export class ChainClient {
     return { txHash: settled.txHash, input: tx.input, settleHash: settled.settleHash };
   }
 
-  /** The users' logs in blocks `from..to` (the vault's deposits, the order book's nonce floors, the RFQ contract's nonce increments), in chain order. */
-  async userLogs(from: number, to: number): Promise<UserLog[]> {
-    const range = { fromBlock: BigInt(from), toBlock: BigInt(to) };
-    const vault = { address: this.addresses.collateralVault, abi: collateralVaultAbi, ...range } as const;
-    const book = { address: this.addresses.orderBook, abi: orderBookAbi, ...range } as const;
-    const [deposits, floors, increments, requests, executions, placed, cancelled, replaced, rfqFills] = await Promise.all([
-      this.client.getContractEvents({ ...vault, eventName: 'Deposited' }),
-      this.client.getContractEvents({ address: this.addresses.orderBook, abi: orderBookAbi, eventName: 'NonceFloorRequested', ...range }),
-      this.client.getContractEvents({ address: this.addresses.rfq, abi: rfqAbi, eventName: 'MmmNonceIncrementRequested', ...range }),
-      this.client.getContractEvents({ ...vault, eventName: 'WithdrawalRequested' }),
-      this.client.getContractEvents({ ...vault, eventName: 'ForcedWithdrawalExecuted' }),
-      this.client.getContractEvents({ ...book, eventName: 'OrdersPlacedDirect' }),
-      this.client.getContractEvents({ ...book, eventName: 'OrdersCancelledDirect' }),
-      this.client.getContractEvents({ ...book, eventName: 'OrdersReplacedDirect' }),
-      this.client.getContractEvents({ address: this.addresses.rfq, abi: rfqAbi, eventName: 'QuoteFillDirect', ...range }),
-    ]);
-    const at = (l: { transactionHash: Hex; logIndex: number; blockNumber: bigint }) => ({ txHash: l.transactionHash, logIndex: l.logIndex, block: Number(l.blockNumber) });
-    const out: UserLog[] = [];
-    for (const l of deposits) {
-      const a = l.args as { owner: Address; portfolioId: bigint; amount: bigint; depositId: bigint };
-      out.push({ ...at(l), kind: 'deposit', owner: getAddress(a.owner), portfolioId: a.portfolioId, amount: a.amount, depositId: a.depositId });
-    }
-    for (const l of floors) {
-      const a = l.args as { owner: Address; floor: bigint };
-      out.push({ ...at(l), kind: 'nonce_floor', owner: getAddress(a.owner), floor: a.floor });
-    }
-    for (const l of increments) {
-      const a = l.args as { mmm: Address; nonce: bigint };
-      out.push({ ...at(l), kind: 'mmm_nonce_request', mmm: getAddress(a.mmm), nonce: a.nonce });
-    }
-    for (const l of requests) {
-      const a = l.args as { owner: Address; portfolioId: bigint; amount: bigint; requestId: bigint };
-      out.push({ ...at(l), kind: 'withdrawal_request', owner: getAddress(a.owner), portfolioId: a.portfolioId, amount: a.amount, requestId: a.requestId });
-    }
-    for (const l of executions) {
-      const a = l.args as { owner: Address; portfolioId: bigint; requestId: bigint; paid: bigint };
-      out.push({ ...at(l), kind: 'forced_withdrawal_executed', owner: getAddress(a.owner), portfolioId: a.portfolioId, requestId: a.requestId, paid: a.paid });
-    }
-    type Place = DirectPlace['order'];
-    type Cancel = DirectCancel['cancel'];
-    const places = (orders: readonly Place[], ids: readonly Hex[], owners: readonly Address[], sigs: readonly Hex[]): DirectPlace[] => orders.map((order, i) => ({ order, orderId: ids[i]!, owner: getAddress(owners[i]!), signature: sigs[i]! }));
-    const cancels = (cs: readonly Cancel[], owners: readonly Address[], sigs: readonly Hex[]): DirectCancel[] => cs.map((cancel, i) => ({ cancel, owner: getAddress(owners[i]!), signature: sigs[i]! }));
-    for (const l of placed) {
-      const a = l.args as { orders: Place[]; orderIds: Hex[]; owners: Address[]; signatures: Hex[] };
-      out.push({ ...at(l), kind: 'direct_orders', cancels: [], places: places(a.orders, a.orderIds, a.owners, a.signatures), replace: false });
-    }
-    for (const l of cancelled) {
-      const a = l.args as { cancels: Cancel[]; owners: Address[]; signatures: Hex[] };
-      out.push({ ...at(l), kind: 'direct_orders', cancels: cancels(a.cancels, a.owners, a.signatures), places: [], replace: false });
-    }
-    for (const l of replaced) {
-      const a = l.args as { cancels: Cancel[]; cancelOwners: Address[]; cancelSignatures: Hex[]; places: Place[]; placeIds: Hex[]; placeOwners: Address[]; placeSignatures: Hex[] };
-      out.push({ ...at(l), kind: 'direct_orders', cancels: cancels(a.cancels, a.cancelOwners, a.cancelSignatures), places: places(a.places, a.placeIds, a.placeOwners, a.placeSignatures), replace: true });
-    }
-    for (const l of rfqFills) {
-      const a = l.args as { quoteId: Hex; taker: Address; portfolioId: bigint; fillSize: bigint; nonce: bigint; deadline: bigint; takerSignature: Hex };
-      out.push({ ...at(l), kind: 'direct_rfq_fill', quoteId: a.quoteId, taker: getAddress(a.taker), portfolioId: a.portfolioId, fillSize: a.fillSize, nonce: a.nonce, deadline: a.deadline, signature: a.takerSignature });
-    }
-    return out.sort((a, b) => a.block - b.block || a.logIndex - b.logIndex);
+  /** The users' logs in blocks `from..to`, in chain order (chain/relayer/userLogs.ts). */
+  userLogs(from: number, to: number): Promise<UserLog[]> {
+    return userLogsOf(this.client, this.addresses, from, to);
   }
 
   /** How many forced withdrawals the vault executed without the venue, at `blockNumber`. */

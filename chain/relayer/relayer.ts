@@ -12,11 +12,11 @@
  * `lastSeq` are included (their settleHash must be the chain's), the rest is sent again.
  */
 import type { Hex } from 'viem';
-import { Venue, WireEvents } from '../../engine/index.ts';
+import { Venue, WireEvents, hashBytes } from '../../engine/index.ts';
 import type { JournalSource, RelayerMessage, RelayerMetrics, RelayerOptions } from './relayerTypes.ts';
 import { batchHash, journalPosOf, nextSettleHash } from '../items.ts';
 import { SettlementFold, SettlementGap, emptyExpectations, type Expectations } from '../settlementFold.ts';
-import { Batcher, journalPosOfBatch, type CutBatch } from './batcher.ts';
+import { Batcher, headerOf, type CutBatch } from './batcher.ts';
 import type { ChainClient } from './chainClient.ts';
 import { shortMessage } from './chainClient.ts';
 import { Indexer } from './indexer.ts';
@@ -93,7 +93,7 @@ export class Relayer {
       nextBatch = last.seq + 1;
     }
     this.settleHash = nextBatch === 1 ? ZERO_HASH : (this.outbox.get(nextBatch - 1)?.settleHash ?? ZERO_HASH);
-    this.batcher = new Batcher({ maxFills: this.opts.maxFills, maxGas: this.opts.maxGas, signPrice: this.opts.signPrice, nextSeq: nextBatch });
+    this.batcher = new Batcher({ maxFills: this.opts.maxFills, maxGas: this.opts.maxGas, signPrice: this.opts.signPrice, nextSeq: nextBatch, state: () => this.stateNow() });
 
     // Where the chain stands.
     const anchors = await this.chain.anchors();
@@ -252,6 +252,13 @@ export class Relayer {
 
   private startHead = 0;
 
+  /** The replica's state hash, computed once per seq (several batches cut at one command share it). */
+  private stateCache: { seq: number; hash: Hex } = { seq: -1, hash: ZERO_HASH };
+  private stateNow(): { seq: number; hash: Hex } {
+    if (this.stateCache.seq !== this.replica.seq) this.stateCache = { seq: this.replica.seq, hash: this.replica.stateHash() };
+    return this.stateCache;
+  }
+
   private totals(): Totals {
     const t = this.fold.totals();
     return { cashTotal: t.cash, premiumTotal: t.premium, fees: this.fold.fees, badDebt: this.fold.badDebt, forcedExecutions: this.replica.state.forcedExecutions };
@@ -276,7 +283,7 @@ export class Relayer {
 
   /** Hash, persist (durably, before it can be sent) and queue a cut batch. */
   private async store(b: CutBatch): Promise<void> {
-    const h = batchHash(BigInt(b.seq), BigInt(b.matchTime), journalPosOfBatch(b), b.items);
+    const h = batchHash(headerOf(b), b.items);
     this.settleHash = nextSettleHash(this.settleHash, h);
     const stored: StoredBatch = { ...b, batchHash: h, settleHash: this.settleHash, status: 'built', txHash: null, nonce: null, block: null, failure: null };
     await this.outbox.put(stored);
@@ -411,7 +418,9 @@ export class Relayer {
     if (seq === this.lastCheckpoint.seq) return;
     if (seq - this.lastCheckpoint.seq < this.opts.checkpointCommands && now - this.lastCheckpoint.at < this.opts.checkpointMs) return;
     const state = this.replica.serialize();
-    await this.outbox.saveCheckpoint({ seq, hash: this.replica.stateHash(), state, fees: this.fold.fees, nextBatch: this.batcher.upcoming });
+    const hash = hashBytes(state);
+    this.stateCache = { seq, hash };
+    await this.outbox.saveCheckpoint({ seq, hash, state, fees: this.fold.fees, nextBatch: this.batcher.upcoming });
     this.lastCheckpoint = { seq, at: now };
     this.post({ type: 'hold', seq });
   }

@@ -12,7 +12,7 @@
  */
 import type { Hex } from 'viem';
 import { decodeItems, decodeSettleError, settleCalldata } from '../items.ts';
-import { journalPosOfBatch } from './batcher.ts';
+import { headerOf } from './batcher.ts';
 import type { ChainClient, Fees, StreamAnchors } from './chainClient.ts';
 import { shortMessage } from './chainClient.ts';
 import type { StoredBatch } from './outbox.ts';
@@ -189,7 +189,7 @@ export class Sender {
         this.waiting = `batch ${b.seq}'s match time ${b.matchTime} is ahead of the chain's head (${this.headTime})`;
         return;
       }
-      const data = settleCalldata(BigInt(b.seq), BigInt(b.matchTime), journalPosOfBatch(b), b.items);
+      const data = settleCalldata(headerOf(b), b.items);
       const gas = BigInt(b.gas);
       try {
         if (this.opts.followVenueClock) await this.chain.timeAtLeast(b.matchTime);
@@ -266,7 +266,7 @@ export class Sender {
       const b = f.batch;
       b.txHash = receipt.transactionHash;
       if (receipt.status !== 'success') {
-        const refused = await this.chain.simulate(settleCalldata(BigInt(b.seq), BigInt(b.matchTime), journalPosOfBatch(b), b.items), f.gas).catch(() => null);
+        const refused = await this.chain.simulate(settleCalldata(headerOf(b), b.items), f.gas).catch(() => null);
         this.refuse(b, refused?.revert ?? null, refused?.message ?? `the transaction ${receipt.transactionHash} reverted`);
         return;
       }
@@ -304,7 +304,7 @@ export class Sender {
     const raise = (x: bigint, floor: bigint) => (x > (floor * 5n) / 4n ? x : (floor * 5n) / 4n + 1n);
     const next: Fees = { maxFeePerGas: raise(fees.maxFeePerGas, f.fees.maxFeePerGas), maxPriorityFeePerGas: raise(fees.maxPriorityFeePerGas, f.fees.maxPriorityFeePerGas) };
     try {
-      const hash = await this.chain.send(settleCalldata(BigInt(b.seq), BigInt(b.matchTime), journalPosOfBatch(b), b.items), f.gas, b.nonce, next);
+      const hash = await this.chain.send(settleCalldata(headerOf(b), b.items), f.gas, b.nonce, next);
       f.hashes.push(hash);
       f.fees = next;
       f.sentAt = this.clock();

@@ -3,7 +3,7 @@
  * (chain/relayer/sender.ts).
  */
 import { settleCalldata } from '../items.ts';
-import { journalPosOfBatch } from './batcher.ts';
+import { headerOf } from './batcher.ts';
 import type { ChainClient } from './chainClient.ts';
 import { shortMessage } from './chainClient.ts';
 import type { StoredBatch } from './outbox.ts';
@@ -22,7 +22,7 @@ export async function differences(chain: ChainClient, batches: readonly StoredBa
         out.push({ seq: b.seq, onChain: false });
         continue;
       }
-      const ours = settleCalldata(BigInt(b.seq), BigInt(b.matchTime), journalPosOfBatch(b), b.items);
+      const ours = settleCalldata(headerOf(b), b.items);
       let first = -1;
       for (let i = 0; i < Math.max(ours.length, call.input.length); i++) {
         if (ours[i] !== call.input[i]) {

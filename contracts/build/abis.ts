@@ -4309,6 +4309,22 @@ export const orderBookAbi = [
     "inputs": [
       {
         "internalType": "uint256",
+        "name": "journalSeq",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "stateSeq",
+        "type": "uint256"
+      }
+    ],
+    "name": "StateBeforeBatch",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
         "name": "item",
         "type": "uint256"
       },
@@ -4652,6 +4668,18 @@ export const orderBookAbi = [
         "internalType": "uint256",
         "name": "fills",
         "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "stateSeq",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "bytes32",
+        "name": "stateHash",
+        "type": "bytes32"
       }
     ],
     "name": "Settled",
@@ -5331,6 +5359,16 @@ export const orderBookAbi = [
         "internalType": "uint256",
         "name": "journalPos",
         "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "stateSeq",
+        "type": "uint256"
+      },
+      {
+        "internalType": "bytes32",
+        "name": "stateHash",
+        "type": "bytes32"
       },
       {
         "internalType": "bytes",

@@ -5,7 +5,7 @@ import {BatchFills} from "./BatchFills.sol";
 import {BatchItems} from "./BatchItems.sol";
 import {DirectOrders} from "./DirectOrders.sol";
 import {CalldataReader as C} from "./CalldataReader.sol";
-import {NotRelayer, BadSeq, MatchTimeBackwards, MatchTimeInFuture, JournalBackwards} from "./StreamErrors.sol";
+import {NotRelayer, BadSeq, MatchTimeBackwards, MatchTimeInFuture, JournalBackwards, StateBeforeBatch} from "./StreamErrors.sol";
 
 /// @title The settlement stream's entry point, the signed orders' fills and the nonce floors (docs/chain.md).
 /// @notice The venue matches off chain; its relayer carries every committed item of the one
@@ -20,7 +20,10 @@ contract OrderBook is DirectOrders {
     /// @notice `keccak256(abi.encode(previous, batchHash))` over every settled batch; zero at genesis.
     bytes32 public settleHash;
 
-    event Settled(uint256 indexed seq, uint256 journalPos, uint256 matchTime, bytes32 settleHash, uint256 fills);
+    /// @notice Batch `seq` settled. `stateHash` is the engine's state hash after journal command
+    /// `stateSeq` (the batch's last command or a later one), for the auditor to check against
+    /// its own replay of the published journal (docs/chain.md "The audit").
+    event Settled(uint256 indexed seq, uint256 journalPos, uint256 matchTime, bytes32 settleHash, uint256 fills, uint256 stateSeq, bytes32 stateHash);
 
     error NonceFloorNotRaised(uint256 current, uint256 given);
     error LengthMismatch();
@@ -50,25 +53,27 @@ contract OrderBook is DirectOrders {
 
     /// @notice Settles batch `seq` of the stream: `items` packed as docs/chain.md "Items" says,
     /// `matchTime` the venue time (Unix seconds) of the batch's first command, `journalPos` =
-    /// `journalSeq x 2^32 + itemCount` where the batch ends. Relayer only.
-    function settle(uint256 seq, uint256 matchTime, uint256 journalPos, bytes calldata items) external {
+    /// `journalSeq x 2^32 + itemCount` where the batch ends, `stateHash` the engine's state hash
+    /// after journal command `stateSeq` (at least the batch's last). Relayer only.
+    function settle(uint256 seq, uint256 matchTime, uint256 journalPos, uint256 stateSeq, bytes32 stateHash, bytes calldata items) external {
         if (msg.sender != relayer) revert NotRelayer(msg.sender);
         uint256 last = _batch;
         if (seq != uint64(last) + 1) revert BadSeq(uint64(last) + 1, seq);
         if (matchTime < uint64(last >> 64)) revert MatchTimeBackwards(uint64(last >> 64), matchTime);
         if (matchTime > block.timestamp) revert MatchTimeInFuture(matchTime, block.timestamp);
         if (journalPos <= last >> 128 || journalPos >> 128 != 0) revert JournalBackwards(last >> 128, journalPos);
+        if (stateSeq < journalPos >> 32) revert StateBeforeBatch(journalPos >> 32, stateSeq);
         bytes32 itemsHash;
         assembly {
             let m := mload(0x40)
             calldatacopy(m, items.offset, items.length)
             itemsHash := keccak256(m, items.length)
         }
-        bytes32 hash = keccak256(abi.encode(settleHash, keccak256(abi.encode(seq, matchTime, journalPos, itemsHash))));
+        bytes32 hash = keccak256(abi.encode(settleHash, keccak256(abi.encode(seq, matchTime, journalPos, stateSeq, stateHash, itemsHash))));
         _batch = seq | (matchTime << 64) | (journalPos << 128);
         settleHash = hash;
         uint256 fills = _process(C.offsetOf(items), items.length, matchTime);
-        emit Settled(seq, journalPos, matchTime, hash, fills);
+        emit Settled(seq, journalPos, matchTime, hash, fills, stateSeq, stateHash);
     }
 
     /// @notice The last batch settled (0 before the first).

@@ -1,10 +1,11 @@
 /**
  * The checks of a whole batch (docs/chain.md "The settlement stream"): only the relayer, only
  * `lastSeq + 1`, match times monotone and not ahead of the block, journal positions increasing,
- * whole items of known kinds; and the rolling settleHash, recomputed in TypeScript.
+ * a state hash of the batch's last command or a later one, whole items of known kinds; and the
+ * rolling settleHash, recomputed in TypeScript.
  */
 import t from 'tap';
-import { parseEventLogs, type Hex } from 'viem';
+import { keccak256, parseEventLogs, toHex, type Hex } from 'viem';
 import { chainFixture, accountOf, revertData, T0, WAD } from './support/fixture.ts';
 import { listMarket } from './support/market.ts';
 import { BatchWriter, batchHash, decodeSettleError, journalPosOf, nextSettleHash, settleCalldata } from '../../chain/items.ts';
@@ -29,11 +30,14 @@ t.test('settleHash rolls over every batch as TypeScript computes it; Settled say
     const seq = (await fx.lastSeq()) + 1n;
     const matchTime = BigInt(T0 - 900 + i);
     const journalPos = journalPosOf(100 + i, 3);
-    const receipt = await fx.settle(w, { seq, matchTime, journalPos });
-    hash = nextSettleHash(hash, batchHash(seq, matchTime, journalPos, w.bytes()));
+    // The state hash of the batch's last command (i = 0) or of a later one.
+    const stateSeq = BigInt(100 + 2 * i);
+    const stateHash = keccak256(toHex(`state ${i}`));
+    const receipt = await fx.settle(w, { seq, matchTime, journalPos, stateSeq, stateHash });
+    hash = nextSettleHash(hash, batchHash({ seq, matchTime, journalPos, stateSeq, stateHash }, w.bytes()));
     t.equal(await fx.settleHash(), hash, `after batch ${seq}`);
     const [settled] = parseEventLogs({ abi: orderBookAbi, logs: receipt.logs, eventName: 'Settled' });
-    t.same(settled?.args, { seq, journalPos, matchTime, settleHash: hash, fills: 1n });
+    t.same(settled?.args, { seq, journalPos, matchTime, settleHash: hash, fills: 1n, stateSeq, stateHash }, 'Settled carries the state hash and its seq');
   }
   const ob = { address: fx.addresses.orderBook, abi: orderBookAbi } as const;
   t.equal(await fx.pub.readContract({ ...ob, functionName: 'lastJournalPos' }), journalPosOf(102, 3));
@@ -63,11 +67,19 @@ t.test('MatchTimeBackwards, MatchTimeInFuture, JournalBackwards', async (t) => {
   t.pass('the same match time, a later item of the same command: accepted');
 });
 
+t.test('StateBeforeBatch: the state hash must be of the batch\'s last command or a later one', async (t) => {
+  const before = await fx.settleReverts(await aFill(), state, { journalPos: journalPosOf(310, 2), stateSeq: 309n });
+  t.match(before, { name: 'StateBeforeBatch', args: { journalSeq: 310n, stateSeq: 309n } });
+  await fx.settle(await aFill(), { journalPos: journalPosOf(310, 2), stateSeq: 310n });
+  await fx.settle(await aFill(), { journalPos: journalPosOf(311, 0), stateSeq: 312n });
+  t.pass('its own last command, and a later one: accepted');
+});
+
 t.test('NotRelayer', async (t) => {
   const stranger = accountOf('batchChecks:stranger');
   await fx.fund(stranger.address);
   const seq = (await fx.lastSeq()) + 1n;
-  const data = settleCalldata(seq, fx.matchTime, journalPosOf(400, 0), (await aFill()).bytes());
+  const data = settleCalldata({ seq, matchTime: fx.matchTime, journalPos: journalPosOf(400, 0), stateSeq: 400n, stateHash: keccak256(toHex('state')) }, (await aFill()).bytes());
   const before = await state();
   let err: unknown = null;
   try {

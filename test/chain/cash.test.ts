@@ -6,7 +6,7 @@
  */
 import t, { type Test } from 'tap';
 import { parseEventLogs } from 'viem';
-import { accountOf, chainFixture, FUND, revertData, SERVICE, WAD } from './support/fixture.ts';
+import { accountOf, chainFixture, FUND, headerAt, revertData, SERVICE, WAD } from './support/fixture.ts';
 import { BatchWriter, decodeSettleError, journalPosOf, settleCalldata } from '../../chain/items.ts';
 import { collateralVaultAbi, mockCollateralTokenAbi } from '../../chain/artifacts.ts';
 import { installContracts } from '../../chain/deploy.ts';
@@ -153,7 +153,7 @@ t.test('FaucetDisabled: MINT on a vault whose token is not the test token', asyn
   w.mint(alice.address, 1n, 1n);
   let err: unknown = null;
   try {
-    await fx.pub.call({ account: fx.relayer.address, to: real.addresses.orderBook, data: settleCalldata(1n, BigInt(1_700_000_000), journalPosOf(1, 0), w.bytes()) });
+    await fx.pub.call({ account: fx.relayer.address, to: real.addresses.orderBook, data: settleCalldata(headerAt(1n, BigInt(1_700_000_000), journalPosOf(1, 0)), w.bytes()) });
   } catch (e) {
     err = e;
   }

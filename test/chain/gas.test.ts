@@ -7,7 +7,7 @@
  * deterministic; the figures print as comments.
  */
 import t from 'tap';
-import { chainFixture, WAD } from './support/fixture.ts';
+import { chainFixture, headerAt, WAD } from './support/fixture.ts';
 import { listMarket } from './support/market.ts';
 import { BatchWriter, journalPosOf, settleCalldata } from '../../chain/items.ts';
 
@@ -34,7 +34,7 @@ async function measured(t: { ok(v: unknown, msg: string): void }, w: BatchWriter
 async function estimate(w: BatchWriter | Uint8Array): Promise<number> {
   const bytes = w instanceof BatchWriter ? w.bytes() : w;
   const seq = (await fx.lastSeq()) + 1n;
-  const data = settleCalldata(seq, fx.matchTime, journalPosOf(10 ** 9, 0), bytes);
+  const data = settleCalldata(headerAt(seq, fx.matchTime, journalPosOf(10 ** 9, 0)), bytes);
   return Number(await fx.pub.estimateGas({ account: fx.relayer.address, to: fx.addresses.orderBook, data }));
 }
 

@@ -5,13 +5,13 @@
  * relayer's gas limit is the model's figure: below what the batch needs, it runs out of gas).
  */
 import t from 'tap';
-import { accountOf, chainFixture, T0, WAD, type Fixture } from './support/fixture.ts';
+import { accountOf, chainFixture, headerAt, T0, WAD, type Fixture } from './support/fixture.ts';
 import { listMarket, STRIKE } from './support/market.ts';
 import { BatchWriter, journalPosOf, settleCalldata } from '../../chain/items.ts';
 
 /** What anvil's eth_estimateGas asks for settle() of `w` (the gas before refunds). */
 async function estimate(fx: Fixture, w: BatchWriter): Promise<bigint> {
-  const data = settleCalldata((await fx.lastSeq()) + 1n, fx.matchTime, journalPosOf(10 ** 9, 0), w.bytes());
+  const data = settleCalldata(headerAt((await fx.lastSeq()) + 1n, fx.matchTime, journalPosOf(10 ** 9, 0)), w.bytes());
   return fx.pub.estimateGas({ account: fx.relayer.address, to: fx.addresses.orderBook, data });
 }
 

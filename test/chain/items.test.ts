@@ -3,8 +3,8 @@
  * RangeError naming its field, nothing written), the hashes and the calldata against viem.
  */
 import t from 'tap';
-import { encodeAbiParameters, encodeErrorResult, encodeFunctionData, keccak256, type Abi, type Address, type Hex } from 'viem';
-import { BatchWriter, batchHash, decodeItems, decodeSettleError, ITEM_LENGTH, journalPosOf, nextSettleHash, settleCalldata, type SignedOrder, type SignedQuote, type SignedFill } from '../../chain/items.ts';
+import { encodeAbiParameters, encodeErrorResult, encodeFunctionData, keccak256, toHex, type Abi, type Address, type Hex } from 'viem';
+import { BatchWriter, batchHash, decodeItems, decodeSettleCalldata, decodeSettleError, ITEM_LENGTH, journalPosOf, nextSettleHash, settleCalldata, type SignedOrder, type SignedQuote, type SignedFill } from '../../chain/items.ts';
 import { errorAbi, orderBookAbi } from '../../chain/artifacts.ts';
 
 const A = '0x1234567890abcdef1234567890abcdef12345678' as Address;
@@ -145,15 +145,21 @@ t.test('hashes, journal positions and calldata as the contract computes them', a
   w.deposit(5n);
   w.mint(A, 1n, 2n);
   const items = w.bytes();
-  const expected = keccak256(encodeAbiParameters([{ type: 'uint256' }, { type: 'uint256' }, { type: 'uint256' }, { type: 'bytes32' }], [7n, 1_700_000_000n, journalPosOf(3, 2), keccak256(items)]));
-  t.equal(batchHash(7n, 1_700_000_000n, journalPosOf(3, 2), items), expected);
+  const stateHash = keccak256(toHex('a state'));
+  const header = { seq: 7n, matchTime: 1_700_000_000n, journalPos: journalPosOf(3, 2), stateSeq: 4n, stateHash };
+  const expected = keccak256(encodeAbiParameters([{ type: 'uint256' }, { type: 'uint256' }, { type: 'uint256' }, { type: 'uint256' }, { type: 'bytes32' }, { type: 'bytes32' }], [7n, 1_700_000_000n, journalPosOf(3, 2), 4n, stateHash, keccak256(items)]));
+  t.equal(batchHash(header, items), expected);
   t.equal(nextSettleHash(H(0), expected), keccak256(encodeAbiParameters([{ type: 'bytes32' }, { type: 'bytes32' }], [H(0), expected])));
   t.equal(journalPosOf(3, 2), 3n * 2n ** 32n + 2n);
   t.throws(() => journalPosOf(1, 2 ** 32), RangeError);
   t.throws(() => journalPosOf(-1, 0), RangeError);
   for (const bytes of [items, new Uint8Array(0), new Uint8Array(64).fill(7)]) {
-    t.equal(settleCalldata(7n, 8n, 9n, bytes), encodeFunctionData({ abi: orderBookAbi, functionName: 'settle', args: [7n, 8n, 9n, `0x${Buffer.from(bytes).toString('hex')}`] }));
+    const h = { seq: 7n, matchTime: 8n, journalPos: 9n, stateSeq: 10n, stateHash };
+    const data = settleCalldata(h, bytes);
+    t.equal(data, encodeFunctionData({ abi: orderBookAbi, functionName: 'settle', args: [7n, 8n, 9n, 10n, stateHash, `0x${Buffer.from(bytes).toString('hex')}`] }));
+    t.same(decodeSettleCalldata(data), { header: h, items: bytes }, 'decoded back');
   }
+  t.equal(decodeSettleCalldata('0x12345678'), null, 'not a settle call');
 });
 
 t.test('decodeSettleError names the error, its arguments and the item', async (t) => {

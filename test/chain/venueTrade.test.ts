@@ -55,7 +55,7 @@ t.test('two wallets trade: the chain holds what the venue says, in a transaction
   const tx = await chain.client.getTransaction({ hash: txHash });
   const call = decodeFunctionData({ abi: orderBookAbi, data: tx.input });
   t.equal(call.functionName, 'settle');
-  const items = decodeItems(hexToBytes(call.args![3] as Hex));
+  const items = decodeItems(hexToBytes(call.args![5] as Hex));
   const domain = orderBookDomain(app.app.services.config.serviceName, app.app.services.config.chainId, chain.addresses.orderBook);
   const declared = items.flatMap((i) => (i.kind === 'ORDER' ? [{ id: hashTypedData({ domain, types: placeOrderTypes, primaryType: 'PlaceOrder', message: { seriesId: i.seriesId, portfolioId: i.portfolioId, isBuy: i.isBuy, tick: i.tick, size: i.size, expiry: i.expiry, nonce: i.nonce, deadline: i.deadline } }), owner: getAddress(i.owner), signature: i.signature }] : []));
   t.ok(declared.some((d) => d.id === askId && d.owner === alice.address), "it carries alice's signed order");

@@ -30,7 +30,7 @@ import {
   seriesRegistryAbi,
   oracleAbi,
 } from '../../../chain/artifacts.ts';
-import { BatchWriter, decodeSettleError, settleCalldata, type SignedOrder, type SignedQuote, type SignedFill } from '../../../chain/items.ts';
+import { BatchWriter, decodeSettleError, settleCalldata, type BatchHeader, type SignedOrder, type SignedQuote, type SignedFill } from '../../../chain/items.ts';
 import { fillQuoteTypes, orderBookDomain, placeOrderTypes, rfqDomain, rfqQuoteTypes, type Eip712Domain } from '../../../workers/eip712/types.ts';
 
 export const T0 = 1_800_000_000;
@@ -45,6 +45,11 @@ export function keyOf(name: string): Hex {
 
 export function accountOf(name: string): PrivateKeyAccount {
   return privateKeyToAccount(keyOf(name));
+}
+
+/** A batch header whose state hash is of its last command (a stand-in value: the contract only carries it). */
+export function headerAt(seq: bigint, matchTime: bigint, journalPos: bigint): BatchHeader {
+  return { seq, matchTime, journalPos, stateSeq: journalPos >> 32n, stateHash: `0x${(journalPos >> 32n).toString(16).padStart(64, '0')}` as Hex };
 }
 
 export type Fixture = Awaited<ReturnType<typeof chainFixture>>;
@@ -71,13 +76,15 @@ export async function chainFixture(name: string, opts: { faucet?: boolean; chain
   let lastJournal = 0n;
   let matchTime = BigInt(T0 - 1000);
 
-  type BatchArgs = { seq?: bigint; matchTime?: bigint; journalPos?: bigint; gas?: bigint };
+  type BatchArgs = { seq?: bigint; matchTime?: bigint; journalPos?: bigint; stateSeq?: bigint; stateHash?: Hex; gas?: bigint };
 
-  const nextArgs = async (args: BatchArgs): Promise<{ seq: bigint; matchTime: bigint; journalPos: bigint }> => {
+  /** The batch's header: the next seq, the last match time, the next journal position, and a state hash of the batch's last command unless given. */
+  const nextArgs = async (args: BatchArgs): Promise<BatchHeader> => {
     const seq = args.seq ?? (await pub.readContract({ address: a.orderBook, abi: orderBookAbi, functionName: 'lastSeq' })) + 1n;
     const mt = args.matchTime ?? matchTime;
     const jp = args.journalPos ?? (((lastJournal >> 32n) + 1n) << 32n);
-    return { seq, matchTime: mt, journalPos: jp };
+    const h = headerAt(seq, mt, jp);
+    return { ...h, stateSeq: args.stateSeq ?? h.stateSeq, stateHash: args.stateHash ?? h.stateHash };
   };
 
   const send = async (items: Uint8Array, args: BatchArgs) => {
@@ -86,7 +93,7 @@ export async function chainFixture(name: string, opts: { faucet?: boolean; chain
       account: relayer,
       chain,
       to: a.orderBook,
-      data: settleCalldata(b.seq, b.matchTime, b.journalPos, items),
+      data: settleCalldata(b, items),
       gas: args.gas ?? SETTLE_GAS_LIMIT,
     });
     const receipt = await pub.waitForTransactionReceipt({ hash });
@@ -122,7 +129,7 @@ export async function chainFixture(name: string, opts: { faucet?: boolean; chain
     async revertOf(items: Uint8Array, args: BatchArgs = {}) {
       const b = await nextArgs(args);
       try {
-        await pub.call({ account: relayer.address, to: a.orderBook, data: settleCalldata(b.seq, b.matchTime, b.journalPos, items), gas: SETTLE_GAS_LIMIT });
+        await pub.call({ account: relayer.address, to: a.orderBook, data: settleCalldata(b, items), gas: SETTLE_GAS_LIMIT });
         return null;
       } catch (e) {
         const data = revertData(e);
