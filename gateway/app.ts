@@ -25,6 +25,7 @@ import { jsonLogger, type Logger } from './http/log.ts';
 import { loadUws } from './uws.ts';
 import { bootstrap, startDrivers, type Drivers } from './drivers.ts';
 import type { Services } from './services.ts';
+import { publicJournal } from './publicJournal.ts';
 import { SiweDomains } from './auth/siweDomains.ts';
 import { apiRoutes, apiInfo } from './routes/index.ts';
 import { webRoutes } from './routes/web.ts';
@@ -150,7 +151,7 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
   const clock = options.clock ?? Date.now;
   const uws = loadUws().uws; // refuses to start on the slow pure-JS fallback
 
-  const local = options.memory ? memoryStorage({ log }) : openStorage({ dataDir: config.dataDir, log, keyEncryptionKey: process.env.KEY_ENCRYPTION_KEY });
+  const local = options.memory ? memoryStorage({ log, keepGenesis: config.publicJournal }) : openStorage({ dataDir: config.dataDir, log, keyEncryptionKey: process.env.KEY_ENCRYPTION_KEY, keepGenesis: config.publicJournal });
   const nats = config.journal === 'nats';
   const storage = nats ? await withNatsJournal(local, config, log, clock()) : local;
   if (config.chain !== null && options.memory === true) throw new Error('CHAIN needs the LMDB journal in DATA_DIR (the relayer follows it): use CHAIN=none with in-memory storage');
@@ -217,7 +218,8 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
     everyMs: config.snapshotEveryMs,
     startSeq: recovered.lastSeq,
     // The stream is shared by the standby and every edge: its retention is the operator's (docs/persistence.md).
-    pruneJournal: !nats,
+    // PUBLIC_JOURNAL: the whole journal is published, from the genesis on (docs/chain.md "The audit").
+    pruneJournal: !nats && !config.publicJournal,
     // The relayer replays the journal from its checkpoint: nothing after it is pruned (0 until it says).
     ...(config.chain !== null ? { hold: () => chainHold.seq } : {}),
   };
@@ -236,7 +238,7 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
   const snapshotWorker: SnapshotWorker | null =
     nats || options.memory === true || options.snapshotInThread === true
       ? null
-      : createSnapshotWorker({ dataDir: config.dataDir, onWorkerError: (error) => log.error('snapshot worker thread failed outside a task', { error: error.message }) });
+      : createSnapshotWorker({ dataDir: config.dataDir, keepGenesis: config.publicJournal, onWorkerError: (error) => log.error('snapshot worker thread failed outside a task', { error: error.message }) });
   const snapshotter = new Snapshotter(snapshotWorker === null ? snapshotOptions : { ...snapshotOptions, produce: (takenAt) => snapshotWorker.take(takenAt) });
   // The read models fold every committed command first: what listeners after them read is at its seq.
   pipeline.onEvents((events, command) => {
@@ -253,7 +255,7 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
   const verifier = options.inlineWorkers ? createInlineVerifier() : createPoolVerifier({ threads: config.workers, onWorkerError });
   const marks = options.inlineWorkers ? createInlineMarkComputer() : createPoolMarkComputer(1, onWorkerError);
   const siweDomains = new SiweDomains(config);
-  const services: Services = { config, venue, reads, pipeline, market: reads.market, stores: storage.stores, verifier, marks, metrics, log, siweDomains, alerts, rateLimited: { count: 0 }, chain: { info: noChainInfo(config.chainId), statusListeners: [] } };
+  const services: Services = { config, venue, reads, pipeline, market: reads.market, stores: storage.stores, verifier, marks, metrics, log, siweDomains, alerts, rateLimited: { count: 0 }, chain: { info: noChainInfo(config.chainId), statusListeners: [] }, publicJournal: config.publicJournal ? publicJournal(storage.journal, storage.snapshots, () => reads.seq) : null };
   metrics.gauge({ name: 'worker_pool_queue_size', help: 'Signature batches waiting for a worker.', collect() { this.set(verifier.stats().queueSize); } });
   metrics.gauge({ name: 'worker_pool_utilization', help: 'Share of the signature pool capacity in use (0..1).', collect() { this.set(verifier.stats().utilization); } });
   metrics.gauge({ name: 'marks_pool_queue_size', help: 'Mark recomputations waiting for the pricing worker.', collect() { this.set(marks.stats().queueSize); } });

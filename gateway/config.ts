@@ -66,6 +66,8 @@ export type AppConfig = {
   readonly stores: 'shared' | 'local';
   /** KEY_ENCRYPTION_KEY when set (64 hex); required with STORES=shared, the same on every node. */
   readonly keyEncryptionKey: string | null;
+  /** PUBLIC_JOURNAL=1: the committed journal and the snapshots are public (/api/journal, global@journal) and never pruned, the genesis snapshot kept (docs/chain.md "The audit"). */
+  readonly publicJournal: boolean;
   /** EDGE=1 or ROLE=edge (JOURNAL=nats): an edge gateway that follows the stream, serves reads and forwards writes to the leader (docs/persistence.md). */
   readonly edge: boolean;
   /** Overrides of the rate-limit table (docs/rate-limits.md), from RATE_LIMITS as JSON. */
@@ -161,6 +163,9 @@ export function loadConfig(env: Record<string, string | undefined>): ConfigResul
   if (journal === 'nats' && natsUrls.length === 0) errors.push('NATS_URL must list the NATS servers (nats://host:port, comma-separated) with JOURNAL=nats');
   const natsStream = env.NATS_STREAM || 'VENUE_JOURNAL';
   const edge = env.EDGE === '1' || env.EDGE === 'true' || env.ROLE === 'edge';
+  const publicJournal = env.PUBLIC_JOURNAL === '1' || env.PUBLIC_JOURNAL === 'true';
+  if (env.PUBLIC_JOURNAL !== undefined && env.PUBLIC_JOURNAL !== '' && !['0', '1', 'true', 'false'].includes(env.PUBLIC_JOURNAL)) errors.push(`PUBLIC_JOURNAL must be 1 or 0 (got "${env.PUBLIC_JOURNAL}")`);
+  if (publicJournal && journal === 'nats') errors.push('PUBLIC_JOURNAL=1 needs JOURNAL=lmdb: an audit replays from the genesis snapshot, which a JetStream venue does not keep (docs/chain.md "The audit")');
   if (env.ROLE !== undefined && env.ROLE !== '' && env.ROLE !== 'edge' && env.ROLE !== 'engine') errors.push(`ROLE must be edge or engine (got "${env.ROLE}")`);
   if (edge && journal !== 'nats') errors.push('EDGE=1 (ROLE=edge) needs JOURNAL=nats: an edge follows the JetStream journal');
   const stores = oneOf('STORES', journal === 'nats' ? 'shared' : 'local', ['shared', 'local'] as const);
@@ -209,6 +214,7 @@ export function loadConfig(env: Record<string, string | undefined>): ConfigResul
     hashCheckEvery: int('HASH_CHECK_EVERY', 100_000, 1, 2 ** 31 - 1),
     nodeId: env.NODE_ID || `${hostname()}:${process.pid}`,
     edge,
+    publicJournal,
     stores,
     keyEncryptionKey,
   };

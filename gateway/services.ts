@@ -16,6 +16,7 @@ import type { Logger } from './http/log.ts';
 import type { SiweDomains } from './auth/siweDomains.ts';
 import type { AlertBus } from './monitoring/alertBus.ts';
 import type { ChainInfo } from '../chain/venueChain.ts';
+import type { PublicJournal } from './publicJournal.ts';
 
 /** The relayer's report of a batch sent or included (final and failed are committed events). */
 export type BatchReport = { readonly batch: number; readonly status: string; readonly txHash: `0x${string}` | null; readonly tradeIds: readonly string[]; readonly orderIds: readonly `0x${string}`[] };
@@ -43,4 +44,6 @@ export type Services = {
   readonly rateLimited: { count: number };
   /** The settlement chain as /api/markets/contracts describes it (mode none without one: docs/chain.md). */
   readonly chain: { info: ChainInfo; readonly statusListeners: ((m: BatchReport) => void)[] };
+  /** PUBLIC_JOURNAL=1: the committed journal and the snapshots, read-only (docs/chain.md "The audit"); null otherwise. */
+  readonly publicJournal: PublicJournal | null;
 };

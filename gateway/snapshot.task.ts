@@ -27,6 +27,7 @@ export type SnapshotTask =
       readonly dataDir: string;
       readonly durability: Durability;
       readonly keepSnapshots?: number;
+      readonly keepGenesis?: boolean;
       /** The snapshot's takenAt (the venue clock's Unix ms when it was asked for). */
       readonly takenAt: number;
       /** Tests: the thread dies right before writing (a crash in the middle of a snapshot). */
@@ -121,7 +122,7 @@ export default async function snapshotTask(task: SnapshotTask): Promise<Snapshot
   if (followFailure !== null) warnings.push(`snapshot worker: following the journal failed (${followFailure}); the replica was rebuilt from the newest snapshot`);
   followFailure = null;
   try {
-    access ??= openSnapshotAccess({ dataDir: task.dataDir, log: collectingLogger(warnings), durability: task.durability, ...(task.keepSnapshots !== undefined ? { keepSnapshots: task.keepSnapshots } : {}) });
+    access ??= openSnapshotAccess({ dataDir: task.dataDir, log: collectingLogger(warnings), durability: task.durability, keepGenesis: task.keepGenesis === true, ...(task.keepSnapshots !== undefined ? { keepSnapshots: task.keepSnapshots } : {}) });
     access.refresh();
     replica ??= build(access, warnings);
     const r = replica;

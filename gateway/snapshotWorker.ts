@@ -18,6 +18,8 @@ export type SnapshotWorkerOptions = {
   readonly dataDir: string;
   readonly durability?: Durability;
   readonly keepSnapshots?: number;
+  /** Keep the genesis snapshot (seq 0) beside the newest ones (PUBLIC_JOURNAL). */
+  readonly keepGenesis?: boolean;
   readonly onWorkerError: WorkerErrorHandler;
 };
 
@@ -59,6 +61,7 @@ export function createSnapshotWorker(opts: SnapshotWorkerOptions): SnapshotWorke
         durability: opts.durability ?? 'flush',
         takenAt,
         ...(opts.keepSnapshots !== undefined ? { keepSnapshots: opts.keepSnapshots } : {}),
+        ...(opts.keepGenesis === true ? { keepGenesis: true } : {}),
         ...(test.crashBeforeSave === true ? { crashBeforeSave: true } : {}),
       };
       const r = await pool().run(task);

@@ -10,7 +10,7 @@ import { ackTracker } from './lmdbAck.ts';
 import { openBinaryDb } from './framedDb.ts';
 import { checkSnapshot, DEFAULT_KEEP_SNAPSHOTS, encodeSnapshot, logSkipped } from './snapshotRecord.ts';
 
-export function lmdbSnapshotStore(env: RootDatabase, opts: { durability: Durability; log: Logger; keep?: number }): SnapshotStore {
+export function lmdbSnapshotStore(env: RootDatabase, opts: { durability: Durability; log: Logger; keep?: number; keepGenesis?: boolean }): SnapshotStore {
   const db = openBinaryDb(env, 'snapshots');
   const keep = opts.keep ?? DEFAULT_KEEP_SNAPSHOTS;
   if (!Number.isInteger(keep) || keep < 1) throw new RangeError(`keep must be an integer >= 1, got ${keep}`);
@@ -27,7 +27,8 @@ export function lmdbSnapshotStore(env: RootDatabase, opts: { durability: Durabil
       }
       const written = db.put(s.seq, bytes);
       // Removals queued in the same turn land in the same transaction as the new snapshot.
-      const all = [...new Set([...seqs(), s.seq])].sort((a, b) => a - b);
+      // The genesis (seq 0) stays beside the newest K when asked (PUBLIC_JOURNAL: an audit starts from it).
+      const all = [...new Set([...seqs(), s.seq])].filter((q) => !(opts.keepGenesis === true && q === 0)).sort((a, b) => a - b);
       for (const old of all.slice(0, Math.max(0, all.length - keep))) db.remove(old);
       return tracker.ack(written);
     },

@@ -8,7 +8,7 @@ export type MemorySnapshotStore = SnapshotStore & {
   overwriteRaw(seq: number, bytes: Uint8Array): void;
 };
 
-export function memorySnapshotStore(opts: { keep?: number; log?: Logger } = {}): MemorySnapshotStore {
+export function memorySnapshotStore(opts: { keep?: number; log?: Logger; keepGenesis?: boolean } = {}): MemorySnapshotStore {
   const keep = opts.keep ?? DEFAULT_KEEP_SNAPSHOTS;
   if (!Number.isInteger(keep) || keep < 1) throw new RangeError(`keep must be an integer >= 1, got ${keep}`);
   const log = opts.log ?? silentLogger;
@@ -22,7 +22,7 @@ export function memorySnapshotStore(opts: { keep?: number; log?: Logger } = {}):
       } catch (e) {
         return Promise.reject(e);
       }
-      const all = seqs();
+      const all = seqs().filter((q) => !(opts.keepGenesis === true && q === 0));
       for (const old of all.slice(0, Math.max(0, all.length - keep))) stored.delete(old);
       return Promise.resolve();
     },

@@ -56,6 +56,8 @@ export type OpenStorageOptions = {
   durability?: Durability;
   /** Snapshots kept (default 3). */
   keepSnapshots?: number;
+  /** Keep the genesis snapshot (seq 0) beside the newest `keepSnapshots` (PUBLIC_JOURNAL: docs/chain.md "The audit"). */
+  keepGenesis?: boolean;
   /** 64 hex characters; the gateway passes process.env.KEY_ENCRYPTION_KEY. Absent: DATA_DIR/keys/master.key. */
   keyEncryptionKey?: string | undefined;
   /** API-key replay window in ms (default 30,000). */
@@ -92,7 +94,7 @@ export function openStorage(opts: OpenStorageOptions): Storage {
       commits++;
     });
     const journal = lmdbJournal(rootEnv, durability);
-    const snapshots = lmdbSnapshotStore(rootEnv, { durability, log: opts.log, ...(opts.keepSnapshots !== undefined ? { keep: opts.keepSnapshots } : {}) });
+    const snapshots = lmdbSnapshotStore(rootEnv, { durability, log: opts.log, keepGenesis: opts.keepGenesis === true, ...(opts.keepSnapshots !== undefined ? { keep: opts.keepSnapshots } : {}) });
     const stores = lmdbStores(rootEnv, {
       box,
       log: opts.log,
@@ -145,12 +147,12 @@ export type SnapshotAccess = {
  * it only reads the journal and writes snapshots (LMDB serialises its write transactions with
  * the main thread's, each one atomic).
  */
-export function openSnapshotAccess(opts: { dataDir: string; log: Logger; durability?: Durability; keepSnapshots?: number }): SnapshotAccess {
+export function openSnapshotAccess(opts: { dataDir: string; log: Logger; durability?: Durability; keepSnapshots?: number; keepGenesis?: boolean }): SnapshotAccess {
   const env = open({ path: join(opts.dataDir, 'lmdb'), maxDbs: 24, separateFlushed: true });
   const durability = opts.durability ?? 'flush';
   return {
     journal: lmdbJournal(env, durability),
-    snapshots: lmdbSnapshotStore(env, { durability, log: opts.log, ...(opts.keepSnapshots !== undefined ? { keep: opts.keepSnapshots } : {}) }),
+    snapshots: lmdbSnapshotStore(env, { durability, log: opts.log, keepGenesis: opts.keepGenesis === true, ...(opts.keepSnapshots !== undefined ? { keep: opts.keepSnapshots } : {}) }),
     refresh: () => env.resetReadTxn(),
     close: () => env.close(),
   };
@@ -159,9 +161,9 @@ export function openSnapshotAccess(opts: { dataDir: string; log: Logger; durabil
 export type MemoryStorage = Storage & { readonly journal: MemoryJournal; readonly snapshots: MemorySnapshotStore };
 
 /** Everything in memory (nothing survives the process); the journal and snapshot store keep their corruption test hooks. */
-export function memoryStorage(opts: { log?: Logger; keepSnapshots?: number; replayWindowMs?: number } = {}): MemoryStorage {
+export function memoryStorage(opts: { log?: Logger; keepSnapshots?: number; keepGenesis?: boolean; replayWindowMs?: number } = {}): MemoryStorage {
   const journal = memoryJournal();
-  const snapshots = memorySnapshotStore({ log: opts.log ?? silentLogger, ...(opts.keepSnapshots !== undefined ? { keep: opts.keepSnapshots } : {}) });
+  const snapshots = memorySnapshotStore({ log: opts.log ?? silentLogger, keepGenesis: opts.keepGenesis === true, ...(opts.keepSnapshots !== undefined ? { keep: opts.keepSnapshots } : {}) });
   return {
     journal,
     snapshots,

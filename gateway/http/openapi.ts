@@ -47,6 +47,7 @@ export const tagDescriptions: Readonly<Record<string, string>> = {
   strategies: 'Multi-leg option strategies: templates, a quote of a package, and all-or-nothing execution.',
   webhooks: 'Chain events told by a chain-indexing provider (HMAC-signed): deposits, withdrawals, relays.',
   admin: 'Operator actions; an admin wallet only.',
+  audit: 'The public journal (PUBLIC_JOURNAL=1): the committed commands and the stored snapshots that `npm run audit` replays against the state hashes posted on chain.',
   health: 'Liveness of the process (no input, no credentials, no rate limit).',
   docs: 'Machine-readable descriptions of the API.',
   documentation: 'Machine-readable descriptions of the API: OpenAPI, AsyncAPI, llms.txt.',

@@ -29,6 +29,7 @@ import { referralRoutes } from './referral.ts';
 import { webhookRoutes } from './webhooks.ts';
 import { strategyRoutes } from './strategies.ts';
 import { liquidationRoutes } from './liquidations.ts';
+import { journalRoutes } from './journal.ts';
 
 /** 30-day traded notional (COLLATERAL6) at which a wallet reaches tiers 2 and 3 (interface.md "Limits"). */
 const TIER2 = 100_000n * 1_000_000n;
@@ -76,6 +77,7 @@ export function apiRoutes(s: Services): ApiRoutes {
     ...webhookRoutes(s),
     ...strategyRoutes(s),
     ...liquidationRoutes(s),
+    ...journalRoutes(s),
   ];
   return { routes, authenticate, rateLimiter };
 }

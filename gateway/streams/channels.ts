@@ -19,7 +19,8 @@ export type PublicChannel =
   | { readonly kind: SeriesChannelKind; readonly name: string; readonly topic: string; readonly seriesId: Hex }
   | { readonly kind: 'index'; readonly name: string; readonly topic: string; readonly pairId: Hex }
   | { readonly kind: 'rfq'; readonly name: string; readonly topic: string }
-  | { readonly kind: 'liquidations'; readonly name: string; readonly topic: string };
+  | { readonly kind: 'liquidations'; readonly name: string; readonly topic: string }
+  | { readonly kind: 'journal'; readonly name: string; readonly topic: string };
 
 export type ChannelError = { readonly error: string; readonly code: number };
 
@@ -40,6 +41,8 @@ const earlierName: Readonly<Record<SeriesChannelKind, string>> = { depth: 'order
 export const RFQ_CHANNEL = 'global@rfq';
 /** Every liquidation close, without its owner (extensions.md "Liquidation and the insurance fund"). */
 export const LIQUIDATIONS_CHANNEL = 'global@liquidations';
+/** Every committed command, when the venue publishes its journal (PUBLIC_JOURNAL=1, docs/chain.md "The audit"). */
+export const JOURNAL_CHANNEL = 'global@journal';
 /** Longest channel name looked at; anything longer is refused without parsing. */
 const MAX_NAME = 160;
 
@@ -69,8 +72,8 @@ function unknown(name: string, why: string): ChannelError {
   return { code: wsErrorCodes.unknownChannel, error: `Unknown channel "${name}": ${why}` };
 }
 
-/** Resolves a public channel name, or explains why it is not one. */
-export function resolvePublicChannel(catalog: Catalog, raw: unknown): PublicChannel | ChannelError {
+/** Resolves a public channel name, or explains why it is not one; `global@journal` only when the journal is public. */
+export function resolvePublicChannel(catalog: Catalog, raw: unknown, journalPublic = false): PublicChannel | ChannelError {
   if (typeof raw !== 'string' || raw.length === 0) return { code: wsErrorCodes.badRequest, error: 'Channel names must be non-empty strings' };
   const shown = raw.length > MAX_NAME ? `${raw.slice(0, MAX_NAME)}...` : raw;
   if (raw.length > MAX_NAME) return unknown(shown, 'name too long');
@@ -80,6 +83,7 @@ export function resolvePublicChannel(catalog: Catalog, raw: unknown): PublicChan
     return { code: wsErrorCodes.forbidden, error: `Channel "${shown}" is for admins: connect to /ws/monitor and send AUTH first` };
   }
   if (name === LIQUIDATIONS_CHANNEL) return { kind: 'liquidations', name: LIQUIDATIONS_CHANNEL, topic: LIQUIDATIONS_CHANNEL };
+  if (name === JOURNAL_CHANNEL) return journalPublic ? { kind: 'journal', name: JOURNAL_CHANNEL, topic: JOURNAL_CHANNEL } : unknown(shown, 'this venue does not publish its journal (PUBLIC_JOURNAL is off)');
   if (name.startsWith('account@')) {
     return { code: wsErrorCodes.forbidden, error: `Channel "${shown}" is private: connect to /ws/private and send AUTH first` };
   }

@@ -19,7 +19,9 @@ import { streamLimitsFromEnv, type StreamLimits } from './config.ts';
 import { KeyedRateWindows } from './rateWindow.ts';
 import { createStreamMetrics, type StreamName } from './streamMetrics.ts';
 import { Hub } from './hub.ts';
-import { Publisher } from './publisher.ts';
+import { Publisher, frame } from './publisher.ts';
+import { JOURNAL_CHANNEL } from './channels.ts';
+import { journalEntryJson } from '../publicJournal.ts';
 import { attachPublicStream } from './publicStream.ts';
 import { attachPrivateStream } from './privateStream.ts';
 import { attachRfqStream } from './rfqStream.ts';
@@ -28,6 +30,9 @@ import { registerStreamsAsyncApi } from './streamsAsyncApi.ts';
 import type { StreamDeps } from './socketSetup.ts';
 import type { RateLimiter } from '../http/rateLimit.ts';
 import { orderOperations } from '../orders/orderOperations.ts';
+
+/** JSON of a command: bigints as decimal strings (as REST replies write them). */
+const bigintsAsStrings = (_key: string, v: unknown) => (typeof v === 'bigint' ? v.toString() : v);
 
 export type Streams = {
   readonly limits: StreamLimits;
@@ -75,15 +80,17 @@ export function attachStreams(
   services.chain.statusListeners.push((m) => {
     if (m.status === 'included') publisher.onBatchStatus({ batch: m.batch, relayStatus: 'included', relayTx: m.txHash, tradeIds: m.tradeIds, reason: null });
   });
-  attachPublicStream(app, deps, services.reads);
+  attachPublicStream(app, deps, services.reads, services.publicJournal !== null);
   const disconnect = new CancelOnDisconnect((body) => services.pipeline.submit(body), (owner, orderId) => services.reads.orders.openOrder(owner, orderId) !== null, services.log);
   const orderMessages = services.metrics.counter({ name: 'ws_order_messages_total', help: 'Order messages on /ws/private (PLACE, CANCEL_ALL, ...), by operation and outcome (ok or the error code).', labelNames: ['method', 'outcome'] as const });
   const count = (method: string, outcome: string) => orderMessages.inc({ method, outcome });
   attachPrivateStream(app, deps, authenticate, publisher, { ops: orderOperations(services), rateLimiter, wallNow: () => services.pipeline.wallNow(), log: services.log, count }, disconnect);
-  services.pipeline.onEvents((events) => {
+  const journalPublic = services.publicJournal !== null;
+  services.pipeline.onEvents((events, command) => {
     // A listener's exception would reach the submitter of the command: log it, never throw.
     try {
       publisher.onEvents(events);
+      if (journalPublic && hub.hasSubscribers(JOURNAL_CHANNEL)) hub.publish(JOURNAL_CHANNEL, frame(JOURNAL_CHANNEL, JSON.stringify(journalEntryJson(command), bigintsAsStrings)), 'public');
     } catch (err) {
       services.log.error('stream publish failed', { error: err instanceof Error ? err.message : String(err), stack: err instanceof Error ? err.stack : undefined });
     }

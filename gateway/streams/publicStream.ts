@@ -13,7 +13,7 @@ import { depthSnapshot } from './payloads.ts';
 import { frame } from './publisher.ts';
 import { baseBehavior, upgradeHandler, type StreamDeps } from './socketSetup.ts';
 
-export function attachPublicStream(app: TemplatedApp, deps: StreamDeps, reads: ReadModels): void {
+export function attachPublicStream(app: TemplatedApp, deps: StreamDeps, reads: ReadModels, journalPublic = false): void {
   const { hub, limits, metrics } = deps;
 
   const sendSnapshot = (ws: Ws, c: ResolvedChannel): void => {
@@ -27,7 +27,7 @@ export function attachPublicStream(app: TemplatedApp, deps: StreamDeps, reads: R
   const control: ControlContext = {
     hub,
     limits,
-    resolve: (_ws, raw) => resolvePublicChannel(reads.catalog, raw),
+    resolve: (_ws, raw) => resolvePublicChannel(reads.catalog, raw, journalPublic),
     afterSubscribe: sendSnapshot,
   };
 

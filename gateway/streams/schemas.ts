@@ -243,6 +243,15 @@ export const GlobalLiquidationData = Type.Object({
   timestamp: Iso,
 });
 
+/** A committed command on global@journal (PUBLIC_JOURNAL=1): the entry GET /api/journal pages. */
+export const JournalEntryData = Type.Object({
+  seq: Type.Integer({ minimum: 1 }),
+  ts: Type.Integer({ description: 'Unix ms: the venue time the command carries' }),
+  type: Type.String({ description: 'the command type' }),
+  frame: Type.String({ description: "the command in the journal's codec, base64 (what the audit replays)" }),
+  command: Type.Object({}, { additionalProperties: true, description: 'the command in JSON, bigints as decimal strings' }),
+});
+
 // ---- RFQ market-maker stream ------------------------------------------------------------------
 
 export const RfqRequestMessage = Type.Object({

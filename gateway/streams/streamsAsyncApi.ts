@@ -19,7 +19,7 @@ function data(channelPattern: string, description: string, payload: Parameters<t
 
 export function registerStreamsAsyncApi(registry: AsyncApiRegistry, config: Pick<AppConfig, 'host' | 'port'>): void {
   const host = `${config.host}:${config.port}`;
-  registry.addServer('public', { host, protocol: 'ws', pathname: '/ws/public', description: 'Public market data (no authentication). Channels: depth, ticker, trades, index, rfq, liquidations and the earlier-form aliases.' });
+  registry.addServer('public', { host, protocol: 'ws', pathname: '/ws/public', description: 'Public market data (no authentication). Channels: depth, ticker, trades, index, rfq, liquidations, the earlier-form aliases, and journal on a venue that publishes it.' });
   registry.addServer('private', { host, protocol: 'ws', pathname: '/ws/private', description: 'Private account stream: the first message must be AUTH. Channels: account@fills, account@positions, account@portfolios, account@orders, account@mmp, account@liquidations, account@settlement; order entry (PLACE, REPLACE, CANCEL, PLACE_BATCH, CANCEL_BATCH, REPLACE_BATCH) with scope trade.' });
   registry.addServer('monitor', { host, protocol: 'ws', pathname: '/ws/monitor', description: 'Admin monitoring stream: AUTH as on /ws/private with an admin wallet (a login session, or an API key with scope admin). Channels: venue@health, venue@alerts.' });
   registry.addServer('rfqMm', { host, protocol: 'ws', pathname: '/ws/rfq/mm', description: 'RFQ market-maker stream for authorised MMMs: AUTH (frame or Authorization header at connect), then rfq_request in, rfq_response out.' });
@@ -81,6 +81,14 @@ export function registerStreamsAsyncApi(registry: AsyncApiRegistry, config: Pick
     title: 'Liquidations',
     description: 'Every close of a liquidation (a fill against the book, or the insurance fund taking over at the band edge), one message each, without the owner.',
     sends: { liquidationClose: data('^global@liquidations$', 'global@liquidations', S.GlobalLiquidationData, 'A liquidation close') },
+  });
+  registry.addChannel('journal', {
+    address: 'global@journal',
+    servers: ['public'],
+    title: 'The committed journal',
+    description:
+      'Only on a venue with PUBLIC_JOURNAL=1 (otherwise SUBSCRIBE answers 4004): every command as it commits, in seq order, the entry GET /api/journal pages (its frame is what `npm run audit` replays, docs/chain.md "The audit"). A follower subscribes first, pages GET /api/journal from where it stands up to the first seq the channel sent, and drops what it already has.',
+    sends: { journalEntry: data('^global@journal$', 'global@journal', S.JournalEntryData, 'A committed command') },
   });
 
   registry.addChannel('auth', {

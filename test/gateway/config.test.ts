@@ -32,6 +32,7 @@ t.test('every bad value is refused with a message naming the variable', async (t
     LOG_LEVEL: 'loud',
     SERVICE_NAME: 'has space',
     RATE_LIMITS: '{"nope":{}}',
+    PUBLIC_JOURNAL: 'yes',
   };
   for (const [name, value] of Object.entries(cases)) {
     const r = loadConfig({ [name]: value });
@@ -73,4 +74,14 @@ t.test('SIWE_DOMAIN: required off local, a comma-separated list of host[:port]',
     t.notOk(r.ok, `${bad} refused`);
     if (!r.ok) t.match(r.errors.join('\n'), 'SIWE_DOMAIN', 'the message names SIWE_DOMAIN');
   }
+});
+
+t.test('PUBLIC_JOURNAL: off by default, 1 turns it on, refused with JOURNAL=nats', async (t) => {
+  const off = loadConfig({});
+  t.equal(off.ok && off.config.publicJournal, false);
+  const on = loadConfig({ PUBLIC_JOURNAL: '1' });
+  t.equal(on.ok && on.config.publicJournal, true);
+  const nats = loadConfig({ PUBLIC_JOURNAL: '1', JOURNAL: 'nats', NATS_URL: 'nats://127.0.0.1:4222' });
+  t.notOk(nats.ok);
+  if (!nats.ok) t.match(nats.errors.join('\n'), /PUBLIC_JOURNAL=1 needs JOURNAL=lmdb/);
 });

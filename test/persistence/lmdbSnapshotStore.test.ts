@@ -40,3 +40,15 @@ t.test('snapshots survive a restart', async (t) => {
   t.teardown(() => storage.close());
   t.same(storage.snapshots.latestValid(), { seq: 42, hash: 'abc', takenAt: 5, state });
 });
+
+t.test('keepGenesis: the genesis (seq 0) stays beside the newest K, across a restart', async (t) => {
+  const dir = tempDir(t);
+  const snap = (seq: number) => ({ seq, hash: `h${seq}`, takenAt: seq, state: new Uint8Array([seq & 255]) });
+  let storage = openStorage({ dataDir: dir, log: captureLogger(), keepSnapshots: 2, keepGenesis: true });
+  for (const seq of [0, 10, 20]) await storage.snapshots.save(snap(seq));
+  await storage.close();
+  storage = openStorage({ dataDir: dir, log: captureLogger(), keepSnapshots: 2, keepGenesis: true });
+  t.teardown(() => storage.close());
+  await storage.snapshots.save(snap(30));
+  t.same(storage.snapshots.seqs(), [0, 20, 30]);
+});

@@ -26,3 +26,15 @@ t.test('contract', async (t) => {
 t.test('keep must be a positive integer', async (t) => {
   t.throws(() => memorySnapshotStore({ keep: 0 }), RangeError);
 });
+
+t.test('keepGenesis: the genesis (seq 0) stays beside the newest K (PUBLIC_JOURNAL)', async (t) => {
+  const snap = (seq: number) => ({ seq, hash: `h${seq}`, takenAt: seq, state: new Uint8Array([seq & 255]) });
+  const kept = memorySnapshotStore({ keep: 2, keepGenesis: true });
+  const plain = memorySnapshotStore({ keep: 2 });
+  for (const seq of [0, 10, 20, 30]) {
+    await kept.save(snap(seq));
+    await plain.save(snap(seq));
+  }
+  t.same(kept.seqs(), [0, 20, 30], 'the genesis and the newest two');
+  t.same(plain.seqs(), [20, 30], 'without it: the newest two only');
+});

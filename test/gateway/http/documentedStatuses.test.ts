@@ -31,6 +31,7 @@ const missing: Record<string, unknown> = {
   file: 'missing.js',
   address: `0x${'4'.repeat(39)}9`,
   code: 'NOSUCHCODE',
+  seq: 999_999,
 };
 
 function send(method: string, path: string, op: Op, options: { params?: Record<string, unknown>; token?: string; body?: unknown } = {}): Promise<JsonResponse> {

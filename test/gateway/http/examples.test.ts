@@ -28,7 +28,7 @@ const traderWallet = wallet('examples-trader');
 const app = await startTestApp({
   memory: true,
   startAt: Date.UTC(2026, 0, 5, 12, 0, 0),
-  env: { ADMIN_ADDRESSES: traderWallet.address, WEBHOOK_SECRET, ...relaxedAuthLimits },
+  env: { ADMIN_ADDRESSES: traderWallet.address, WEBHOOK_SECRET, PUBLIC_JOURNAL: '1', ...relaxedAuthLimits },
 });
 t.teardown(() => app.close());
 const taker = await trader(app, 'examples-trader', { deposit: 1_000_000 });

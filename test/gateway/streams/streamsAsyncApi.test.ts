@@ -177,6 +177,7 @@ t.test('each channel names the stream it lives on; private channels are not on /
     'account@liquidations': ['/ws/private'],
     'account@settlement': ['/ws/private'],
     'global@liquidations': ['/ws/public'],
+    'global@journal': ['/ws/public'],
     'rfq/mm': ['/ws/rfq/mm'],
     'venue@health': ['/ws/monitor'],
     'venue@alerts': ['/ws/monitor'],
