@@ -86,13 +86,15 @@ t.test('each item kind: what it adds to a batch, fresh state', async (t) => {
     n.forEach((x, i) => w.liquidationFill(x, accountOf(`gas:fresh:fill:${20 + i}`).address, 1n, WAD));
   });
   await perItem('FUND_FILL', (w, i) => w.fundFill(accountOf(`gas:fresh:fill:${30 + i}`).address, 1n, m.seriesId, i % 2 === 0, WAD, 3n * 10n ** 17n));
-  // RFQ: a market maker and fresh takers.
+  // RFQ: fresh market makers and fresh takers, each fill opening both positions (the worst case:
+  // one market maker's later fills in a batch find its position warm).
   {
-    const mm = accountOf('gas:mm');
+    const mms = Array.from({ length: 5 }, (_, i) => accountOf(`gas:mm:${i}`));
     const setup = new BatchWriter();
-    setup.mmm(mm.address, true);
+    for (const mm of mms) setup.mmm(mm.address, true);
     await fx.settle(setup);
     await perItem('RFQ_FILL', async (w, i) => {
+      const mm = mms[i]!;
       const q = await fx.signQuote(mm, { taker: '0x0000000000000000000000000000000000000000', seriesId: m.seriesId, takerIsBuying: true, price: 3n * 10n ** 17n, size: WAD + BigInt(i), nonce: 0n, quoteExpiry: BigInt(T0), pairId: m.pairId, strike: STRIKE, optionExpiry: BigInt(T0 + 30 * 86400), isCall: true });
       const taker = accountOf(`gas:fresh:fill:${35 + i}`);
       const f = await fx.signFill(taker, await fx.quoteId(q), { portfolioId: 1n, fillSize: WAD, nonce: BigInt(i), deadline: BigInt(T0) });
