@@ -1,8 +1,9 @@
 /**
  * Settlement on chain (performance.md budget, docs/chain.md "The relayer"): fills settled per
  * second through the venue's relayer and the embedded chain (anvil from npm, 1-second blocks,
- * the defaults of `npm start`), gas per fill, settlement lag at 300 fills/s, and what the
- * relayer costs the order route.
+ * the defaults of `npm start`), gas per fill, settlement lag at 300 fills/s, what the
+ * relayer costs the order route, and the same on chain for RFQ fills and for the positions of
+ * a series settled at its expiry.
  *
  * - The venue runs in a child process (`bench/settlement.ts --server`): the real app with
  *   CHAIN=embedded, LMDB in a temporary DATA_DIR, 64 funded market-maker wallets (their
@@ -26,6 +27,21 @@
  * - The order route (`extra.orderRoute`): bench/orders' own server twice, CHAIN=none and
  *   CHAIN=embedded, both warm and alive; at half the CHAIN=none venue's throughput, open-loop
  *   rounds alternate between them; p99 of each and the ratio (budget 1.1).
+ * - RFQ fills on chain (`extra.rfq`: `fillsPerSecond`, `gasPerFill`, `fills`): in a third venue,
+ *   whose clock this process moves (it starts at TIMED_START_MS, BENCH_CLOCK_START:
+ *   bench/lib/benchClock.ts, bench/lib/settlementTimed.ts), RFQ fills over HTTP (request, signed
+ *   quote, signed fill: docs/rfq.md) adding to positions held, a backlog drained as the fills
+ *   throughput above; gas per RFQ fill the median of the 100-fill batches' receipts
+ *   (bench/lib/settlementRfq.ts).
+ * - Expiry settlement on chain (`extra.expiry`: `positionsPerSecond`, `gasPerPosition`,
+ *   `positions`): in the same venue, one position per wallet in every series of the nearest
+ *   expiry, on chain; then the venue's clock a minute past 08:00 UTC and its clock command:
+ *   positions / the time from the command to the last SETTLE_POSITION's batch included, gas per
+ *   position the median of the batches of SETTLE_POSITION items only, from their receipts
+ *   (after refunds) (bench/lib/settlementExpiry.ts).
+ *
+ * `--only=fills,rfq,expiry,route` runs some parts (default all): `fills` is the throughput,
+ * gas, lag and peer above (the JSON line's value: null without it), `route` the order route.
  */
 import { availableParallelism, loadavg } from 'node:os';
 import { rmSync } from 'node:fs';
@@ -37,6 +53,10 @@ import { percentile } from './lib/stats.ts';
 import { Conn, closedLoop, firstErrorBody, openLoop, type Round } from './lib/httpLoad.ts';
 import { forkBenchServer, runBenchFile, startBenchVenue, type BenchServer, type BenchVenueSetup } from './lib/benchServer.ts';
 import { within } from './lib/deadline.ts';
+import { BENCH_CLOCK_START, benchClockFromEnv } from './lib/benchClock.ts';
+import { parseSettlementParts, SETTLEMENT_PARTS, timedChild, TIMED_START_MS, type SettlementPart, type TimedFrom, type TimedTo, type TimedVenue } from './lib/settlementTimed.ts';
+import { rfqPhase } from './lib/settlementRfq.ts';
+import { expiryPhase } from './lib/settlementExpiry.ts';
 
 const PREFIX = 'settlement-bench';
 const CONNS = 64;
@@ -47,18 +67,24 @@ const LAG_MS = 8000;
 const ROUTE_ROUNDS = 2;
 const ROUTE_ROUND_MS = 2500;
 const DRAIN_MS = 90_000;
+/** RFQ fills: the warm-up's, and the backlog's. */
+const RFQ_WARMUP = 300;
+const RFQ_FILLS = 2000;
 /** The embedded chain as `npm start` runs it. */
 const CHAIN_ENV = { CHAIN: 'embedded', CHAIN_BLOCK_TIME_MS: '1000' };
 
 type Setup = BenchVenueSetup & { port: number };
 type Batch = { batch: number; fills: number; gasUsed: number };
 type Drained = { type: 'drained'; fills: number; spanMs: number; lagsMs: number[]; batches: Batch[] };
-type ToChild = { type: 'reset' } | { type: 'pause' } | { type: 'resume' } | { type: 'drain' } | { type: 'stop' };
-type FromChild = { type: 'ready'; setup: Setup } | { type: 'ok' } | Drained | { type: 'failed'; message: string };
+type ToChild = { type: 'reset' } | { type: 'pause' } | { type: 'resume' } | { type: 'drain' } | TimedTo | { type: 'stop' };
+type FromChild = { type: 'ready'; setup: Setup } | { type: 'ok' } | Drained | TimedFrom | { type: 'failed'; message: string };
 
 // ---------------------------------------------------------------- the venue (child)
 async function server(): Promise<void> {
-  const { app, dataDir, setup } = await startBenchVenue('settlement', walletAddresses(PREFIX));
+  // BENCH_CLOCK_START: the timed venue's injected clock; otherwise the real clock.
+  const clock = benchClockFromEnv();
+  const { app, dataDir, setup } = await startBenchVenue('settlement', walletAddresses(PREFIX), clock === null ? {} : { clock: clock.now });
+  const timed = clock === null ? null : timedChild(app, clock);
   const chain = app.chain;
   if (chain === null || app.services.chain.info.rpcUrl === null) throw new Error('settlement: the venue started without a chain (CHAIN=embedded expected)');
   const rpc = createPublicClient({ transport: http(app.services.chain.info.rpcUrl) });
@@ -118,8 +144,9 @@ async function server(): Promise<void> {
         },
         (e: unknown) => process.send!({ type: 'failed', message: `evm_setIntervalMining: ${e instanceof Error ? e.message : String(e)}` } satisfies FromChild),
       );
-    } else if (m.type === 'drain') {
-      void drain().then(
+    } else if (m.type === 'drain' || m.type === 'markets' || m.type === 'advance' || m.type === 'expire') {
+      const answer: Promise<FromChild> = m.type === 'drain' ? drain() : timed === null ? Promise.resolve<FromChild>({ type: 'failed', message: `${m.type}: this venue has no injected clock (${BENCH_CLOCK_START})` }) : timed(m);
+      void answer.then(
         (r) => process.send!(r),
         (e: unknown) => process.send!({ type: 'failed', message: e instanceof Error ? e.message : String(e) } satisfies FromChild),
       );
@@ -187,7 +214,8 @@ async function burst(v: Venue, ms: number): Promise<{ fills: number; rate: numbe
 
 const median = (xs: number[]) => percentile(xs, 50);
 
-async function main(): Promise<void> {
+/** The fills part: throughput, gas a fill, lag (ours), and the peer. */
+async function fillsPart() {
   // --- ours: the defaults (100 fills, 250 ms, 16 in flight)
   const ours = await startVenue({});
   await burst(ours, 500); // warm-up: JIT, the relayer's first batches, the signature pool
@@ -240,26 +268,73 @@ async function main(): Promise<void> {
   await peer.srv.stop();
   process.stderr.write(`# peer (one fill a transaction): ${peerThrough.fills} fills settled at ${Math.round(peerThrough.rate)} fills/s\n`);
 
-  const route = await orderRoute();
+  return {
+    rate: through.rate,
+    peerRate: peerThrough.rate,
+    p50Us: percentile(lag.lagsMs, 50) * 1000,
+    p99Us: percentile(lag.lagsMs, 99) * 1000,
+    extra: {
+      gasPerFill: { batched: Math.round(batched), sweep: Math.round(sweep), single },
+      gasBudget: { batched: 90_000, sweep: 60_000 },
+      throughput: { fills: through.fills, orderRate: Math.round(through.orderRate), spanMs: Math.round(through.drained.spanMs), batches: through.drained.batches.length, fullBatches: full.length, budgetFillsPerS: 800 },
+      lag: { what: `open loop at ${LAG_RATE} orders/s (${LAG_RATE / 2} fills/s) for ${LAG_MS} ms, each fill from its commit to its batch's receipt`, fills: lag.fills, achievedOrderRate: Math.round(lagRound.rate), p50Ms: Math.round(percentile(lag.lagsMs, 50)), p99Ms: Math.round(percentile(lag.lagsMs, 99)), maxMs: Math.round(Math.max(...lag.lagsMs)), budgetP99Ms: 3000 },
+      peerFills: peerThrough.fills,
+    },
+  };
+}
+
+/**
+ * RFQ fills and expiry settlement on chain, in a venue of their own started at TIMED_START_MS
+ * with an injected clock (BENCH_CLOCK_START) that the expiry phase moves past 08:00 UTC.
+ */
+async function timedPart(only: readonly SettlementPart[]) {
+  const v = await startVenue({ [BENCH_CLOCK_START]: String(TIMED_START_MS) });
+  v.conns.forEach((c) => c.close());
+  const answered = async (m: ToChild) => {
+    const r = await v.srv.ask(m);
+    if (r.type === 'failed') throw new Error(r.message);
+    return r;
+  };
+  const timed: TimedVenue = {
+    prefix: PREFIX,
+    port: v.setup.port,
+    setup: v.setup,
+    nonces: v.nonces,
+    ask: (m) => answered(m) as Promise<Exclude<TimedFrom, { type: 'failed' }>>,
+    reset: async () => void (await answered({ type: 'reset' })),
+    pause: async () => void (await answered({ type: 'pause' })),
+    resume: async () => void (await answered({ type: 'resume' })),
+    drain: () => drained(v),
+  };
+  const rfq = only.includes('rfq') ? await rfqPhase(timed, RFQ_WARMUP, RFQ_FILLS) : null;
+  const expiry = only.includes('expiry') ? await expiryPhase(timed) : null;
+  await v.srv.stop();
+  return { rfq, expiry };
+}
+
+async function main(): Promise<void> {
+  const only = parseSettlementParts(process.argv.slice(2));
+  const fills = only.includes('fills') ? await fillsPart() : null;
+  const timed = only.includes('rfq') || only.includes('expiry') ? await timedPart(only) : null;
+  const route = only.includes('route') ? await orderRoute() : null;
 
   report({
     bench: 'settlement',
     metric: 'fills_settled_per_s',
     unit: 'fills/s',
-    value: through.rate,
+    value: fills?.rate ?? Number.NaN,
     peer: 'the same fills one per transaction (SETTLE_MAX_FILLS=1, SETTLE_MAX_IN_FLIGHT=64)',
-    peerValue: peerThrough.rate,
-    ratio: through.rate / peerThrough.rate,
-    p50_us: percentile(lag.lagsMs, 50) * 1000,
-    p99_us: percentile(lag.lagsMs, 99) * 1000,
+    peerValue: fills?.peerRate ?? null,
+    ratio: fills === null ? null : fills.rate / fills.peerRate,
+    p50_us: fills?.p50Us ?? null,
+    p99_us: fills?.p99Us ?? null,
     extra: {
       what: 'signed orders over HTTP into the venue (CHAIN=embedded, 1-second blocks); fills from commit to their batch included on chain (a receipt) through the relayer thread',
-      gasPerFill: { batched: Math.round(batched), sweep: Math.round(sweep), single },
-      gasBudget: { batched: 90_000, sweep: 60_000 },
-      throughput: { fills: through.fills, orderRate: Math.round(through.orderRate), spanMs: Math.round(through.drained.spanMs), batches: through.drained.batches.length, fullBatches: full.length, budgetFillsPerS: 800 },
-      lag: { what: `open loop at ${LAG_RATE} orders/s (${LAG_RATE / 2} fills/s) for ${LAG_MS} ms, each fill from its commit to its batch's receipt`, fills: lag.fills, achievedOrderRate: Math.round(lagRound.rate), p50Ms: Math.round(percentile(lag.lagsMs, 50)), p99Ms: Math.round(percentile(lag.lagsMs, 99)), maxMs: Math.round(Math.max(...lag.lagsMs)), budgetP99Ms: 3000 },
+      ...fills?.extra,
       orderRoute: route,
-      peerFills: peerThrough.fills,
+      rfq: timed?.rfq ?? null,
+      expiry: timed?.expiry ?? null,
+      ...(only.length < SETTLEMENT_PARTS.length ? { parts: only } : {}),
       cores: availableParallelism(),
       loadAverage1m: Number(loadavg()[0]!.toFixed(2)),
     },

@@ -77,10 +77,11 @@ export type BenchVenueSetup = {
  * them (written in the main thread, before the snapshot worker, one of the grown state held it
  * for a second or more and landed on whichever subject ran at command 100,000;
  * BENCH_SNAPSHOT_IN_THREAD=1 writes them there again, for comparison), no drivers; each owner a funded market maker with a session; eight call series a day or more out.
+ * `options` go to startApp as startBenchApp's do (bench/settlement's timed venue passes its injected `clock`).
  */
-export async function startBenchVenue(name: string, owners: readonly string[]) {
-  const { app, dataDir, config } = await startBenchApp(name);
-  return { app, dataDir, setup: await fundBenchVenue(app, config, owners) };
+export async function startBenchVenue(name: string, owners: readonly string[], options: Omit<import('../../gateway/app.ts').AppOptions, 'log' | 'drivers'> = {}) {
+  const { app, dataDir, config } = await startBenchApp(name, options);
+  return { app, dataDir, setup: await fundBenchVenue(app, config, owners, options.clock) };
 }
 
 /**
@@ -112,14 +113,15 @@ export async function startBenchApp(name: string, options: Omit<import('../../ga
 /**
  * Each owner a funded market maker with a session in this venue's stores; eight call series a
  * day or more out. On an edge (EDGE=1) the commands are forwarded to the leader and the
- * sessions are the edge's own.
+ * sessions are the edge's own. `clock`: the venue's clock when one was injected
+ * (bench/lib/benchClock.ts), so that sessions, series and order deadlines are of its time.
  */
-export async function fundBenchVenue(app: import('../../gateway/app.ts').App, config: import('../../gateway/config.ts').AppConfig, owners: readonly string[]): Promise<BenchVenueSetup> {
+export async function fundBenchVenue(app: import('../../gateway/app.ts').App, config: import('../../gateway/config.ts').AppConfig, owners: readonly string[], clock: () => number = Date.now): Promise<BenchVenueSetup> {
   const { randomBytes } = await import('node:crypto');
   const { hashToken } = await import('../../persistence/stores.ts');
   const { orderBookDomain } = await import('../../workers/eip712/types.ts');
   const { pipeline, stores, reads } = app.services;
-  const now = Date.now();
+  const now = clock();
   const tokens: string[] = [];
   for (const owner of owners) {
     await pipeline.submit({ type: 'set_mmm', address: owner, isMmm: true });

@@ -25,6 +25,12 @@ export const freshNonces = (): bigint[] => Array.from({ length: WALLETS }, (_, w
 
 const secp256k1 = createRequire(import.meta.url)('secp256k1/bindings') as typeof secp256k1Types;
 
+/** The signature (r, s, v as 27 or 28: 65 bytes, hex) of an EIP-712 digest, signed natively. */
+export function signDigest(digest: Uint8Array, key: Uint8Array): `0x${string}` {
+  const sig = secp256k1.ecdsaSign(digest, key);
+  return `${bytesToHex(sig.signature)}${(27 + sig.recid).toString(16)}`;
+}
+
 /** One order of a benchmark: wallet `wallet` (an index), at `tick`, `size` (WAD), on `seriesId`. */
 export type BenchOrder = { readonly wallet: number; readonly seriesId: `0x${string}`; readonly expiry: number; readonly isBuy: boolean; readonly tick: number; readonly size: bigint };
 
@@ -37,8 +43,7 @@ export function presignOrders(prefix: string, setup: BenchVenueSetup, orders: re
     let key = keys.get(o.wallet);
     if (key === undefined) keys.set(o.wallet, (key = hexToBytes(walletKey(prefix, o.wallet))));
     const m: PlaceOrderMessage = { seriesId: o.seriesId, portfolioId: 0n, isBuy: o.isBuy, tick: o.tick, size: o.size, expiry: o.expiry, nonce: nonces[o.wallet]!++, deadline };
-    const sig = secp256k1.ecdsaSign(placeOrderDigest(separator, m), key);
-    const signature = `${bytesToHex(sig.signature)}${(27 + sig.recid).toString(16)}`;
+    const signature = signDigest(placeOrderDigest(separator, m), key);
     // The wire body as the client builds it (client/signing.ts); signed natively here for speed.
     const body = JSON.stringify(placeOrderBody(m, signature));
     return Buffer.from(`POST /api/mm/orders/place HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${setup.tokens[o.wallet]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
