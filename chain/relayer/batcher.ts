@@ -23,7 +23,7 @@ export type CutBatch = {
   readonly endItem: number;
   /** Whether it ends with its last command's last item (reconciliation compares only such batches). */
   readonly endsCommand: boolean;
-  /** The engine's state hash after journal command `stateSeq` (>= endSeq: the seq the venue had reached when the batch was cut), which the batch posts for the auditor. */
+  /** The engine's state hash after journal command `stateSeq` (the newest the relayer computed when it cut the batch: docs/chain.md "The audit"), which the batch posts for the auditor. */
   readonly stateSeq: number;
   readonly stateHash: Hex;
   readonly items: Uint8Array;

@@ -25,6 +25,9 @@ export type BatchExpectation = {
   readonly forcedExecutions: number;
 };
 
+/** A batch's expected totals, without the touched keys. */
+export type BatchTotals = Omit<BatchExpectation, 'touched'>;
+
 export type Mismatch = { readonly what: string; readonly key: string; readonly venue: string; readonly chain: string };
 
 export type ReconcileResult = { readonly batch: number; readonly block: number; readonly checked: number; readonly mismatches: readonly Mismatch[] };

@@ -12,7 +12,7 @@
  * `lastSeq` are included (their settleHash must be the chain's), the rest is sent again.
  */
 import type { Hex } from 'viem';
-import { Venue, WireEvents, hashBytes } from '../../engine/index.ts';
+import { Venue, WireEvents } from '../../engine/index.ts';
 import type { JournalSource, RelayerMessage, RelayerMetrics, RelayerOptions } from './relayerTypes.ts';
 import { batchHash, journalPosOf, nextSettleHash } from '../items.ts';
 import { SettlementFold, SettlementGap, emptyExpectations, type Expectations } from '../settlementFold.ts';
@@ -21,8 +21,9 @@ import type { ChainClient } from './chainClient.ts';
 import { shortMessage } from './chainClient.ts';
 import { Indexer } from './indexer.ts';
 import type { Outbox, StoredBatch } from './outbox.ts';
-import { mergeExpectations, reconcile, type BatchExpectation } from './reconciler.ts';
+import { mergeExpectations, reconcile, type BatchExpectation, type BatchTotals as Totals } from './reconciler.ts';
 import { Sender } from './sender.ts';
+import { BatchStateHashes } from './stateHashes.ts';
 
 const ZERO_HASH = `0x${'0'.repeat(64)}` as Hex;
 /** How often the relayer reads the chain's head: finality, lost blocks, new logs (ms). */
@@ -33,6 +34,7 @@ export type { JournalSource, RelayerMessage, RelayerMetrics, RelayerOptions, Rel
 export class Relayer {
   private replica!: Venue;
   private readonly wire = new WireEvents();
+  private readonly stateHashes = new BatchStateHashes();
   private fold = new SettlementFold();
   private batcher!: Batcher;
   private sender!: Sender;
@@ -93,7 +95,7 @@ export class Relayer {
       nextBatch = last.seq + 1;
     }
     this.settleHash = nextBatch === 1 ? ZERO_HASH : (this.outbox.get(nextBatch - 1)?.settleHash ?? ZERO_HASH);
-    this.batcher = new Batcher({ maxFills: this.opts.maxFills, maxGas: this.opts.maxGas, signPrice: this.opts.signPrice, nextSeq: nextBatch, state: () => this.stateNow() });
+    this.batcher = new Batcher({ maxFills: this.opts.maxFills, maxGas: this.opts.maxGas, signPrice: this.opts.signPrice, nextSeq: nextBatch, state: () => this.stateHashes.at(this.replica) });
 
     // Where the chain stands.
     const anchors = await this.chain.anchors();
@@ -251,13 +253,6 @@ export class Relayer {
   }
 
   private startHead = 0;
-
-  /** The replica's state hash, computed once per seq (several batches cut at one command share it). */
-  private stateCache: { seq: number; hash: Hex } = { seq: -1, hash: ZERO_HASH };
-  private stateNow(): { seq: number; hash: Hex } {
-    if (this.stateCache.seq !== this.replica.seq) this.stateCache = { seq: this.replica.seq, hash: this.replica.stateHash() };
-    return this.stateCache;
-  }
 
   private totals(): Totals {
     const t = this.fold.totals();
@@ -417,9 +412,7 @@ export class Relayer {
     const now = this.clock();
     if (seq === this.lastCheckpoint.seq) return;
     if (seq - this.lastCheckpoint.seq < this.opts.checkpointCommands && now - this.lastCheckpoint.at < this.opts.checkpointMs) return;
-    const state = this.replica.serialize();
-    const hash = hashBytes(state);
-    this.stateCache = { seq, hash };
+    const { state, hash } = this.stateHashes.serialize(this.replica);
     await this.outbox.saveCheckpoint({ seq, hash, state, fees: this.fold.fees, nextBatch: this.batcher.upcoming });
     this.lastCheckpoint = { seq, at: now };
     this.post({ type: 'hold', seq });
@@ -455,5 +448,3 @@ export class Relayer {
     return { replicaSeq: this.replica?.seq ?? 0, nextBatch: this.batcher?.upcoming ?? 0, journalPos: last === null ? null : journalPosOf(last.endSeq, last.endItem) };
   }
 }
-
-type Totals = Omit<BatchExpectation, 'touched'>;

@@ -4309,22 +4309,6 @@ export const orderBookAbi = [
     "inputs": [
       {
         "internalType": "uint256",
-        "name": "journalSeq",
-        "type": "uint256"
-      },
-      {
-        "internalType": "uint256",
-        "name": "stateSeq",
-        "type": "uint256"
-      }
-    ],
-    "name": "StateBeforeBatch",
-    "type": "error"
-  },
-  {
-    "inputs": [
-      {
-        "internalType": "uint256",
         "name": "item",
         "type": "uint256"
       },

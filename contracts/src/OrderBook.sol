@@ -5,7 +5,7 @@ import {BatchFills} from "./BatchFills.sol";
 import {BatchItems} from "./BatchItems.sol";
 import {DirectOrders} from "./DirectOrders.sol";
 import {CalldataReader as C} from "./CalldataReader.sol";
-import {NotRelayer, BadSeq, MatchTimeBackwards, MatchTimeInFuture, JournalBackwards, StateBeforeBatch} from "./StreamErrors.sol";
+import {NotRelayer, BadSeq, MatchTimeBackwards, MatchTimeInFuture, JournalBackwards} from "./StreamErrors.sol";
 
 /// @title The settlement stream's entry point, the signed orders' fills and the nonce floors (docs/chain.md).
 /// @notice The venue matches off chain; its relayer carries every committed item of the one
@@ -21,8 +21,8 @@ contract OrderBook is DirectOrders {
     bytes32 public settleHash;
 
     /// @notice Batch `seq` settled. `stateHash` is the engine's state hash after journal command
-    /// `stateSeq` (the batch's last command or a later one), for the auditor to check against
-    /// its own replay of the published journal (docs/chain.md "The audit").
+    /// `stateSeq` (the newest the relayer computed when it cut the batch), for the auditor to
+    /// check against its own replay of the published journal (docs/chain.md "The audit").
     event Settled(uint256 indexed seq, uint256 journalPos, uint256 matchTime, bytes32 settleHash, uint256 fills, uint256 stateSeq, bytes32 stateHash);
 
     error NonceFloorNotRaised(uint256 current, uint256 given);
@@ -54,7 +54,7 @@ contract OrderBook is DirectOrders {
     /// @notice Settles batch `seq` of the stream: `items` packed as docs/chain.md "Items" says,
     /// `matchTime` the venue time (Unix seconds) of the batch's first command, `journalPos` =
     /// `journalSeq x 2^32 + itemCount` where the batch ends, `stateHash` the engine's state hash
-    /// after journal command `stateSeq` (at least the batch's last). Relayer only.
+    /// after journal command `stateSeq` (carried, not checked: the auditor checks it). Relayer only.
     function settle(uint256 seq, uint256 matchTime, uint256 journalPos, uint256 stateSeq, bytes32 stateHash, bytes calldata items) external {
         if (msg.sender != relayer) revert NotRelayer(msg.sender);
         uint256 last = _batch;
@@ -62,7 +62,6 @@ contract OrderBook is DirectOrders {
         if (matchTime < uint64(last >> 64)) revert MatchTimeBackwards(uint64(last >> 64), matchTime);
         if (matchTime > block.timestamp) revert MatchTimeInFuture(matchTime, block.timestamp);
         if (journalPos <= last >> 128 || journalPos >> 128 != 0) revert JournalBackwards(last >> 128, journalPos);
-        if (stateSeq < journalPos >> 32) revert StateBeforeBatch(journalPos >> 32, stateSeq);
         bytes32 itemsHash;
         assembly {
             let m := mload(0x40)

@@ -13,8 +13,6 @@ error BadSeq(uint256 expected, uint256 given);
 error MatchTimeBackwards(uint256 last, uint256 given);
 error MatchTimeInFuture(uint256 given, uint256 blockTime);
 error JournalBackwards(uint256 last, uint256 given);
-/// The state hash a batch names is of a journal command before the batch's last.
-error StateBeforeBatch(uint256 journalSeq, uint256 stateSeq);
 error BadItem(uint256 item, uint256 kind);
 /// A value that fits its field but not the contract's arithmetic (a size of 2^127 or more, a
 /// position or premium beyond int128, a price beyond 2^128, a portfolio id beyond 2^64).

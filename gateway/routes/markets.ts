@@ -221,7 +221,7 @@ export function marketRoutes(s: Services) {
       auth: 'none',
       summary: 'Contract addresses and EIP-712 signing domains of this deployment',
       description:
-        'Addresses are derived from SERVICE_NAME and the chain id (docs/api-decisions.md), or with CHAIN=rpc those of the deployment. `domains` holds every EIP-712 domain a client signs with: `orderBook` for PlaceOrder and CancelOrder, `rfq` for RfqQuote and FillQuote (docs/signatures.md). `chain` says where the contracts run: the mode, the chain id, its RPC, the block they were deployed in and the relayer (docs/chain.md).',
+        'Addresses are derived from SERVICE_NAME and the chain id (docs/domain.md), or with CHAIN=rpc those of the deployment. `domains` holds every EIP-712 domain a client signs with: `orderBook` for PlaceOrder and CancelOrder, `rfq` for RfqQuote and FillQuote (docs/signatures.md). `chain` says where the contracts run: the mode, the chain id, its RPC, the block they were deployed in and the relayer (docs/chain.md).',
       responses: { 200: Type.Object({ chainId: Type.Integer(), contracts: Type.Object(Object.fromEntries(contractNames.map((n) => [n, Type.String()]))), domains: Type.Object({ orderBook: DomainSchema, rfq: DomainSchema }), chain: ChainInfoSchema }) },
       handler: () => ({ body: { chainId: s.config.chainId, contracts: { ...s.config.contracts }, domains, chain: s.chain.info } }),
     }),

@@ -79,7 +79,8 @@ t.test('an honest venue passes the audit; one altered command fails it at that c
   t.ok(honest.ok);
   t.ok(honest.batches >= 2, `batches on chain: ${honest.batches}`);
   t.equal(honest.batchesChecked, honest.batches, 'every batch rebuilt item for item');
-  t.equal(honest.stateHashesChecked, honest.batches, 'every state hash posted equals the replay');
+  t.ok(honest.stateHashesPosted >= 1, `state hashes posted: ${honest.stateHashesPosted}`);
+  t.equal(honest.stateHashesChecked, honest.stateHashesPosted, 'every state hash posted equals the replay');
   t.ok(honest.ordersVerified >= 4, 'every signed order verified');
   t.equal(honest.lastSeq, app.app.storage.journal.lastSeq(), 'the whole journal replayed');
 
