@@ -15,13 +15,13 @@ import { AuditInputError, chainView, venueCommands, venueInfo, venueSnapshot } f
 const USAGE = 'usage: npm run audit -- --venue URL [--rpc URL] [--from genesis|latest|SEQ] [--json]';
 
 function line(p: AuditProgress): string {
-  return `audit: commands up to seq ${p.lastSeq} (${p.commands} replayed) · batches ${p.batchesChecked} of ${p.batches} match · state hashes ${p.stateHashesChecked} match · orders ${p.ordersVerified} signed · chain events ${p.chainEventsChecked} on chain`;
+  return `audit: commands up to seq ${p.lastSeq} (${p.commands} replayed) · batches ${p.batchesChecked} of ${p.batches} match · state hashes ${p.stateHashesChecked} of ${p.stateHashesPosted} match · orders ${p.ordersVerified} signed · chain events ${p.chainEventsChecked} on chain`;
 }
 
 export function verdict(r: AuditResult): string {
   if (r.ok) {
     const tail = r.commandsAfterLastBatch > 0 ? `; ${r.commandsAfterLastBatch} commands after the last batch still to settle` : '';
-    return `audit passed: the journal from seq ${r.startSeq} to ${r.lastSeq} replays to every one of the ${r.batches} batches on chain (${r.batchesChecked} rebuilt item for item, ${r.stateHashesChecked} state hashes equal)${tail}`;
+    return `audit passed: the journal from seq ${r.startSeq} to ${r.lastSeq} replays to every one of the ${r.batches} batches on chain (${r.batchesChecked} rebuilt item for item, ${r.stateHashesChecked} of the ${r.stateHashesPosted} state hashes posted equal)${tail}`;
   }
   const d = r.divergence!;
   const at = d.seq === null ? '' : ` at command ${d.seq}${d.commandType === null ? '' : ` (${d.commandType})`}`;

@@ -55,7 +55,7 @@ export type Divergence = {
   readonly what: string;
 };
 
-export type AuditProgress = { readonly commands: number; readonly lastSeq: number; readonly batchesChecked: number; readonly batches: number; readonly stateHashesChecked: number; readonly ordersVerified: number; readonly chainEventsChecked: number };
+export type AuditProgress = { readonly commands: number; readonly lastSeq: number; readonly batchesChecked: number; readonly batches: number; readonly stateHashesPosted: number; readonly stateHashesChecked: number; readonly ordersVerified: number; readonly chainEventsChecked: number };
 
 export type AuditResult = AuditProgress & { readonly ok: boolean; readonly divergence: Divergence | null; readonly startSeq: number; readonly batchesAfterJournal: number; readonly commandsAfterLastBatch: number };
 
@@ -82,7 +82,7 @@ export class Auditor {
   private batchIndex = 0;
   /** The chain batch being rebuilt: the commands whose items went into it, by their first item's index. */
   private written: { seq: number; type: string; from: number }[] = [];
-  private readonly progress = { commands: 0, lastSeq: 0, batchesChecked: 0, batches: 0, stateHashesChecked: 0, ordersVerified: 0, chainEventsChecked: 0 };
+  private readonly progress = { commands: 0, lastSeq: 0, batchesChecked: 0, batches: 0, stateHashesPosted: 0, stateHashesChecked: 0, ordersVerified: 0, chainEventsChecked: 0 };
   private hashIndex = 0;
   private readonly hashes: { seq: number; hash: Hex; batch: number }[];
 
@@ -91,7 +91,13 @@ export class Auditor {
     private readonly onProgress: (p: AuditProgress) => void = () => {},
   ) {
     this.progress.batches = src.batches.length;
-    this.hashes = src.batches.map((b) => ({ seq: Number(b.header.stateSeq), hash: b.header.stateHash, batch: Number(b.header.seq) }));
+    // Each distinct (stateSeq, stateHash) once, in seq order: a batch may post the hash an earlier one did (chain/relayer/stateHashes.ts).
+    const seen = new Set<string>();
+    this.hashes = src.batches
+      .map((b) => ({ seq: Number(b.header.stateSeq), hash: b.header.stateHash, batch: Number(b.header.seq) }))
+      .filter((h) => !seen.has(`${h.seq}:${h.hash}`) && seen.add(`${h.seq}:${h.hash}`) !== undefined)
+      .sort((a, b) => a.seq - b.seq);
+    this.progress.stateHashesPosted = this.hashes.length;
   }
 
   async run(): Promise<AuditResult> {
