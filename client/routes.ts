@@ -28,6 +28,7 @@ import type { userRoutes } from '../gateway/routes/user.ts';
 import type { referralRoutes } from '../gateway/routes/referral.ts';
 import type { strategyRoutes } from '../gateway/routes/strategies.ts';
 import type { liquidationRoutes } from '../gateway/routes/liquidations.ts';
+import type { journalRoutes } from '../gateway/routes/journal.ts';
 import type { webhookRoutes } from '../gateway/routes/webhooks.ts';
 
 /** The route modules, one line each. */
@@ -52,6 +53,7 @@ type Modules =
   | typeof referralRoutes
   | typeof strategyRoutes
   | typeof liquidationRoutes
+  | typeof journalRoutes
   | typeof webhookRoutes;
 
 type Declared = ReturnType<Modules>[number];
