@@ -39,6 +39,9 @@
  *   make (uWS, the signature through the same micro-batcher and pool, an LMDB commit and its
  *   fdatasync before the reply) and nothing else: what this machine gives those hops alone.
  *   Where the venue's p99 is near or under the floor's, the machine is the limit, not the venue.
+ * - `--profile`: a CPU profile of the server's main thread over the latency phase (the
+ *   inspector's sampler, 200 us), printed as microseconds an order by stage of the route, with
+ *   each stage's top functions, and kept in `extra.latencyPhaseStages` (bench/lib/cpuStages.ts).
  * - `BENCH_PROFILE_DIR=dir` writes a CPU profile of the server's main thread there;
  *   `BENCH_SERVER_ARGS` passes other Node flags to the server (flags worker threads accept).
  * - The server's main-thread stalls of 10 ms or more in the latency phase, and the garbage
@@ -64,6 +67,7 @@ import { forkBenchServer, runBenchFile, startBenchVenue, type BenchVenueSetup } 
 import { perThreadUsPerItem, threadCpuMicros } from './lib/threadCpu.ts';
 import { StallProbe, type StallReport } from './lib/stallProbe.ts';
 import { writeFileSync } from 'node:fs';
+import { cpuProfiler, formatStages, stageTable, type CpuProfile } from './lib/cpuStages.ts';
 import { Session } from 'node:inspector';
 import { placeOrderTypes, type PlaceOrderMessage } from '../workers/eip712/types.ts';
 import type { SignatureVerifier } from '../workers/signatureVerifier.ts';
@@ -80,8 +84,8 @@ const LATENCY_MS = 3000;
 const PREFIX = 'orders-bench';
 
 type Setup = BenchVenueSetup & { port: number };
-type ToChild = { type: 'verifier'; which: 'ours' | 'viem' } | { type: 'cpu' } | { type: 'resetMetrics' } | { type: 'metrics' } | { type: 'stop' };
-type FromChild = { type: 'ready'; setup: Setup } | { type: 'ok' } | { type: 'cpu'; micros: number; threads: Record<string, number> } | { type: 'metrics'; text: string; loopDelayUs: { p99: number; max: number }; stalls: StallReport };
+type ToChild = { type: 'verifier'; which: 'ours' | 'viem' } | { type: 'cpu' } | { type: 'resetMetrics' } | { type: 'metrics' } | { type: 'profile'; on: boolean } | { type: 'stop' };
+type FromChild = { type: 'ready'; setup: Setup } | { type: 'ok' } | { type: 'profile'; profile: CpuProfile } | { type: 'cpu'; micros: number; threads: Record<string, number> } | { type: 'metrics'; text: string; loopDelayUs: { p99: number; max: number }; stalls: StallReport };
 
 // ---------------------------------------------------------------- the venue (child)
 async function server(): Promise<void> {
@@ -91,6 +95,7 @@ async function server(): Promise<void> {
   const serverLoopDelay = monitorEventLoopDelay({ resolution: 1 });
   const stallProbe = new StallProbe(10);
   const heapSampling = samplingHeapProfiler(process.env.BENCH_HEAP_PROFILE);
+  const profiler = cpuProfiler();
   const viem: SignatureVerifier = {
     async verify(batch: VerifyBatch): Promise<VerifyResult[]> {
       const out: VerifyResult[] = [];
@@ -120,6 +125,9 @@ async function server(): Promise<void> {
       stallProbe.start();
       heapSampling.start();
       process.send!({ type: 'ok' } satisfies FromChild);
+    } else if (m.type === 'profile') {
+      if (m.on) void profiler.start().then(() => process.send!({ type: 'ok' } satisfies FromChild));
+      else void profiler.stop().then((profile) => process.send!({ type: 'profile', profile } satisfies FromChild));
     } else if (m.type === 'metrics') {
       serverLoopDelay.disable();
       const stalls = stallProbe.stop();
@@ -193,11 +201,13 @@ const us = (xs: number[], p: number): number => Math.round(percentile(xs, p));
 
 async function main(): Promise<void> {
   // Flags reach the server child through its environment (it is forked with `--server` only).
+  let profiling = false;
   for (const arg of process.argv.slice(2)) {
     const every = /^--snapshot-every=(\d+)$/.exec(arg);
     if (every) process.env.BENCH_SNAPSHOT_EVERY_COMMANDS = every[1];
     else if (arg === '--snapshot-in-thread') process.env.BENCH_SNAPSHOT_IN_THREAD = '1';
-    else throw new Error(`orders: unknown flag ${arg} (--snapshot-every=N, --snapshot-in-thread)`);
+    else if (arg === '--profile') profiling = true;
+    else throw new Error(`orders: unknown flag ${arg} (--snapshot-every=N, --snapshot-in-thread, --profile)`);
   }
   const srv = forkBenchServer<ToChild, FromChild>('orders', fileURLToPath(import.meta.url), profileArgs());
   const { ask } = srv;
@@ -257,10 +267,14 @@ async function main(): Promise<void> {
   const t0 = await cpuSample();
   // The generator's own event-loop stalls (GC, losing the CPU): due requests wait them out.
   const loopDelay = monitorEventLoopDelay({ resolution: 1 });
+  if (profiling) await ask({ type: 'profile', on: true });
   loopDelay.enable();
   const latency = await openLoop(conns, reqs, cursor, latencyRate, LATENCY_MS);
   loopDelay.disable();
   const t1 = await cpuSample();
+  const profiled = profiling ? ((await ask({ type: 'profile', on: false })) as Extract<FromChild, { type: 'profile' }>).profile : null;
+  const stages = profiled === null ? null : stageTable(profiled, latency.latenciesUs.length, fileURLToPath(new URL('..', import.meta.url)));
+  if (stages !== null) process.stderr.write(formatStages(stages));
   const latencyCpu = { totalUsPerOrder: Math.round((t1.micros - t0.micros) / latency.latenciesUs.length), byThreadUsPerOrder: perThreadUsPerItem(t0.threads, t1.threads, latency.latenciesUs.length) };
   const scraped = (await ask({ type: 'metrics' })) as Extract<FromChild, { type: 'metrics' }>;
   if (process.env.BENCH_STALLS_FILE) writeFileSync(process.env.BENCH_STALLS_FILE, JSON.stringify(scraped.stalls));
@@ -299,6 +313,7 @@ async function main(): Promise<void> {
       latencyPhaseServer: server,
       latencyPhaseServerCpu: latencyCpu,
       latencyPhaseServerStalls: stallSummary(scraped.stalls),
+      ...(stages !== null ? { latencyPhaseStages: stages } : {}),
       latencyFromSendUs: { p50: us(latency.sentUs!, 50), p99: us(latency.sentUs!, 99) },
       latencyPhaseGeneratorSendLagUs: { p50: us(latency.sendLagUs!, 50), p99: us(latency.sendLagUs!, 99) },
       latencyPhaseGeneratorLoopDelayUs: { p99: Math.round(loopDelay.percentile(99) / 1000), max: Math.round(loopDelay.max / 1000) },
