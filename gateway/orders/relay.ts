@@ -1,12 +1,14 @@
 /**
  * The two reply shapes of the meta-transaction flow (interface.md "Meta-transaction
  * responses"): typed data to sign, and relay data for the call a relayer would send. The
- * calldata is real ABI encoding (viem `encodeFunctionData`, ABIs of gateway/abi.ts) of the
+ * calldata is real ABI encoding (viem `encodeFunctionData`, ABIs of gateway/abi.ts; the
+ * single-order calls word by word, relayWords.ts) of the
  * signed messages with their signatures in the 65-byte form, so that the same orders
  * could be submitted to a chain.
  */
 import { encodeFunctionData, prepareEncodeFunctionData, type Address, type Hex } from 'viem';
 import { orderBookAbi, rfqAbi } from '../abi.ts';
+import { placeOrderSignedWords, replaceOrderSignedWords } from './relayWords.ts';
 import {
   cancelOrderTypedData,
   fillQuoteTypedData,
@@ -66,12 +68,13 @@ function encode(p: { readonly abi: readonly unknown[]; readonly functionName: He
   return encodeFunctionData({ abi: p.abi, functionName: p.functionName, args } as never);
 }
 
+/** The single-order calls are written word by word (relayWords.ts); what that does not take goes through viem. */
 export function placeCalldata(p: Signed<PlaceOrderMessage>): Hex {
-  return encode(prepared.place, [p.message, p.signature]);
+  return placeOrderSignedWords(prepared.place.functionName, p.message, p.signature) ?? encode(prepared.place, [p.message, p.signature]);
 }
 
 export function replaceCalldata(c: Signed<CancelOrderMessage>, p: Signed<PlaceOrderMessage>): Hex {
-  return encode(prepared.replace, [c.message, c.signature, p.message, p.signature]);
+  return replaceOrderSignedWords(prepared.replace.functionName, c.message, c.signature, p.message, p.signature) ?? encode(prepared.replace, [c.message, c.signature, p.message, p.signature]);
 }
 
 export function placeBatchCalldata(places: readonly Signed<PlaceOrderMessage>[]): Hex {
