@@ -240,6 +240,8 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
       ? null
       : createSnapshotWorker({ dataDir: config.dataDir, keepGenesis: config.publicJournal, onWorkerError: (error) => log.error('snapshot worker thread failed outside a task', { error: error.message }) });
   const snapshotter = new Snapshotter(snapshotWorker === null ? snapshotOptions : { ...snapshotOptions, produce: (takenAt) => snapshotWorker.take(takenAt) });
+  // An order's reply is out before its fold (`replyFirst`): a listener that fails then is logged.
+  pipeline.onListenerError((error, command) => log.error('publishing a committed command failed', { seq: command.seq, type: command.type, error: error instanceof Error ? error.message : String(error), stack: error instanceof Error ? error.stack : undefined }));
   // The read models fold every committed command first: what listeners after them read is at its seq.
   pipeline.onEvents((events, command) => {
     controls.onEvents(events);
@@ -296,6 +298,7 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
           alert: (a) => alerts.raise({ kind: a.kind, severity: a.severity, message: a.message, details: a.details }),
           log,
           status: (m) => {
+            pipeline.publishPending();
             reads.settlement.observe(m);
             for (const l of services.chain.statusListeners) l(m);
           },
@@ -362,6 +365,7 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
     metrics,
     log,
     clock,
+    beforeDispatch: () => pipeline.publishPending(),
   });
   const streams = attachStreams(server.app, services, api.authenticate, asyncapi, api.rateLimiter);
   const every = options.every ?? (options.drivers === false ? null : realEvery);

@@ -5,7 +5,8 @@
  *   2. journal    it is appended to the journal (group commit: one LMDB transaction per turn)
  *   3. apply      the engine applies it at once (matching never waits for the disk)
  *   4. durable    the caller's reply waits for the journal commit
- *   5. publish    events go to the read models and streams, in sequence order, after the commit
+ *   5. publish    events go to the read models and streams, in sequence order, after the commit;
+ *                 for order entry (`replyFirst`) after every reply of the commit's turn
  *
  * Parsing, authentication and signature recovery happen before `submit` (routes and
  * workers); replying happens after it. Every command is journaled, rejected ones too, so
@@ -28,6 +29,18 @@ import { wireVenueOf, type WireVenue } from './wireVenue.ts';
 export { UnavailableError };
 
 export type EventListener = (events: readonly VenueEvent[], command: Command, result: ApplyResult) => void;
+
+/**
+ * `replyFirst`: the command's reply does not wait for its publication (step 5). The commit's
+ * turn answers every caller first and then folds and publishes its commands in one pass, in
+ * sequence order, at the end of the turn (docs/performance.md "Replies before folds"). Any
+ * reader in a later callback calls `publishPending()` first (the HTTP server and the
+ * WebSocket handlers do), as does every other submit, `follow` and `drain`, so no read sees
+ * less than what was answered.
+ */
+export type SubmitOptions = { readonly replyFirst?: boolean };
+
+type Committed = { readonly events: readonly VenueEvent[]; readonly command: Command; readonly result: ApplyResult };
 
 export class CommandPipeline {
   private lastTs = 0;
@@ -52,6 +65,15 @@ export class CommandPipeline {
   private forward: ((body: CommandBody) => Promise<ApplyResult>) | null = null;
   /** The venue with its events converted to wire form (gateway/wireVenue.ts): every command is applied through it. */
   private readonly wired: WireVenue;
+  /** Committed `replyFirst` commands not yet published, in sequence order; `publishing` guards against a re-entrant flush. */
+  private pending: Committed[] = [];
+  private publishScheduled = false;
+  private publishing = false;
+  private listenerErrorListeners: ((error: unknown, command: Command) => void)[] = [];
+  private readonly publishNow = () => {
+    this.publishScheduled = false;
+    this.publishPending();
+  };
 
   constructor(
     private readonly venue: Venue,
@@ -70,6 +92,33 @@ export class CommandPipeline {
 
   onEvents(listener: EventListener): void {
     this.listeners.push(listener);
+  }
+
+  /** Called when a listener throws while publishing a `replyFirst` command (its reply is out already). */
+  onListenerError(listener: (error: unknown, command: Command) => void): void {
+    this.listenerErrorListeners.push(listener);
+  }
+
+  /** Publishes every committed command not yet published (the read barrier of `replyFirst`). */
+  publishPending(): void {
+    if (this.publishing || this.pending.length === 0) return;
+    this.publishing = true;
+    try {
+      for (let i = 0; i < this.pending.length; i++) {
+        const c = this.pending[i]!;
+        for (const l of this.listeners) {
+          try {
+            l(c.events, c.command, c.result);
+          } catch (e) {
+            if (this.listenerErrorListeners.length === 0) console.error('command pipeline: a listener failed', e);
+            for (const h of this.listenerErrorListeners) h(e, c.command);
+          }
+        }
+      }
+    } finally {
+      this.pending = [];
+      this.publishing = false;
+    }
   }
 
   /** Called when a command's journal append or commit fails (its submitter gets the error too). */
@@ -124,6 +173,7 @@ export class CommandPipeline {
    * `submit` would have (steps 3 and 5), so the read models fold the same committed stream.
    */
   follow(command: Command): ApplyResult {
+    this.publishPending();
     this.lastTs = Math.max(this.lastTs, command.ts);
     const result = this.wired.apply(command);
     this.appliedOf(command.type, result.ok ? 'ok' : result.rejection.code).inc();
@@ -131,7 +181,7 @@ export class CommandPipeline {
     return result;
   }
 
-  async submit(body: CommandBody): Promise<ApplyResult> {
+  async submit(body: CommandBody, options?: SubmitOptions): Promise<ApplyResult> {
     if (this.forward !== null) return this.forward(body);
     if (this.refusal !== null) throw new UnavailableError(this.refusal);
     // 1. sequence
@@ -163,7 +213,16 @@ export class CommandPipeline {
     const committedMs = performance.now() - started;
     this.commitSeconds.observe(committedMs / 1000);
     this.commitLatency.record(committedMs);
-    // 5. publish
+    // 5. publish (after the earlier commands' publication: in sequence order)
+    if (options?.replyFirst === true) {
+      this.pending.push({ events: result.events, command, result });
+      if (!this.publishScheduled) {
+        this.publishScheduled = true;
+        setImmediate(this.publishNow);
+      }
+      return result;
+    }
+    this.publishPending();
     for (const l of this.listeners) l(result.events, command, result);
     return result;
   }
@@ -188,7 +247,8 @@ export class CommandPipeline {
   }
 
   /** Resolves when every submitted command is durable (graceful shutdown). */
-  drain(): Promise<void> {
-    return this.inFlight === 0 ? Promise.resolve() : new Promise((resolve) => this.idleWaiters.push(resolve));
+  async drain(): Promise<void> {
+    if (this.inFlight !== 0) await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+    this.publishPending();
   }
 }

@@ -55,6 +55,8 @@ export type HttpServerOptions = {
   readonly validateResponses?: boolean;
   /** The uWS module (default: the native binding from `loadUws()`). */
   readonly uws?: Uws;
+  /** Runs before each request's pipeline (the command pipeline's read barrier, gateway/commandPipeline.ts `replyFirst`). */
+  readonly beforeDispatch?: () => void;
 };
 
 export type HttpServer = {
@@ -122,6 +124,7 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
   const maxBodyBytes = options.maxBodyBytes ?? 64 * 1024;
   const cors = options.cors ?? true;
   const trustProxy = options.trustProxy ?? false;
+  const beforeDispatch = options.beforeDispatch;
   const compiled = compileRoutes(options.routes, {
     validateResponses: options.validateResponses ?? false,
     extraHeaders: trustProxy ? ['x-forwarded-for'] : [],
@@ -215,6 +218,7 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
   function dispatch(exchange: Exchange, body: Uint8Array | null): void {
     let out: WireReply | Promise<WireReply>;
     try {
+      beforeDispatch?.();
       exchange.body = body;
       out = pipeline(exchange.route, exchange);
     } catch (err) {

@@ -190,6 +190,8 @@ export async function enterOrders(ctx: OrderContext, owner: string, req: OrderRe
       : placeCommands.length === 0
         ? { type: 'cancel', cancels: cancelCommands }
         : { type: 'place', orders: placeCommands },
+    // The reply is made of this command's result: it goes out before the turn's folds (docs/performance.md).
+    { replyFirst: true },
   );
   ctx.stages.journal.observe((performance.now() - recovered) / 1000);
   if (!result.ok) return { ok: false, error: orderEngineError(result.rejection) };

@@ -215,7 +215,7 @@ export class Activity {
     b.fees += fee;
     w.firstTradeAt ??= e.ts;
     w.lastTradeHour = this.hour;
-    this.add(w, { volume: e.notional, pnl: 0n, points: 0n, trades: 1 });
+    this.add(w, 'volume', e.notional, 1);
     if (points > 0n) {
       w[role] += points;
       this.earn(w, points);
@@ -232,7 +232,7 @@ export class Activity {
 
   private earn(w: Wallet, points: bigint): void {
     this.bucket(w).points += points;
-    this.add(w, { volume: 0n, pnl: 0n, points, trades: 0 });
+    this.add(w, 'points', points);
     const last = w.epochs[w.epochs.length - 1];
     if (last !== undefined && last.id === this.epoch) last.points += points;
     else w.epochs.push({ id: this.epoch, points, rank: null });
@@ -246,7 +246,7 @@ export class Activity {
     else w.realized.set(key, e.realizedPnl);
     if (delta === 0n) return;
     this.bucket(w).pnl += delta;
-    this.add(w, { volume: 0n, pnl: delta, points: 0n, trades: 0 });
+    this.add(w, 'pnl', delta);
     this.dirty = true;
   }
 
@@ -262,13 +262,15 @@ export class Activity {
 
   // ---- windows, epochs, rankings
 
-  /** A wallet's activity in the current hour: its sums move, and it is marked active in the hour. */
-  private add(w: Wallet, d: Sums): void {
+  /**
+   * A wallet's activity in the current hour: one of its sums moves (all time and each window),
+   * and it is marked active in the hour. One figure a call: a bigint sum allocates, and this
+   * fold runs for every trade on the order route.
+   */
+  private add(w: Wallet, field: 'volume' | 'pnl' | 'points', v: bigint, trades = 0): void {
     for (const s of [w.all, w.windows['24h'], w.windows['7d'], w.windows['30d']]) {
-      s.volume += d.volume;
-      s.pnl += d.pnl;
-      s.points += d.points;
-      s.trades += d.trades;
+      s[field] += v;
+      s.trades += trades;
     }
     if (w.lastActiveHour !== this.hour) {
       w.lastActiveHour = this.hour;

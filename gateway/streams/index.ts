@@ -30,6 +30,7 @@ import { registerStreamsAsyncApi } from './streamsAsyncApi.ts';
 import type { StreamDeps } from './socketSetup.ts';
 import type { RateLimiter } from '../http/rateLimit.ts';
 import { orderOperations } from '../orders/orderOperations.ts';
+import { withReadBarrier } from './readBarrier.ts';
 
 /** JSON of a command: bigints as decimal strings (as REST replies write them). */
 const bigintsAsStrings = (_key: string, v: unknown) => (typeof v === 'bigint' ? v.toString() : v);
@@ -75,16 +76,18 @@ export function attachStreams(
     connections: new KeyedRateWindows(limits.connectionsPerMinute, 60_000),
     now: () => services.pipeline.now(),
   };
-  const rfq = attachRfqStream(app, deps, authenticate, services);
+  // Socket callbacks see every command already answered folded (readBarrier.ts).
+  const wsApp = withReadBarrier(app, () => services.pipeline.publishPending());
+  const rfq = attachRfqStream(wsApp, deps, authenticate, services);
   const publisher = new Publisher(services.reads, hub, { onMmmRevoked: (address) => rfq.revoke(address) }, services.config.chain !== null);
   services.chain.statusListeners.push((m) => {
     if (m.status === 'included') publisher.onBatchStatus({ batch: m.batch, relayStatus: 'included', relayTx: m.txHash, tradeIds: m.tradeIds, reason: null });
   });
-  attachPublicStream(app, deps, services.reads, services.publicJournal !== null);
+  attachPublicStream(wsApp, deps, services.reads, services.publicJournal !== null);
   const disconnect = new CancelOnDisconnect((body) => services.pipeline.submit(body), (owner, orderId) => services.reads.orders.openOrder(owner, orderId) !== null, services.log);
   const orderMessages = services.metrics.counter({ name: 'ws_order_messages_total', help: 'Order messages on /ws/private (PLACE, CANCEL_ALL, ...), by operation and outcome (ok or the error code).', labelNames: ['method', 'outcome'] as const });
   const count = (method: string, outcome: string) => orderMessages.inc({ method, outcome });
-  attachPrivateStream(app, deps, authenticate, publisher, { ops: orderOperations(services), rateLimiter, wallNow: () => services.pipeline.wallNow(), log: services.log, count }, disconnect);
+  attachPrivateStream(wsApp, deps, authenticate, publisher, { ops: orderOperations(services), rateLimiter, wallNow: () => services.pipeline.wallNow(), log: services.log, count }, disconnect);
   const journalPublic = services.publicJournal !== null;
   services.pipeline.onEvents((events, command) => {
     // A listener's exception would reach the submitter of the command: log it, never throw.
@@ -95,7 +98,7 @@ export function attachStreams(
       services.log.error('stream publish failed', { error: err instanceof Error ? err.message : String(err), stack: err instanceof Error ? err.stack : undefined });
     }
   });
-  const monitor = attachMonitorStream(app, deps, authenticate, services);
+  const monitor = attachMonitorStream(wsApp, deps, authenticate, services);
   registerStreamsAsyncApi(asyncapi, services.config);
   return {
     limits,

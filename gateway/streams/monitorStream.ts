@@ -15,7 +15,7 @@
  *   `MONITOR_RATE_LIMIT_STORM` requests were refused 429 since the previous tick.
  */
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
-import type { TemplatedApp } from 'uWebSockets.js';
+import type { WsApp } from './readBarrier.ts';
 import { getAddress } from 'viem';
 import type { Authenticator } from '../http/auth.ts';
 import type { Services } from '../services.ts';
@@ -55,7 +55,7 @@ export type Monitor = {
   close(): void;
 };
 
-export function attachMonitorStream(app: TemplatedApp, deps: StreamDeps, authenticate: Authenticator, services: Services): Monitor {
+export function attachMonitorStream(app: WsApp, deps: StreamDeps, authenticate: Authenticator, services: Services): Monitor {
   const { hub, limits } = deps;
   const { config, alerts, pipeline, reads } = services;
 

@@ -5,7 +5,7 @@
  * With scope `trade` it also takes the order methods (orderMethods.ts): REST order entry
  * over the socket.
  */
-import type { TemplatedApp } from 'uWebSockets.js';
+import type { WsApp } from './readBarrier.ts';
 import type { Authenticator } from '../http/auth.ts';
 import type { Publisher } from './publisher.ts';
 import type { SocketData, Ws } from './hub.ts';
@@ -23,7 +23,7 @@ const SET_CANCEL_ON_DISCONNECT = 'SET_CANCEL_ON_DISCONNECT';
  * `_publisher` is no longer needed (account@portfolios follows the engine's portfolio events,
  * oracle moves included, so no watch list is kept); the parameter stays for the call site.
  */
-export function attachPrivateStream(app: TemplatedApp, deps: StreamDeps, authenticate: Authenticator, _publisher: Publisher, orders: Omit<OrderMethodContext, 'hub' | 'onPlaced'>, disconnect: CancelOnDisconnect): void {
+export function attachPrivateStream(app: WsApp, deps: StreamDeps, authenticate: Authenticator, _publisher: Publisher, orders: Omit<OrderMethodContext, 'hub' | 'onPlaced'>, disconnect: CancelOnDisconnect): void {
   const { hub, limits } = deps;
 
   const auth = createAuthFlow({

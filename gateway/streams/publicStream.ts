@@ -4,7 +4,7 @@
  * with a snapshot of the market-data fold's book (the published book: its seq is the last
  * delta's) right after its ack.
  */
-import type { TemplatedApp } from 'uWebSockets.js';
+import type { WsApp } from './readBarrier.ts';
 import type { ReadModels } from '../readModels/readModels.ts';
 import type { SocketData, Ws } from './hub.ts';
 import { handleControl, parseInbound, replies, type ControlContext, type ResolvedChannel } from './control.ts';
@@ -13,7 +13,7 @@ import { depthSnapshot } from './payloads.ts';
 import { frame } from './publisher.ts';
 import { baseBehavior, upgradeHandler, type StreamDeps } from './socketSetup.ts';
 
-export function attachPublicStream(app: TemplatedApp, deps: StreamDeps, reads: ReadModels, journalPublic = false): void {
+export function attachPublicStream(app: WsApp, deps: StreamDeps, reads: ReadModels, journalPublic = false): void {
   const { hub, limits, metrics } = deps;
 
   const sendSnapshot = (ws: Ws, c: ResolvedChannel): void => {

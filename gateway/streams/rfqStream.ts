@@ -6,7 +6,7 @@
  * answers with `rfq_response`, which goes through the same checks and path as
  * `POST /api/mm/quotes/submit` (gateway/orders/quotes.ts).
  */
-import type { TemplatedApp } from 'uWebSockets.js';
+import type { WsApp } from './readBarrier.ts';
 import type { Authenticator, UserAuth } from '../http/auth.ts';
 import type { Services } from '../services.ts';
 import { submitQuote } from '../orders/quotes.ts';
@@ -24,7 +24,7 @@ export type RfqStream = {
 
 const mmmRequired = 'MMM membership required';
 
-export function attachRfqStream(app: TemplatedApp, deps: StreamDeps, authenticate: Authenticator, services: Services): RfqStream {
+export function attachRfqStream(app: WsApp, deps: StreamDeps, authenticate: Authenticator, services: Services): RfqStream {
   const { hub, limits } = deps;
   const reads = services.reads;
   /** Authenticated sockets by lowercased wallet, for revocation. */

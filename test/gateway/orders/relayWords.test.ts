@@ -93,7 +93,7 @@ t.test('what its types do not take is declined, and the viem path names it', asy
   ];
   for (const [what, msg, sig] of bad) {
     t.equal(placeOrderSignedWords(place.functionName, msg, sig), null, what);
-    if (what !== '64-byte signature') t.throws(() => placeCalldata({ message: msg, signature: sig as Hex }), undefined, `${what}: viem refuses it`);
+    if (what !== '64-byte signature') t.throws(() => placeCalldata({ message: msg, signature: sig as Hex }), `${what}: viem refuses it`);
   }
   // A signature of another length is valid ABI: viem encodes it, and it decodes back.
   const odd = placeCalldata({ message: m, signature: `0x${'ab'.repeat(64)}` as Hex });
