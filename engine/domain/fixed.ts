@@ -33,9 +33,18 @@ const INT_RE = /^-?[0-9]+$/;
 const HUMAN_RE = /^(-?)([0-9]*)(?:\.([0-9]*))?$/;
 
 /** Inclusive range of a Solidity integer type. */
-export function intRange(bits: IntBits, signed: boolean): { min: bigint; max: bigint } {
-  const b = BigInt(bits);
-  return signed ? { min: -(1n << (b - 1n)), max: (1n << (b - 1n)) - 1n } : { min: 0n, max: (1n << b) - 1n };
+/** Ranges by width and sign, made once: every integer field of a request is checked against one (bigints allocate). */
+const ranges = new Map<number, { readonly min: bigint; readonly max: bigint }>();
+
+export function intRange(bits: IntBits, signed: boolean): { readonly min: bigint; readonly max: bigint } {
+  const key = signed ? -bits : bits;
+  let r = ranges.get(key);
+  if (r === undefined) {
+    const b = BigInt(bits);
+    r = Object.freeze(signed ? { min: -(1n << (b - 1n)), max: (1n << (b - 1n)) - 1n } : { min: 0n, max: (1n << b) - 1n });
+    ranges.set(key, r);
+  }
+  return r;
 }
 
 function typeName(bits: IntBits, signed: boolean): string {
