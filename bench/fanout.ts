@@ -60,7 +60,8 @@ async function runServer(): Promise<void> {
     import('./lib/report.ts'),
   ]);
   const dataDir = mkdtempSync(join(tmpdir(), 'fanout-'));
-  const loaded = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, WORKERS: '1', ORACLE: 'manual' });
+  // No chain: the feed does not need one, and the embedded chain needs DATA_DIR's journal.
+  const loaded = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, WORKERS: '1', ORACLE: 'manual', CHAIN: 'none' });
   if (!loaded.ok) throw new Error(loaded.errors.join('; '));
   const app = await within(startApp(loaded.config, { log: silentLogger, inlineWorkers: true, drivers: false, memory: true }), 'fanout: the venue starting');
   const s = app.services;

@@ -6,6 +6,8 @@
  * - The venue runs in a child process (`bench/orders.ts --server`): the real app with
  *   LMDB in a temporary DATA_DIR, the Piscina signature pool (WORKERS default, cores - 1),
  *   no timers, rate limits off for the order group. 64 MMM wallets are funded and logged in.
+ *   CHAIN=none unless the environment names a chain (`extra.chain`): the floor runs none, and
+ *   bench/settlement measures the route with the embedded chain and its relayer against it.
  * - This process is the load generator, ON THE SAME MACHINE (it takes CPU from the
  *   server): raw HTTP/1.1 keep-alive connections (CONNS concurrent requests), requests pre-serialised,
  *   orders pre-signed (native secp256k1 over our digest, which the tests prove equal to
@@ -335,6 +337,7 @@ async function main(): Promise<void> {
       budget: { ordersPerS: 5000, p99UsAtHalfLoad: 5000 },
       rounds: ROUNDS,
       snapshots: process.env.BENCH_SNAPSHOT_EVERY_COMMANDS === undefined ? 'none' : `every ${process.env.BENCH_SNAPSHOT_EVERY_COMMANDS} commands, ${process.env.BENCH_SNAPSHOT_IN_THREAD === '1' ? 'main thread' : 'snapshot worker'}`,
+      chain: process.env.CHAIN || 'none',
       cores: availableParallelism(),
       loadAverage1m: Number(loadavg()[0]!.toFixed(2)),
     },

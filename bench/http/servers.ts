@@ -9,7 +9,8 @@ import { loadConfig } from '../../gateway/config.ts';
 import { startApp } from '../../gateway/app.ts';
 import { silentLogger } from '../../gateway/http/log.ts';
 
-const loaded = loadConfig({ PORT: '0', WORKERS: '1', LOG_LEVEL: 'error', RATE_LIMITS: JSON.stringify({ markets: { anonymous: null }, platform: { anonymous: null } }) });
+// No chain: reads do not need one, and the embedded chain needs DATA_DIR's journal.
+const loaded = loadConfig({ PORT: '0', CHAIN: 'none', WORKERS: '1', LOG_LEVEL: 'error', RATE_LIMITS: JSON.stringify({ markets: { anonymous: null }, platform: { anonymous: null } }) });
 if (!loaded.ok) throw new Error(loaded.errors.join('; '));
 const app = await startApp(loaded.config, { log: silentLogger, memory: true, inlineWorkers: true, drivers: false });
 const s = app.services;

@@ -103,7 +103,9 @@ export async function startBenchApp(name: string, options: Omit<import('../../ga
   const log = logFile ? jsonLogger('info', (line) => appendFileSync(logFile, line)) : silentLogger;
   const dataDir = mkdtempSync(join(tmpdir(), `bench-${name}-`));
   const unlimited = { anonymous: null, tier1: null, tier2: null, tier3: null };
-  const loaded = loadConfig({ ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, RATE_LIMITS: JSON.stringify({ orders: unlimited }), SNAPSHOT_EVERY_COMMANDS: process.env.BENCH_SNAPSHOT_EVERY_COMMANDS ?? String(2 ** 31 - 1) });
+  // CHAIN=none unless the caller names one: the order route's own benches compare with a floor
+  // that runs no chain; bench/settlement sets CHAIN=embedded and measures the relayer's cost.
+  const loaded = loadConfig({ ...process.env, CHAIN: process.env.CHAIN || 'none', PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, RATE_LIMITS: JSON.stringify({ orders: unlimited }), SNAPSHOT_EVERY_COMMANDS: process.env.BENCH_SNAPSHOT_EVERY_COMMANDS ?? String(2 ** 31 - 1) });
   if (!loaded.ok) throw new Error(loaded.errors.join('; '));
   const config = loaded.config;
   const app = await startApp(config, { snapshotInThread: process.env.BENCH_SNAPSHOT_IN_THREAD === '1', ...options, log, drivers: false });
