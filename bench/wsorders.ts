@@ -452,8 +452,7 @@ async function main(): Promise<void> {
       rest: { p50Us: us(restAll, 50), p99Us: Math.round(restP99), achievedRates: restLat.map((r) => Math.round(r.rate)), roundP99Us: restLat.map((r) => us(r.latenciesUs, 99)), serverCpuUsPerOrder: Math.round(cpuPerOrder.rest), generatorCpuUsPerOrder: Math.round(generatorCpuPerOrder.rest), generatorLoopDelayMaxMs: generatorLoopDelayMaxMs.rest, serverLoopDelayMaxMs: serverLoopDelayMaxMs.rest, throughputRounds: restRounds.map((r) => Math.round(r.rate)) },
       p99RatioWsToRest: Number((wsP99 / restP99).toFixed(3)),
       budget: { wsP99AtMostRestP99: true, met: wsP99 <= restP99 },
-      chain: process.env.CHAIN || 'none',
-      cores: availableParallelism(),
+      chain: process.env.CHAIN || 'none', cores: availableParallelism(),
       loadAverage1m: Number(loadavg()[0]!.toFixed(2)),
     },
   });

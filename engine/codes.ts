@@ -1,6 +1,6 @@
 /**
- * The engine's result codes: one registry for every business outcome (style.md habit 3,
- * after exchange-core's CommandResultCode). Expected rejections are returned values carrying
+ * The engine's result codes: one registry for every business outcome (after exchange-core's
+ * CommandResultCode). Expected rejections are returned values carrying
  * one of these codes; exceptions are reserved for broken invariants.
  *
  * Each code names the rule in `details.reason` on the wire. `kind` tells the gateway how to

@@ -5,7 +5,7 @@
  */
 import { BookInvariantError } from './bookInvariantError.ts';
 
-/** Largest tick: ticks are uint32 in the signed PlaceOrder (interface.md). */
+/** Largest tick: ticks are uint32 in the signed PlaceOrder (docs/signatures.md). */
 export const MAX_TICK = 0xffffffff;
 /** Largest owner index: owners live in an Int32Array in the fast book. */
 export const MAX_OWNER = 0x7fffffff;

@@ -1,6 +1,6 @@
 /**
  * The reference order book: plain objects in sorted arrays, written to be obviously right
- * rather than fast (style.md habit 5). Tests drive it and the fast book with the same commands
+ * rather than fast (docs/book.md, the reference book). Tests drive it and the fast book with the same commands
  * and require identical fills, returns and final books. Not for production use.
  */
 import { assertPlaceArgs, assertReduceBy } from './assertArgs.ts';

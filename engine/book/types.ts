@@ -20,7 +20,7 @@ export type MatchSink = {
    * does not rest (market maker protection froze the taker's own owner).
    */
   onFill(makerRef: number, makerOwner: number, tick: number, qty: number, makerRemaining: number): boolean | void;
-  /** Self-trade prevention: a resting order of the taker's own owner was removed instead of matched (api.md). */
+  /** Self-trade prevention: a resting order of the taker's own owner was removed instead of matched (docs/order-entry.md). */
   onSelfTradeCancel(makerRef: number, remaining: number): void;
   /**
    * Optional screen of resting orders (market maker protection: a frozen owner's mmp quotes), read

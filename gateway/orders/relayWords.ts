@@ -3,7 +3,7 @@
  * written out word by word: their arguments are static tuples and 65-byte signatures, so the
  * layout is fixed and needs none of viem's generic walk over the ABI (~20 us of the main
  * thread per order, docs/performance.md "Where an order's microseconds go"). The result is
- * byte for byte what viem's `encodeFunctionData` gives (test/gateway/relayWords.test.ts);
+ * byte for byte what viem's `encodeFunctionData` gives (test/gateway/orders/relayWords.test.ts);
  * an argument this encoder does not take (a value out of its type's range, a signature of
  * another length) returns null and the caller encodes through viem, which names the error.
  */
@@ -16,17 +16,16 @@ const MAX_UINT128 = (1n << 128n) - 1n;
 const BYTES32 = /^0x[0-9a-fA-F]{64}$/;
 const SIGNATURE_65 = /^0x[0-9a-fA-F]{130}$/;
 
+/** A word of hex digits, left-padded with zeros. */
+const word = (hex: string): string => ZEROS.slice(hex.length) + hex;
+
 /** One word of a uint of at most `max`, or null. */
 function uintWord(v: bigint, max: bigint): string | null {
-  if (typeof v !== 'bigint' || v < 0n || v > max) return null;
-  const h = v.toString(16);
-  return ZEROS.slice(h.length) + h;
+  return typeof v !== 'bigint' || v < 0n || v > max ? null : word(v.toString(16));
 }
 
 function uint32Word(v: number): string | null {
-  if (!Number.isInteger(v) || v < 0 || v > 0xffffffff) return null;
-  const h = v.toString(16);
-  return ZEROS.slice(h.length) + h;
+  return !Number.isInteger(v) || v < 0 || v > 0xffffffff ? null : word(v.toString(16));
 }
 
 function bytes32Word(v: string): string | null {
@@ -38,7 +37,7 @@ function placeWords(m: PlaceOrderMessage): string | null {
   const words = [
     bytes32Word(m.seriesId),
     uintWord(m.portfolioId, MAX_UINT256),
-    typeof m.isBuy === 'boolean' ? ZEROS.slice(1) + (m.isBuy ? '1' : '0') : null,
+    typeof m.isBuy === 'boolean' ? word(m.isBuy ? '1' : '0') : null,
     uint32Word(m.tick),
     uintWord(m.size, MAX_UINT128),
     uint32Word(m.expiry),
@@ -57,13 +56,10 @@ function cancelWords(m: CancelOrderMessage): string | null {
 /** A 65-byte signature's tail: its length word and three words of data (the last padded), or null. */
 function signatureTail(signature: string): string | null {
   if (typeof signature !== 'string' || !SIGNATURE_65.test(signature)) return null;
-  return `${ZEROS.slice(2)}41${signature.slice(2)}${ZEROS.slice(2)}`;
+  return `${word('41')}${signature.slice(2)}${ZEROS.slice(2)}`;
 }
 
-const offsetWord = (bytes: number): string => {
-  const h = bytes.toString(16);
-  return ZEROS.slice(h.length) + h;
-};
+const offsetWord = (bytes: number): string => word(bytes.toString(16));
 
 /** `placeOrderSigned(order, signature)` calldata after `selector` (0x and 8 hex digits), or null. */
 export function placeOrderSignedWords(selector: Hex, order: PlaceOrderMessage, signature: string): Hex | null {

@@ -262,11 +262,7 @@ export class Activity {
 
   // ---- windows, epochs, rankings
 
-  /**
-   * A wallet's activity in the current hour: one of its sums moves (all time and each window),
-   * and it is marked active in the hour. One figure a call: a bigint sum allocates, and this
-   * fold runs for every trade on the order route.
-   */
+  /** A wallet's activity in the hour: one sum moves (all time, each window; one figure a call, a bigint sum allocates). */
   private add(w: Wallet, field: 'volume' | 'pnl' | 'points', v: bigint, trades = 0): void {
     for (const s of [w.all, w.windows['24h'], w.windows['7d'], w.windows['30d']]) {
       s[field] += v;
