@@ -45,7 +45,9 @@
  *   inspector's sampler, 200 us), printed as microseconds an order by stage of the route, with
  *   each stage's top functions, and kept in `extra.latencyPhaseStages` (bench/lib/cpuStages.ts).
  * - `BENCH_PROFILE_DIR=dir` writes a CPU profile of the server's main thread there;
- *   `BENCH_SERVER_ARGS` passes other Node flags to the server (flags worker threads accept).
+ *   `BENCH_SERVER_ARGS` passes other Node or V8 flags to the server (`--trace-gc-nvp`,
+ *   `--max-semi-space-size=64`; the pools' workers are started without V8's, which are the
+ *   process's: workers/taskWorker.ts).
  * - The server's main-thread stalls of 10 ms or more in the latency phase, and the garbage
  *   collections (`extra.latencyPhaseServerStalls`: count, sum, longest, the collections' time
  *   inside them, collections by kind; bench/lib/stallProbe.ts). `BENCH_STALLS_FILE=file` writes
@@ -150,14 +152,17 @@ async function server(): Promise<void> {
 /**
  * `BENCH_HEAP_PROFILE=file`: V8's sampling heap profiler over each measured phase of the
  * server (what allocated the garbage its collections then sweep), the last phase written to
- * `file` (a .heapprofile for Chrome DevTools); otherwise nothing.
+ * `file` (a .heapprofile for Chrome DevTools); otherwise nothing. With `BENCH_HEAP_LIVE=1` it
+ * keeps only what is still alive at the phase's end (what the scavenges copied and promoted:
+ * the read models' records), instead of every allocation.
  */
 function samplingHeapProfiler(file: string | undefined): { start(): void; stop(): void } {
   if (file === undefined || file === '') return { start: () => {}, stop: () => {} };
   const session = new Session();
   session.connect();
+  const collected = process.env.BENCH_HEAP_LIVE !== '1';
   return {
-    start: () => session.post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true } as object),
+    start: () => session.post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: collected, includeObjectsCollectedByMinorGC: collected } as object),
     stop: () =>
       session.post('HeapProfiler.stopSampling', (err, r) => {
         if (err === null) writeFileSync(file, JSON.stringify((r as { profile: unknown }).profile));

@@ -7,16 +7,37 @@
  * in its own thread and then requires the `.ts` task. Loader flags of the parent
  * (`--import tsx`, `--loader`, `--require`) are not passed on: the worker needs none, and
  * under Node 20 tsx's `--import` in a worker thread registers ESM hooks that do not apply
- * there anyway. Before, a worker relied on the inherited `--import tsx`, and when Piscina's
+ * there anyway. Nor are V8's flags (`--trace-gc`, `--max-semi-space-size`: a worker refuses
+ * them, and they are the whole process's already). Before, a worker relied on the inherited `--import tsx`, and when Piscina's
  * `require` of the task failed, its ESM fallback reported "Unknown file extension .ts",
  * hiding the real error.
  */
 import type { EventEmitter } from 'node:events';
+import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 const LOADER_FLAGS = new Set(['--import', '--loader', '--experimental-loader', '--require', '-r']);
 
-/** The parent's execArgv without loader flags (`--import x`, `--import=x`, ...). */
+let v8Flags: ReadonlySet<string> | null = null;
+
+/**
+ * The names of V8's own flags (`--trace-gc`, `--max-semi-space-size`, ...), from
+ * `node --v8-options`, read once and only when a parent flag has to be told apart. A worker
+ * thread refuses every one of them (ERR_WORKER_INVALID_EXEC_ARGV: V8's flags are the
+ * process's, so the worker runs with them anyway), and a pool whose workers cannot start
+ * would fail every task.
+ */
+function isV8Flag(arg: string): boolean {
+  if (v8Flags === null) {
+    const listed = execFileSync(process.execPath, ['--v8-options'], { encoding: 'utf8' });
+    v8Flags = new Set([...listed.matchAll(/^ {2}--([a-z0-9][a-z0-9_-]*) \(/gm)].map((m) => m[1]!.replaceAll('_', '-')));
+  }
+  const eq = arg.indexOf('=');
+  const name = (eq === -1 ? arg : arg.slice(0, eq)).replace(/^--(no-)?/, '').replaceAll('_', '-');
+  return v8Flags.has(name);
+}
+
+/** The parent's execArgv without loader flags (`--import x`, `--import=x`, ...) and without V8's flags (isV8Flag). */
 export function workerExecArgv(parent: readonly string[] = process.execArgv): string[] {
   const out: string[] = [];
   for (let i = 0; i < parent.length; i++) {
@@ -26,6 +47,7 @@ export function workerExecArgv(parent: readonly string[] = process.execArgv): st
       if (eq === -1) i++; // its value is the next argument
       continue;
     }
+    if (arg.startsWith('--') && isV8Flag(arg)) continue;
     out.push(arg);
   }
   return out;

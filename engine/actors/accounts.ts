@@ -55,6 +55,12 @@ export class AccountActor {
   nextPortfolioId = new Float64Array(64);
   /** By wallet handle: the handle of its portfolio 0, -1 before it exists. */
   cashOf = new Int32Array(64);
+  /**
+   * By wallet handle: the handle of its trading portfolio 1, -1 before it exists. The portfolio
+   * nearly every order names, found in one typed row instead of the wallet's map (a lookup per
+   * place that the whole engine's profile put at ~3% of an op).
+   */
+  portfolioOneOf = new Int32Array(64);
   /** By wallet handle: the quote nonce of a market maker (bumped to cancel its quotes). */
   readonly mmmNonce: bigint[] = [];
   /** By wallet handle: its order nonce window. */
@@ -149,9 +155,11 @@ export class AccountActor {
       this.hasTraded = grown(this.hasTraded, w + 1);
       this.nextPortfolioId = grown(this.nextPortfolioId, w + 1);
       this.cashOf = grown(this.cashOf, w + 1);
+      this.portfolioOneOf = grown(this.portfolioOneOf, w + 1);
     }
     this.nextPortfolioId[w] = 1;
     this.cashOf[w] = -1;
+    this.portfolioOneOf[w] = -1;
     this.mmmNonce.push(0n);
     this.nonces.push(new NonceWindow(this.config.nonceWindow));
     this.portfolioIds.push(new Map());
@@ -171,6 +179,7 @@ export class AccountActor {
     this.portfolios.push(p);
     this.cash.ensure(h);
     this.portfolioIds[w]!.set(id, h);
+    if (id === 1) this.portfolioOneOf[w] = h;
     if (id === 0) {
       this.cashOf[w] = h;
       this.groups[w]!.unshift(p);
@@ -217,6 +226,10 @@ export class AccountActor {
   /** Portfolio `id` of wallet `w` (-1: none), if it exists. */
   portfolioOf(w: number, id: number): Portfolio | undefined {
     if (w < 0) return undefined;
+    if (id === 1) {
+      const one = this.portfolioOneOf[w]!;
+      return one < 0 ? undefined : this.portfolios[one];
+    }
     const h = this.portfolioIds[w]!.get(id);
     return h === undefined ? undefined : this.portfolios[h];
   }

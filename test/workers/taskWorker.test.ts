@@ -14,9 +14,20 @@ import { DOMAIN, MESSAGE, SIGNATURE } from './fixtures/signedPlaceOrder.ts';
 
 const batch: VerifyBatch = { kind: 'place', domain: DOMAIN, items: [{ message: MESSAGE, signature: SIGNATURE }] } as VerifyBatch;
 
-t.test('workers get the parent execArgv without loader flags', async (t) => {
-  t.same(workerExecArgv(['--import', 'tsx', '--enable-source-maps', '--import=file:///x/import.mjs', '--max-old-space-size=100', '-r', 'foo', '--loader=bar', '--require', 'baz']), ['--enable-source-maps', '--max-old-space-size=100']);
+t.test('workers get the parent execArgv without loader flags and without V8 flags', async (t) => {
+  t.same(workerExecArgv(['--import', 'tsx', '--enable-source-maps', '--import=file:///x/import.mjs', '--max-old-space-size=100', '-r', 'foo', '--loader=bar', '--require', 'baz']), ['--enable-source-maps']);
+  t.same(workerExecArgv(['--trace-gc', '--no-parallel-scavenge', '--max_semi_space_size=64', '--cpu-prof', '--cpu-prof-dir=/tmp/x', '--heap-prof']), ['--cpu-prof', '--cpu-prof-dir=/tmp/x', '--heap-prof']);
   t.same(workerExecArgv([]), []);
+});
+
+t.test('a pool serves when the parent runs with V8 flags', async (t) => {
+  // Each of these, passed on, made the worker refuse to start (ERR_WORKER_INVALID_EXEC_ARGV).
+  const parent = process.execArgv.splice(0, process.execArgv.length);
+  t.teardown(() => process.execArgv.splice(0, process.execArgv.length, ...parent));
+  process.execArgv.push(...parent, '--trace-gc-ignore-scavenger', '--max-semi-space-size=32', '--no-parallel-scavenge');
+  const pool = new Piscina<VerifyBatch, { results: unknown[] }>({ ...taskWorkerOptions(new URL('../../workers/verify.task.ts', import.meta.url), {}), minThreads: 1, maxThreads: 1 });
+  t.teardown(() => pool.destroy());
+  t.same((await pool.run(batch)).results, await createInlineVerifier().verify(batch), 'the worker started and ran the task');
 });
 
 t.test('a task that fails to load reports its own error', async (t) => {

@@ -71,5 +71,30 @@ t.test('a restore makes the same handles in the same order, and the same bytes',
     "portfolio handles in the snapshot's order: wallet by wallet",
   );
   t.same([y.isMmm[y.walletOf(MM)], y.depositOf(y.portfolio(MM, 0)!)], [1, usdc(500_000)]);
+  t.same([y.portfolioOneOf[y.walletOf(BOB)], y.portfolioOneOf[y.walletOf(MM)]], [y.portfolio(BOB, 1)!.handle, -1], 'portfolio 1 in the wallet row again (none for a wallet without one)');
   t.same(back.serialize(), bytes, 'serialized again: the same bytes');
+});
+
+t.test('portfolio 1 is found by its wallet row, and agrees with the map of the others', async (t) => {
+  const h = listedVenue();
+  const a = h.venue.state.accounts;
+  h.ok({ type: 'deposit', owner: BOB, portfolioId: 0, amount: usdc(10) });
+  const bob = a.walletOf(BOB);
+  t.equal(a.portfolioOneOf[bob], -1, 'a wallet with portfolio 0 only: no portfolio 1');
+  t.equal(a.portfolioOf(bob, 1), undefined, 'and portfolioOf finds none');
+  h.ok({ type: 'create_portfolio', owner: BOB });
+  h.ok({ type: 'create_portfolio', owner: BOB });
+  const one = a.portfolioOf(bob, 1)!;
+  t.same([one.id, one.wallet, a.portfolioOneOf[bob]], [1, bob, one.handle], 'portfolio 1 by its row');
+  t.equal(a.portfolios[a.portfolioIds[bob]!.get(1)!], one, "the same as the wallet's map holds");
+  t.equal(a.portfolioOf(bob, 2)!.id, 2, 'another id through the map');
+  t.equal(a.portfolioOf(-1, 1), undefined, 'no wallet: none');
+  // Enough wallets to grow the rows: each one's portfolio 1 is its own.
+  for (let i = 0; i < 100; i++) h.fund(`0x${(i + 1).toString(16).padStart(40, '0')}`, usdc(1));
+  for (let i = 0; i < 100; i++) {
+    const owner = `0x${(i + 1).toString(16).padStart(40, '0')}`;
+    const w = a.walletOf(owner);
+    if (a.portfolioOf(w, 1)?.owner !== owner) t.fail(`wallet ${i}: portfolio 1 is not its own`);
+  }
+  t.equal(a.portfolioOneOf.length >= a.walletCount, true, 'the row grew with the wallets');
 });
