@@ -41,6 +41,9 @@
  *   make (uWS, the signature through the same micro-batcher and pool, an LMDB commit and its
  *   fdatasync before the reply) and nothing else: what this machine gives those hops alone.
  *   Where the venue's p99 is near or under the floor's, the machine is the limit, not the venue.
+ *   Its CPU time an order by thread (`extra.floor.cpuUsPerOrderByThread`) is what those hops
+ *   cost at that rate; `extra.mainThreadOverApplyAtHalfLoad` and `p99OverFloorAtHalfLoad` are
+ *   the budget's two ratios.
  * - `--profile`: a CPU profile of the server's main thread over the latency phase (the
  *   inspector's sampler, 200 us), printed as microseconds an order by stage of the route, with
  *   each stage's top functions, and kept in `extra.latencyPhaseStages` (bench/lib/cpuStages.ts).
@@ -65,7 +68,7 @@ import { report } from './lib/report.ts';
 import { freshNonces, presign as presignOrders, walletAddresses } from './lib/signedOrders.ts';
 import { percentile } from './lib/stats.ts';
 import { orderEntryBreakdown } from './lib/venueMetrics.ts';
-import { forkFloor } from './lib/floorServer.ts';
+import { forkFloor, type ForkedFloor } from './lib/floorServer.ts';
 import { Conn, closedLoop, firstErrorBody, openLoop, type Round } from './lib/httpLoad.ts';
 import { forkBenchServer, runBenchFile, startBenchVenue, type BenchVenueSetup } from './lib/benchServer.ts';
 import { perThreadUsPerItem, threadCpuMicros } from './lib/threadCpu.ts';
@@ -185,16 +188,27 @@ function profileArgs(): string[] {
 
 /**
  * The floor subject (lib/floorServer.ts): its own connections, 1 s of warm-up, then LATENCY_MS
- * at `rate`. It checks no nonces, so the orders already sent to the venue serve again.
+ * at `rate`, with the floor's CPU time per order by thread over the measured part (the hops'
+ * own cost at that rate: a loop turn, a pool message, a commit and a reply per few orders). It
+ * checks no nonces, so the orders already sent to the venue serve again.
  */
-async function floorRound(port: number, reqs: Buffer[], rate: number): Promise<Round> {
-  const conns = await Promise.all(Array.from({ length: CONNS }, () => Conn.open(port)));
+async function floorRound(floor: ForkedFloor, reqs: Buffer[], rate: number): Promise<Round & { cpuUsPerOrderByThread: Record<string, number>; cpuUsPerOrder: number }> {
+  const conns = await Promise.all(Array.from({ length: CONNS }, () => Conn.open(floor.port)));
   const cursor = { i: 0 };
   await openLoop(conns, reqs, cursor, rate, 1000);
+  const before = await floor.cpu();
   const round = await openLoop(conns, reqs, cursor, rate, LATENCY_MS);
+  const after = await floor.cpu();
   for (const c of conns) c.close();
   if (round.errors > 0) throw new Error(`floor: ${round.errors} errors`);
-  return round;
+  const n = round.latenciesUs.length;
+  const total = Object.keys(after).reduce((sum, k) => sum + after[k]! - (before[k] ?? 0), 0);
+  return { ...round, cpuUsPerOrderByThread: perThreadUsPerItem(before, after, n), cpuUsPerOrder: Math.round(total / n) };
+}
+
+/** `a / b` to two decimals; null when either is missing. */
+function ratioOf(a: number | null | undefined, b: number | null | undefined): number | null {
+  return a === undefined || a === null || b === undefined || b === null || !(b > 0) ? null : Math.round((a / b) * 100) / 100;
 }
 
 /** The stall probe's figures without its lists (those go to BENCH_STALLS_FILE). */
@@ -299,7 +313,7 @@ async function main(): Promise<void> {
   await srv.stop();
   // The floor subject at the same rate, once the venue has exited: what the machine gives the bare hops.
   const floorServer = await forkFloor(setup.domain);
-  const floor = await floorRound(floorServer.port, reqs, latencyRate).finally(() => floorServer.stop());
+  const floor = await floorRound(floorServer, reqs, latencyRate).finally(() => floorServer.stop());
   if (errors > 0) throw new Error(`${errors} requests failed (first status ${firstError}: ${firstErrorBody()}): the bench would measure a broken path`);
 
   report({
@@ -337,9 +351,15 @@ async function main(): Promise<void> {
         p50Us: us(floor.latenciesUs, 50),
         p99Us: us(floor.latenciesUs, 99),
         fromSendUs: { p50: us(floor.sentUs!, 50), p99: us(floor.sentUs!, 99) },
+        cpuUsPerOrder: floor.cpuUsPerOrder,
+        cpuUsPerOrderByThread: floor.cpuUsPerOrderByThread,
       },
+      // The budget's ratios (docs/performance.md): the main thread's CPU an
+      // order at half load over the engine's mean apply, and the p99 at half load over the floor's.
+      mainThreadOverApplyAtHalfLoad: ratioOf(latencyCpu.byThreadUsPerOrder.main, server.engineApplyMeanUs),
+      p99OverFloorAtHalfLoad: ratioOf(percentile(latency.latenciesUs, 99), percentile(floor.latenciesUs, 99)),
       serverOrdersPerCpuSecond: Math.round(1e6 / oursCpuUsPerOrder),
-      budget: { ordersPerS: 5000, p99UsAtHalfLoad: 5000 },
+      budget: { ordersPerS: 8000, p99OverFloorAtHalfLoad: 1.25, mainThreadOverApplyAtHalfLoad: 2, mainThreadLoopDelayMaxUs: 5000 },
       rounds: ROUNDS,
       snapshots: process.env.BENCH_SNAPSHOT_EVERY_COMMANDS === undefined ? 'none' : `every ${process.env.BENCH_SNAPSHOT_EVERY_COMMANDS} commands, ${process.env.BENCH_SNAPSHOT_IN_THREAD === '1' ? 'main thread' : 'snapshot worker'}`,
       chain: process.env.CHAIN || 'none',

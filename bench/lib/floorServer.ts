@@ -22,6 +22,7 @@ import { createMicroBatcher } from '../../workers/microBatcher.ts';
 import { createPoolVerifier, type SignatureVerifier } from '../../workers/signatureVerifier.ts';
 import type { Eip712Domain, PlaceOrderMessage } from '../../workers/eip712/types.ts';
 import { within } from './deadline.ts';
+import { threadCpuMicros } from './threadCpu.ts';
 
 export type FloorServer = { readonly port: number; close(): Promise<void> };
 
@@ -77,18 +78,27 @@ export function startFloorServer(verifier: SignatureVerifier, domain: Eip712Doma
   });
 }
 
-type FloorMessage = { type: 'start'; domain: Eip712Domain } | { type: 'stop' };
+type FloorMessage = { type: 'start'; domain: Eip712Domain } | { type: 'cpu' } | { type: 'stop' };
+type FromFloor = { port: number } | { cpu: Record<string, number> };
 
-/** Fork the floor in its own process; resolves with its port and a stop that waits for its exit. */
-export function forkFloor(domain: Eip712Domain): Promise<{ port: number; stop(): Promise<void> }> {
+/** The forked floor: its port, its CPU time by thread so far (bench/lib/threadCpu.ts), and a stop that waits for its exit. */
+export type ForkedFloor = { port: number; cpu(): Promise<Record<string, number>>; stop(): Promise<void> };
+
+/** Fork the floor in its own process; resolves once it listens. */
+export function forkFloor(domain: Eip712Domain): Promise<ForkedFloor> {
   const child = fork(fileURLToPath(import.meta.url), ['--floor-child'], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const ready = new Promise<{ port: number; stop(): Promise<void> }>((resolve, reject) => {
+  const ready = new Promise<ForkedFloor>((resolve, reject) => {
     child.once('error', reject);
     child.once('exit', (code) => reject(new Error(`floor server exited (${code}) before it was ready`)));
-    child.once('message', (m: { port: number }) => {
+    child.once('message', (m: FromFloor) => {
       child.removeAllListeners('exit');
       resolve({
-        port: m.port,
+        port: (m as { port: number }).port,
+        cpu: () => {
+          const answer = new Promise<Record<string, number>>((done) => child.once('message', (r: FromFloor) => done((r as { cpu: Record<string, number> }).cpu)));
+          child.send({ type: 'cpu' } satisfies FloorMessage);
+          return within(answer, 'floor server: its CPU time');
+        },
         stop: () => {
           if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
           const exited = new Promise<void>((done) => child.once('exit', () => done()));
@@ -117,8 +127,10 @@ async function runFloorChild(): Promise<void> {
     if (m.type === 'start') {
       void startFloorServer(verifier, m.domain).then((s) => {
         server = s;
-        process.send!({ port: s.port });
+        process.send!({ port: s.port } satisfies FromFloor);
       });
+    } else if (m.type === 'cpu') {
+      process.send!({ cpu: threadCpuMicros() } satisfies FromFloor);
     } else {
       void Promise.all([server?.close(), verifier.close()]).then(() => process.exit(0));
     }
