@@ -8,9 +8,9 @@
  * (`--import tsx`, `--loader`, `--require`) are not passed on: the worker needs none, and
  * under Node 20 tsx's `--import` in a worker thread registers ESM hooks that do not apply
  * there anyway. Nor are V8's flags (`--trace-gc`, `--max-semi-space-size`: a worker refuses
- * them, and they are the whole process's already). Before, a worker relied on the inherited `--import tsx`, and when Piscina's
- * `require` of the task failed, its ESM fallback reported "Unknown file extension .ts",
- * hiding the real error.
+ * them, and they are the whole process's already). Before, a worker relied on the inherited
+ * `--import tsx`, and when Piscina's `require` of the task failed, its ESM fallback reported
+ * "Unknown file extension .ts", hiding the real error.
  */
 import type { EventEmitter } from 'node:events';
 import { execFileSync } from 'node:child_process';
