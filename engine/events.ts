@@ -17,10 +17,11 @@ import type { Hex } from './domain/hex.ts';
 import type { CancelReason, OrderInstructions } from './domain/instructions.ts';
 import type { MmpConfig, MmpReason } from './domain/mmp.ts';
 import type { ChainEventData } from './domain/chain.ts';
+import type { ORDER_STATUSES, Side, TradeSource } from './domain/values.ts';
 import type { SignedOrderFields } from './commands.ts';
 import type { Cash } from './risk/exactCash.ts';
 
-export type OrderStatus = 'open' | 'partial' | 'filled' | 'cancelled' | 'expired';
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
 
 /** Present on every event: the command's sequence number and venue time. */
 type Stamp = {
@@ -39,7 +40,7 @@ export type TradeEvent = Stamp & {
   readonly premium: bigint;
   /** size x spot, C6: the notional that fees and traded volume are counted on. */
   readonly notional: bigint;
-  readonly takerSide: 'buy' | 'sell';
+  readonly takerSide: Side;
   readonly maker: string;
   readonly taker: string;
   readonly makerOrderId: Hex | null; // null for RFQ fills
@@ -51,7 +52,7 @@ export type TradeEvent = Stamp & {
   /** The series' open interest after the fill (WAD, long contracts). */
   readonly openInterest: bigint;
   /** 'liquidation': the insurance fund took over a liquidated position at the band's edge (maker: the fund). */
-  readonly source: 'book' | 'rfq' | 'liquidation';
+  readonly source: TradeSource;
 };
 
 /**
@@ -66,7 +67,7 @@ export type OrderEvent = Stamp & {
   /** The portfolio the order names (0 for a market maker's cash portfolio). */
   readonly portfolioId: number;
   readonly seriesId: Hex;
-  readonly side: 'buy' | 'sell';
+  readonly side: Side;
   readonly price: bigint; // WAD limit price
   readonly tick: number; // the price in ticks of the pair
   readonly size: bigint; // WAD, the whole order
@@ -304,7 +305,7 @@ export type CashEvent = Stamp & {
 export type LiquidationClose = {
   readonly seriesId: Hex;
   /** What the venue did for the liquidated portfolio: 'sell' closes a long, 'buy' a short. */
-  readonly side: 'buy' | 'sell';
+  readonly side: Side;
   readonly size: bigint; // WAD
   readonly price: bigint; // WAD premium per contract
   readonly counterparty: 'book' | 'fund';

@@ -35,6 +35,7 @@ export * from './domain/ids.ts';
 export * from './domain/ticks.ts';
 export * from './domain/symbols.ts';
 export * from './domain/instructions.ts';
+export * from './domain/values.ts';
 export * from './domain/result.ts';
 export * from './domain/expiries.ts';
 export * from './domain/mmp.ts';

@@ -44,11 +44,15 @@ export function instructionsOf(x: { readonly [K in keyof OrderInstructions]?: Or
 }
 
 /**
- * Why an order ended without filling. The design's list is user, replace, ioc, fok,
- * self_trade, mmp, disconnect, dead_man, mass_cancel, settlement, admin; the venue produces
- * today: `user` (a cancel command), `replace` (the cancel half of a replace), `ioc`, `fok`,
- * `self_trade` (self-trade prevention removed the resting order), `settlement` (its series
- * expired or settled; status `expired`) and `expiry` (its own signed expiry passed; status
- * `expired`) and `liquidation` (the liquidation pass cancelled every open order of the portfolio).
+ * Why an order ended without filling (docs/events.md): `user` (a cancel command), `replace`
+ * (the cancel half of a replace), `ioc` and `fok` (the unfilled rest of such an order),
+ * `self_trade` (self-trade prevention removed the resting order), `mmp` (market maker
+ * protection tripped), `disconnect` (cancel on disconnect), `dead_man` (the dead-man switch),
+ * `mass_cancel`, `settlement` (its series expired or settled; status `expired`), `admin`,
+ * `expiry` (its own signed expiry passed; status `expired`), `liquidation` (the liquidation
+ * pass cancelled the portfolio's open orders), `nonce_floor` (its owner raised its nonce
+ * floor on chain).
  */
-export type CancelReason = 'user' | 'replace' | 'ioc' | 'fok' | 'self_trade' | 'mmp' | 'disconnect' | 'dead_man' | 'mass_cancel' | 'settlement' | 'admin' | 'expiry' | 'liquidation' | 'nonce_floor';
+export const CANCEL_REASONS = ['user', 'replace', 'ioc', 'fok', 'self_trade', 'mmp', 'disconnect', 'dead_man', 'mass_cancel', 'settlement', 'admin', 'expiry', 'liquidation', 'nonce_floor'] as const;
+/** One of CANCEL_REASONS: the wire's schemas are built from the list, so a reason added here is in every document. */
+export type CancelReason = (typeof CANCEL_REASONS)[number];

@@ -21,5 +21,7 @@ export type MmpConfig = {
 export const MMP_WINDOW_MS = { min: 100, max: 60_000 } as const;
 export const MMP_FROZEN_MS = { min: 0, max: 3_600_000 } as const;
 
-export type MmpReason = 'qty' | 'delta' | 'vega' | 'trades';
+/** The limit that tripped protection: the wire's schemas are built from this list. */
+export const MMP_REASONS = ['qty', 'delta', 'vega', 'trades'] as const;
+export type MmpReason = (typeof MMP_REASONS)[number];
 

@@ -3,6 +3,7 @@
  * premium, realised cash, fees, open interest and the trade event.
  */
 import type { Hex } from '../domain/hex.ts';
+import type { TradeSource } from '../domain/values.ts';
 import { makerFeeInBigint, moneyFigure, takerFeeInBigint, type FillMoney } from '../domain/fees.ts';
 import type { VenueState } from '../state.ts';
 import type { Portfolio } from '../actors/portfolio.ts';
@@ -31,7 +32,7 @@ export type FillParams = {
   readonly taker: FillSide;
   readonly takerIsBuy: boolean;
   /** 'liquidation': the insurance fund taking over what the book could not (flows/liquidation.ts). */
-  readonly source: 'book' | 'rfq' | 'liquidation';
+  readonly source: TradeSource;
   /** The venue's liquidation orders pay no trading fee, nor does their counterparty (the liquidation fee stands for it). */
   readonly feeFree?: boolean;
   /**

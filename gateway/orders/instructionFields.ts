@@ -4,7 +4,8 @@
  * or not (they are not in the EIP-712 struct). Read here, echoed in every reply and read.
  */
 import { Type } from '@sinclair/typebox';
-import { CLIENT_ORDER_ID_PATTERN, TIME_IN_FORCE, instructionsOf, isClientOrderId, type CancelReason, type OrderInstructions, type TimeInForce, fail, ok, type Parsed } from '../../engine/index.ts';
+import { CANCEL_REASONS, CLIENT_ORDER_ID_PATTERN, TIME_IN_FORCE, instructionsOf, isClientOrderId, type OrderInstructions, type TimeInForce, fail, ok, type Parsed } from '../../engine/index.ts';
+import { literalUnion, literals } from '../wire/literals.ts';
 import { fieldPath, isPresent, type Fields } from './fields.ts';
 
 /** The instructions of a place body (absent fields: the defaults). */
@@ -41,7 +42,7 @@ export function instructionsJson(i: OrderInstructions): InstructionsJson {
   return { timeInForce: i.timeInForce, postOnly: i.postOnly, reduceOnly: i.reduceOnly, mmp: i.mmp, clientOrderId: i.clientOrderId };
 }
 
-const TimeInForceSchema = Type.Union(TIME_IN_FORCE.map((v) => Type.Literal(v)), { description: 'GTC (default): rests until the signed expiry; IOC: the unfilled rest is cancelled; FOK: fills all at once or is cancelled whole' });
+const TimeInForceSchema = literalUnion(TIME_IN_FORCE, { description: 'GTC (default): rests until the signed expiry; IOC: the unfilled rest is cancelled; FOK: fills all at once or is cancelled whole' });
 
 /** The optional request fields (docs/order-entry.md "Order instructions"). */
 export const InstructionRequestFields = {
@@ -61,5 +62,4 @@ export const InstructionReplyFields = {
   clientOrderId: Type.Union([Type.String({ pattern: CLIENT_ORDER_ID_PATTERN }), Type.Null()]),
 };
 
-export const CANCEL_REASONS: readonly CancelReason[] = ['user', 'replace', 'ioc', 'fok', 'self_trade', 'mmp', 'disconnect', 'dead_man', 'mass_cancel', 'settlement', 'admin', 'expiry', 'liquidation', 'nonce_floor'];
-export const CancelReasonField = Type.Union([...CANCEL_REASONS.map((v) => Type.Literal(v)), Type.Null()], { description: 'why it ended without filling: user, replace, ioc, fok, self_trade, mmp, disconnect, dead_man, mass_cancel, settlement, admin, expiry (its signed expiry passed), liquidation, nonce_floor (its owner raised its nonce floor on chain); null while open or once filled' });
+export const CancelReasonField = Type.Union([...literals(CANCEL_REASONS), Type.Null()], { description: 'why it ended without filling: user, replace, ioc, fok, self_trade, mmp, disconnect, dead_man, mass_cancel, settlement, admin, expiry (its signed expiry passed), liquidation, nonce_floor (its owner raised its nonce floor on chain); null while open or once filled' });

@@ -7,7 +7,8 @@
  * framework's generic 400 does not. orderEntries.ts validates them completely instead.
  */
 import { Type, type TProperties, type TSchema } from '@sinclair/typebox';
-import { CLIENT_ORDER_ID_PATTERN } from '../../engine/index.ts';
+import { SIDES, CLIENT_ORDER_ID_PATTERN, ORDER_STATUSES } from '../../engine/index.ts';
+import { literalUnion } from '../wire/literals.ts';
 import { CancelReasonField, InstructionReplyFields, InstructionRequestFields } from './instructionFields.ts';
 import { Bytes32, bytes32, Nullable, WadString, AddressSchema } from '../routes/schemas.ts';
 
@@ -95,7 +96,7 @@ export const RelaySchema = Type.Object({
 const TradeResult = Type.Object({ tradeId: Type.String(), price: WadString, size: WadString });
 export const OrderResultSchema = Type.Object({
   orderId: Bytes32,
-  status: Type.Union(['open', 'partial', 'filled', 'cancelled', 'expired'].map((s) => Type.Literal(s))),
+  status: literalUnion(ORDER_STATUSES),
   filled: WadString,
   remaining: WadString,
   trades: Type.Array(TradeResult),
@@ -124,7 +125,7 @@ export const OrderViewSchema = Type.Object({
   seriesId: Bytes32,
   symbol: Type.String(),
   portfolioId: Type.Integer(),
-  side: Type.Union([Type.Literal('buy'), Type.Literal('sell')]),
+  side: literalUnion(SIDES),
   price: WadString,
   size: WadString,
   filled: WadString,
@@ -192,7 +193,7 @@ export const orderOperationSchemas = {
     body: Type.Object({
       pairId: Type.Optional(bytes32('pairId')),
       seriesId: Type.Optional(bytes32('seriesId')),
-      side: Type.Optional(Type.Union([Type.Literal('buy'), Type.Literal('sell')], { errorMessage: 'side must be buy or sell' })),
+      side: Type.Optional(literalUnion(SIDES, { errorMessage: 'side must be buy or sell' })),
       portfolioId: Type.Optional(Type.Integer({ minimum: 0, maximum: 2 ** 31 - 1, description: "the portfolio the orders name (0: a market maker's)" })),
       mmpOnly: Type.Optional(Type.Boolean({ description: 'only orders placed with the `mmp` instruction' })),
     }),

@@ -14,11 +14,13 @@ import type { Services } from '../services.ts';
 import { AccountViews } from '../readModels/accountViews.ts';
 import { TimeRangeFields, timeRange } from './timeRange.ts';
 import { AddressSchema, Bytes32, C6String, LiquidationSpotSchema, Nullable, WadString } from './schemas.ts';
+import { SIDES } from '../../engine/index.ts';
+import { literalUnion } from '../wire/literals.ts';
 
 const both = ['current', 'earlier'] as const;
 const portfolioIdSchema = (name: string) => Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, errorMessage: `${name} must be a non-negative integer` });
 const idParam = Type.Object({ id: portfolioIdSchema('id') });
-const Side = Type.Union([Type.Literal('buy'), Type.Literal('sell')]);
+const Side = literalUnion(SIDES);
 
 const PortfolioSummary = Type.Object({ id: Type.Integer(), positionCount: Type.Integer(), equity: C6String, deposit: C6String, isHealthy: Type.Boolean(), createdAt: Type.Integer({ description: 'Unix seconds' }) });
 const PortfolioDetail = Type.Object({

@@ -9,10 +9,11 @@ import { getAddress } from 'viem';
 import { defineRoute, type Route } from '../http/route.ts';
 import { errorReply } from '../http/errors.ts';
 import type { Services } from '../services.ts';
-import { MMP_FROZEN_MS, MMP_WINDOW_MS, parseIntString, type Hex, type MmpConfig, type MmpEvent } from '../../engine/index.ts';
+import { MMP_FROZEN_MS, MMP_REASONS, MMP_WINDOW_MS, parseIntString, type Hex, type MmpConfig, type MmpEvent } from '../../engine/index.ts';
 import { frozenAt, type MmpView } from '../readModels/mmp.ts';
 import { engineError } from './engineErrors.ts';
 import { bytes32, Nullable, WadString } from './schemas.ts';
+import { literalUnion } from '../wire/literals.ts';
 
 const both = ['current', 'earlier'] as const;
 const mm = { forms: both, group: 'orders', auth: 'required', tags: ['orders'] } as const;
@@ -40,7 +41,7 @@ const WindowSchema = Type.Object(
 const StateFields = {
   frozen: Type.Boolean(),
   frozenUntil: Nullable(Type.Integer({ description: 'Unix ms; null when not frozen or frozen until a reset' })),
-  reason: Nullable(Type.Union([Type.Literal('qty'), Type.Literal('delta'), Type.Literal('vega'), Type.Literal('trades')], { description: 'the limit that tripped it, while frozen' })),
+  reason: Nullable(literalUnion(MMP_REASONS, { description: 'the limit that tripped it, while frozen' })),
   window: WindowSchema,
 };
 const StateSchema = Type.Object({ ...ConfigSchema.properties, ...StateFields });

@@ -19,6 +19,8 @@ import { fillQuote } from '../orders/rfqFill.ts';
 import { fillCalldata, fillTypedData, relayData } from '../orders/relay.ts';
 import { docsOnly, RelaySchema, TypedDataSchema } from '../orders/orderSchemas.ts';
 import { rfqQuoteTypes } from '../../workers/eip712/types.ts';
+import { SIDES } from '../../engine/index.ts';
+import { literalUnion } from '../wire/literals.ts';
 
 const iso = (sec: number) => new Date(sec * 1000).toISOString();
 
@@ -45,7 +47,7 @@ const FillReply = Type.Union([
     operation: Type.Literal('fill_quote'),
     contractAddress: AddressSchema,
     relay: RelaySchema,
-    fill: Type.Object({ tradeId: Type.String(), requestId: Bytes32, quoteId: Bytes32, price: WadString, size: WadString, side: Type.Union([Type.Literal('buy'), Type.Literal('sell')]) }),
+    fill: Type.Object({ tradeId: Type.String(), requestId: Bytes32, quoteId: Bytes32, price: WadString, size: WadString, side: literalUnion(SIDES) }),
   }),
 ]);
 const AuctionSchema = Type.Object({

@@ -1,5 +1,7 @@
 /** TypeBox schemas shared by several routes (wire shapes of interface.md). */
 import { Type, type TSchema } from '@sinclair/typebox';
+import { SIDES } from '../../engine/index.ts';
+import { literalUnion } from '../wire/literals.ts';
 
 /** A bytes32 field; the message names the field (`seriesId must be a hex string`). */
 export const bytes32 = (field: string) =>
@@ -83,7 +85,7 @@ export const ChainSchema = Type.Object({
   strikes: Type.Array(Type.Object({ strike: WadString, call: ChainSideSchema, put: ChainSideSchema })),
 });
 
-export const TradeSchema = Type.Object({ id: Type.String(), price: WadString, size: WadString, side: Type.Union([Type.Literal('buy'), Type.Literal('sell')]), timestamp: Type.Integer() });
+export const TradeSchema = Type.Object({ id: Type.String(), price: WadString, size: WadString, side: literalUnion(SIDES), timestamp: Type.Integer() });
 
 export const OpenInterestSchema = Type.Object({
   pairId: Bytes32,

@@ -9,12 +9,13 @@ import { getAddress } from 'viem';
 import { defineRoute, type TypedRoute } from '../http/route.ts';
 import { errorReply } from '../http/errors.ts';
 import type { Services } from '../services.ts';
-import { parseHuman, WAD, type Hex, type WhatIfOrder } from '../../engine/index.ts';
+import { SIDES, parseHuman, WAD, type Hex, type WhatIfOrder } from '../../engine/index.ts';
 import { exampleSeries } from './examples.ts';
 import { bytes32, Bytes32, C6String, Nullable, WadString } from './schemas.ts';
 import type { ErrorReply } from '../http/errors.ts';
 import { docsOnly, OrderResultSchema, PlacementFields, relayReply, SignedPlaceSchema, typedDataReply, UnsignedPlaceSchema } from '../orders/orderSchemas.ts';
 import { strategyExecute } from '../orders/strategyOperation.ts';
+import { literalUnion } from '../wire/literals.ts';
 
 const both = ['current', 'earlier'] as const;
 const strategies = { forms: both, group: 'orders', auth: 'required', tags: ['strategies'] } as const;
@@ -38,7 +39,7 @@ export const strategyTemplates: readonly { readonly name: string; readonly legs:
 const LegSchema = Type.Object({ type: Type.Union([Type.Literal('call'), Type.Literal('put')]), strikeOffset: Type.Integer(), expiryOffset: Type.Integer(), ratio: Type.Integer({ description: 'signed: + buys, - sells' }) });
 const QuoteLeg = Type.Object({
   seriesId: Bytes32,
-  side: Type.Union([Type.Literal('buy'), Type.Literal('sell')]),
+  side: literalUnion(SIDES),
   size: WadString,
   bestPrice: Nullable(WadString),
   markPrice: WadString,

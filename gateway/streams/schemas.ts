@@ -8,10 +8,12 @@
  */
 import { CancelReasonField, InstructionReplyFields } from '../orders/instructionFields.ts';
 import { Type, type TSchema } from '@sinclair/typebox';
+import { TRADE_SOURCES, SIDES, ORDER_STATUSES } from '../../engine/index.ts';
+import { literalUnion } from '../wire/literals.ts';
 import { AddressSchema, Bytes32, C6String, LiquidationSchema, Nullable, TickerSchema, WadString } from '../routes/schemas.ts';
 
 const Iso = Type.String({ format: 'date-time', description: 'ISO 8601' });
-const Side = Type.Union([Type.Literal('buy'), Type.Literal('sell')]);
+const Side = literalUnion(SIDES);
 const RequestId = Type.Union([Type.Number(), Type.String(), Type.Null()], { description: 'the `id` the client sent, or null' });
 const Level = Type.Tuple([WadString, WadString], { description: '[price WAD, size WAD]; size "0" removes the level' });
 
@@ -98,7 +100,7 @@ export const TradeData = Type.Object({
   symbol: Type.String(),
   price: WadString,
   size: WadString,
-  side: Type.Union([Type.Literal('buy'), Type.Literal('sell')], { description: "the taker's side" }),
+  side: literalUnion(SIDES, { description: "the taker's side" }),
   timestamp: Iso,
 });
 export const IndexData = Type.Object({
@@ -171,7 +173,7 @@ export const TraderFill = Type.Object({
   portfolioId: Type.Integer(),
   orderId: Nullable(Bytes32),
   liquidity: Type.Literal('taker'),
-  source: Type.Union([Type.Literal('book'), Type.Literal('rfq'), Type.Literal('liquidation')], { description: 'liquidation: the insurance fund took over a liquidated position' }),
+  source: literalUnion(TRADE_SOURCES, { description: 'liquidation: the insurance fund took over a liquidated position' }),
   ...RelayFields,
 });
 export const MakerFill = Type.Object({
@@ -182,12 +184,12 @@ export const MakerFill = Type.Object({
   side: Type.Literal('maker'),
   timestamp: Iso,
   symbol: Type.String(),
-  direction: Type.Union([Type.Literal('buy'), Type.Literal('sell')], { description: "the maker's own side (extension)" }),
+  direction: literalUnion(SIDES, { description: "the maker's own side (extension)" }),
   fee: C6String,
   portfolioId: Type.Integer(),
   orderId: Nullable(Bytes32),
   liquidity: Type.Literal('maker'),
-  source: Type.Union([Type.Literal('book'), Type.Literal('rfq'), Type.Literal('liquidation')], { description: 'liquidation: the insurance fund took over a liquidated position' }),
+  source: literalUnion(TRADE_SOURCES, { description: 'liquidation: the insurance fund took over a liquidated position' }),
   ...RelayFields,
 });
 export const PositionData = Type.Object({
@@ -216,7 +218,7 @@ export const OrderData = Type.Object({
   orderId: Bytes32,
   seriesId: Bytes32,
   symbol: Type.String(),
-  status: Type.Union(['open', 'partial', 'filled', 'cancelled', 'expired'].map((s) => Type.Literal(s))),
+  status: literalUnion(ORDER_STATUSES),
   filled: WadString,
   remaining: WadString,
   reason: Nullable(Type.String({ description: 'why it was cancelled or expired' })),
@@ -237,7 +239,7 @@ export const MmpData = Type.Object({
 export const LiquidationData = Type.Composite([LiquidationSchema, Type.Object({ timestamp: Iso })]);
 export const GlobalLiquidationData = Type.Object({
   seriesId: Bytes32,
-  side: Type.Union([Type.Literal('buy'), Type.Literal('sell')], { description: 'what the venue did for the liquidated portfolio: sell closes a long, buy a short' }),
+  side: literalUnion(SIDES, { description: 'what the venue did for the liquidated portfolio: sell closes a long, buy a short' }),
   size: WadString,
   price: WadString,
   timestamp: Iso,
