@@ -108,6 +108,9 @@ export function fillQuote(state: VenueState, sink: EventSink, f: RfqFillInput): 
   const series = state.series.get(request.seriesId)!;
   const pair = state.pairs.get(series.spec.pairId)!;
   if (f.fillSize <= 0n || f.fillSize % pair.sizeStep !== 0n) return reject('off_size_step', { field: 'fillSize', sizeStep: pair.sizeStep.toString() });
+  // The order route's size rules (flows/orderRules.ts), so that a fill entered from the chain (direct_rfq_fill) is refused as the route refuses it.
+  if (f.fillSize < pair.minSize) return reject('below_min_size', { field: 'fillSize', minSize: pair.minSize.toString() });
+  if (f.fillSize / pair.sizeStep > BigInt(state.config.maxOrderLots)) return reject('size_too_large', { field: 'fillSize' });
   if (series.settled || series.spec.expiry <= state.nowSec) return reject('series_settled', { seriesId: request.seriesId });
 
   const takerIsMmm = accounts.isMmm[taker] === 1;
